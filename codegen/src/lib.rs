@@ -1,0 +1,16 @@
+//! payspec's generator: one front end that loads and validates `spec/payments.yaml`, and
+//! the back ends that read its model: the path audit, the Rust emitter and the CLI.
+//!
+//! ```no_run
+//! let spec = payspec_codegen::load("spec/payments.yaml").map_err(|errors| {
+//!     eprintln!("{errors}");
+//! });
+//! ```
+
+pub mod audit;
+pub mod load;
+pub mod model;
+pub mod report;
+
+pub use load::{Diagnostic, Diagnostics, load, load_builtin, load_str};
+pub use model::Spec;

@@ -1,0 +1,276 @@
+//! The one front end: reads a spec file and returns the validated model or every error it
+//! contains. The YAML library is used in this module only.
+
+mod raw;
+mod span;
+mod validate;
+
+pub use span::{Location, SpanIndex};
+
+use crate::model::Spec;
+use std::fmt;
+use std::path::Path;
+
+/// The spec built into the generator: the interface of the payments service.
+pub const BUILTIN_SPEC: &str = include_str!("../../../spec/payments.yaml");
+
+/// The name under which the built-in spec is reported.
+pub const BUILTIN_SPEC_NAME: &str = "spec/payments.yaml";
+
+/// One error in a spec file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file, as the caller named it.
+    pub file: String,
+    /// Where in the file.
+    pub location: Location,
+    /// The YAML path of the offending key (`operations.bank_transfer.params.amount`).
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+    /// What to write instead.
+    pub hint: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: error: ", self.file, self.location.line, self.location.column)?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        write!(f, "{}", self.message)?;
+        if !self.hint.is_empty() {
+            write!(f, "\n  = help: {}", self.hint)?;
+        }
+        Ok(())
+    }
+}
+
+/// Every error found in a spec file, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    /// The errors, in file order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.0.iter()
+    }
+
+    /// How many errors there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none (a value of this type always has at least one).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, diagnostic) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{diagnostic}")?;
+        }
+        if self.0.len() > 1 {
+            write!(f, "\n{} errors in the spec", self.0.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+/// Reads and validates the spec at `path`. Errors name the file as `path` is written.
+pub fn load(path: impl AsRef<Path>) -> Result<Spec, Diagnostics> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => load_str(&name, &text),
+        Err(error) => Err(Diagnostics(vec![Diagnostic {
+            file: name,
+            location: Location::START,
+            path: String::new(),
+            message: format!("cannot read the spec: {error}"),
+            hint: "check the path; relative paths are taken from the current directory".into(),
+        }])),
+    }
+}
+
+/// The spec built into the generator.
+pub fn load_builtin() -> Result<Spec, Diagnostics> {
+    load_str(BUILTIN_SPEC_NAME, BUILTIN_SPEC)
+}
+
+/// Reads and validates spec `text`; `file` names it in errors.
+pub fn load_str(file: &str, text: &str) -> Result<Spec, Diagnostics> {
+    let spans = SpanIndex::build(text);
+    let mut sink = Sink { file, spans: &spans, found: Vec::new() };
+    let value: serde_yaml::Value = match serde_yaml::from_str(text) {
+        Ok(value) => value,
+        Err(error) => {
+            sink.yaml_syntax(&error);
+            return Err(sink.finish());
+        }
+    };
+    let spec = read_spec(value, &mut sink).and_then(|raw| validate::validate(file, raw, &mut sink));
+    match spec {
+        Some(spec) if sink.found.is_empty() => Ok(spec),
+        _ => Err(sink.finish()),
+    }
+}
+
+fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawFile> {
+    let spec: raw::RawSpec = sink.deserialize(value, "")?;
+    let mut operations = Vec::with_capacity(spec.operations.0.len());
+    for (name, value) in spec.operations.0 {
+        let path = format!("operations.{name}");
+        if let Some(op) = sink.deserialize::<raw::RawOperation>(value, &path) {
+            operations.push((name, op));
+        }
+    }
+    Some(validate::RawFile {
+        format: spec.format,
+        service: spec.service,
+        identifiers: spec.identifiers,
+        groups: spec.groups,
+        shapes: spec.shapes,
+        operations,
+    })
+}
+
+/// Collects diagnostics with their locations.
+pub(crate) struct Sink<'a> {
+    file: &'a str,
+    spans: &'a SpanIndex,
+    found: Vec<Diagnostic>,
+}
+
+impl Sink<'_> {
+    /// Records an error at the YAML `path`.
+    pub(crate) fn error(&mut self, path: &str, message: impl Into<String>, hint: impl Into<String>) {
+        self.found.push(Diagnostic {
+            file: self.file.to_owned(),
+            location: self.spans.locate(path),
+            path: path.to_owned(),
+            message: message.into(),
+            hint: hint.into(),
+        });
+    }
+
+    /// The location of a YAML path.
+    pub(crate) fn locate(&self, path: &str) -> Location {
+        self.spans.locate(path)
+    }
+
+    fn finish(mut self) -> Diagnostics {
+        self.found.sort_by(|a, b| a.location.cmp(&b.location).then_with(|| a.message.cmp(&b.message)));
+        self.found.dedup();
+        Diagnostics(self.found)
+    }
+
+    fn yaml_syntax(&mut self, error: &serde_yaml::Error) {
+        let location = error
+            .location()
+            .map(|l| Location { line: l.line(), column: l.column() })
+            .unwrap_or(Location::START);
+        let message = error.to_string();
+        let message = match message.find(" at line ") {
+            Some(cut) => message[..cut].to_owned(),
+            None => message,
+        };
+        let hint = if message.contains("duplicate entry") {
+            "each key appears once in a mapping; rename or merge the two entries (operation names must be unique)"
+        } else {
+            "the spec is block-style YAML indented with spaces; check the indentation and quoting near this place"
+        };
+        self.found.push(Diagnostic {
+            file: self.file.to_owned(),
+            location,
+            path: String::new(),
+            message: format!("invalid YAML: {message}"),
+            hint: hint.into(),
+        });
+    }
+
+    /// Deserializes `value` (found at YAML `base`), recording a located error on failure.
+    fn deserialize<T: serde::de::DeserializeOwned>(
+        &mut self,
+        value: serde_yaml::Value,
+        base: &str,
+    ) -> Option<T> {
+        match serde_path_to_error::deserialize::<_, T>(value) {
+            Ok(parsed) => Some(parsed),
+            Err(error) => {
+                let inner = error.path().to_string();
+                let mut path = join_path(base, if inner == "." { "" } else { &inner });
+                let message = error.inner().to_string();
+                let (message, hint) = explain_serde_error(&message, &mut path);
+                self.error(&path, message, hint);
+                None
+            }
+        }
+    }
+}
+
+fn join_path(base: &str, inner: &str) -> String {
+    match (base.is_empty(), inner.is_empty()) {
+        (true, _) => inner.to_owned(),
+        (false, true) => base.to_owned(),
+        (false, false) if inner.starts_with('[') => format!("{base}{inner}"),
+        (false, false) => format!("{base}.{inner}"),
+    }
+}
+
+/// Turns serde's wording into a message and a hint; for unknown fields, points `path` at
+/// the offending key itself.
+fn explain_serde_error(message: &str, path: &mut String) -> (String, String) {
+    let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let key = quoted.first().copied().unwrap_or_default();
+        let expected: Vec<&str> = quoted.iter().skip(1).copied().collect();
+        *path = join_path(path, key);
+        let hint = match closest(key, &expected) {
+            Some(best) => {
+                format!("did you mean `{best}`? the keys allowed here are: {}", expected.join(", "))
+            }
+            None if expected.is_empty() => "remove it: this mapping takes no keys".into(),
+            None => format!("remove it; the keys allowed here are: {}", expected.join(", ")),
+        };
+        let _ = rest;
+        return (format!("unknown key `{key}`"), hint);
+    }
+    if message.starts_with("unknown variant ") {
+        let value = quoted.first().copied().unwrap_or_default();
+        let expected: Vec<&str> = quoted.iter().skip(1).copied().collect();
+        let hint = match closest(value, &expected) {
+            Some(best) => format!("did you mean `{best}`? write one of: {}", expected.join(", ")),
+            None => format!("write one of: {}", expected.join(", ")),
+        };
+        return (format!("`{value}` is not allowed here"), hint);
+    }
+    if let Some(field) = message.strip_prefix("missing field ") {
+        let field = field.trim_matches('`');
+        return (format!("missing key `{field}`"), format!("add `{field}:` to this mapping"));
+    }
+    if message.starts_with("invalid type") {
+        return (
+            message.to_owned(),
+            "check the value's form: a mapping, a list or a plain value as FORMAT.md shows".into(),
+        );
+    }
+    (message.to_owned(), "see spec/FORMAT.md for the form of this key".into())
+}
+
+/// The candidate closest to `word`, if any is close enough to be a likely typo.
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(word, c), *c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}

@@ -1,0 +1,222 @@
+//! The serde-shaped mirror of the spec file. Unknown keys are rejected here; meaning is
+//! checked later, in `validate`, which turns this layer into the model.
+
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A YAML mapping whose key order is kept (the order of groups, operations and parameters
+/// is the order of the generated code and of the documentation).
+#[derive(Debug, Clone)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<T> Default for Ordered<T> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OrderedVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for OrderedVisitor<T> {
+            type Value = Ordered<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Ordered(Vec::new()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, T>()? {
+                    entries.push((key, value));
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(OrderedVisitor(PhantomData))
+    }
+}
+
+/// The whole file, with operations left as YAML values so that each one is read on its
+/// own and one bad operation does not hide the errors of the next.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    pub format: u32,
+    pub service: RawService,
+    #[serde(default)]
+    pub identifiers: Ordered<String>,
+    pub groups: Ordered<RawGroup>,
+    #[serde(default)]
+    pub shapes: Ordered<RawShape>,
+    pub operations: Ordered<serde_yaml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawService {
+    pub title: String,
+    pub environments: Ordered<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGroup {
+    pub title: String,
+    #[serde(default)]
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShape {
+    #[serde(default)]
+    pub doc: Option<String>,
+    pub fields: Ordered<RawField>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawField {
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default)]
+    pub wire: Option<String>,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub secret: bool,
+    #[serde(default)]
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOperation {
+    pub group: String,
+    pub summary: String,
+    #[serde(default)]
+    pub doc: Option<String>,
+    pub method: RawMethod,
+    pub path: String,
+    #[serde(default)]
+    pub origin: RawOrigin,
+    #[serde(default)]
+    pub auth: RawAuth,
+    #[serde(default)]
+    pub effect: Option<RawEffect>,
+    #[serde(default)]
+    pub idempotency: Option<String>,
+    #[serde(default)]
+    pub pagination: Option<RawPageStyle>,
+    #[serde(default)]
+    pub response: Option<String>,
+    #[serde(default)]
+    pub allows_body: bool,
+    #[serde(default)]
+    pub aliases: Vec<RawAlias>,
+    #[serde(default)]
+    pub also_listed_as: Vec<RawListing>,
+    #[serde(default)]
+    pub disagreements: Vec<String>,
+    #[serde(default)]
+    pub params: Ordered<RawParam>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum RawMethod {
+    Get,
+    Post,
+    Put,
+    Delete,
+    Patch,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawOrigin {
+    #[default]
+    Interface,
+    Reference,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawAuth {
+    #[default]
+    BearerAndAccount,
+    Bearer,
+    Account,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawEffect {
+    Read,
+    Write,
+    Money,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawPageStyle {
+    Cursor,
+    Page,
+    PageSize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAlias {
+    pub method: RawMethod,
+    pub path: String,
+    pub note: String,
+    #[serde(default)]
+    pub same_route_as: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawListing {
+    pub group: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    pub note: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawParam {
+    #[serde(rename = "in")]
+    pub location: RawLocation,
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub wire: Option<String>,
+    #[serde(default)]
+    pub secret: bool,
+    #[serde(default)]
+    pub origin: RawOrigin,
+    #[serde(default)]
+    pub values: Vec<String>,
+    #[serde(default)]
+    pub fixed: Option<String>,
+    #[serde(default)]
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawLocation {
+    Path,
+    Query,
+    Body,
+    Header,
+}

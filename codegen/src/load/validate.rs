@@ -1,0 +1,785 @@
+//! Turns the raw layer into the model, recording every semantic error on the way.
+
+use super::raw::{
+    Ordered, RawAuth, RawEffect, RawField, RawGroup, RawLocation, RawMethod, RawOperation, RawOrigin,
+    RawPageStyle, RawParam, RawService, RawShape,
+};
+use super::{Sink, closest};
+use crate::model::*;
+use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
+use std::collections::{HashMap, HashSet};
+
+/// The file once every piece parsed; operations that failed to parse are left out.
+pub(crate) struct RawFile {
+    pub format: u32,
+    pub service: RawService,
+    pub identifiers: Ordered<String>,
+    pub groups: Ordered<RawGroup>,
+    pub shapes: Ordered<RawShape>,
+    pub operations: Vec<(String, RawOperation)>,
+}
+
+/// Words a parameter or operation may not be called: Rust cannot even escape them.
+const UNUSABLE_NAMES: [&str; 5] = ["self", "Self", "super", "crate", "_"];
+
+pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec> {
+    if raw.format != 1 {
+        sink.error("format", format!("format {} is not known", raw.format), "write `format: 1`");
+    }
+    let environments = environments(&raw.service, sink);
+    let identifiers = identifiers(&raw.identifiers, sink);
+    let known_types = TypeNames::new(&identifiers);
+    let groups = groups(&raw.groups, sink);
+    let shapes = shapes(&raw.shapes, &known_types, sink);
+
+    let mut operations = Vec::with_capacity(raw.operations.len());
+    for (name, op) in raw.operations {
+        let base = format!("operations.{name}");
+        operations.push(operation(name, op, &base, &groups, &shapes, &known_types, sink));
+    }
+    check_names(&operations, sink);
+    check_routes(&operations, sink);
+
+    Some(Spec {
+        source: file.to_owned(),
+        title: raw.service.title,
+        environments,
+        identifiers,
+        groups,
+        shapes,
+        operations,
+    })
+}
+
+fn lines(text: Option<&str>) -> Vec<String> {
+    text.map(|t| t.trim_end().lines().map(|l| l.trim_end().to_owned()).collect()).unwrap_or_default()
+}
+
+fn is_snake_case(name: &str) -> bool {
+    !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !name.contains("__")
+        && !name.ends_with('_')
+}
+
+fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {
+    if service.environments.0.is_empty() {
+        sink.error(
+            "service.environments",
+            "no environment is given",
+            "add at least one, e.g. `live: https://api.example.com`",
+        );
+    }
+    let mut out = Vec::new();
+    for (name, url) in &service.environments.0 {
+        let path = format!("service.environments.{name}");
+        if !is_snake_case(name) {
+            sink.error(
+                &path,
+                format!("environment name `{name}` is not snake_case"),
+                format!("write `{}`", name.to_snake_case()),
+            );
+        }
+        if !(url.starts_with("https://") || url.starts_with("http://")) || url.contains(char::is_whitespace) {
+            sink.error(
+                &path,
+                format!("`{url}` is not an http(s) base URL"),
+                "write the base URL, e.g. `https://api.example.com`",
+            );
+        }
+        out.push(Environment { name: name.clone(), url: url.trim_end_matches('/').to_owned() });
+    }
+    out
+}
+
+fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
+    let mut out = Vec::new();
+    for (name, doc) in &raw.0 {
+        let path = format!("identifiers.{name}");
+        if name.to_upper_camel_case() != *name || Type::builtin(name).is_some() {
+            sink.error(
+                &path,
+                format!("identifier `{name}` is not UpperCamelCase"),
+                format!("write `{}`", name.to_upper_camel_case()),
+            );
+        }
+        out.push(Identifier { name: name.clone(), doc: doc.clone() });
+    }
+    out
+}
+
+fn groups(raw: &Ordered<RawGroup>, sink: &mut Sink) -> Vec<Group> {
+    if raw.0.is_empty() {
+        sink.error(
+            "groups",
+            "no group is declared",
+            "declare the resource groups, e.g. `transfers: { title: Transfers }`",
+        );
+    }
+    raw.0
+        .iter()
+        .map(|(key, group)| {
+            if !is_snake_case(key) {
+                sink.error(
+                    &format!("groups.{key}"),
+                    format!("group `{key}` is not snake_case"),
+                    format!("write `{}`", key.to_snake_case()),
+                );
+            }
+            Group { key: key.clone(), title: group.title.clone(), doc: lines(group.doc.as_deref()) }
+        })
+        .collect()
+}
+
+/// The type names a spec may use: the built-ins and its identifiers.
+struct TypeNames {
+    identifiers: HashSet<String>,
+}
+
+impl TypeNames {
+    fn new(identifiers: &[Identifier]) -> Self {
+        TypeNames { identifiers: identifiers.iter().map(|i| i.name.clone()).collect() }
+    }
+
+    fn resolve(&self, name: &str, path: &str, sink: &mut Sink) -> Type {
+        if let Some(ty) = Type::builtin(name) {
+            return ty;
+        }
+        if self.identifiers.contains(name) {
+            return Type::Identifier(name.to_owned());
+        }
+        let mut all: Vec<&str> = Type::BUILTIN.to_vec();
+        all.extend(self.identifiers.iter().map(String::as_str));
+        let hint = match closest(name, &all) {
+            Some(best) => format!("did you mean `{best}`? or declare `{name}` under `identifiers`"),
+            None => {
+                format!("use one of {} or declare `{name}` under `identifiers`", Type::BUILTIN.join(", "))
+            }
+        };
+        sink.error(&format!("{path}.type"), format!("unknown type `{name}`"), hint);
+        Type::String
+    }
+}
+
+fn shapes(raw: &Ordered<RawShape>, types: &TypeNames, sink: &mut Sink) -> Vec<Shape> {
+    let mut out = Vec::new();
+    for (name, shape) in &raw.0 {
+        let base = format!("shapes.{name}");
+        if name.to_upper_camel_case() != *name {
+            sink.error(
+                &base,
+                format!("shape `{name}` is not UpperCamelCase"),
+                format!("write `{}`", name.to_upper_camel_case()),
+            );
+        }
+        let mut seen = HashSet::new();
+        let fields = shape
+            .fields
+            .0
+            .iter()
+            .map(|(field_name, field)| {
+                shape_field(field_name, field, &format!("{base}.fields.{field_name}"), types, &mut seen, sink)
+            })
+            .collect();
+        out.push(Shape { name: name.clone(), doc: lines(shape.doc.as_deref()), fields });
+    }
+    out
+}
+
+fn shape_field(
+    name: &str,
+    raw: &RawField,
+    path: &str,
+    types: &TypeNames,
+    seen: &mut HashSet<String>,
+    sink: &mut Sink,
+) -> Field {
+    check_param_name(name, path, sink);
+    let ty = types.resolve(&raw.ty, path, sink);
+    let wire = raw.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
+    if !seen.insert(wire.clone()) {
+        sink.error(
+            &format!("{path}.wire"),
+            format!("wire key `{wire}` is used by two fields"),
+            "give each field its own `wire` key",
+        );
+    }
+    Field {
+        name: name.to_owned(),
+        wire,
+        ty,
+        required: raw.required,
+        secret: raw.secret,
+        doc: lines(raw.doc.as_deref()),
+    }
+}
+
+fn check_param_name(name: &str, path: &str, sink: &mut Sink) {
+    if !is_snake_case(name) {
+        sink.error(
+            path,
+            format!("`{name}` is not a snake_case name"),
+            format!("write `{}`", name.to_snake_case()),
+        );
+    } else if UNUSABLE_NAMES.contains(&name) {
+        sink.error(
+            path,
+            format!("`{name}` cannot name a Rust field"),
+            format!("rename it, e.g. `{name}_value`, and keep the wire key with `wire:`"),
+        );
+    }
+}
+
+fn method(raw: RawMethod) -> Method {
+    match raw {
+        RawMethod::Get => Method::Get,
+        RawMethod::Post => Method::Post,
+        RawMethod::Put => Method::Put,
+        RawMethod::Delete => Method::Delete,
+        RawMethod::Patch => Method::Patch,
+    }
+}
+
+fn origin(raw: RawOrigin) -> Origin {
+    match raw {
+        RawOrigin::Interface => Origin::Interface,
+        RawOrigin::Reference => Origin::Reference,
+    }
+}
+
+/// Parses a path, recording an error when it is malformed. The second value says whether
+/// it parsed; a malformed path is kept as text only, so that the variable checks are skipped.
+fn template(text: &str, path: &str, sink: &mut Sink) -> (PathTemplate, bool) {
+    match PathTemplate::parse(text) {
+        Ok(template) => (template, true),
+        Err(problem) => {
+            sink.error(
+                path,
+                format!("bad path `{text}`: {problem}"),
+                "write a path like `/v1/accounts/{subAccountId}/balance`",
+            );
+            (PathTemplate::malformed(text), false)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn operation(
+    name: String,
+    raw: RawOperation,
+    base: &str,
+    groups: &[Group],
+    shapes: &[Shape],
+    types: &TypeNames,
+    sink: &mut Sink,
+) -> Operation {
+    if !is_snake_case(&name) {
+        sink.error(
+            base,
+            format!("operation name `{name}` is not snake_case"),
+            format!("write `{}`", name.to_snake_case()),
+        );
+    }
+    check_group(&raw.group, &format!("{base}.group"), groups, sink);
+    if raw.summary.trim().is_empty() || raw.summary.contains('\n') {
+        sink.error(
+            &format!("{base}.summary"),
+            "the summary must be one non-empty line",
+            "say in one line what the operation does; put more in `doc`",
+        );
+    }
+    let method = self::method(raw.method);
+    let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
+
+    let params = params(&raw, base, types, sink);
+    if parsed {
+        check_path_variables(&path, &params, &format!("{base}.path"), sink);
+    }
+
+    let aliases: Vec<Alias> = raw
+        .aliases
+        .iter()
+        .enumerate()
+        .map(|(i, alias)| {
+            let at = format!("{base}.aliases[{i}]");
+            let (path, parsed) = template(&alias.path, &format!("{at}.path"), sink);
+            if parsed {
+                check_path_variables(&path, &params, &format!("{at}.path"), sink);
+            }
+            if alias.note.trim().is_empty() {
+                sink.error(
+                    &format!("{at}.note"),
+                    "an alias needs a note",
+                    "say where this form comes from, e.g. `The interface lists the /v1 form too.`",
+                );
+            }
+            Alias {
+                method: self::method(alias.method),
+                path,
+                note: alias.note.clone(),
+                same_route_as: alias.same_route_as.clone(),
+            }
+        })
+        .collect();
+
+    let also_listed_as = raw
+        .also_listed_as
+        .iter()
+        .enumerate()
+        .map(|(i, listing)| {
+            let at = format!("{base}.also_listed_as[{i}]");
+            check_group(&listing.group, &format!("{at}.group"), groups, sink);
+            if let Some(other) = &listing.name {
+                if !is_snake_case(other) {
+                    sink.error(
+                        &format!("{at}.name"),
+                        format!("`{other}` is not a snake_case name"),
+                        format!("write `{}`", other.to_snake_case()),
+                    );
+                }
+            }
+            Listing { group: listing.group.clone(), name: listing.name.clone(), note: listing.note.clone() }
+        })
+        .collect();
+
+    let effect = match raw.effect {
+        Some(RawEffect::Read) => Effect::Read,
+        Some(RawEffect::Write) => Effect::Write,
+        Some(RawEffect::Money) => Effect::Money,
+        None if method == Method::Get => Effect::Read,
+        None => Effect::Write,
+    };
+    if method == Method::Get && effect != Effect::Read {
+        sink.error(
+            &format!("{base}.effect"),
+            "a GET operation must be a read",
+            "remove `effect`, or change the method if the operation changes state",
+        );
+    }
+
+    check_body_allowed(method, &aliases, raw.allows_body, &params, base, sink);
+    check_idempotency(raw.idempotency.as_deref(), effect, &params, base, sink);
+    let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
+    if let Some(response) = &raw.response {
+        if !shapes.iter().any(|s| &s.name == response) {
+            let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+            let hint = match closest(response, &names) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => "declare it under `shapes`, or remove `response` to get the answer as JSON".into(),
+            };
+            sink.error(&format!("{base}.response"), format!("unknown shape `{response}`"), hint);
+        }
+    }
+
+    Operation {
+        location: sink.locate(base),
+        name,
+        group: raw.group,
+        summary: raw.summary.trim().to_owned(),
+        doc: lines(raw.doc.as_deref()),
+        method,
+        path,
+        origin: origin(raw.origin),
+        auth: match raw.auth {
+            RawAuth::BearerAndAccount => Auth::BearerAndAccount,
+            RawAuth::Bearer => Auth::Bearer,
+            RawAuth::Account => Auth::Account,
+            RawAuth::None => Auth::None,
+        },
+        effect,
+        idempotency: raw.idempotency,
+        pagination,
+        response: raw.response,
+        aliases,
+        also_listed_as,
+        disagreements: raw.disagreements,
+        params,
+    }
+}
+
+fn check_group(group: &str, path: &str, groups: &[Group], sink: &mut Sink) {
+    if groups.iter().any(|g| g.key == group) {
+        return;
+    }
+    let keys: Vec<&str> = groups.iter().map(|g| g.key.as_str()).collect();
+    let hint = match closest(group, &keys) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("declare it under `groups` or use one of: {}", keys.join(", ")),
+    };
+    sink.error(path, format!("unknown group `{group}`"), hint);
+}
+
+fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) -> Vec<Param> {
+    let mut out: Vec<Param> = Vec::with_capacity(raw.params.0.len());
+    // Wire keys already taken, per location.
+    let mut wires: HashMap<(ParamLocation, String), String> = HashMap::new();
+    for (name, param) in &raw.params.0 {
+        let at = format!("{base}.params.{name}");
+        check_param_name(name, &at, sink);
+        let location = location(param.location);
+        let ty = types.resolve(&param.ty, &at, sink);
+        let wire = param.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
+        check_wire(&wire, location, &at, sink);
+        if let Some(other) = wires.insert((location, wire.clone()), name.clone()) {
+            sink.error(
+                &format!("{at}.wire"),
+                format!("`{name}` and `{other}` both travel in the {} as `{wire}`", location.as_str()),
+                "give one of them another `wire` key, or remove the duplicate",
+            );
+        }
+        check_param_shape(name, param, location, &ty, &at, sink);
+        out.push(Param {
+            name: name.clone(),
+            location,
+            ty,
+            required: param.required || location == ParamLocation::Path,
+            wire,
+            secret: param.secret,
+            origin: origin(param.origin),
+            values: param.values.clone(),
+            fixed: param.fixed.clone(),
+            doc: lines(param.doc.as_deref()),
+        });
+    }
+    check_nesting(&out, base, sink);
+    out
+}
+
+fn location(raw: RawLocation) -> ParamLocation {
+    match raw {
+        RawLocation::Path => ParamLocation::Path,
+        RawLocation::Query => ParamLocation::Query,
+        RawLocation::Body => ParamLocation::Body,
+        RawLocation::Header => ParamLocation::Header,
+    }
+}
+
+fn check_wire(wire: &str, location: ParamLocation, at: &str, sink: &mut Sink) {
+    let segment_ok =
+        |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let ok = match location {
+        ParamLocation::Body => wire.split('.').all(segment_ok),
+        _ => segment_ok(wire),
+    };
+    if !ok {
+        let hint = match location {
+            ParamLocation::Body => {
+                "use letters, digits, `_` or `-`, with `.` between nested keys (`order.orderReference`)"
+            }
+            _ => "use letters, digits, `_` or `-`; only body keys nest with `.`",
+        };
+        sink.error(
+            &format!("{at}.wire"),
+            format!("`{wire}` is not a wire key for the {}", location.as_str()),
+            hint,
+        );
+    }
+}
+
+fn check_param_shape(
+    name: &str,
+    param: &RawParam,
+    location: ParamLocation,
+    ty: &Type,
+    at: &str,
+    sink: &mut Sink,
+) {
+    if location == ParamLocation::Path && param.fixed.is_some() {
+        sink.error(
+            &format!("{at}.fixed"),
+            "a path parameter cannot be fixed",
+            "write the value into the path itself",
+        );
+    }
+    if !param.values.is_empty() && *ty != Type::String {
+        sink.error(
+            &format!("{at}.values"),
+            format!("`values` lists allowed strings, but `{name}` is `{}`", ty.name()),
+            "remove `values` or make the type `string`",
+        );
+    }
+    if let Some(fixed) = &param.fixed {
+        if param.required {
+            sink.error(
+                &format!("{at}.required"),
+                format!("`{name}` is fixed to `{fixed}`, so the caller never gives it"),
+                "remove `required`: a fixed parameter is always sent",
+            );
+        }
+        if !param.values.is_empty() && !param.values.contains(fixed) {
+            sink.error(
+                &format!("{at}.fixed"),
+                format!("`{fixed}` is not one of its `values`"),
+                format!("write one of: {}", param.values.join(", ")),
+            );
+        }
+    }
+    if param.secret && location == ParamLocation::Query {
+        sink.error(
+            &format!("{at}.in"),
+            format!("secret `{name}` would travel in the query, where logs and proxies keep it"),
+            "send secrets in the body or a header",
+        );
+    }
+}
+
+/// A body key may not be both a value and an object (`order` and `order.amount`).
+fn check_nesting(params: &[Param], base: &str, sink: &mut Sink) {
+    let body: Vec<&Param> = params.iter().filter(|p| p.location == ParamLocation::Body).collect();
+    for outer in &body {
+        let prefix = format!("{}.", outer.wire);
+        if let Some(inner) = body.iter().find(|p| p.wire.starts_with(&prefix)) {
+            sink.error(
+                &format!("{base}.params.{}.wire", outer.name),
+                format!("`{}` is a value, but `{}` puts `{}` inside it", outer.wire, inner.name, inner.wire),
+                "nest both under the object, or give the value another key",
+            );
+        }
+    }
+}
+
+fn check_path_variables(path: &PathTemplate, params: &[Param], at: &str, sink: &mut Sink) {
+    for variable in path.variables() {
+        if !params.iter().any(|p| p.location == ParamLocation::Path && p.wire == variable) {
+            let hint = match params
+                .iter()
+                .find(|p| p.wire == variable || p.name.to_lower_camel_case() == variable)
+            {
+                Some(p) => format!("make `{}` a path parameter: `in: path`, `wire: {variable}`", p.name),
+                None => format!("add a parameter with `in: path` and `wire: {variable}`"),
+            };
+            sink.error(at, format!("path variable `{{{variable}}}` has no path parameter"), hint);
+        }
+    }
+    for param in params.iter().filter(|p| p.location == ParamLocation::Path) {
+        if !path.variables().any(|v| v == param.wire) {
+            sink.error(
+                at,
+                format!(
+                    "path parameter `{}` (wire `{}`) is not a variable of `{path}`",
+                    param.name, param.wire
+                ),
+                format!(
+                    "add `{{{}}}` to the path, or move `{}` to the query or body",
+                    param.wire, param.name
+                ),
+            );
+        }
+    }
+}
+
+fn check_body_allowed(
+    method: Method,
+    aliases: &[Alias],
+    allows_body: bool,
+    params: &[Param],
+    base: &str,
+    sink: &mut Sink,
+) {
+    let bodiless = |m: Method| matches!(m, Method::Get | Method::Delete);
+    if allows_body {
+        if !bodiless(method) && aliases.iter().all(|a| !bodiless(a.method)) {
+            sink.error(
+                &format!("{base}.allows_body"),
+                "`allows_body` only matters on GET or DELETE",
+                "remove it",
+            );
+        }
+        return;
+    }
+    if !bodiless(method) {
+        return;
+    }
+    for param in params.iter().filter(|p| p.location == ParamLocation::Body) {
+        sink.error(
+            &format!("{base}.params.{}.in", param.name),
+            format!("`{}` travels in the body of a {method} request", param.name),
+            format!("move it to the query, or write `allows_body: true` on the operation if the reference sends a body with {method}"),
+        );
+    }
+}
+
+fn check_idempotency(key: Option<&str>, effect: Effect, params: &[Param], base: &str, sink: &mut Sink) {
+    let Some(key) = key else { return };
+    let at = format!("{base}.idempotency");
+    match params.iter().find(|p| p.name == key) {
+        None => {
+            let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            let hint = match closest(key, &names) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => "name the parameter that carries the caller's unique reference".into(),
+            };
+            sink.error(&at, format!("`{key}` is not a parameter of this operation"), hint);
+        }
+        Some(param)
+            if param.fixed.is_some()
+                || matches!(param.location, ParamLocation::Path | ParamLocation::Query) =>
+        {
+            sink.error(
+                &at,
+                format!("`{key}` cannot make a retry safe"),
+                "name a body or header parameter that the caller sets",
+            );
+        }
+        Some(_) => {}
+    }
+    if effect == Effect::Read {
+        sink.error(
+            &at,
+            "a read needs no idempotency key",
+            "remove `idempotency`, or set `effect: money` / `write`",
+        );
+    }
+}
+
+fn page_style(style: RawPageStyle, params: &[Param], base: &str, sink: &mut Sink) -> PageStyle {
+    let (style, needed): (PageStyle, &[&str]) = match style {
+        RawPageStyle::Cursor => (PageStyle::Cursor, &["limit", "cursor"]),
+        RawPageStyle::Page => (PageStyle::Page, &["page", "limit"]),
+        RawPageStyle::PageSize => (PageStyle::PageSize, &["page", "page_size"]),
+    };
+    for name in needed {
+        match params.iter().find(|p| p.name == *name) {
+            None => sink.error(
+                &format!("{base}.pagination"),
+                format!("`pagination: {}` needs a `{name}` parameter", style.as_str()),
+                format!(
+                    "add `{name}` (in: query, type: {})",
+                    if *name == "cursor" { "string" } else { "integer" }
+                ),
+            ),
+            Some(p) if p.required && (*name == "cursor" || *name == "page") => sink.error(
+                &format!("{base}.params.{name}.required"),
+                format!("`{name}` drives the paging and must be optional"),
+                "remove `required`; the first page is asked for without it",
+            ),
+            Some(_) => {}
+        }
+    }
+    style
+}
+
+/// Operation names must be unique, also once turned into Rust type names, and no other
+/// listing may reuse them.
+fn check_names(operations: &[Operation], sink: &mut Sink) {
+    let mut types: HashMap<String, &str> = HashMap::new();
+    for op in operations {
+        let ty = op.name.to_upper_camel_case();
+        if let Some(first) = types.insert(ty.clone(), &op.name) {
+            if first != op.name {
+                sink.error(
+                    &format!("operations.{}", op.name),
+                    format!("`{}` and `{first}` both become the Rust type `{ty}`", op.name),
+                    "rename one of them",
+                );
+            }
+        }
+    }
+    let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    let mut listed: HashMap<&str, &str> = HashMap::new();
+    for op in operations {
+        for (i, listing) in op.also_listed_as.iter().enumerate() {
+            let Some(other) = listing.name.as_deref() else { continue };
+            let at = format!("operations.{}.also_listed_as[{i}].name", op.name);
+            if names.contains(other) {
+                sink.error(&at, format!("`{other}` is already an operation; one operation cannot be listed under another's name"), "pick a name no operation uses, or merge the two operations");
+            } else if let Some(first) = listed.insert(other, &op.name) {
+                sink.error(
+                    &at,
+                    format!("`{other}` is also given as another listing of `{first}`"),
+                    "give each listing its own name",
+                );
+            }
+        }
+    }
+}
+
+/// Two routes with the same method and path shape receive the same requests: that must be
+/// declared on an alias with `same_route_as`, or it is an error.
+fn check_routes(operations: &[Operation], sink: &mut Sink) {
+    struct Seen<'a> {
+        op: &'a Operation,
+        at: String,
+        declares: Option<&'a str>,
+    }
+    let mut seen: HashMap<(Method, String), Vec<Seen>> = HashMap::new();
+    let names: Vec<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    for op in operations {
+        let base = format!("operations.{}", op.name);
+        seen.entry((op.method, op.path.shape())).or_default().push(Seen {
+            op,
+            at: format!("{base}.path"),
+            declares: None,
+        });
+        for (i, alias) in op.aliases.iter().enumerate() {
+            let at = format!("{base}.aliases[{i}]");
+            if let Some(target) = &alias.same_route_as {
+                if target == &op.name {
+                    sink.error(
+                        &format!("{at}.same_route_as"),
+                        "an alias cannot share a route with its own operation",
+                        "remove `same_route_as`",
+                    );
+                } else if !names.contains(&target.as_str()) {
+                    let hint = match closest(target, &names) {
+                        Some(best) => format!("did you mean `{best}`?"),
+                        None => "name the operation whose route this alias repeats".into(),
+                    };
+                    sink.error(&format!("{at}.same_route_as"), format!("unknown operation `{target}`"), hint);
+                }
+            }
+            seen.entry((alias.method, alias.path.shape())).or_default().push(Seen {
+                op,
+                at,
+                declares: alias.same_route_as.as_deref(),
+            });
+        }
+    }
+    let mut keys: Vec<&(Method, String)> = seen.keys().collect();
+    keys.sort();
+    for key in keys {
+        let routes = &seen[key];
+        for (i, later) in routes.iter().enumerate().skip(1) {
+            for earlier in &routes[..i] {
+                if earlier.op.name == later.op.name {
+                    sink.error(
+                        &later.at,
+                        format!("{} {} repeats a route of the same operation", key.0, later.op.path),
+                        "remove the repeated form",
+                    );
+                    continue;
+                }
+                let declared = later.declares == Some(earlier.op.name.as_str())
+                    || earlier.declares == Some(later.op.name.as_str());
+                if !declared {
+                    sink.error(
+                        &later.at,
+                        format!("`{}` has the same route as `{}`: {} {}", later.op.name, earlier.op.name, key.0, key.1),
+                        format!(
+                            "if both really share the route, declare it on the alias with `same_route_as: {}`; otherwise fix the method or path",
+                            earlier.op.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    // A declaration must point at a route that really is shared.
+    for op in operations {
+        for (i, alias) in op.aliases.iter().enumerate() {
+            let Some(target) = alias.same_route_as.as_deref() else { continue };
+            let Some(other) = operations.iter().find(|o| o.name == target) else { continue };
+            let shared = std::iter::once((other.method, other.path.shape()))
+                .chain(other.aliases.iter().map(|a| (a.method, a.path.shape())))
+                .any(|r| r == (alias.method, alias.path.shape()));
+            if !shared && target != op.name {
+                sink.error(
+                    &format!("operations.{}.aliases[{i}].same_route_as", op.name),
+                    format!("`{target}` has no route {} {}", alias.method, alias.path),
+                    "remove `same_route_as`: this alias does not repeat that operation's route",
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,546 @@
+//! The validated spec: what every back end (audit, emitter, CLI) sees.
+//!
+//! Everything here has passed validation: a parameter's wire key is resolved, its type is
+//! known, every path variable has its parameter, and no `Option` stands for something
+//! validation already required.
+
+use crate::load::Location;
+use std::fmt;
+
+/// A validated spec.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The file the spec was read from, as the caller named it.
+    pub source: String,
+    /// The service's title.
+    pub title: String,
+    /// Named base URLs (`live`, `sandbox`).
+    pub environments: Vec<Environment>,
+    /// Typed identifiers (`SubAccountId`), each becoming a newtype.
+    pub identifiers: Vec<Identifier>,
+    /// Resource groups, in file order.
+    pub groups: Vec<Group>,
+    /// Declared shapes of answers' `data`.
+    pub shapes: Vec<Shape>,
+    /// Operations, in file order.
+    pub operations: Vec<Operation>,
+}
+
+impl Spec {
+    /// The operation called `name`.
+    pub fn operation(&self, name: &str) -> Option<&Operation> {
+        self.operations.iter().find(|op| op.name == name)
+    }
+
+    /// The group whose key is `key`.
+    pub fn group(&self, key: &str) -> Option<&Group> {
+        self.groups.iter().find(|g| g.key == key)
+    }
+
+    /// The shape called `name`.
+    pub fn shape(&self, name: &str) -> Option<&Shape> {
+        self.shapes.iter().find(|s| s.name == name)
+    }
+
+    /// Every route of every operation, canonical forms first within each operation.
+    pub fn routes(&self) -> impl Iterator<Item = RouteRef<'_>> {
+        self.operations.iter().flat_map(|op| {
+            std::iter::once(RouteRef { operation: op, method: op.method, path: &op.path, alias: None }).chain(
+                op.aliases.iter().map(move |alias| RouteRef {
+                    operation: op,
+                    method: alias.method,
+                    path: &alias.path,
+                    alias: Some(alias),
+                }),
+            )
+        })
+    }
+
+    /// The number of parameters over all operations.
+    pub fn parameter_count(&self) -> usize {
+        self.operations.iter().map(|op| op.params.len()).sum()
+    }
+}
+
+/// A named base URL.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    /// `live`, `sandbox`, ...
+    pub name: String,
+    /// The base URL, without a trailing slash.
+    pub url: String,
+}
+
+/// A typed identifier.
+#[derive(Debug, Clone)]
+pub struct Identifier {
+    /// UpperCamelCase name (`SubAccountId`).
+    pub name: String,
+    /// What it identifies.
+    pub doc: String,
+}
+
+/// A resource group.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// snake_case key (`transfers`).
+    pub key: String,
+    /// The interface's title (`Transfers`).
+    pub title: String,
+    /// What the group is for, one entry per line.
+    pub doc: Vec<String>,
+}
+
+/// A declared shape of an answer's `data`.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// UpperCamelCase name.
+    pub name: String,
+    /// Doc lines.
+    pub doc: Vec<String>,
+    /// Fields in file order.
+    pub fields: Vec<Field>,
+}
+
+/// A field of a shape.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// snake_case Rust name.
+    pub name: String,
+    /// The JSON key.
+    pub wire: String,
+    /// Its type.
+    pub ty: Type,
+    /// Whether the answer always carries it.
+    pub required: bool,
+    /// Whether it must never be shown.
+    pub secret: bool,
+    /// Doc lines.
+    pub doc: Vec<String>,
+}
+
+/// One operation of the service.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    /// Unique snake_case name.
+    pub name: String,
+    /// The key of its group.
+    pub group: String,
+    /// One line saying what it does.
+    pub summary: String,
+    /// More lines of documentation.
+    pub doc: Vec<String>,
+    /// The canonical method.
+    pub method: Method,
+    /// The canonical path.
+    pub path: PathTemplate,
+    /// Whether the interface or the reference brought it.
+    pub origin: Origin,
+    /// The credentials it sends.
+    pub auth: Auth,
+    /// What it does to the world, which decides when a retry is safe.
+    pub effect: Effect,
+    /// The name of the parameter whose value makes a retry safe.
+    pub idempotency: Option<String>,
+    /// How its answers are paged.
+    pub pagination: Option<PageStyle>,
+    /// The declared shape of its answer's `data`.
+    pub response: Option<String>,
+    /// Alternative forms of the same operation.
+    pub aliases: Vec<Alias>,
+    /// Other listings of this operation in the interface.
+    pub also_listed_as: Vec<Listing>,
+    /// Where the interface and the reference disagree about it.
+    pub disagreements: Vec<String>,
+    /// Its parameters, in file order.
+    pub params: Vec<Param>,
+    /// Where it is declared.
+    pub location: Location,
+}
+
+impl Operation {
+    /// The parameter called `name`.
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Parameters that travel in `location`.
+    pub fn params_in(&self, location: ParamLocation) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(move |p| p.location == location)
+    }
+}
+
+/// One route of an operation: its canonical form or an alias.
+#[derive(Debug, Clone, Copy)]
+pub struct RouteRef<'a> {
+    /// The operation it belongs to.
+    pub operation: &'a Operation,
+    /// Its method.
+    pub method: Method,
+    /// Its path template.
+    pub path: &'a PathTemplate,
+    /// The alias, when this is not the canonical form.
+    pub alias: Option<&'a Alias>,
+}
+
+/// An alternative form of an operation.
+#[derive(Debug, Clone)]
+pub struct Alias {
+    /// Its method.
+    pub method: Method,
+    /// Its path.
+    pub path: PathTemplate,
+    /// Where it comes from.
+    pub note: String,
+    /// The other operation whose route this form is identical to, declared on purpose.
+    pub same_route_as: Option<String>,
+}
+
+/// Another listing of an operation in the interface.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    /// The group it is listed under.
+    pub group: String,
+    /// The other operation name it is listed with, if any.
+    pub name: Option<String>,
+    /// Where it comes from.
+    pub note: String,
+}
+
+/// A parameter of an operation.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// The interface's exact name (snake_case).
+    pub name: String,
+    /// Where it travels.
+    pub location: ParamLocation,
+    /// Its type.
+    pub ty: Type,
+    /// Whether the caller must give it.
+    pub required: bool,
+    /// Its key on the wire; dotted keys nest in the body (`order.orderReference`).
+    pub wire: String,
+    /// Whether it must never be shown in `Debug`, logs or errors.
+    pub secret: bool,
+    /// Whether the interface or the reference brought it.
+    pub origin: Origin,
+    /// The reference's allowed values, if it lists them.
+    pub values: Vec<String>,
+    /// A constant the client always sends; such a parameter is not set by the caller.
+    pub fixed: Option<String>,
+    /// Doc lines.
+    pub doc: Vec<String>,
+}
+
+/// An HTTP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Method {
+    /// GET
+    Get,
+    /// POST
+    Post,
+    /// PUT
+    Put,
+    /// DELETE
+    Delete,
+    /// PATCH
+    Patch,
+}
+
+impl Method {
+    /// The method as written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+            Method::Patch => "PATCH",
+        }
+    }
+
+    /// Reads `GET`, `post`, ...
+    pub fn parse(text: &str) -> Option<Method> {
+        match text.to_ascii_uppercase().as_str() {
+            "GET" => Some(Method::Get),
+            "POST" => Some(Method::Post),
+            "PUT" => Some(Method::Put),
+            "DELETE" => Some(Method::Delete),
+            "PATCH" => Some(Method::Patch),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a parameter travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamLocation {
+    /// A path segment.
+    Path,
+    /// The query string.
+    Query,
+    /// The JSON body.
+    Body,
+    /// An HTTP header.
+    Header,
+}
+
+impl ParamLocation {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamLocation::Path => "path",
+            ParamLocation::Query => "query",
+            ParamLocation::Body => "body",
+            ParamLocation::Header => "header",
+        }
+    }
+}
+
+/// Who brought an operation or parameter into the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The interface lists it.
+    Interface,
+    /// Only the vendor's reference documents it.
+    Reference,
+}
+
+impl Origin {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Interface => "interface",
+            Origin::Reference => "reference",
+        }
+    }
+}
+
+/// The credentials an operation sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// `Authorization: Bearer` and the `accountId` header.
+    BearerAndAccount,
+    /// `Authorization: Bearer` only.
+    Bearer,
+    /// The `accountId` header only (token issue and refresh).
+    Account,
+    /// Nothing.
+    None,
+}
+
+impl Auth {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Auth::BearerAndAccount => "bearer_and_account",
+            Auth::Bearer => "bearer",
+            Auth::Account => "account",
+            Auth::None => "none",
+        }
+    }
+}
+
+/// What an operation does to the world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Changes nothing.
+    Read,
+    /// Changes state.
+    Write,
+    /// Moves money.
+    Money,
+}
+
+impl Effect {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Read => "read",
+            Effect::Write => "write",
+            Effect::Money => "money",
+        }
+    }
+}
+
+/// How a list is paged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageStyle {
+    /// `limit` and `cursor` in, `data.cursor` out.
+    Cursor,
+    /// `page` and `limit` in, `data.nextPage` out.
+    Page,
+    /// `page` and `page_size` in, `data.hasMore` out.
+    PageSize,
+}
+
+impl PageStyle {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageStyle::Cursor => "cursor",
+            PageStyle::Page => "page",
+            PageStyle::PageSize => "page_size",
+        }
+    }
+}
+
+/// The type of a parameter or field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    /// Text.
+    String,
+    /// A whole number.
+    Integer,
+    /// true or false.
+    Boolean,
+    /// An exact amount.
+    Decimal,
+    /// An ISO-8601 instant or date, as text.
+    DateTime,
+    /// Any JSON value.
+    Json,
+    /// A list of strings.
+    StringList,
+    /// A typed identifier declared under `identifiers`.
+    Identifier(String),
+}
+
+impl Type {
+    /// The built-in type names.
+    pub const BUILTIN: [&'static str; 7] =
+        ["string", "integer", "boolean", "decimal", "date_time", "json", "string_list"];
+
+    /// Reads a built-in type name.
+    pub fn builtin(name: &str) -> Option<Type> {
+        Some(match name {
+            "string" => Type::String,
+            "integer" => Type::Integer,
+            "boolean" => Type::Boolean,
+            "decimal" => Type::Decimal,
+            "date_time" => Type::DateTime,
+            "json" => Type::Json,
+            "string_list" => Type::StringList,
+            _ => return None,
+        })
+    }
+
+    /// The spec's word for it.
+    pub fn name(&self) -> &str {
+        match self {
+            Type::String => "string",
+            Type::Integer => "integer",
+            Type::Boolean => "boolean",
+            Type::Decimal => "decimal",
+            Type::DateTime => "date_time",
+            Type::Json => "json",
+            Type::StringList => "string_list",
+            Type::Identifier(name) => name,
+        }
+    }
+}
+
+/// A path such as `/v2/transfers/bank/{subAccountId}`, split into segments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathTemplate {
+    text: String,
+    segments: Vec<Segment>,
+}
+
+/// One segment of a path template.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// Fixed text.
+    Literal(String),
+    /// A `{variable}`.
+    Variable(String),
+}
+
+impl PathTemplate {
+    /// Parses a template, or says what is wrong with it.
+    pub fn parse(text: &str) -> Result<PathTemplate, String> {
+        let Some(rest) = text.strip_prefix('/') else {
+            return Err("a path must start with `/`".into());
+        };
+        if text.contains(['?', '#', ' ']) {
+            return Err(
+                "a path holds no query, fragment or space; put query values in `in: query` params".into()
+            );
+        }
+        let mut segments = Vec::new();
+        for part in rest.split('/') {
+            if part.is_empty() {
+                return Err("a path has no empty segment (`//` or a trailing `/`)".into());
+            }
+            if let Some(inner) = part.strip_prefix('{') {
+                let Some(name) = inner.strip_suffix('}') else {
+                    return Err(format!("segment `{part}` opens `{{` without closing it"));
+                };
+                if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    return Err(format!("`{{{name}}}` is not a variable name: use letters, digits and `_`"));
+                }
+                if segments.contains(&Segment::Variable(name.to_owned())) {
+                    return Err(format!("variable `{{{name}}}` appears twice"));
+                }
+                segments.push(Segment::Variable(name.to_owned()));
+            } else if part.contains(['{', '}']) {
+                return Err(format!(
+                    "segment `{part}` mixes text and a variable; a variable takes a whole segment"
+                ));
+            } else {
+                segments.push(Segment::Literal(part.to_owned()));
+            }
+        }
+        Ok(PathTemplate { text: text.to_owned(), segments })
+    }
+
+    /// A path that failed to parse, kept as one literal so that loading can go on and
+    /// report the other errors of the file.
+    pub(crate) fn malformed(text: &str) -> PathTemplate {
+        PathTemplate { text: text.to_owned(), segments: vec![Segment::Literal(text.to_owned())] }
+    }
+
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Its segments.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Its variable names, in order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Variable(name) => Some(name.as_str()),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// The template with variable names erased: two routes with equal shapes receive the
+    /// same requests.
+    pub fn shape(&self) -> String {
+        let mut out = String::new();
+        for segment in &self.segments {
+            out.push('/');
+            match segment {
+                Segment::Literal(text) => out.push_str(text),
+                Segment::Variable(_) => out.push_str("{}"),
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for PathTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
