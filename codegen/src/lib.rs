@@ -8,9 +8,12 @@
 //! ```
 
 pub mod audit;
+pub mod emit;
 pub mod load;
+pub mod macros;
 pub mod model;
 pub mod report;
 
+pub use emit::{generate_source, generate_tokens};
 pub use load::{Diagnostic, Diagnostics, load, load_builtin, load_str};
 pub use model::Spec;

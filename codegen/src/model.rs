@@ -16,6 +16,8 @@ pub struct Spec {
     pub title: String,
     /// Named base URLs (`live`, `sandbox`).
     pub environments: Vec<Environment>,
+    /// The operations the client calls itself to obtain, refresh and revoke tokens.
+    pub token_operations: TokenOperations,
     /// Typed identifiers (`SubAccountId`), each becoming a newtype.
     pub identifiers: Vec<Identifier>,
     /// Resource groups, in file order.
@@ -60,6 +62,17 @@ impl Spec {
     pub fn parameter_count(&self) -> usize {
         self.operations.iter().map(|op| op.params.len()).sum()
     }
+}
+
+/// The names of the token operations.
+#[derive(Debug, Clone)]
+pub struct TokenOperations {
+    /// Obtains a token from client credentials.
+    pub issue: String,
+    /// Exchanges a refresh token for a new token.
+    pub refresh: String,
+    /// Revokes an access token.
+    pub revoke: String,
 }
 
 /// A named base URL.
@@ -228,6 +241,9 @@ pub struct Param {
     pub values: Vec<String>,
     /// A constant the client always sends; such a parameter is not set by the caller.
     pub fixed: Option<String>,
+    /// Whether a number or flag travels as a JSON string (`"110.00"`), as the reference
+    /// wants for a few amounts.
+    pub as_string: bool,
     /// Doc lines.
     pub doc: Vec<String>,
 }

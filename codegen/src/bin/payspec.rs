@@ -32,6 +32,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Writes the generated client code (the same code the build step and the macro produce).
+    Generate {
+        /// The file to write; standard output when absent.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -53,6 +59,7 @@ fn main() -> ExitCode {
 fn run(command: &Command, spec: &Spec) -> ExitCode {
     match command {
         Command::Check => println!("{}", report::summary(spec)),
+        Command::Generate { out } => return generate(spec, out.as_ref()),
         Command::Routes { json: true } => {
             for op in &spec.operations {
                 println!("{}", report::operation_json(op));
@@ -80,6 +87,27 @@ fn run(command: &Command, spec: &Spec) -> ExitCode {
                 );
                 return ExitCode::FAILURE;
             }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn generate(spec: &Spec, out: Option<&PathBuf>) -> ExitCode {
+    let source = match payspec_codegen::generate_source(spec) {
+        Ok(source) => source,
+        Err(error) => {
+            eprintln!("payspec: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match out {
+        None => print!("{source}"),
+        Some(path) => {
+            if let Err(error) = std::fs::write(path, &source) {
+                eprintln!("payspec: cannot write {}: {error}", path.display());
+                return ExitCode::FAILURE;
+            }
+            eprintln!("payspec: wrote {} ({} operations)", path.display(), spec.operations.len());
         }
     }
     ExitCode::SUCCESS

@@ -60,6 +60,15 @@ pub struct RawSpec {
 pub struct RawService {
     pub title: String,
     pub environments: Ordered<String>,
+    pub token_operations: RawTokenOperations,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTokenOperations {
+    pub issue: String,
+    pub refresh: String,
+    pub revoke: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -208,6 +217,8 @@ pub struct RawParam {
     pub values: Vec<String>,
     #[serde(default)]
     pub fixed: Option<String>,
+    #[serde(default)]
+    pub as_string: bool,
     #[serde(default)]
     pub doc: Option<String>,
 }

@@ -19,8 +19,9 @@ pub(crate) struct RawFile {
     pub operations: Vec<(String, RawOperation)>,
 }
 
-/// Words a parameter or operation may not be called: Rust cannot even escape them.
-const UNUSABLE_NAMES: [&str; 5] = ["self", "Self", "super", "crate", "_"];
+/// Words a parameter may not be called: Rust cannot escape them, or the generated request
+/// type already uses them (`new`, and `extra` for fields the spec does not know).
+const UNUSABLE_NAMES: [&str; 7] = ["self", "Self", "super", "crate", "_", "new", "extra"];
 
 pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec> {
     if raw.format != 1 {
@@ -39,11 +40,13 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     }
     check_names(&operations, sink);
     check_routes(&operations, sink);
+    let token_operations = token_operations(&raw.service, &operations, sink);
 
     Some(Spec {
         source: file.to_owned(),
         title: raw.service.title,
         environments,
+        token_operations,
         identifiers,
         groups,
         shapes,
@@ -91,6 +94,30 @@ fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {
         out.push(Environment { name: name.clone(), url: url.trim_end_matches('/').to_owned() });
     }
     out
+}
+
+fn token_operations(service: &RawService, operations: &[Operation], sink: &mut Sink) -> TokenOperations {
+    let raw = &service.token_operations;
+    let names: Vec<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    for (key, name) in [("issue", &raw.issue), ("refresh", &raw.refresh), ("revoke", &raw.revoke)] {
+        let path = format!("service.token_operations.{key}");
+        match operations.iter().find(|o| &o.name == name) {
+            None => {
+                let hint = match closest(name, &names) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => "name the operation of this spec that does it".into(),
+                };
+                sink.error(&path, format!("unknown operation `{name}`"), hint);
+            }
+            Some(op) if op.method == Method::Get => sink.error(
+                &path,
+                format!("`{name}` is a GET; token operations send credentials in a body"),
+                "name the POST operation that does it",
+            ),
+            Some(_) => {}
+        }
+    }
+    TokenOperations { issue: raw.issue.clone(), refresh: raw.refresh.clone(), revoke: raw.revoke.clone() }
 }
 
 fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
@@ -439,6 +466,7 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             origin: origin(param.origin),
             values: param.values.clone(),
             fixed: param.fixed.clone(),
+            as_string: param.as_string,
             doc: lines(param.doc.as_deref()),
         });
     }
@@ -499,6 +527,13 @@ fn check_param_shape(
             "remove `values` or make the type `string`",
         );
     }
+    if param.as_string && !matches!(ty, Type::Decimal | Type::Integer | Type::Boolean) {
+        sink.error(
+            &format!("{at}.as_string"),
+            format!("`as_string` sends a number or flag as text, but `{name}` is `{}`", ty.name()),
+            "remove `as_string`: text already travels as a string",
+        );
+    }
     if let Some(fixed) = &param.fixed {
         if param.required {
             sink.error(
@@ -514,13 +549,6 @@ fn check_param_shape(
                 format!("write one of: {}", param.values.join(", ")),
             );
         }
-    }
-    if param.secret && location == ParamLocation::Query {
-        sink.error(
-            &format!("{at}.in"),
-            format!("secret `{name}` would travel in the query, where logs and proxies keep it"),
-            "send secrets in the body or a header",
-        );
     }
 }
 

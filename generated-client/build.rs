@@ -1,0 +1,47 @@
+//! Generates the client from `spec/payments.yaml` into `OUT_DIR`, the way prost-build and
+//! tonic-build do; `src/lib.rs` includes the result.
+//!
+//! Cargo re-runs this script only when the spec or this file changes. A spec error fails
+//! the build with the spec's own `file:line:col`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let spec_path = manifest_dir.join("../spec/payments.yaml");
+    println!("cargo::rerun-if-changed={}", spec_path.display());
+    println!("cargo::rerun-if-changed=build.rs");
+
+    let spec = match payspec_codegen::load(&spec_path) {
+        Ok(spec) => spec,
+        Err(errors) => {
+            for diagnostic in errors.iter() {
+                for line in diagnostic.to_string().lines() {
+                    println!("cargo::error={line}");
+                }
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let source = match payspec_codegen::generate_source(&spec) {
+        Ok(source) => source,
+        Err(error) => {
+            println!("cargo::error={error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        println!("cargo::error=OUT_DIR is not set; run this build script through cargo");
+        return ExitCode::FAILURE;
+    };
+    let out = out_dir.join("payspec_generated.rs");
+    // Leave the file untouched when nothing changed, so its timestamp does not force work.
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(source.as_str()) {
+        if let Err(error) = std::fs::write(&out, source) {
+            println!("cargo::error=cannot write {}: {error}", out.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,50 @@
+//! Procedural macros over the payspec generator.
+//!
+//! - `generate!("path/to/spec.yaml")` expands to the same client code as the build step of
+//!   `payspec-client`, for a spec of your own. The path is taken from the directory of the
+//!   calling file; editing the spec rebuilds the caller; spec errors are compile errors that
+//!   name the spec's `file:line:col`.
+//! - `route!(bank_transfer)` or `route!(POST /v2/transfers/bank)` is the route constant of
+//!   an operation of the built-in spec; a route the spec lacks does not compile, and the
+//!   error names the closest one.
+//!
+//! The expanded code refers to `::payspec_client`, so the calling crate depends on it.
+
+use proc_macro::TokenStream;
+
+/// Generates a client from a spec file (see the crate documentation).
+#[proc_macro]
+pub fn generate(input: TokenStream) -> TokenStream {
+    let literal = match syn::parse::<syn::LitStr>(input) {
+        Ok(literal) => literal,
+        Err(error) => {
+            let message = format!("{error}: write `generate!(\"path/to/spec.yaml\")`");
+            return syn::Error::new(error.span(), message).to_compile_error().into();
+        }
+    };
+    let caller_dir = caller_dir();
+    payspec_codegen::macros::expand_generate(&literal.value(), &caller_dir, literal.span()).into()
+}
+
+/// The route constant of an operation of the built-in spec (see the crate documentation).
+#[proc_macro]
+pub fn route(input: TokenStream) -> TokenStream {
+    payspec_codegen::macros::expand_route(input.into()).into()
+}
+
+/// The directory of the file that calls the macro; the crate's manifest directory when the
+/// compiler does not know the file (as with code built from a string).
+fn caller_dir() -> std::path::PathBuf {
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_default();
+    match proc_macro::Span::call_site().local_file() {
+        Some(file) => {
+            let file = if file.is_absolute() {
+                file
+            } else {
+                std::env::current_dir().unwrap_or_default().join(file)
+            };
+            file.parent().map(std::path::Path::to_path_buf).unwrap_or(manifest)
+        }
+        None => manifest,
+    }
+}
