@@ -37,11 +37,10 @@ fn main() -> ExitCode {
     };
     let out = out_dir.join("payspec_generated.rs");
     // Leave the file untouched when nothing changed, so its timestamp does not force work.
-    if std::fs::read_to_string(&out).ok().as_deref() != Some(source.as_str()) {
-        if let Err(error) = std::fs::write(&out, source) {
-            println!("cargo::error=cannot write {}: {error}", out.display());
-            return ExitCode::FAILURE;
-        }
+    let unchanged = std::fs::read_to_string(&out).ok().as_deref() == Some(source.as_str());
+    if !unchanged && let Err(error) = std::fs::write(&out, source) {
+        println!("cargo::error=cannot write {}: {error}", out.display());
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

@@ -310,17 +310,20 @@ fn shadowing(routes: &[RouteRef<'_>], out: &mut Vec<Finding>) {
 
 /// For each operation, the values of its path variables that another route of the spec
 /// would receive instead: `(operation, variable, literal value, receiving operation)`.
-/// The client refuses them before sending.
+/// The client refuses them before sending. Only canonical forms count on the variable side
+/// (the client sends nothing else), but any route may receive: the service answers them all.
 pub fn reserved_segments(findings: &[Finding]) -> Vec<(&str, &str, &str, &str)> {
     let mut out: Vec<(&str, &str, &str, &str)> = findings
         .iter()
         .filter_map(|f| match f {
-            Finding::Shadowing { literal, variable, variable_name, misrouted_value } => Some((
-                variable.operation.as_str(),
-                variable_name.as_str(),
-                misrouted_value.as_str(),
-                literal.operation.as_str(),
-            )),
+            Finding::Shadowing { literal, variable, variable_name, misrouted_value } if !variable.alias => {
+                Some((
+                    variable.operation.as_str(),
+                    variable_name.as_str(),
+                    misrouted_value.as_str(),
+                    literal.operation.as_str(),
+                ))
+            }
             _ => None,
         })
         .filter(|(op, _, _, receiver)| op != receiver)

@@ -131,23 +131,31 @@ impl Names {
             let name = format_ident!("{}", def.name);
             return quote! { super::types::#name };
         }
+        if is_secret_text(param) {
+            return quote! { rt::Secret };
+        }
         rust_type(&param.ty, quote! { super::types })
     }
 }
 
 fn rust_type(ty: &Type, types_path: TokenStream) -> TokenStream {
     match ty {
-        Type::String | Type::DateTime => quote! { ::std::string::String },
+        Type::String | Type::DateTime => quote! { String },
         Type::Integer => quote! { i64 },
         Type::Boolean => quote! { bool },
-        Type::Decimal => quote! { ::payspec_client::runtime::Amount },
-        Type::Json => quote! { ::payspec_client::runtime::serde_json::Value },
-        Type::StringList => quote! { ::std::vec::Vec<::std::string::String> },
+        Type::Decimal => quote! { rt::Amount },
+        Type::Json => quote! { rt::serde_json::Value },
+        Type::StringList => quote! { Vec<String> },
         Type::Identifier(name) => {
             let name = format_ident!("{}", name);
             quote! { #types_path::#name }
         }
     }
+}
+
+/// A secret held as text (PIN, OTP, token): typed `Secret`, whose `Debug` hides it.
+fn is_secret_text(param: &Param) -> bool {
+    param.secret && param.values.is_empty() && matches!(param.ty, Type::String | Type::DateTime)
 }
 
 /// Whether a constructor or setter takes `impl Into<T>` rather than `T`.
@@ -157,7 +165,7 @@ fn takes_into(param: &Param, names: &Names) -> bool {
 
 fn method_tokens(method: crate::model::Method) -> TokenStream {
     let variant = format_ident!("{}", method.as_str().to_upper_camel_case());
-    quote! { ::payspec_client::runtime::Method::#variant }
+    quote! { rt::Method::#variant }
 }
 
 fn route_const(op: &Operation) -> Ident {
@@ -179,13 +187,14 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
             let method = method_tokens(alias.method);
             let path = alias.path.as_str();
             let note = &alias.note;
-            quote! { ::payspec_client::runtime::Alias { method: #method, path: #path, note: #note } }
+            quote! { rt::Alias { method: #method, path: #path, note: #note } }
         });
         let auth = format_ident!("{}", op.auth.as_str().to_upper_camel_case());
         let effect = format_ident!("{}", op.effect.as_str().to_upper_camel_case());
-        let segments = reserved.iter().filter(|(owner, ..)| *owner == op.name).map(|(_, variable, literal, by)| {
-            quote! { ::payspec_client::runtime::ReservedSegment { variable: #variable, literal: #literal, shadowed_by: #by } }
-        });
+        let segments =
+            reserved.iter().filter(|(owner, ..)| *owner == op.name).map(|(_, variable, literal, by)| {
+                quote! { rt::ReservedSegment { variable: #variable, literal: #literal, shadowed_by: #by } }
+            });
         let doc = doc_lines(&[format!("`{} {}`: {}", op.method, op.path, op.summary)]);
         quote! {
             #doc
@@ -195,8 +204,8 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
                 method: #method,
                 path: #path,
                 aliases: &[#(#aliases),*],
-                auth: ::payspec_client::runtime::Auth::#auth,
-                effect: ::payspec_client::runtime::Effect::#effect,
+                auth: rt::Auth::#auth,
+                effect: rt::Effect::#effect,
                 reserved: &[#(#segments),*],
             };
         }
@@ -212,13 +221,14 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
         /// One constant per operation: its method, canonical path, alternative forms,
         /// credentials, effect, and the path values another route would receive instead.
         pub mod routes {
-            use ::payspec_client::runtime::Route;
+            use ::payspec_client::runtime as rt;
+            use rt::Route;
             #(#consts)*
             /// Every route of the spec, in spec order.
             pub const ALL: &[&Route] = &[#(&#all),*];
             /// The routes the client calls itself to obtain, refresh and revoke tokens.
-            pub const TOKEN: ::payspec_client::runtime::AuthRoutes =
-                ::payspec_client::runtime::AuthRoutes { issue: &#issue, refresh: &#refresh, revoke: &#revoke };
+            pub const TOKEN: rt::AuthRoutes =
+                rt::AuthRoutes { issue: &#issue, refresh: &#refresh, revoke: &#revoke };
         }
     }
 }
@@ -226,27 +236,27 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
 fn types_module(spec: &Spec, names: &Names) -> TokenStream {
     let identifiers = spec.identifiers.iter().map(|id| {
         let name = format_ident!("{}", id.name);
-        let doc = doc_lines(&[id.doc.clone()]);
+        let doc = doc_lines(std::slice::from_ref(&id.doc));
         quote! {
             #doc
             #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-            #[derive(::payspec_client::runtime::serde::Serialize, ::payspec_client::runtime::serde::Deserialize)]
+            #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
             #[serde(crate = "::payspec_client::runtime::serde", transparent)]
-            pub struct #name(::std::string::String);
+            pub struct #name(String);
             impl #name {
                 /// Wraps an identifier the service gave.
-                pub fn new(value: impl Into<::std::string::String>) -> Self { Self(value.into()) }
+                pub fn new(value: impl Into<String>) -> Self { Self(value.into()) }
                 /// The identifier as text.
                 pub fn as_str(&self) -> &str { &self.0 }
             }
-            impl ::std::convert::From<&str> for #name {
+            impl From<&str> for #name {
                 fn from(value: &str) -> Self { Self(value.to_owned()) }
             }
-            impl ::std::convert::From<::std::string::String> for #name {
-                fn from(value: ::std::string::String) -> Self { Self(value) }
+            impl From<String> for #name {
+                fn from(value: String) -> Self { Self(value) }
             }
-            impl ::std::fmt::Display for #name {
-                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result { f.write_str(&self.0) }
+            impl fmt::Display for #name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(&self.0) }
             }
         }
     });
@@ -257,21 +267,24 @@ fn types_module(spec: &Spec, names: &Names) -> TokenStream {
             let doc = format!(" `{value}`");
             quote! { #[doc = #doc] #[serde(rename = #value)] #variant, }
         });
-        let doc = format!(" The values the reference lists for `{}`; `Other` keeps any value added later.", def.values.join("`, `"));
+        let doc = format!(
+            " The values the reference lists for `{}`; `Other` keeps any value added later.",
+            def.values.join("`, `")
+        );
         quote! {
             #[doc = #doc]
             #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-            #[derive(::payspec_client::runtime::serde::Serialize, ::payspec_client::runtime::serde::Deserialize)]
+            #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
             #[serde(crate = "::payspec_client::runtime::serde")]
             pub enum #name {
                 #(#items)*
                 /// A value this spec does not list.
                 #[serde(untagged)]
-                Other(::std::string::String),
+                Other(String),
             }
-            impl ::std::fmt::Display for #name {
-                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                    ::payspec_client::runtime::fmt_wire(self, f)
+            impl fmt::Display for #name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    rt::fmt_wire(self, f)
                 }
             }
         }
@@ -287,14 +300,14 @@ fn types_module(spec: &Spec, names: &Names) -> TokenStream {
             if field.required {
                 quote! { #doc #[serde(rename = #wire)] pub #ident: #ty, }
             } else {
-                quote! { #doc #[serde(rename = #wire, default)] pub #ident: ::std::option::Option<#ty>, }
+                quote! { #doc #[serde(rename = #wire, default)] pub #ident: Option<#ty>, }
             }
         });
         let debug_fields = shape.fields.iter().map(|field| {
             let ident = field_ident(&field.name);
             let label = &field.name;
             if field.secret {
-                quote! { .field(#label, &::payspec_client::runtime::Redacted) }
+                quote! { .field(#label, &rt::Redacted) }
             } else {
                 quote! { .field(#label, &self.#ident) }
             }
@@ -302,12 +315,12 @@ fn types_module(spec: &Spec, names: &Names) -> TokenStream {
         let label = &shape.name;
         quote! {
             #doc
-            #[derive(Clone, ::payspec_client::runtime::serde::Deserialize)]
+            #[derive(Clone, rt::serde::Deserialize)]
             #[serde(crate = "::payspec_client::runtime::serde")]
             #[non_exhaustive]
             pub struct #name { #(#fields)* }
-            impl ::std::fmt::Debug for #name {
-                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            impl fmt::Debug for #name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                     f.debug_struct(#label) #(#debug_fields)* .finish()
                 }
             }
@@ -317,6 +330,8 @@ fn types_module(spec: &Spec, names: &Names) -> TokenStream {
         /// Typed identifiers, enumerations of the values the reference lists, and the
         /// declared shapes of answers.
         pub mod types {
+            use ::payspec_client::runtime as rt;
+            use ::std::fmt;
             #(#identifiers)*
             #(#enums)*
             #(#shapes)*
@@ -358,6 +373,8 @@ fn requests_module(spec: &Spec, names: &Names) -> TokenStream {
         /// travel under the spec's wire keys.
         #[allow(clippy::new_without_default)]
         pub mod requests {
+            use ::payspec_client::runtime as rt;
+            use ::std::fmt;
             #(#requests)*
         }
     }
@@ -418,7 +435,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         if param.required {
             quote! { #doc pub #ident: #value, }
         } else {
-            quote! { #doc pub #ident: ::std::option::Option<#value>, }
+            quote! { #doc pub #ident: Option<#value>, }
         }
     });
 
@@ -427,7 +444,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         let ident = field_ident(&param.name);
         let value = names.value_type(param);
         if takes_into(param, names) {
-            quote! { #ident: impl ::std::convert::Into<#value> }
+            quote! { #ident: impl Into<#value> }
         } else {
             quote! { #ident: #value }
         }
@@ -437,7 +454,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         match (param.required, takes_into(param, names)) {
             (true, true) => quote! { #ident: #ident.into(), },
             (true, false) => quote! { #ident, },
-            (false, _) => quote! { #ident: ::std::option::Option::None, },
+            (false, _) => quote! { #ident: None, },
         }
     });
     let setters = settable(op).filter(|p| !p.required).map(|param| {
@@ -447,8 +464,8 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         if takes_into(param, names) {
             quote! {
                 #doc
-                pub fn #ident(mut self, #ident: impl ::std::convert::Into<#value>) -> Self {
-                    self.#ident = ::std::option::Option::Some(#ident.into());
+                pub fn #ident(mut self, #ident: impl Into<#value>) -> Self {
+                    self.#ident = Some(#ident.into());
                     self
                 }
             }
@@ -456,40 +473,42 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
             quote! {
                 #doc
                 pub fn #ident(mut self, #ident: #value) -> Self {
-                    self.#ident = ::std::option::Option::Some(#ident);
+                    self.#ident = Some(#ident);
                     self
                 }
             }
         }
     });
 
-    let writes = op.params.iter().map(|param| write_call(param));
+    let writes = op.params.iter().map(write_call);
     let data = match &op.response {
         Some(shape) if spec.shape(shape).is_some() => {
             let shape = format_ident!("{}", shape);
             quote! { super::types::#shape }
         }
-        _ => quote! { ::payspec_client::runtime::serde_json::Value },
+        _ => quote! { rt::serde_json::Value },
     };
     let idempotency = op.idempotency.as_deref().and_then(|name| op.param(name)).map(|param| {
         let ident = field_ident(&param.name);
         // Validation admits only caller-set body or header values, all string-like here.
         let body = if param.required {
-            quote! { ::std::option::Option::Some(self.#ident.as_str()) }
-        } else {
+            quote! { Some(self.#ident.as_str()) }
+        } else if matches!(param.ty, Type::Identifier(_)) {
             quote! { self.#ident.as_ref().map(|v| v.as_str()) }
+        } else {
+            quote! { self.#ident.as_deref() }
         };
         quote! {
-            fn idempotency_key(&self) -> ::std::option::Option<&str> { #body }
+            fn idempotency_key(&self) -> Option<&str> { #body }
         }
     });
     let debug_fields = settable(op).map(|param| {
         let ident = field_ident(&param.name);
         let label = &param.name;
         match (param.secret, param.required) {
-            (true, true) => quote! { .field(#label, &::payspec_client::runtime::Redacted) },
+            (true, true) => quote! { .field(#label, &rt::Redacted) },
             (true, false) => {
-                quote! { .field(#label, &self.#ident.as_ref().map(|_| ::payspec_client::runtime::Redacted)) }
+                quote! { .field(#label, &self.#ident.as_ref().map(|_| rt::Redacted)) }
             }
             (false, _) => quote! { .field(#label, &self.#ident) },
         }
@@ -502,13 +521,13 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
             None => quote! { let _ = cursor; },
         };
         let set_page = match op.param("page") {
-            Some(_) => quote! { self.page = ::std::option::Option::Some(i64::from(page)); },
+            Some(_) => quote! { self.page = Some(i64::from(page)); },
             None => quote! { let _ = page; },
         };
         quote! {
-            impl ::payspec_client::runtime::Paginated for #ty {
-                const STYLE: ::payspec_client::runtime::PageStyle = ::payspec_client::runtime::PageStyle::#variant;
-                fn set_cursor(&mut self, cursor: ::std::option::Option<::std::string::String>) { #set_cursor }
+            impl rt::Paginated for #ty {
+                const STYLE: rt::PageStyle = rt::PageStyle::#variant;
+                fn set_cursor(&mut self, cursor: Option<String>) { #set_cursor }
                 fn set_page(&mut self, page: u32) { #set_page }
             }
         }
@@ -521,31 +540,31 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         pub struct #ty {
             #(#fields)*
             /// Fields the spec does not know, sent in the body under their (dotted) wire keys.
-            pub extra: ::payspec_client::runtime::ExtraFields,
+            pub extra: rt::ExtraFields,
         }
         impl #ty {
             /// Creates the request from its required fields; set the others with the methods below.
             #[allow(clippy::too_many_arguments)]
             pub fn new(#(#ctor_args),*) -> Self {
-                Self { #(#ctor_fields)* extra: ::std::default::Default::default() }
+                Self { #(#ctor_fields)* extra: Default::default() }
             }
             #(#setters)*
             /// Adds a field the spec does not know, sent in the body under `wire_key`
             /// (dots nest: `order.splitRequest`).
-            pub fn extra_field(mut self, wire_key: impl Into<::std::string::String>, value: ::payspec_client::runtime::serde_json::Value) -> Self {
+            pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
                 self.extra.insert(wire_key, value);
                 self
             }
         }
-        impl ::std::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        impl fmt::Debug for #ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(#label) #(#debug_fields)* .field("extra", &self.extra).finish()
             }
         }
-        impl ::payspec_client::runtime::Operation for #ty {
+        impl rt::Operation for #ty {
             type Data = #data;
-            const ROUTE: &'static ::payspec_client::runtime::Route = &super::routes::#route;
-            fn write(&self, w: &mut ::payspec_client::runtime::RequestWriter) -> ::std::result::Result<(), ::payspec_client::runtime::Error> {
+            const ROUTE: &'static rt::Route = &super::routes::#route;
+            fn write(&self, w: &mut rt::RequestWriter) -> Result<(), rt::Error> {
                 #(#writes)*
                 w.extra(&self.extra)
             }
@@ -569,9 +588,13 @@ fn write_call(param: &Param) -> TokenStream {
     let ident = field_ident(&param.name);
     let text_like =
         matches!(param.ty, Type::String | Type::DateTime | Type::Identifier(_)) && param.values.is_empty();
+    let secret = is_secret_text(param);
     // How one present value is turned into what the runtime call takes.
     let value = |v: TokenStream| -> TokenStream {
         match param.location {
+            ParamLocation::Path | ParamLocation::Header | ParamLocation::Query if secret => {
+                quote! { #v.expose() }
+            }
             ParamLocation::Path | ParamLocation::Header if text_like => quote! { #v.as_str() },
             ParamLocation::Path | ParamLocation::Header => quote! { &#v.to_string() },
             ParamLocation::Query if param.ty == Type::StringList => quote! { &#v.join(",") },
@@ -597,6 +620,9 @@ fn write_call(param: &Param) -> TokenStream {
         ParamLocation::Query if param.ty == Type::StringList => {
             quote! { w.query_opt(#wire, self.#ident.as_ref().map(|v| v.join(",")).as_ref()); }
         }
+        ParamLocation::Query if secret => {
+            quote! { w.query_opt(#wire, self.#ident.as_ref().map(|v| v.expose())); }
+        }
         ParamLocation::Query => quote! { w.query_opt(#wire, self.#ident.as_ref()); },
         ParamLocation::Body if param.as_string && param.ty == Type::Decimal => {
             quote! { w.body_opt(#wire, self.#ident.as_ref().map(|v| v.as_wire_string()).as_ref())?; }
@@ -607,7 +633,7 @@ fn write_call(param: &Param) -> TokenStream {
         ParamLocation::Body => quote! { w.body_opt(#wire, self.#ident.as_ref())?; },
         ParamLocation::Header => {
             let v = value(quote! { v });
-            quote! { if let ::std::option::Option::Some(v) = &self.#ident { w.header(#wire, #v)?; } }
+            quote! { if let Some(v) = &self.#ident { w.header(#wire, #v)?; } }
         }
         // Validation makes every path parameter required.
         ParamLocation::Path => TokenStream::new(),
@@ -636,12 +662,12 @@ fn client_items(spec: &Spec) -> TokenStream {
         quote! {
             #doc
             #[derive(Clone, Copy, Debug)]
-            pub struct #ty<'a> { pub(crate) runtime: &'a ::payspec_client::runtime::Client }
+            pub struct #ty<'a> { pub(crate) runtime: &'a rt::Client }
             impl<'a> #ty<'a> { #(#methods)* }
         }
     });
     let environments = spec.environments.iter().map(|env| {
-        let name = field_ident(&env.name.to_snake_case());
+        let name = format_ident!("{}", env.name.to_shouty_snake_case());
         let url = &env.url;
         let doc = format!(" `{url}`");
         quote! { #[doc = #doc] pub const #name: &str = #url; }
@@ -653,29 +679,39 @@ fn client_items(spec: &Spec) -> TokenStream {
             #(#environments)*
         }
 
+        pub use client::Client;
+
+        /// The client type.
+        pub mod client {
+        use ::payspec_client::runtime as rt;
+        use super::groups;
+        use super::routes;
+
         #[doc = #title]
         ///
         /// Build it with [`Client::builder`]; every call goes through the hand-written runtime,
         /// which obtains and refreshes tokens, retries only when it is safe, and decodes answers.
         #[derive(Clone, Debug)]
-        pub struct Client { runtime: ::payspec_client::runtime::Client }
+        pub struct Client { runtime: rt::Client }
 
         impl Client {
             /// A builder that already knows the spec's token routes.
-            pub fn builder() -> ::payspec_client::runtime::ClientBuilder {
-                ::payspec_client::runtime::ClientBuilder::new(routes::TOKEN)
+            pub fn builder() -> rt::ClientBuilder {
+                rt::ClientBuilder::new(routes::TOKEN)
             }
             /// The runtime client: `send_with` for a per-call retry strategy, `pages`, `revoke`.
-            pub fn runtime(&self) -> &::payspec_client::runtime::Client { &self.runtime }
+            pub fn runtime(&self) -> &rt::Client { &self.runtime }
             #(#accessors)*
         }
 
-        impl ::std::convert::From<::payspec_client::runtime::Client> for Client {
-            fn from(runtime: ::payspec_client::runtime::Client) -> Self { Client { runtime } }
+        impl From<rt::Client> for Client {
+            fn from(runtime: rt::Client) -> Self { Client { runtime } }
+        }
         }
 
         /// One handle per resource group, each with one method per operation.
         pub mod groups {
+            use ::payspec_client::runtime as rt;
             use super::requests;
             #(#handles)*
         }
@@ -707,11 +743,12 @@ fn client_methods(op: &Operation) -> TokenStream {
     let doc = doc_lines(&doc);
     let pages = op.pagination.map(|_| {
         let pages = format_ident!("{}_pages", op.name);
-        let doc = doc_lines(&[format!("Every page of [`{}`](Self::{}), one item per page.", op.name, op.name)]);
+        let doc =
+            doc_lines(&[format!("Every page of [`{}`](Self::{}), one item per page.", op.name, op.name)]);
         quote! {
             #doc
-            pub fn #pages(&self, request: requests::#ty) -> impl ::payspec_client::runtime::futures::Stream<
-                Item = ::std::result::Result<<requests::#ty as ::payspec_client::runtime::Operation>::Data, ::payspec_client::runtime::Error>,
+            pub fn #pages(&self, request: requests::#ty) -> impl rt::futures::Stream<
+                Item = Result<<requests::#ty as rt::Operation>::Data, rt::Error>,
             > + 'a {
                 self.runtime.pages(request)
             }
@@ -722,9 +759,9 @@ fn client_methods(op: &Operation) -> TokenStream {
         pub async fn #method(
             &self,
             request: requests::#ty,
-        ) -> ::std::result::Result<
-            ::payspec_client::runtime::Outcome<<requests::#ty as ::payspec_client::runtime::Operation>::Data>,
-            ::payspec_client::runtime::Error,
+        ) -> Result<
+            rt::Outcome<<requests::#ty as rt::Operation>::Data>,
+            rt::Error,
         > {
             self.runtime.send(&request).await
         }

@@ -85,16 +85,16 @@ fn input_text(input: TokenStream) -> String {
 /// The operation that `query` names, or a message naming the closest route.
 pub fn find_route(spec: &Spec, query: &str) -> Result<String, String> {
     let query = query.trim();
-    if let Some((method, path)) = query.split_once(' ') {
-        if let Some(method) = Method::parse(method) {
-            let shape = crate::model::PathTemplate::parse(path.trim()).map(|t| t.shape()).ok();
-            if let Some(route) = spec.routes().find(|r| r.method == method && Some(r.path.shape()) == shape) {
-                return Ok(route.operation.name.clone());
-            }
-            let wanted = format!("{method} {}", path.trim());
-            let candidates: Vec<String> = spec.routes().map(|r| format!("{} {}", r.method, r.path)).collect();
-            return Err(not_found(&wanted, &candidates, spec));
+    if let Some((method, path)) = query.split_once(' ')
+        && let Some(method) = Method::parse(method)
+    {
+        let shape = crate::model::PathTemplate::parse(path.trim()).map(|t| t.shape()).ok();
+        if let Some(route) = spec.routes().find(|r| r.method == method && Some(r.path.shape()) == shape) {
+            return Ok(route.operation.name.clone());
         }
+        let wanted = format!("{method} {}", path.trim());
+        let candidates: Vec<String> = spec.routes().map(|r| format!("{} {}", r.method, r.path)).collect();
+        return Err(not_found(&wanted, &candidates, spec));
     }
     if spec.operation(query).is_some() {
         return Ok(query.to_owned());

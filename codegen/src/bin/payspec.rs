@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use payspec_codegen::{Spec, audit, load, load_builtin, report};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,58 +58,66 @@ fn main() -> ExitCode {
 }
 
 fn run(command: &Command, spec: &Spec) -> ExitCode {
+    match write_output(command, spec) {
+        Ok(code) => code,
+        // A reader that stops early (`payspec routes --json | head`) is not an error.
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("payspec: cannot write the output: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_output(command: &Command, spec: &Spec) -> io::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
     match command {
-        Command::Check => println!("{}", report::summary(spec)),
-        Command::Generate { out } => return generate(spec, out.as_ref()),
-        Command::Routes { json: true } => {
-            for op in &spec.operations {
-                println!("{}", report::operation_json(op));
+        Command::Check => writeln!(out, "{}", report::summary(spec))?,
+        Command::Generate { out: file } => {
+            let source = match payspec_codegen::generate_source(spec) {
+                Ok(source) => source,
+                Err(error) => {
+                    eprintln!("payspec: {error}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            };
+            match file {
+                None => out.write_all(source.as_bytes())?,
+                Some(path) => {
+                    if let Err(error) = std::fs::write(path, &source) {
+                        eprintln!("payspec: cannot write {}: {error}", path.display());
+                        return Ok(ExitCode::FAILURE);
+                    }
+                    eprintln!("payspec: wrote {} ({} operations)", path.display(), spec.operations.len());
+                }
             }
         }
-        Command::Routes { json: false } => print!("{}", report::routes_table(spec)),
+        Command::Routes { json: true } => {
+            for op in &spec.operations {
+                writeln!(out, "{}", report::operation_json(op))?;
+            }
+        }
+        Command::Routes { json: false } => out.write_all(report::routes_table(spec).as_bytes())?,
         Command::Audit { json } => {
             let findings = audit::audit(spec);
             if *json {
                 for finding in &findings {
-                    match serde_json::to_string(finding) {
-                        Ok(line) => println!("{line}"),
-                        Err(error) => {
-                            eprintln!("payspec: cannot write a finding as JSON: {error}");
-                            return ExitCode::FAILURE;
-                        }
-                    }
+                    serde_json::to_writer(&mut out, finding)?;
+                    out.write_all(b"\n")?;
                 }
             } else {
-                print!("{}", report::audit_text(&findings));
+                out.write_all(report::audit_text(&findings).as_bytes())?;
             }
+            out.flush()?;
             if audit::has_undeclared_identical_route(&findings) {
                 eprintln!(
                     "payspec: an identical route is not declared; declare it with `same_route_as` on the alias"
                 );
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         }
     }
-    ExitCode::SUCCESS
-}
-
-fn generate(spec: &Spec, out: Option<&PathBuf>) -> ExitCode {
-    let source = match payspec_codegen::generate_source(spec) {
-        Ok(source) => source,
-        Err(error) => {
-            eprintln!("payspec: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match out {
-        None => print!("{source}"),
-        Some(path) => {
-            if let Err(error) = std::fs::write(path, &source) {
-                eprintln!("payspec: cannot write {}: {error}", path.display());
-                return ExitCode::FAILURE;
-            }
-            eprintln!("payspec: wrote {} ({} operations)", path.display(), spec.operations.len());
-        }
-    }
-    ExitCode::SUCCESS
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -126,10 +126,12 @@ pub fn load_str(file: &str, text: &str) -> Result<Spec, Diagnostics> {
 fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawFile> {
     let spec: raw::RawSpec = sink.deserialize(value, "")?;
     let mut operations = Vec::with_capacity(spec.operations.0.len());
+    let mut unreadable = Vec::new();
     for (name, value) in spec.operations.0 {
         let path = format!("operations.{name}");
-        if let Some(op) = sink.deserialize::<raw::RawOperation>(value, &path) {
-            operations.push((name, op));
+        match sink.deserialize::<raw::RawOperation>(value, &path) {
+            Some(op) => operations.push((name, op)),
+            None => unreadable.push(name),
         }
     }
     Some(validate::RawFile {
@@ -139,6 +141,7 @@ fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawF
         groups: spec.groups,
         shapes: spec.shapes,
         operations,
+        unreadable,
     })
 }
 
@@ -173,24 +176,30 @@ impl Sink<'_> {
     }
 
     fn yaml_syntax(&mut self, error: &serde_yaml::Error) {
-        let location = error
-            .location()
-            .map(|l| Location { line: l.line(), column: l.column() })
-            .unwrap_or(Location::START);
-        let message = error.to_string();
-        let message = match message.find(" at line ") {
-            Some(cut) => message[..cut].to_owned(),
-            None => message,
-        };
+        let text = error.to_string();
+        // For an unterminated scalar libyaml says where it began ("while scanning a quoted
+        // scalar at line 26 column 14"): that is where the writer must look, not the end of
+        // the file. For other errors the point of failure is the better place.
+        let mut location = error.location().map(|l| Location { line: l.line(), column: l.column() });
+        if let Some(start) = text.find("while scanning").and_then(|i| first_line_column(&text[i..])) {
+            location = Some(start);
+        }
+        let message = strip_positions(&text);
+        let mut path = String::new();
         let hint = if message.contains("duplicate entry") {
+            let key = message.split('"').nth(1).unwrap_or_default();
+            if let Some((repeated, at)) = self.spans.repeated_key(key) {
+                path = repeated.to_owned();
+                location = Some(at);
+            }
             "each key appears once in a mapping; rename or merge the two entries (operation names must be unique)"
         } else {
             "the spec is block-style YAML indented with spaces; check the indentation and quoting near this place"
         };
         self.found.push(Diagnostic {
             file: self.file.to_owned(),
-            location,
-            path: String::new(),
+            location: location.unwrap_or(Location::START),
+            path,
             message: format!("invalid YAML: {message}"),
             hint: hint.into(),
         });
@@ -216,6 +225,33 @@ impl Sink<'_> {
     }
 }
 
+/// The first `line N column M` in `text`.
+fn first_line_column(text: &str) -> Option<Location> {
+    let rest = &text[text.find("line ")? + 5..];
+    let (line, rest) = rest.split_once(' ')?;
+    let column = rest.strip_prefix("column ")?;
+    let column: String = column.chars().take_while(char::is_ascii_digit).collect();
+    Some(Location { line: line.parse().ok()?, column: column.parse().ok()? })
+}
+
+/// `text` without its ` at line N column M` parts (the location is printed in front).
+fn strip_positions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" at line ") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + " at line ".len()..];
+        let digits = |t: &str| t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let after_line = &tail[digits(tail)..];
+        rest = match after_line.strip_prefix(" column ") {
+            Some(column) => &column[digits(column)..],
+            None => after_line,
+        };
+    }
+    out.push_str(rest);
+    out.trim_end().to_owned()
+}
+
 fn join_path(base: &str, inner: &str) -> String {
     match (base.is_empty(), inner.is_empty()) {
         (true, _) => inner.to_owned(),
@@ -232,7 +268,10 @@ fn explain_serde_error(message: &str, path: &mut String) -> (String, String) {
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let key = quoted.first().copied().unwrap_or_default();
         let expected: Vec<&str> = quoted.iter().skip(1).copied().collect();
-        *path = join_path(path, key);
+        // serde_path_to_error already ends the path with the key; append it only if not.
+        if path.rsplit('.').next() != Some(key) {
+            *path = join_path(path, key);
+        }
         let hint = match closest(key, &expected) {
             Some(best) => {
                 format!("did you mean `{best}`? the keys allowed here are: {}", expected.join(", "))

@@ -24,6 +24,8 @@ impl Location {
 #[derive(Debug, Default)]
 pub struct SpanIndex {
     spans: HashMap<String, Location>,
+    /// Keys met a second time in the same mapping, with the later location.
+    repeated: Vec<(String, Location)>,
 }
 
 #[derive(Debug)]
@@ -41,6 +43,7 @@ impl SpanIndex {
     /// scalars (`|`, `>`) are skipped so their lines are never taken for keys.
     pub fn build(text: &str) -> SpanIndex {
         let mut spans = HashMap::new();
+        let mut repeated = Vec::new();
         let mut stack: Vec<Frame> =
             vec![Frame { indent: 0, path: String::new(), opens_block: true, next_item: 0 }];
         // Root is a virtual frame below every real indent.
@@ -92,7 +95,10 @@ impl SpanIndex {
             } else {
                 format!("{}.{}", stack[parent].path, key)
             };
-            spans.insert(path.clone(), Location { line, column: column + 1 });
+            let here = Location { line, column: column + 1 };
+            if spans.insert(path.clone(), here).is_some() {
+                repeated.push((path.clone(), here));
+            }
             let value = value.trim();
             let value = strip_comment(value);
             if value.starts_with('|') || value.starts_with('>') {
@@ -100,7 +106,16 @@ impl SpanIndex {
             }
             stack.push(Frame { indent: column, path, opens_block: value.is_empty(), next_item: 0 });
         }
-        SpanIndex { spans }
+        SpanIndex { spans, repeated }
+    }
+
+    /// The first key written twice in one mapping whose last segment is `key`, with the
+    /// location of its second occurrence.
+    pub fn repeated_key(&self, key: &str) -> Option<(&str, Location)> {
+        self.repeated
+            .iter()
+            .find(|(path, _)| path.rsplit('.').next() == Some(key))
+            .map(|(path, location)| (path.as_str(), *location))
     }
 
     /// Pops frames that cannot hold something at `indent` and returns the parent's index.

@@ -17,6 +17,9 @@ pub(crate) struct RawFile {
     pub groups: Ordered<RawGroup>,
     pub shapes: Ordered<RawShape>,
     pub operations: Vec<(String, RawOperation)>,
+    /// Operations whose keys were read but whose bodies had errors (already reported):
+    /// other parts of the file may name them without a second, false error.
+    pub unreadable: Vec<String>,
 }
 
 /// Words a parameter may not be called: Rust cannot escape them, or the generated request
@@ -39,8 +42,8 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         operations.push(operation(name, op, &base, &groups, &shapes, &known_types, sink));
     }
     check_names(&operations, sink);
-    check_routes(&operations, sink);
-    let token_operations = token_operations(&raw.service, &operations, sink);
+    check_routes(&operations, &raw.unreadable, sink);
+    let token_operations = token_operations(&raw.service, &operations, &raw.unreadable, sink);
 
     Some(Spec {
         source: file.to_owned(),
@@ -96,12 +99,18 @@ fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {
     out
 }
 
-fn token_operations(service: &RawService, operations: &[Operation], sink: &mut Sink) -> TokenOperations {
+fn token_operations(
+    service: &RawService,
+    operations: &[Operation],
+    unreadable: &[String],
+    sink: &mut Sink,
+) -> TokenOperations {
     let raw = &service.token_operations;
     let names: Vec<&str> = operations.iter().map(|o| o.name.as_str()).collect();
     for (key, name) in [("issue", &raw.issue), ("refresh", &raw.refresh), ("revoke", &raw.revoke)] {
         let path = format!("service.token_operations.{key}");
         match operations.iter().find(|o| &o.name == name) {
+            None if unreadable.contains(name) => {}
             None => {
                 let hint = match closest(name, &names) {
                     Some(best) => format!("did you mean `{best}`?"),
@@ -357,14 +366,14 @@ fn operation(
         .map(|(i, listing)| {
             let at = format!("{base}.also_listed_as[{i}]");
             check_group(&listing.group, &format!("{at}.group"), groups, sink);
-            if let Some(other) = &listing.name {
-                if !is_snake_case(other) {
-                    sink.error(
-                        &format!("{at}.name"),
-                        format!("`{other}` is not a snake_case name"),
-                        format!("write `{}`", other.to_snake_case()),
-                    );
-                }
+            if let Some(other) = &listing.name
+                && !is_snake_case(other)
+            {
+                sink.error(
+                    &format!("{at}.name"),
+                    format!("`{other}` is not a snake_case name"),
+                    format!("write `{}`", other.to_snake_case()),
+                );
             }
             Listing { group: listing.group.clone(), name: listing.name.clone(), note: listing.note.clone() }
         })
@@ -388,15 +397,15 @@ fn operation(
     check_body_allowed(method, &aliases, raw.allows_body, &params, base, sink);
     check_idempotency(raw.idempotency.as_deref(), effect, &params, base, sink);
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
-    if let Some(response) = &raw.response {
-        if !shapes.iter().any(|s| &s.name == response) {
-            let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
-            let hint = match closest(response, &names) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => "declare it under `shapes`, or remove `response` to get the answer as JSON".into(),
-            };
-            sink.error(&format!("{base}.response"), format!("unknown shape `{response}`"), hint);
-        }
+    if let Some(response) = &raw.response
+        && !shapes.iter().any(|s| &s.name == response)
+    {
+        let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+        let hint = match closest(response, &names) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "declare it under `shapes`, or remove `response` to get the answer as JSON".into(),
+        };
+        sink.error(&format!("{base}.response"), format!("unknown shape `{response}`"), hint);
     }
 
     Operation {
@@ -694,14 +703,14 @@ fn check_names(operations: &[Operation], sink: &mut Sink) {
     let mut types: HashMap<String, &str> = HashMap::new();
     for op in operations {
         let ty = op.name.to_upper_camel_case();
-        if let Some(first) = types.insert(ty.clone(), &op.name) {
-            if first != op.name {
-                sink.error(
-                    &format!("operations.{}", op.name),
-                    format!("`{}` and `{first}` both become the Rust type `{ty}`", op.name),
-                    "rename one of them",
-                );
-            }
+        if let Some(first) = types.insert(ty.clone(), &op.name)
+            && first != op.name
+        {
+            sink.error(
+                &format!("operations.{}", op.name),
+                format!("`{}` and `{first}` both become the Rust type `{ty}`", op.name),
+                "rename one of them",
+            );
         }
     }
     let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
@@ -725,9 +734,10 @@ fn check_names(operations: &[Operation], sink: &mut Sink) {
 
 /// Two routes with the same method and path shape receive the same requests: that must be
 /// declared on an alias with `same_route_as`, or it is an error.
-fn check_routes(operations: &[Operation], sink: &mut Sink) {
+fn check_routes(operations: &[Operation], unreadable: &[String], sink: &mut Sink) {
     struct Seen<'a> {
         op: &'a Operation,
+        path: &'a PathTemplate,
         at: String,
         declares: Option<&'a str>,
     }
@@ -737,6 +747,7 @@ fn check_routes(operations: &[Operation], sink: &mut Sink) {
         let base = format!("operations.{}", op.name);
         seen.entry((op.method, op.path.shape())).or_default().push(Seen {
             op,
+            path: &op.path,
             at: format!("{base}.path"),
             declares: None,
         });
@@ -749,7 +760,7 @@ fn check_routes(operations: &[Operation], sink: &mut Sink) {
                         "an alias cannot share a route with its own operation",
                         "remove `same_route_as`",
                     );
-                } else if !names.contains(&target.as_str()) {
+                } else if !names.contains(&target.as_str()) && !unreadable.contains(target) {
                     let hint = match closest(target, &names) {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => "name the operation whose route this alias repeats".into(),
@@ -759,6 +770,7 @@ fn check_routes(operations: &[Operation], sink: &mut Sink) {
             }
             seen.entry((alias.method, alias.path.shape())).or_default().push(Seen {
                 op,
+                path: &alias.path,
                 at,
                 declares: alias.same_route_as.as_deref(),
             });
@@ -783,7 +795,10 @@ fn check_routes(operations: &[Operation], sink: &mut Sink) {
                 if !declared {
                     sink.error(
                         &later.at,
-                        format!("`{}` has the same route as `{}`: {} {}", later.op.name, earlier.op.name, key.0, key.1),
+                        format!(
+                            "`{}` has the same route as `{}`: {} {} and {} {}",
+                            later.op.name, earlier.op.name, key.0, later.path, key.0, earlier.path
+                        ),
                         format!(
                             "if both really share the route, declare it on the alias with `same_route_as: {}`; otherwise fix the method or path",
                             earlier.op.name

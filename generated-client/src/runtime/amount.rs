@@ -1,0 +1,264 @@
+//! Exact amounts of money: validated decimals that travel as JSON numbers with their exact
+//! text, never through a float.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+use serde::de::Error as _;
+use serde_json::value::RawValue;
+
+use super::error::Error;
+
+/// An amount of naira: an exact decimal, not negative, with at most two decimal places.
+///
+/// It is sent as a JSON number with its exact text (`10000.00` stays `10000.00`). Use
+/// [`Amount::as_wire_string`] for the few operations whose wire wants a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Amount(Decimal);
+
+/// Why a value is not a valid [`Amount`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AmountError {
+    /// The text is not a plain decimal number such as `10000` or `10000.50`.
+    #[error("the amount is not a plain decimal number (digits, optionally a point and up to two decimals)")]
+    NotANumber,
+    /// The amount is below zero.
+    #[error("the amount is negative")]
+    Negative,
+    /// The amount has more than two decimal places.
+    #[error("the amount has more than two decimal places")]
+    TooManyDecimals,
+    /// The amount has more digits than an exact decimal can hold.
+    #[error("the amount has too many digits")]
+    TooLarge,
+}
+
+impl From<AmountError> for Error {
+    fn from(e: AmountError) -> Self {
+        Error::invalid(e.to_string())
+    }
+}
+
+impl Amount {
+    /// Zero naira.
+    pub const ZERO: Amount = Amount(Decimal::ZERO);
+
+    /// The exact decimal value.
+    pub fn as_decimal(&self) -> Decimal {
+        self.0
+    }
+
+    /// This amount, sent as a JSON string (`"10000.00"`) instead of a number.
+    pub fn as_wire_string(&self) -> AmountText {
+        AmountText(*self)
+    }
+
+    fn from_checked_decimal(d: Decimal) -> Result<Self, AmountError> {
+        if d.is_zero() {
+            // Keeps the scale but drops a negative sign (`-0.00`).
+            return Ok(Amount(Decimal::new(0, d.scale())));
+        }
+        if d.is_sign_negative() {
+            return Err(AmountError::Negative);
+        }
+        if d.scale() <= 2 {
+            return Ok(Amount(d));
+        }
+        if d.normalize().scale() <= 2 {
+            // `1.500` is exactly `1.50`; send it with two decimals.
+            return Ok(Amount(d.round_dp(2)));
+        }
+        Err(AmountError::TooManyDecimals)
+    }
+}
+
+impl FromStr for Amount {
+    type Err = AmountError;
+
+    /// Accepts only plain decimals: `10000`, `10000.5`, `10000.50`. No sign, exponent,
+    /// separators or spaces.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(rest) = s.strip_prefix('-') {
+            return match rest.parse::<Amount>() {
+                Ok(a) if a.0.is_zero() => Ok(a),
+                Ok(_) | Err(AmountError::TooManyDecimals | AmountError::TooLarge) => {
+                    Err(AmountError::Negative)
+                }
+                Err(_) => Err(AmountError::NotANumber),
+            };
+        }
+        let (whole, fraction) = match s.split_once('.') {
+            Some((w, f)) => (w, Some(f)),
+            None => (s, None),
+        };
+        if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(AmountError::NotANumber);
+        }
+        if let Some(f) = fraction {
+            if f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(AmountError::NotANumber);
+            }
+            if f.len() > 2 {
+                return Err(AmountError::TooManyDecimals);
+            }
+        }
+        let d = Decimal::from_str_exact(s).map_err(|_| AmountError::TooLarge)?;
+        Amount::from_checked_decimal(d)
+    }
+}
+
+impl TryFrom<Decimal> for Amount {
+    type Error = AmountError;
+
+    fn try_from(d: Decimal) -> Result<Self, Self::Error> {
+        Amount::from_checked_decimal(d)
+    }
+}
+
+impl TryFrom<&str> for Amount {
+    type Error = AmountError;
+
+    fn try_from(s: &str) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<u32> for Amount {
+    /// Whole naira.
+    fn from(units: u32) -> Self {
+        Amount(Decimal::from(units))
+    }
+}
+
+impl From<Amount> for Decimal {
+    fn from(a: Amount) -> Self {
+        a.0
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl serde::Serialize for Amount {
+    /// A JSON number with the amount's exact text; the value never becomes a float.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw = RawValue::from_string(self.0.to_string()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+/// Reads an amount from a JSON number or string, from its exact text.
+fn amount_from_raw(raw: &RawValue) -> Result<Amount, AmountError> {
+    let text = raw.get().trim();
+    if text.starts_with('"') {
+        let inner: String = serde_json::from_str(text).map_err(|_| AmountError::NotANumber)?;
+        inner.trim().parse()
+    } else {
+        text.parse()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Amount {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        amount_from_raw(&raw).map_err(D::Error::custom)
+    }
+}
+
+/// An [`Amount`] that travels as a JSON string (`"10000.00"`), for the operations whose
+/// wire wants one. Reads from a number or a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AmountText(pub Amount);
+
+impl AmountText {
+    /// The amount inside.
+    pub fn amount(&self) -> Amount {
+        self.0
+    }
+}
+
+impl From<Amount> for AmountText {
+    fn from(a: Amount) -> Self {
+        AmountText(a)
+    }
+}
+
+impl fmt::Display for AmountText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl serde::Serialize for AmountText {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AmountText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Amount::deserialize(deserializer).map(AmountText)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plain_decimals() {
+        assert_eq!("10000.00".parse::<Amount>().map(|a| a.to_string()), Ok("10000.00".into()));
+        assert_eq!("0.5".parse::<Amount>().map(|a| a.to_string()), Ok("0.5".into()));
+        assert_eq!("7".parse::<Amount>().map(|a| a.to_string()), Ok("7".into()));
+    }
+
+    #[test]
+    fn refuses_bad_text() {
+        for bad in ["", ".", "1.", ".5", "1,000", "1_000", "1e3", " 1", "+1", "abc", "1.2.3", "NaN"] {
+            assert_eq!(bad.parse::<Amount>(), Err(AmountError::NotANumber), "{bad:?}");
+        }
+        assert_eq!("-1".parse::<Amount>(), Err(AmountError::Negative));
+        assert_eq!("-1.234".parse::<Amount>(), Err(AmountError::Negative));
+        assert_eq!("1.234".parse::<Amount>(), Err(AmountError::TooManyDecimals));
+        assert_eq!("99999999999999999999999999999999".parse::<Amount>(), Err(AmountError::TooLarge));
+    }
+
+    #[test]
+    fn negative_zero_is_zero() {
+        assert_eq!("-0.00".parse::<Amount>().map(|a| a.to_string()), Ok("0.00".into()));
+    }
+
+    #[test]
+    fn decimal_conversion_checks_scale_and_sign() {
+        assert_eq!(Amount::try_from(Decimal::new(-5, 0)), Err(AmountError::Negative));
+        assert_eq!(Amount::try_from(Decimal::new(1234, 3)), Err(AmountError::TooManyDecimals));
+        assert_eq!(Amount::try_from(Decimal::new(1500, 3)).map(|a| a.to_string()), Ok("1.50".into()));
+        assert_eq!(Amount::from(250u32).to_string(), "250");
+    }
+
+    #[test]
+    fn serializes_exact_number_text() {
+        let a: Amount = "10000.00".parse().unwrap_or(Amount::ZERO);
+        assert_eq!(serde_json::to_string(&a).ok(), Some("10000.00".into()));
+        let big: Amount = "123456789012345678.10".parse().unwrap_or(Amount::ZERO);
+        assert_eq!(serde_json::to_string(&big).ok(), Some("123456789012345678.10".into()));
+        assert_eq!(serde_json::to_string(&a.as_wire_string()).ok(), Some("\"10000.00\"".into()));
+    }
+
+    #[test]
+    fn deserializes_number_or_string_exactly() {
+        let from_number: Result<Amount, _> = serde_json::from_str("123456789012345678.10");
+        assert_eq!(from_number.map(|a| a.to_string()).ok(), Some("123456789012345678.10".into()));
+        let from_string: Result<Amount, _> = serde_json::from_str("\"42.50\"");
+        assert_eq!(from_string.map(|a| a.to_string()).ok(), Some("42.50".into()));
+        assert!(serde_json::from_str::<Amount>("-3").is_err());
+        assert!(serde_json::from_str::<Amount>("\"1.999\"").is_err());
+        let text: Result<AmountText, _> = serde_json::from_str("5");
+        assert_eq!(text.map(|a| a.to_string()).ok(), Some("5".into()));
+    }
+}

@@ -1,0 +1,257 @@
+//! The answer envelope (`{code, description, data}` or `{responseCode, responseMessage,
+//! data}`) and what a successful call returns.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::error::Error;
+use super::redact;
+
+/// The code of a successful answer.
+pub const SUCCESS_CODE: &str = "00";
+
+/// An answer: the service's code and description, and its `data`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope<T> {
+    /// `"00"` on success.
+    pub code: String,
+    /// The service's description of the outcome.
+    pub description: String,
+    /// The answer's payload, absent when the service sent `null` or nothing.
+    pub data: Option<T>,
+}
+
+impl<T> Envelope<T> {
+    /// Whether the code is `"00"`.
+    pub fn is_success(&self) -> bool {
+        self.code == SUCCESS_CODE
+    }
+}
+
+/// Both envelope spellings, as they appear on the wire.
+#[derive(Deserialize)]
+#[serde(bound = "T: Deserialize<'de>")]
+struct EnvelopeWire<T> {
+    #[serde(default)]
+    code: Option<CodeText>,
+    #[serde(default, rename = "responseCode")]
+    response_code: Option<CodeText>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, rename = "responseMessage")]
+    response_message: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    data: Option<T>,
+}
+
+impl<T> EnvelopeWire<T> {
+    fn into_parts(self) -> (Option<String>, Option<String>, Option<T>) {
+        let code = self.code.or(self.response_code).map(|c| c.0);
+        let description = self.description.or(self.response_message).or(self.message);
+        (code, description, self.data)
+    }
+}
+
+/// A code that may arrive as a string (`"00"`) or a number (`0`, kept as its text).
+struct CodeText(String);
+
+impl<'de> Deserialize<'de> for CodeText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        let text = raw.get();
+        if text.starts_with('"') {
+            serde_json::from_str::<String>(text).map(CodeText).map_err(serde::de::Error::custom)
+        } else {
+            Ok(CodeText(text.to_owned()))
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Envelope<T> {
+    /// Accepts `{code, description, data}` and `{responseCode, responseMessage, data}`.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = EnvelopeWire::<T>::deserialize(deserializer)?;
+        let (code, description, data) = wire.into_parts();
+        Ok(Envelope {
+            code: code.ok_or_else(|| serde::de::Error::missing_field("code"))?,
+            description: description.unwrap_or_default(),
+            data,
+        })
+    }
+}
+
+/// What a successful call returns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome<T> {
+    /// The service finished the operation.
+    Done(Envelope<T>),
+    /// The service accepted the operation and is still processing it (HTTP 201/202
+    /// "PROCESSING", e.g. a transfer in `PENDING_BILLING`). It must not be sent again
+    /// under a new reference; look its status up instead.
+    Pending(Envelope<serde_json::Value>),
+}
+
+impl<T> Outcome<T> {
+    /// Whether the operation is still being processed.
+    pub fn is_pending(&self) -> bool {
+        matches!(self, Outcome::Pending(_))
+    }
+
+    /// The finished answer's data, if the operation is done and the answer had data.
+    pub fn data(&self) -> Option<&T> {
+        match self {
+            Outcome::Done(e) => e.data.as_ref(),
+            Outcome::Pending(_) => None,
+        }
+    }
+
+    /// The finished answer's data, if the operation is done and the answer had data.
+    pub fn into_data(self) -> Option<T> {
+        match self {
+            Outcome::Done(e) => e.data,
+            Outcome::Pending(_) => None,
+        }
+    }
+
+    /// The finished answer, or the pending one as the error side.
+    pub fn into_result(self) -> Result<Envelope<T>, Envelope<serde_json::Value>> {
+        match self {
+            Outcome::Done(e) => Ok(e),
+            Outcome::Pending(p) => Err(p),
+        }
+    }
+
+    /// The service's code.
+    pub fn code(&self) -> &str {
+        match self {
+            Outcome::Done(e) => &e.code,
+            Outcome::Pending(p) => &p.code,
+        }
+    }
+
+    /// The service's description.
+    pub fn description(&self) -> &str {
+        match self {
+            Outcome::Done(e) => &e.description,
+            Outcome::Pending(p) => &p.description,
+        }
+    }
+}
+
+/// A successful answer whose data is still raw text, so it can be read both as the
+/// operation's type and for page continuation fields, exactly.
+#[derive(Debug)]
+pub(crate) struct RawAnswer {
+    pub(crate) status: u16,
+    pub(crate) code: String,
+    pub(crate) description: String,
+    pub(crate) data: Option<Box<RawValue>>,
+    pub(crate) pending: bool,
+}
+
+/// The code and description of any answer body, if it has them (for error statuses).
+pub(crate) fn peek_code(body: &[u8]) -> (Option<String>, Option<String>) {
+    match serde_json::from_slice::<EnvelopeWire<serde::de::IgnoredAny>>(body) {
+        Ok(wire) => {
+            let (code, description, _) = wire.into_parts();
+            (code, description)
+        }
+        Err(_) => (None, None),
+    }
+}
+
+/// A position-only description of a JSON error (its message could quote a value).
+pub(crate) fn json_reason(e: &serde_json::Error) -> String {
+    let kind = match e.classify() {
+        serde_json::error::Category::Io => "input error",
+        serde_json::error::Category::Syntax => "malformed JSON",
+        serde_json::error::Category::Data => "unexpected shape",
+        serde_json::error::Category::Eof => "unexpected end of JSON",
+    };
+    format!("{kind} at line {} column {}", e.line(), e.column())
+}
+
+/// Reads a 2xx answer: success, pending, or a failure code.
+pub(crate) fn read_success(status: u16, body: &[u8], known: &[&str]) -> Result<RawAnswer, Error> {
+    let wire: EnvelopeWire<Box<RawValue>> = serde_json::from_slice(body).map_err(|e| Error::Decode {
+        status,
+        reason: json_reason(&e),
+        excerpt: redact::excerpt(body, known),
+    })?;
+    let (code, description, data) = wire.into_parts();
+    let Some(code) = code else {
+        return Err(Error::Decode {
+            status,
+            reason: "the answer has no code".to_owned(),
+            excerpt: redact::excerpt(body, known),
+        });
+    };
+    let description = description.unwrap_or_default();
+    let data = data.filter(|d| d.get() != "null");
+    let markers = has_pending_markers(&code, &description, data.as_deref());
+    let pending = (status == 202 && (code == SUCCESS_CODE || markers)) || (status == 201 && markers);
+    if !pending && code != SUCCESS_CODE {
+        return Err(Error::Service { code, description: redact::redact_text(&description, known) });
+    }
+    Ok(RawAnswer { status, code, description, data, pending })
+}
+
+fn mentions_pending(text: &str) -> bool {
+    let upper = text.to_ascii_uppercase();
+    upper.contains("PROCESSING") || upper.contains("PENDING")
+}
+
+fn has_pending_markers(code: &str, description: &str, data: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct StatusField {
+        #[serde(default)]
+        status: Option<String>,
+    }
+    if mentions_pending(code) || mentions_pending(description) {
+        return true;
+    }
+    data.and_then(|d| serde_json::from_str::<StatusField>(d.get()).ok())
+        .and_then(|s| s.status)
+        .is_some_and(|s| mentions_pending(&s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_envelope_spellings() {
+        let a: Result<Envelope<serde_json::Value>, _> =
+            serde_json::from_str(r#"{"code":"00","description":"ok","data":{"x":1}}"#);
+        let b: Result<Envelope<serde_json::Value>, _> =
+            serde_json::from_str(r#"{"responseCode":"00","responseMessage":"ok","data":{"x":1}}"#);
+        assert_eq!(a.ok(), b.ok());
+        let none: Result<Envelope<serde_json::Value>, _> = serde_json::from_str(r#"{"data":1}"#);
+        assert!(none.is_err());
+    }
+
+    #[test]
+    fn classifies_success_pending_and_failure() {
+        let ok = read_success(200, br#"{"code":"00","description":"ok","data":{"a":1}}"#, &[]);
+        assert!(ok.is_ok_and(|a| !a.pending && a.data.is_some()));
+        let processing = read_success(
+            201,
+            br#"{"code":"201","description":"PROCESSING","data":{"status":"PENDING_BILLING"}}"#,
+            &[],
+        );
+        assert!(processing.is_ok_and(|a| a.pending));
+        let created = read_success(201, br#"{"code":"00","description":"created","data":{"id":"1"}}"#, &[]);
+        assert!(created.is_ok_and(|a| !a.pending));
+        let failed = read_success(200, br#"{"code":"02","description":"bad amount","data":null}"#, &[]);
+        assert!(matches!(failed, Err(Error::Service { ref code, .. }) if code == "02"));
+        let numeric = read_success(200, br#"{"code":0,"description":"x"}"#, &[]);
+        assert!(matches!(numeric, Err(Error::Service { ref code, .. }) if code == "0"));
+        let bad = read_success(200, br#"{"code":"00","data":{"access_token":"abcdefgh""#, &[]);
+        match bad {
+            Err(Error::Decode { excerpt, .. }) => assert!(!excerpt.contains("abcdefgh")),
+            other => panic!("expected a decode error, got {other:?}"),
+        }
+    }
+}

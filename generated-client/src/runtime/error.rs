@@ -1,0 +1,148 @@
+//! The one error type of the client. Every message is one sentence and holds no secret.
+
+use std::time::Duration;
+
+/// Why a call failed. Match on the variant to decide what to do; the `Display` text is
+/// meant for people and logs.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The connection failed (refused, DNS, TLS, reset). `may_have_reached_server` is
+    /// false only when the failure happened before the request was written.
+    #[error("could not exchange the request with the service ({}): {detail}", reach_text(*.may_have_reached_server))]
+    Transport {
+        /// Whether the server may have received (and acted on) the request.
+        may_have_reached_server: bool,
+        /// What went wrong at the connection level, without addresses or values.
+        detail: String,
+    },
+    /// No answer arrived within the per-attempt timeout; the server may have acted.
+    #[error("the service did not answer within {} ms", .after.as_millis())]
+    Timeout {
+        /// The timeout that ran out.
+        after: Duration,
+    },
+    /// The service answered with an HTTP error status.
+    #[error("the service answered HTTP {status}{}", code_text(.code.as_deref(), .description.as_deref()))]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The envelope's code, if the answer had one.
+        code: Option<String>,
+        /// The envelope's description, if the answer had one.
+        description: Option<String>,
+        /// The beginning of the answer body, secrets removed.
+        excerpt: String,
+    },
+    /// The service answered with a success status but a failure code (not `"00"`).
+    #[error("the service refused the request with code {code} ({description})")]
+    Service {
+        /// The envelope's code, e.g. `"02"` (validation).
+        code: String,
+        /// The envelope's description.
+        description: String,
+    },
+    /// The answer could not be read as the expected JSON.
+    #[error("the service's answer (HTTP {status}) could not be read: {reason}")]
+    Decode {
+        /// The HTTP status of the answer.
+        status: u16,
+        /// What did not fit, by position (never the offending value).
+        reason: String,
+        /// The beginning of the answer body, secrets removed.
+        excerpt: String,
+    },
+    /// The service limits the request rate and this call ran out of attempts.
+    #[error("the service is rate limiting requests{}", retry_text(*.retry_after))]
+    RateLimited {
+        /// `X-Rate-Limit-Limit`: requests allowed per window.
+        limit: Option<u64>,
+        /// `X-Rate-Limit-Remaining`: requests left in the window.
+        remaining: Option<u64>,
+        /// `X-Rate-Limit-Window`: the window, as the service wrote it.
+        window: Option<String>,
+        /// `Retry-After`: how long the service asked to wait.
+        retry_after: Option<Duration>,
+    },
+    /// The request was refused before anything was sent.
+    #[error("the request was not sent because {reason}")]
+    InvalidRequest {
+        /// What is wrong with the request.
+        reason: String,
+    },
+    /// An access token could not be obtained.
+    #[error("could not obtain an access token: {cause}")]
+    Auth {
+        /// Why the token issue (or refresh) failed.
+        cause: Box<Error>,
+    },
+    /// A listing could not be followed to its end.
+    #[error("the listing could not be followed: {reason}")]
+    Pagination {
+        /// What went wrong while following pages.
+        reason: String,
+    },
+    /// The client was configured wrongly.
+    #[error("the client is misconfigured: {reason}")]
+    Config {
+        /// What is wrong with the configuration.
+        reason: String,
+    },
+}
+
+fn reach_text(may_have_reached: bool) -> &'static str {
+    if may_have_reached { "the request may have reached it" } else { "the request was not sent" }
+}
+
+fn code_text(code: Option<&str>, description: Option<&str>) -> String {
+    match (code, description) {
+        (Some(c), Some(d)) => format!(" with code {c} ({d})"),
+        (Some(c), None) => format!(" with code {c}"),
+        (None, Some(d)) => format!(" ({d})"),
+        (None, None) => String::new(),
+    }
+}
+
+fn retry_text(retry_after: Option<Duration>) -> String {
+    match retry_after {
+        Some(d) => format!(" and asked to wait {} s", d.as_secs()),
+        None => String::new(),
+    }
+}
+
+impl Error {
+    /// A request refused before sending.
+    pub(crate) fn invalid(reason: impl Into<String>) -> Self {
+        Error::InvalidRequest { reason: reason.into() }
+    }
+
+    /// The HTTP status of the answer behind this error, if there was one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Status { status, .. } | Error::Decode { status, .. } => Some(*status),
+            Error::RateLimited { .. } => Some(429),
+            Error::Auth { cause } => cause.status(),
+            _ => None,
+        }
+    }
+
+    /// The envelope code behind this error (`"02"`, `"05"`, ...), if the service sent one.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Status { code, .. } => code.as_deref(),
+            Error::Service { code, .. } => Some(code),
+            Error::Auth { cause } => cause.code(),
+            _ => None,
+        }
+    }
+
+    /// Whether the server may have received and acted on the request. False only for
+    /// failures known to have happened before the request was sent.
+    pub fn may_have_reached_server(&self) -> bool {
+        match self {
+            Error::Transport { may_have_reached_server, .. } => *may_have_reached_server,
+            Error::InvalidRequest { .. } | Error::Config { .. } | Error::Auth { .. } => false,
+            _ => true,
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The hand-written runtime that generated operations call: sending, tokens, errors,
+//! retries, pages, request safety and webhooks. Generated code carries data (routes,
+//! fields, wire keys); everything that decides lives here.
+
+#![warn(missing_docs)]
+
+mod amount;
+mod client;
+mod envelope;
+mod error;
+mod pages;
+mod redact;
+mod retry;
+mod route;
+mod secret;
+mod support;
+mod timestamp;
+mod token;
+pub mod webhook;
+mod writer;
+
+pub use amount::{Amount, AmountError, AmountText};
+pub use client::{Client, ClientBuilder, Environment};
+pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
+pub use error::Error;
+pub use retry::{CallOptions, RetryPolicy};
+pub use route::{
+    Alias, Auth, AuthRoutes, Effect, Method, Operation, PageStyle, Paginated, ReservedSegment, Route,
+};
+pub use secret::{Credentials, Secret};
+pub use support::{Redacted, fmt_wire};
+pub use writer::{ExtraFields, RequestWriter};
+
+// The crates generated code names through the runtime, so a crate that expands
+// `payspec_macros::generate!` needs no dependency of its own on them.
+pub use futures;
+pub use serde;
+pub use serde_json;

@@ -1,0 +1,235 @@
+//! When a failed attempt may be sent again, and how long to wait first.
+
+use std::hash::{BuildHasher, Hasher};
+use std::time::Duration;
+
+use super::error::Error;
+use super::route::Effect;
+
+/// How a call is retried. Whatever the policy, a request is only ever sent again when
+/// that is safe for its [`Effect`]: reads on connect errors, timeouts, 429, 502, 503, 504;
+/// writes only when the request never reached the server; money-moving calls only when,
+/// in addition, the caller set their idempotency reference (the retry resends the
+/// identical body).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+    max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// Three attempts, exponential backoff from 250 ms with jitter, at most 5 s between
+    /// attempts, and a `Retry-After` honoured up to 30 s.
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(250),
+            max_delay: Duration::from_secs(5),
+            max_retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Never retries: one attempt.
+    pub fn never() -> Self {
+        RetryPolicy { max_attempts: 1, ..RetryPolicy::default() }
+    }
+
+    /// Exponential backoff with jitter: at most `max_attempts` attempts (at least one), the
+    /// n-th wait about `base_delay * 2^(n-1)`, never more than `max_delay`.
+    pub fn exponential(max_attempts: u32, base_delay: Duration, max_delay: Duration) -> Self {
+        RetryPolicy { max_attempts: max_attempts.max(1), base_delay, max_delay, ..RetryPolicy::default() }
+    }
+
+    /// The longest `Retry-After` the client waits for; when the service asks for longer,
+    /// the call fails at once with [`Error::RateLimited`] carrying the requested wait.
+    pub fn max_retry_after(mut self, cap: Duration) -> Self {
+        self.max_retry_after = cap;
+        self
+    }
+
+    /// The most attempts a call makes, the first included.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The backoff before attempt `attempt + 1`, jittered to between half and all of it.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        let full = self.base_delay.saturating_mul(factor).min(self.max_delay);
+        let half = full / 2;
+        let spread = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+        let jitter = if spread == 0 { 0 } else { random_u64() % spread };
+        half + Duration::from_nanos(jitter)
+    }
+
+    /// How long to wait before sending again, or `None` when the failure must be returned.
+    /// `attempt` is the number of the attempt that failed (from 1).
+    pub(crate) fn next_delay(
+        &self,
+        effect: Effect,
+        has_idempotency_key: bool,
+        error: &Error,
+        retry_after: Option<Duration>,
+        attempt: u32,
+    ) -> Option<Duration> {
+        if attempt >= self.max_attempts || !is_safe_to_resend(effect, has_idempotency_key, error) {
+            return None;
+        }
+        match retry_after {
+            Some(wait) if wait > self.max_retry_after => None,
+            Some(wait) => Some(wait),
+            None => Some(self.backoff(attempt)),
+        }
+    }
+}
+
+/// Whether sending the same request again cannot apply it twice.
+fn is_safe_to_resend(effect: Effect, has_idempotency_key: bool, error: &Error) -> bool {
+    if never_reached_server(error) {
+        return match effect {
+            Effect::Read | Effect::Write => true,
+            Effect::Money => has_idempotency_key,
+        };
+    }
+    effect == Effect::Read && is_transient(error)
+}
+
+/// The failure happened before the request was written: nothing can have been applied.
+fn never_reached_server(error: &Error) -> bool {
+    match error {
+        Error::Transport { may_have_reached_server: false, .. } => true,
+        // The token could not be had, so the request itself was never sent.
+        Error::Auth { cause } => is_transient(cause),
+        _ => false,
+    }
+}
+
+/// A failure that may go away by itself.
+fn is_transient(error: &Error) -> bool {
+    match error {
+        Error::Transport { .. } | Error::Timeout { .. } | Error::RateLimited { .. } => true,
+        Error::Status { status, .. } => matches!(status, 502..=504),
+        _ => false,
+    }
+}
+
+/// A random number for jitter, from the standard library's randomly keyed hasher.
+fn random_u64() -> u64 {
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos().into()),
+    );
+    hasher.finish()
+}
+
+/// Per-call settings that override the client's.
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    pub(crate) retry: Option<RetryPolicy>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl CallOptions {
+    /// The client's settings, unchanged.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses this retry policy for the call.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Uses this per-attempt timeout for the call.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transport(reached: bool) -> Error {
+        Error::Transport { may_have_reached_server: reached, detail: "x".into() }
+    }
+
+    fn status(code: u16) -> Error {
+        Error::Status { status: code, code: None, description: None, excerpt: String::new() }
+    }
+
+    #[test]
+    fn reads_retry_on_transient_failures_only() {
+        let p = RetryPolicy::default();
+        for e in [
+            transport(true),
+            transport(false),
+            status(502),
+            status(503),
+            status(504),
+            Error::Timeout { after: Duration::from_secs(1) },
+        ] {
+            assert!(p.next_delay(Effect::Read, false, &e, None, 1).is_some(), "{e:?}");
+        }
+        for e in [
+            status(500),
+            status(400),
+            status(404),
+            Error::Service { code: "02".into(), description: String::new() },
+        ] {
+            assert!(p.next_delay(Effect::Read, false, &e, None, 1).is_none(), "{e:?}");
+        }
+        assert!(p.next_delay(Effect::Read, false, &transport(false), None, 3).is_none());
+    }
+
+    #[test]
+    fn writes_and_money_retry_only_when_never_sent() {
+        let p = RetryPolicy::default();
+        for effect in [Effect::Write, Effect::Money] {
+            for e in [
+                transport(true),
+                status(500),
+                status(502),
+                status(503),
+                Error::Timeout { after: Duration::from_secs(1) },
+            ] {
+                assert!(p.next_delay(effect, true, &e, None, 1).is_none(), "{effect:?} {e:?}");
+            }
+            assert!(p.next_delay(effect, true, &transport(false), None, 1).is_some());
+        }
+        assert!(p.next_delay(Effect::Write, false, &transport(false), None, 1).is_some());
+        assert!(p.next_delay(Effect::Money, false, &transport(false), None, 1).is_none());
+    }
+
+    #[test]
+    fn retry_after_is_honoured_up_to_the_cap() {
+        let p = RetryPolicy::default().max_retry_after(Duration::from_secs(2));
+        let limited = Error::RateLimited { limit: None, remaining: None, window: None, retry_after: None };
+        assert_eq!(
+            p.next_delay(Effect::Read, false, &limited, Some(Duration::from_secs(1)), 1),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(p.next_delay(Effect::Read, false, &limited, Some(Duration::from_secs(3)), 1), None);
+        assert_eq!(RetryPolicy::never().next_delay(Effect::Read, false, &limited, None, 1), None);
+    }
+
+    #[test]
+    fn backoff_grows_and_stays_bounded() {
+        let p = RetryPolicy::exponential(10, Duration::from_millis(100), Duration::from_millis(1000));
+        for attempt in 1..10 {
+            let full = Duration::from_millis(100)
+                .saturating_mul(1 << (attempt - 1))
+                .min(Duration::from_millis(1000));
+            let d = p.backoff(attempt);
+            assert!(d >= full / 2 && d <= full, "attempt {attempt}: {d:?}");
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Values that must never be shown: client secret, tokens.
+
+use std::fmt;
+
+/// A secret string (client secret, access or refresh token). `Debug` shows `"***"`; there
+/// is no `Display`. Read it with [`Secret::expose`] only where it must travel.
+#[derive(Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    /// The secret value itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"***\"")
+    }
+}
+
+impl serde::Serialize for Secret {
+    /// Writes the secret value itself: serialization is how a secret parameter (a card
+    /// PIN, an OTP) reaches a request body. `Debug` is what keeps it out of logs.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl From<String> for Secret {
+    fn from(value: String) -> Self {
+        Secret(value)
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(value: &str) -> Self {
+        Secret(value.to_owned())
+    }
+}
+
+/// The merchant's API credentials. `Debug` hides the client secret.
+#[derive(Clone)]
+pub struct Credentials {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret.
+    pub client_secret: Secret,
+    /// The parent account id, sent in the `accountId` header.
+    pub account_id: String,
+}
+
+impl Credentials {
+    /// Credentials from their three parts.
+    pub fn new(
+        client_id: impl Into<String>,
+        client_secret: impl Into<Secret>,
+        account_id: impl Into<String>,
+    ) -> Self {
+        Credentials {
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+            account_id: account_id.into(),
+        }
+    }
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret)
+            .field("account_id", &self.account_id)
+            .finish()
+    }
+}

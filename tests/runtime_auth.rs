@@ -1,0 +1,321 @@
+//! Access tokens over a real loopback socket: lazy issue, headers per route, single-flight
+//! refresh before expiry, fallback to issue, renewal after a 401, revoke, and secrets
+//! kept out of `Debug` and errors.
+
+#[path = "runtime_support.rs"]
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use payspec_client::{Error, Outcome, Secret};
+use payspec_tests::mock::{MockServer, Reply};
+use serde_json::json;
+use support::*;
+
+async fn start(
+    handler: impl Fn(&payspec_tests::mock::Recorded, usize) -> Reply + Send + Sync + 'static,
+) -> MockServer {
+    match MockServer::start(handler).await {
+        Ok(s) => s,
+        Err(e) => panic!("mock server did not start: {e}"),
+    }
+}
+
+fn balance_ok() -> Reply {
+    Reply::ok(json!({"balance": 100.25, "currency": "NGN"}))
+}
+
+#[tokio::test]
+async fn issues_a_token_lazily_and_sends_bearer_and_account_headers() {
+    let server =
+        start(|req, _| if req.is("POST", ISSUE_PATH) { grant("tok-1", "ref-1", 3600) } else { balance_ok() })
+            .await;
+    let client = client(&server);
+    assert!(server.requests().is_empty(), "no token before the first call");
+
+    let outcome = client.send(&FetchBalance::new("sub-1")).await;
+    assert!(
+        matches!(outcome, Ok(Outcome::Done(ref e)) if e.data == Some(json!({"balance": 100.25, "currency": "NGN"}))),
+        "{outcome:?}"
+    );
+    let charge = client.send(&ChargeCard { order_reference: "ord-1".into() }).await;
+    assert!(charge.is_ok(), "{charge:?}");
+
+    let issues = server.requests_to("POST", ISSUE_PATH);
+    assert_eq!(issues.len(), 1, "one token for both calls");
+    let issue = &issues[0];
+    assert_eq!(issue.header("accountId"), Some(ACCOUNT_ID));
+    assert_eq!(issue.header("authorization"), None);
+    assert_eq!(issue.header("content-type"), Some("application/json"));
+    assert_eq!(
+        issue.json(),
+        Some(
+            json!({"grant_type": "client_credentials", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET})
+        )
+    );
+
+    let balance = &server.requests_to("GET", "/v1/accounts/sub-1/balance")[0];
+    assert_eq!(balance.header("authorization"), Some("Bearer tok-1"));
+    assert_eq!(balance.header("accountid"), Some(ACCOUNT_ID));
+    assert!(balance.body.is_empty(), "a GET carries no body");
+
+    let card = &server.requests_to("POST", "/v1/checkout/checkout-card-detail")[0];
+    assert_eq!(card.header("authorization"), Some("Bearer tok-1"));
+    assert_eq!(card.header("accountid"), None, "bearer-only route sends no accountId");
+}
+
+#[tokio::test]
+async fn fifty_concurrent_calls_during_expiry_cause_exactly_one_refresh() {
+    let server = start(|req, _| {
+        if req.is("POST", ISSUE_PATH) {
+            // Inside the 5-minute refresh margin: the next call must refresh.
+            grant("tok-1", "ref-1", 60)
+        } else if req.is("POST", REFRESH_PATH) {
+            grant("tok-2", "ref-2", 3600).delay(Duration::from_millis(50))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    assert!(client.send(&FetchBalance::new("first")).await.is_ok());
+
+    let calls = (0..50).map(|i| {
+        let client = client.clone();
+        async move { client.send(&FetchBalance::new(&format!("c{i}"))).await }
+    });
+    let results = futures::future::join_all(calls).await;
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+
+    assert_eq!(server.count("POST", ISSUE_PATH), 1);
+    assert_eq!(server.count("POST", REFRESH_PATH), 1, "single-flight refresh");
+    let refresh = &server.requests_to("POST", REFRESH_PATH)[0];
+    assert_eq!(refresh.json(), Some(json!({"grant_type": "refresh_token", "refresh_token": "ref-1"})));
+    assert_eq!(refresh.header("accountid"), Some(ACCOUNT_ID));
+    let after: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path() != "/v1/accounts/first/balance")
+        .collect();
+    assert_eq!(after.len(), 50);
+    assert!(after.iter().all(|r| r.header("authorization") == Some("Bearer tok-2")));
+}
+
+#[tokio::test]
+async fn the_refresh_margin_is_configurable() {
+    let server = start(|req, nth| {
+        if req.is("POST", ISSUE_PATH) {
+            grant(&format!("tok-{nth}"), "ref", 120)
+        } else if req.is("POST", REFRESH_PATH) {
+            grant("tok-refreshed", "ref", 120)
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    // A one-minute margin leaves a two-minute token alone.
+    let client = match builder(&server).refresh_margin(Duration::from_secs(60)).build() {
+        Ok(c) => c,
+        Err(e) => panic!("{e}"),
+    };
+    for _ in 0..3 {
+        assert!(client.send(&FetchBalance::new("s")).await.is_ok());
+    }
+    assert_eq!(server.count("POST", ISSUE_PATH), 1);
+    assert_eq!(server.count("POST", REFRESH_PATH), 0);
+}
+
+#[tokio::test]
+async fn a_failed_refresh_falls_back_to_a_new_issue() {
+    let server = start(|req, nth| {
+        if req.is("POST", ISSUE_PATH) {
+            if nth == 0 { grant("tok-1", "ref-1", 30) } else { grant("tok-3", "ref-3", 3600) }
+        } else if req.is("POST", REFRESH_PATH) {
+            Reply::json(400, json!({"code": "02", "description": "invalid refresh token", "data": null}))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    assert!(client.send(&FetchBalance::new("a")).await.is_ok());
+    assert!(client.send(&FetchBalance::new("b")).await.is_ok());
+
+    assert_eq!(server.count("POST", REFRESH_PATH), 1);
+    assert_eq!(server.count("POST", ISSUE_PATH), 2);
+    let second = &server.requests_to("GET", "/v1/accounts/b/balance")[0];
+    assert_eq!(second.header("authorization"), Some("Bearer tok-3"));
+}
+
+#[tokio::test]
+async fn a_401_renews_the_token_once_and_retries_the_call_once() {
+    let server = start(|req, nth| {
+        if req.is("POST", ISSUE_PATH) {
+            grant("tok-1", "ref-1", 3600)
+        } else if req.is("POST", REFRESH_PATH) {
+            grant("tok-2", "ref-2", 3600)
+        } else if nth == 0 {
+            Reply::json(401, json!({"code": "401", "description": "token expired", "data": null}))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    let outcome = client.send(&FetchBalance::new("s")).await;
+    assert!(matches!(outcome, Ok(Outcome::Done(_))), "{outcome:?}");
+
+    let calls = server.requests_to("GET", "/v1/accounts/s/balance");
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].header("authorization"), Some("Bearer tok-1"));
+    assert_eq!(calls[1].header("authorization"), Some("Bearer tok-2"));
+    assert_eq!(server.count("POST", REFRESH_PATH), 1);
+}
+
+#[tokio::test]
+async fn a_persistent_401_is_returned_after_one_renewal() {
+    let server = start(|req, _| {
+        if req.is("POST", ISSUE_PATH) || req.is("POST", REFRESH_PATH) {
+            grant("tok", "ref", 3600)
+        } else {
+            Reply::json(401, json!({"code": "401", "description": "unauthorized", "data": null}))
+        }
+    })
+    .await;
+    let client = client(&server);
+    // Even a money call with a reference: a 401 applied nothing, one retry is safe, and
+    // no more than one.
+    let result = client.send(&BankTransfer::new("10.00", Some("ref-401"))).await;
+    assert!(matches!(result, Err(Error::Status { status: 401, .. })), "{result:?}");
+    assert_eq!(server.count("POST", "/v2/transfers/bank"), 2);
+    assert_eq!(server.count("POST", REFRESH_PATH), 1);
+}
+
+#[tokio::test]
+async fn concurrent_401s_renew_the_token_once() {
+    let refused = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&refused);
+    let server = start(move |req, _| {
+        if req.is("POST", ISSUE_PATH) {
+            grant("tok-1", "ref-1", 3600)
+        } else if req.is("POST", REFRESH_PATH) {
+            grant("tok-2", "ref-2", 3600).delay(Duration::from_millis(30))
+        } else if req.header("authorization") == Some("Bearer tok-1") {
+            seen.fetch_add(1, Ordering::SeqCst);
+            Reply::json(401, json!({"code": "401", "description": "expired", "data": null}))
+                .delay(Duration::from_millis(20))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    let calls = (0..10).map(|i| {
+        let client = client.clone();
+        async move { client.send(&FetchBalance::new(&format!("p{i}"))).await }
+    });
+    let results = futures::future::join_all(calls).await;
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!(refused.load(Ordering::SeqCst), 10);
+    assert_eq!(server.count("POST", REFRESH_PATH), 1, "one renewal for all refused calls");
+}
+
+#[tokio::test]
+async fn revoke_sends_the_token_and_forgets_it() {
+    let server = start(|req, nth| {
+        if req.is("POST", ISSUE_PATH) {
+            grant(&format!("tok-{nth}"), "ref", 3600)
+        } else if req.is("POST", REVOKE_PATH) {
+            Reply::ok(json!(null))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    assert!(client.revoke().await.is_ok(), "nothing to revoke yet");
+    assert_eq!(server.count("POST", REVOKE_PATH), 0);
+
+    assert!(client.send(&FetchBalance::new("s")).await.is_ok());
+    assert!(client.revoke().await.is_ok());
+    let revoke = &server.requests_to("POST", REVOKE_PATH)[0];
+    assert_eq!(revoke.json(), Some(json!({"clientId": CLIENT_ID, "access_token": "tok-0"})));
+    assert_eq!(revoke.header("authorization"), Some("Bearer tok-0"));
+    assert_eq!(revoke.header("accountid"), None);
+
+    assert!(client.send(&FetchBalance::new("t")).await.is_ok());
+    assert_eq!(server.count("POST", ISSUE_PATH), 2);
+    let after = &server.requests_to("GET", "/v1/accounts/t/balance")[0];
+    assert_eq!(after.header("authorization"), Some("Bearer tok-1"));
+}
+
+#[tokio::test]
+async fn a_refused_issue_is_an_auth_error_without_secrets() {
+    let server = start(|req, _| {
+        if req.is("POST", ISSUE_PATH) {
+            Reply::json(
+                401,
+                json!({"code": "401", "description": "invalid client credentials", "data": {"client_secret": CLIENT_SECRET}}),
+            )
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    let result = client.send(&FetchBalance::new("s")).await;
+    let error = match result {
+        Err(e) => e,
+        Ok(o) => panic!("expected an auth error, got {o:?}"),
+    };
+    match &error {
+        Error::Auth { cause } => match cause.as_ref() {
+            Error::Status { status: 401, code, excerpt, .. } => {
+                assert_eq!(code.as_deref(), Some("401"));
+                assert!(!excerpt.contains(CLIENT_SECRET), "{excerpt}");
+            }
+            other => panic!("unexpected cause {other:?}"),
+        },
+        other => panic!("expected Error::Auth, got {other:?}"),
+    }
+    assert!(!error.to_string().contains(CLIENT_SECRET));
+    assert!(!format!("{error:?}").contains(CLIENT_SECRET));
+    assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 0);
+    assert_eq!(server.count("POST", ISSUE_PATH), 1, "a refused issue is not retried");
+}
+
+#[tokio::test]
+async fn debug_output_hides_secrets() {
+    let server = start(|_, _| balance_ok()).await;
+    let client = client(&server);
+    let shown = format!("{:?} {:?} {client:?}", credentials(), Secret::new("tok-xyz"));
+    assert!(!shown.contains(CLIENT_SECRET), "{shown}");
+    assert!(!shown.contains("tok-xyz"), "{shown}");
+    assert!(shown.contains("***"), "{shown}");
+    assert!(shown.contains(CLIENT_ID), "the client id is not a secret: {shown}");
+}
+
+#[tokio::test]
+async fn calls_and_listings_can_run_on_spawned_tasks() {
+    fn assert_send<T: Send>(value: T) -> T {
+        value
+    }
+    let server = start(|req, _| {
+        if req.is("POST", ISSUE_PATH) {
+            grant("tok-1", "ref-1", 3600)
+        } else {
+            Reply::ok(json!({"results": ["a"]}))
+        }
+    })
+    .await;
+    let client = client(&server);
+    let spawned = tokio::spawn({
+        let client = client.clone();
+        async move { client.send(&FetchBalance::new("s")).await.map(|o| o.is_pending()) }
+    });
+    assert!(matches!(spawned.await, Ok(Ok(false))));
+    let listing = assert_send(client.pages(ListAccounts { limit: 1, cursor: None }));
+    drop(listing);
+}

@@ -1,0 +1,192 @@
+//! Following listings over a real loopback socket, in the three page styles, and stopping
+//! with an error when the service would make a listing loop.
+
+#[path = "runtime_support.rs"]
+mod support;
+
+use futures::StreamExt;
+use payspec_client::Error;
+use payspec_tests::mock::Reply;
+use serde_json::json;
+use support::*;
+
+/// Collects a listing: the pages, then the error that ended it, if any.
+async fn collect<T>(stream: impl futures::Stream<Item = Result<T, Error>>) -> (Vec<T>, Option<Error>) {
+    let mut stream = std::pin::pin!(stream);
+    let mut pages = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(page) => pages.push(page),
+            Err(e) => {
+                // The stream must end after an error.
+                assert!(stream.next().await.is_none(), "items after an error");
+                return (pages, Some(e));
+            }
+        }
+    }
+    (pages, None)
+}
+
+#[tokio::test]
+async fn cursor_listing_follows_data_cursor_until_it_is_empty() {
+    let server = server_with_token(|req, _| match req.query_value("cursor") {
+        None => Reply::ok(json!({"results": ["a", "b"], "cursor": "c1"})),
+        Some("c1") => Reply::ok(json!({"results": ["c"], "cursor": "c%2"})),
+        Some("c%252") => Reply::ok(json!({"results": ["d"], "cursor": ""})),
+        Some(_) => Reply::empty(404),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListAccounts { limit: 2, cursor: None })).await;
+    assert!(error.is_none(), "{error:?}");
+    let items: Vec<String> = pages.into_iter().flat_map(|p| p.results).collect();
+    assert_eq!(items, ["a", "b", "c", "d"]);
+    let targets: Vec<String> =
+        server.requests_to("GET", "/v1/accounts").into_iter().map(|r| r.target).collect();
+    assert_eq!(
+        targets,
+        ["/v1/accounts?limit=2", "/v1/accounts?limit=2&cursor=c1", "/v1/accounts?limit=2&cursor=c%252"]
+    );
+}
+
+#[tokio::test]
+async fn cursor_listing_ends_when_the_cursor_is_absent() {
+    let server = server_with_token(|_, _| Reply::ok(json!({"results": ["only"]}))).await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListAccounts { limit: 50, cursor: None })).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(pages.len(), 1);
+    assert_eq!(server.count("GET", "/v1/accounts"), 1);
+}
+
+#[tokio::test]
+async fn a_repeated_cursor_ends_the_listing_with_an_error() {
+    let server = server_with_token(|req, _| match req.query_value("cursor") {
+        None => Reply::ok(json!({"results": ["a"], "cursor": "c1"})),
+        Some("c1") => Reply::ok(json!({"results": ["b"], "cursor": "c2"})),
+        _ => Reply::ok(json!({"results": ["c"], "cursor": "c1"})),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListAccounts { limit: 1, cursor: None })).await;
+    assert_eq!(pages.len(), 3, "every page received is yielded");
+    assert!(matches!(error, Some(Error::Pagination { .. })), "{error:?}");
+    assert_eq!(server.count("GET", "/v1/accounts"), 3);
+}
+
+#[tokio::test]
+async fn a_failing_page_ends_the_listing_with_its_error() {
+    let server = server_with_token(|req, _| match req.query_value("cursor") {
+        None => Reply::ok(json!({"results": ["a"], "cursor": "c1"})),
+        _ => Reply::json(404, json!({"code": "02", "description": "gone", "data": null})),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListAccounts { limit: 1, cursor: None })).await;
+    assert_eq!(pages.len(), 1);
+    assert!(matches!(error, Some(Error::Status { status: 404, .. })), "{error:?}");
+}
+
+#[tokio::test]
+async fn page_listing_follows_next_page_until_it_is_null() {
+    let server = server_with_token(|req, _| match req.query_value("page") {
+        None | Some("1") => Reply::ok(json!({"results": [1], "nextPage": 2})),
+        Some("2") => Reply::ok(json!({"results": [2], "nextPage": "3"})),
+        Some("3") => Reply::ok(json!({"results": [3], "nextPage": null})),
+        Some(_) => Reply::empty(404),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListCards { page: Some(1), limit: 10 })).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[2]["results"], json!([3]));
+    let pages_asked: Vec<Option<String>> = server
+        .requests_to("GET", "/v1/tokenized-cards")
+        .iter()
+        .map(|r| r.query_value("page").map(str::to_owned))
+        .collect();
+    assert_eq!(pages_asked, [Some("1".to_owned()), Some("2".to_owned()), Some("3".to_owned())]);
+}
+
+#[tokio::test]
+async fn page_listing_stops_when_next_page_is_the_current_page() {
+    let server = server_with_token(|req, _| match req.query_value("page") {
+        Some("1") => Reply::ok(json!({"results": [1], "nextPage": 2})),
+        _ => Reply::ok(json!({"results": [2], "nextPage": 2})),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListCards { page: Some(1), limit: 10 })).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(pages.len(), 2);
+    assert_eq!(server.count("GET", "/v1/tokenized-cards"), 2);
+}
+
+#[tokio::test]
+async fn page_listing_that_goes_back_ends_with_an_error() {
+    let server = server_with_token(|req, _| match req.query_value("page") {
+        Some("1") => Reply::ok(json!({"results": [1], "nextPage": 2})),
+        _ => Reply::ok(json!({"results": [2], "nextPage": 1})),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListCards { page: Some(1), limit: 10 })).await;
+    assert_eq!(pages.len(), 2);
+    assert!(matches!(error, Some(Error::Pagination { .. })), "{error:?}");
+}
+
+#[tokio::test]
+async fn page_size_listing_follows_has_more_and_total_pages() {
+    let server = server_with_token(|req, _| {
+        let page: u32 = req.query_value("page").and_then(|p| p.parse().ok()).unwrap_or(0);
+        Reply::ok(json!({
+            "items": [format!("m{page}")],
+            "page": page,
+            "totalPages": 3,
+            "hasMore": page < 3,
+        }))
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListMandates { page: 1, page_size: 20 })).await;
+    assert!(error.is_none(), "{error:?}");
+    let items: Vec<serde_json::Value> = pages.iter().map(|p| p["items"][0].clone()).collect();
+    assert_eq!(items, [json!("m1"), json!("m2"), json!("m3")]);
+    let targets: Vec<String> =
+        server.requests_to("GET", "/v1/direct-debits/mandates").into_iter().map(|r| r.target).collect();
+    assert_eq!(
+        targets,
+        [
+            "/v1/direct-debits/mandates?page=1&pageSize=20",
+            "/v1/direct-debits/mandates?page=2&pageSize=20",
+            "/v1/direct-debits/mandates?page=3&pageSize=20"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn page_size_listing_stops_at_total_pages_even_if_has_more_is_missing() {
+    let server = server_with_token(|req, _| {
+        let page: u32 = req.query_value("page").and_then(|p| p.parse().ok()).unwrap_or(0);
+        Reply::ok(json!({"items": [], "page": page, "totalPages": 2}))
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListMandates { page: 1, page_size: 5 })).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(pages.len(), 2);
+}
+
+#[tokio::test]
+async fn page_size_listing_that_does_not_advance_ends_with_an_error() {
+    let server = server_with_token(|_, _| {
+        Reply::ok(json!({"items": [1], "page": 1, "totalPages": 9, "hasMore": true}))
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListMandates { page: 1, page_size: 5 })).await;
+    assert_eq!(pages.len(), 2);
+    assert!(matches!(error, Some(Error::Pagination { .. })), "{error:?}");
+    assert_eq!(server.count("GET", "/v1/direct-debits/mandates"), 2);
+}

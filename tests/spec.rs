@@ -1,0 +1,504 @@
+//! The spec covers the interface: every row of the endpoint tables of
+//! `../shared/interface/payments-api.md`, with every parameter name, is an operation of
+//! `spec/payments.yaml`. The tables are read from the interface itself, so a changed
+//! interface makes this test fail with the row that no longer matches.
+
+use payspec_codegen::model::{Method, Operation, Origin, ParamLocation, Spec};
+use payspec_codegen::{load_builtin, report};
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+/// Rows of the endpoint tables today; a new or removed row changes it.
+const EXPECTED_ROWS: usize = 96;
+/// Method and path pairs of those rows, counting every method of `GET or POST` and every
+/// `(also ...)` form.
+const EXPECTED_PAIRS: usize = 112;
+
+fn interface_path() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/interface/payments-api.md"))
+}
+
+/// The interface's text, or `None` (with a message, and a failure under CI) when absent.
+fn interface_text() -> Option<String> {
+    let path = interface_path();
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(error) => {
+            let message = format!(
+                "the interface {} cannot be read ({error}); the spec's coverage of the interface is NOT checked",
+                path.display()
+            );
+            if std::env::var_os("CI").is_some() {
+                panic!("{message} (CI is set, so this is a failure)");
+            }
+            // Written past the test harness's capture, so the skip shows in a plain `cargo test`.
+            let _ = writeln!(std::io::stderr(), "warning: {message}");
+            None
+        }
+    }
+}
+
+fn spec() -> Spec {
+    load_builtin().unwrap_or_else(|errors| panic!("the built-in spec does not load:\n{errors}"))
+}
+
+/// One row of an endpoint table.
+#[derive(Debug)]
+struct Row {
+    /// The `###` heading the row stands under.
+    section: String,
+    /// One-based line in the interface file.
+    line: usize,
+    /// The row as written, for messages.
+    text: String,
+    /// Every method and path the row names.
+    pairs: Vec<(Method, String)>,
+    /// What the parameters cell asks of the operation.
+    params: Vec<ParamNeed>,
+    /// The whole parameters cell, notes included.
+    params_cell: String,
+}
+
+impl Row {
+    fn describe(&self) -> String {
+        format!("payments-api.md:{} ({}): {}", self.line, self.section, self.text)
+    }
+}
+
+/// What one token of a parameters cell requires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ParamNeed {
+    /// A parameter with exactly this name.
+    Named(String),
+    /// A parameter with this wire key, in this location if given.
+    Wire { wire: String, location: Option<ParamLocation> },
+}
+
+impl ParamNeed {
+    fn describe(&self) -> String {
+        match self {
+            ParamNeed::Named(name) => format!("`{name}`"),
+            ParamNeed::Wire { wire, location: Some(l) } => format!("wire `{wire}` in the {}", l.as_str()),
+            ParamNeed::Wire { wire, location: None } => format!("wire `{wire}`"),
+        }
+    }
+}
+
+fn is_snake_identifier(token: &str) -> bool {
+    token.starts_with(|c: char| c.is_ascii_lowercase())
+        && token.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Replaces the first (version) segment of `path` with `v1`.
+fn with_v1(path: &str) -> Option<String> {
+    let rest = path.strip_prefix('/')?;
+    let (_, tail) = rest.split_once('/')?;
+    Some(format!("/v1/{tail}"))
+}
+
+fn parse_paths(cell: &str, context: &str) -> Vec<String> {
+    let (main, note) = match cell.split_once(" (") {
+        Some((main, note)) => {
+            let note = note
+                .strip_suffix(')')
+                .unwrap_or_else(|| panic!("{context}: unclosed parenthesis in the path cell"));
+            (main.trim(), Some(note.trim()))
+        }
+        None => (cell.trim(), None),
+    };
+    assert!(
+        main.starts_with('/') && !main.contains(' '),
+        "{context}: the path cell does not start with a path: `{cell}`"
+    );
+    let mut paths = vec![main.to_owned()];
+    let Some(note) = note else { return paths };
+    let other = note.strip_prefix("also listed as ").or_else(|| note.strip_prefix("also "));
+    match other {
+        Some("/v1/...") => {
+            paths.push(with_v1(main).unwrap_or_else(|| panic!("{context}: `{main}` has no version segment")))
+        }
+        Some(other) => {
+            assert!(
+                other.starts_with('/') && !other.contains(' ') && !other.contains("..."),
+                "{context}: cannot read the other form `{other}`"
+            );
+            paths.push(other.to_owned());
+        }
+        // A note about the filter form, not another path.
+        None => assert!(
+            note.contains("filter form"),
+            "{context}: the path cell has a note this test does not know: `({note})`"
+        ),
+    }
+    paths
+}
+
+fn parse_methods(cell: &str, context: &str) -> Vec<Method> {
+    cell.split(" or ")
+        .map(|m| Method::parse(m.trim()).unwrap_or_else(|| panic!("{context}: `{m}` is not an HTTP method")))
+        .collect()
+}
+
+fn parse_params(cell: &str, context: &str) -> Vec<ParamNeed> {
+    let names = cell.split(';').next().unwrap_or_default();
+    let mut out = Vec::new();
+    for token in names.split(',').map(str::trim) {
+        match token {
+            "" => panic!("{context}: empty parameter name"),
+            "none" => {}
+            "sub-account id" => {
+                out.push(ParamNeed::Wire { wire: "subAccountId".into(), location: Some(ParamLocation::Path) })
+            }
+            "order reference" => out.push(ParamNeed::Wire { wire: "orderReference".into(), location: None }),
+            token if is_snake_identifier(token) => out.push(ParamNeed::Named(token.to_owned())),
+            token => {
+                // "mandate identifier in query parameter mandateId": the wire key is named.
+                if let Some((_, wire)) = token.split_once(" in query parameter ") {
+                    out.push(ParamNeed::Wire {
+                        wire: wire.trim().to_owned(),
+                        location: Some(ParamLocation::Query),
+                    });
+                } else {
+                    eprintln!("{context}: `{token}` is a description, not a parameter name; not checked");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Reads every row of the tables under `## Endpoints`.
+fn endpoint_rows(text: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut in_endpoints = false;
+    let mut section = String::new();
+    let mut header_seen = false;
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if let Some(heading) = line.strip_prefix("## ") {
+            in_endpoints = heading.trim() == "Endpoints";
+            continue;
+        }
+        if !in_endpoints {
+            continue;
+        }
+        if let Some(heading) = line.strip_prefix("### ") {
+            section = heading.trim().to_owned();
+            header_seen = false;
+            continue;
+        }
+        let line = line.trim();
+        if !line.starts_with('|') {
+            continue;
+        }
+        let context = format!("payments-api.md:{number} ({section})");
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(cells.len(), 3, "{context}: a row has three cells: `{line}`");
+        if cells.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ':')) {
+            continue;
+        }
+        if cells == ["Method", "Path", "Parameters"] {
+            header_seen = true;
+            continue;
+        }
+        assert!(header_seen, "{context}: a row before the `| Method | Path | Parameters |` header");
+        let methods = parse_methods(cells[0], &context);
+        let paths = parse_paths(cells[1], &context);
+        let pairs = methods.iter().flat_map(|m| paths.iter().map(move |p| (*m, p.clone()))).collect();
+        rows.push(Row {
+            section: section.clone(),
+            line: number,
+            text: line.to_owned(),
+            pairs,
+            params: parse_params(cells[2], &context),
+            params_cell: cells[2].to_owned(),
+        });
+    }
+    rows
+}
+
+fn has_route(op: &Operation, method: Method, path: &str) -> bool {
+    (op.method == method && op.path.as_str() == path)
+        || op.aliases.iter().any(|a| a.method == method && a.path.as_str() == path)
+}
+
+fn satisfies(op: &Operation, need: &ParamNeed) -> bool {
+    match need {
+        ParamNeed::Named(name) => op.param(name).is_some(),
+        ParamNeed::Wire { wire, location } => {
+            op.params.iter().any(|p| &p.wire == wire && location.is_none_or(|l| l == p.location))
+        }
+    }
+}
+
+/// The operations that answer every method and path of `row` and take every parameter it names.
+fn matching<'a>(spec: &'a Spec, row: &Row) -> Vec<&'a Operation> {
+    spec.operations
+        .iter()
+        .filter(|op| row.pairs.iter().all(|(m, p)| has_route(op, *m, p)))
+        .filter(|op| row.params.iter().all(|need| satisfies(op, need)))
+        .collect()
+}
+
+/// Says, for a row with no match, what the closest operation lacks.
+fn explain_miss(spec: &Spec, row: &Row) -> String {
+    let on_route: Vec<&Operation> =
+        spec.operations.iter().filter(|op| row.pairs.iter().any(|(m, p)| has_route(op, *m, p))).collect();
+    if on_route.is_empty() {
+        return format!("no operation has any of the routes {:?}", row.pairs);
+    }
+    on_route
+        .iter()
+        .map(|op| {
+            let missing_routes: Vec<String> = row
+                .pairs
+                .iter()
+                .filter(|(m, p)| !has_route(op, *m, p))
+                .map(|(m, p)| format!("{m} {p}"))
+                .collect();
+            let missing_params: Vec<String> =
+                row.params.iter().filter(|need| !satisfies(op, need)).map(ParamNeed::describe).collect();
+            format!("`{}` lacks routes {missing_routes:?} and params {missing_params:?}", op.name)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[test]
+fn every_endpoint_row_is_an_operation_with_its_parameters() {
+    let Some(text) = interface_text() else { return };
+    let spec = spec();
+    let rows = endpoint_rows(&text);
+
+    let mut failures = Vec::new();
+    for row in &rows {
+        if matching(&spec, row).is_empty() {
+            failures.push(format!("{}\n    {}", row.describe(), explain_miss(&spec, row)));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} interface row(s) have no operation in the spec:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+
+    let pairs: usize = rows.iter().map(|r| r.pairs.len()).sum();
+    assert_eq!(rows.len(), EXPECTED_ROWS, "rows in the endpoint tables of the interface");
+    assert_eq!(pairs, EXPECTED_PAIRS, "method and path pairs in the endpoint tables");
+}
+
+#[test]
+fn every_interface_route_and_no_other_is_in_the_spec() {
+    let Some(text) = interface_text() else { return };
+    let spec = spec();
+    let interface: BTreeSet<(Method, String)> =
+        endpoint_rows(&text).into_iter().flat_map(|r| r.pairs).collect();
+    let routes: BTreeSet<(Method, String)> =
+        spec.routes().map(|r| (r.method, r.path.as_str().to_owned())).collect();
+
+    let only_spec: Vec<String> = routes.difference(&interface).map(|(m, p)| format!("{m} {p}")).collect();
+    assert_eq!(only_spec, ["POST /v1/auth/token/issue"], "routes of the spec the interface does not list");
+    let only_interface: Vec<String> =
+        interface.difference(&routes).map(|(m, p)| format!("{m} {p}")).collect();
+    assert!(only_interface.is_empty(), "interface routes missing from the spec: {only_interface:?}");
+}
+
+#[test]
+fn only_token_issue_comes_from_the_reference_alone() {
+    let Some(text) = interface_text() else { return };
+    let spec = spec();
+    let rows = endpoint_rows(&text);
+    let unlisted: Vec<&Operation> = spec
+        .operations
+        .iter()
+        .filter(|op| !rows.iter().any(|row| matching(&spec, row).iter().any(|m| m.name == op.name)))
+        .collect();
+    let names: Vec<&str> = unlisted.iter().map(|op| op.name.as_str()).collect();
+    assert_eq!(names, ["issue_token"], "operations that no interface row accounts for");
+    let issue = unlisted[0];
+    assert_eq!(issue.origin, Origin::Reference);
+    assert_eq!((issue.method, issue.path.as_str()), (Method::Post, "/v1/auth/token/issue"));
+
+    let reference_only: Vec<&str> = spec
+        .operations
+        .iter()
+        .filter(|op| op.origin == Origin::Reference)
+        .map(|op| op.name.as_str())
+        .collect();
+    assert_eq!(reference_only, ["issue_token"], "operations with `origin: reference`");
+}
+
+#[test]
+fn each_row_is_in_the_group_of_its_section() {
+    let Some(text) = interface_text() else { return };
+    let spec = spec();
+    let mut failures = Vec::new();
+    for row in endpoint_rows(&text) {
+        let ops = matching(&spec, &row);
+        // A row without an operation fails `every_endpoint_row_is_an_operation_with_its_parameters`.
+        let in_section = ops.is_empty()
+            || ops.into_iter().any(|op| {
+                let titles = std::iter::once(op.group.as_str())
+                    .chain(op.also_listed_as.iter().map(|l| l.group.as_str()))
+                    .filter_map(|key| spec.group(key))
+                    .map(|g| g.title.as_str())
+                    .collect::<Vec<_>>();
+                titles.contains(&row.section.as_str())
+            });
+        if !in_section {
+            failures.push(row.describe());
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "rows whose operation is not in the section's group:\n  {}",
+        failures.join("\n  ")
+    );
+
+    let sections: Vec<String> = {
+        let mut seen: Vec<String> = Vec::new();
+        for row in endpoint_rows(&text) {
+            if seen.last() != Some(&row.section) {
+                seen.push(row.section);
+            }
+        }
+        seen
+    };
+    let titles: Vec<String> = spec.groups.iter().map(|g| g.title.clone()).collect();
+    assert_eq!(titles, sections, "the spec's groups, in the order of the interface's sections");
+}
+
+#[test]
+fn the_row_listed_twice_names_its_other_listing() {
+    let Some(text) = interface_text() else { return };
+    let spec = spec();
+    let rows: Vec<Row> = endpoint_rows(&text)
+        .into_iter()
+        .filter(|r| r.params_cell.contains("listed twice under two operation names"))
+        .collect();
+    assert_eq!(rows.len(), 1, "rows listed twice under two operation names: {rows:#?}");
+    let row = &rows[0];
+    let ops = matching(&spec, row);
+    assert_eq!(
+        ops.len(),
+        1,
+        "{}: operations {:?}",
+        row.describe(),
+        ops.iter().map(|o| &o.name).collect::<Vec<_>>()
+    );
+    let op = ops[0];
+    let named: Vec<&str> = op.also_listed_as.iter().filter_map(|l| l.name.as_deref()).collect();
+    assert_eq!(
+        named.len(),
+        1,
+        "{}: `{}` names its other listing: {:?}",
+        row.describe(),
+        op.name,
+        op.also_listed_as
+    );
+    assert_ne!(named[0], op.name);
+    assert!(spec.operation(named[0]).is_none(), "the other listing `{}` is not a second operation", named[0]);
+    assert_eq!((op.name.as_str(), named[0]), ("list_sub_account_terminals", "fetch_account_terminals"));
+}
+
+#[test]
+fn tokenized_card_operations_are_also_listed_under_charge() {
+    let Some(text) = interface_text() else { return };
+    assert!(
+        text.contains("The tokenized-card operations and the card-sequence operations above are also listed under the Charge group"),
+        "the interface no longer says where the tokenized-card operations are also listed"
+    );
+    let spec = spec();
+    let rows: Vec<Row> = endpoint_rows(&text)
+        .into_iter()
+        .filter(|r| {
+            r.section == "Online Checkout" && r.pairs.iter().any(|(_, p)| p.contains("tokenized-card"))
+        })
+        .collect();
+    assert_eq!(rows.len(), 4, "tokenized-card rows: {rows:#?}");
+    let mut names = Vec::new();
+    for row in &rows {
+        let ops = matching(&spec, row);
+        assert_eq!(ops.len(), 1, "{}", row.describe());
+        let op = ops[0];
+        assert_eq!(op.group, "checkout", "{}", row.describe());
+        assert!(
+            op.also_listed_as.iter().any(|l| l.group == "charge"),
+            "{}: `{}` has no also_listed_as in group charge: {:?}",
+            row.describe(),
+            op.name,
+            op.also_listed_as
+        );
+        names.push(op.name.as_str());
+    }
+    assert_eq!(
+        names,
+        ["charge_tokenized_card", "list_tokenized_cards", "update_tokenized_card", "delete_tokenized_card"]
+    );
+}
+
+#[test]
+fn the_interface_parser_reads_every_cell_form() {
+    let context = "test";
+    assert_eq!(
+        parse_paths("/v2/transfers/bank/{subAccountId} (also listed as /v1/...)", context),
+        ["/v2/transfers/bank/{subAccountId}", "/v1/transfers/bank/{subAccountId}"]
+    );
+    assert_eq!(
+        parse_paths("/v2/bill/topup (also /v1/bill/topup)", context),
+        ["/v2/bill/topup", "/v1/bill/topup"]
+    );
+    assert_eq!(
+        parse_paths("/v1/transactions/accounts (filter form, same method ambiguity)", context),
+        ["/v1/transactions/accounts"]
+    );
+    assert_eq!(parse_methods("GET or POST", context), [Method::Get, Method::Post]);
+    assert_eq!(
+        parse_params("sub-account id, order reference, otp, none; notes, with, commas", context),
+        [
+            ParamNeed::Wire { wire: "subAccountId".into(), location: Some(ParamLocation::Path) },
+            ParamNeed::Wire { wire: "orderReference".into(), location: None },
+            ParamNeed::Named("otp".into()),
+        ]
+    );
+    assert_eq!(
+        parse_params("mandate identifier in query parameter mandateId", context),
+        [ParamNeed::Wire { wire: "mandateId".into(), location: Some(ParamLocation::Query) }]
+    );
+    let unknown_note = std::panic::catch_unwind(|| parse_paths("/v1/x (also somewhere else)", "row 7"));
+    assert!(unknown_note.is_err(), "a path note the parser does not know must fail");
+    let bad_method = std::panic::catch_unwind(|| parse_methods("FETCH", "row 7"));
+    assert!(bad_method.is_err());
+
+    let table = "## Endpoints\n\n### Things\n\n| Method | Path | Parameters |\n|---|---|---|\n\
+                 | GET or POST | /v2/things (also /v1/...) | thing_id, none; a note |\n\n## After\n\n\
+                 | GET | /v1/ignored | x |\n";
+    let rows = endpoint_rows(table);
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].line, rows[0].section.as_str()), (7, "Things"));
+    assert_eq!(
+        rows[0].pairs,
+        [
+            (Method::Get, "/v2/things".to_owned()),
+            (Method::Get, "/v1/things".to_owned()),
+            (Method::Post, "/v2/things".to_owned()),
+            (Method::Post, "/v1/things".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn summary_counts_operations_and_routes() {
+    let spec = spec();
+    let summary = report::summary(&spec);
+    assert_eq!(
+        summary,
+        format!(
+            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups",
+            spec.parameter_count()
+        )
+    );
+    assert!(spec.parameter_count() > 300, "{summary}");
+}
