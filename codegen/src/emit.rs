@@ -193,7 +193,11 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
         let effect = format_ident!("{}", op.effect.as_str().to_upper_camel_case());
         let segments =
             reserved.iter().filter(|(owner, ..)| *owner == op.name).map(|(_, variable, literal, by)| {
-                quote! { rt::ReservedSegment { variable: #variable, literal: #literal, shadowed_by: #by } }
+                let receiver = match spec.operation(by) {
+                    Some(other) => format!("{} {} ({by})", other.method, other.path),
+                    None => (*by).to_owned(),
+                };
+                quote! { rt::ReservedSegment { variable: #variable, literal: #literal, shadowed_by: #receiver } }
             });
         let doc = doc_lines(&[format!("`{} {}`: {}", op.method, op.path, op.summary)]);
         quote! {

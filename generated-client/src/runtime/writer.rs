@@ -8,15 +8,15 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::value::RawValue;
 
 use super::error::Error;
-use super::route::Route;
+use super::route::{Method, Route};
 
 /// Every byte outside RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) is encoded,
 /// so a value can never add a `/`, `?`, `#` or `%` of its own to the URL.
 const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
 /// Fields the spec does not know, by dotted wire key (`order.metadata.channel`), sent in
-/// the body beside the known ones. Keeps insertion order; `Debug` shows keys only, since
-/// values may be personal data.
+/// the body beside the known ones (in the query string of a GET, which has no body). Keeps
+/// insertion order; `Debug` shows keys only, since values may be personal data.
 #[derive(Clone, Default)]
 pub struct ExtraFields {
     entries: Vec<(String, serde_json::Value)>,
@@ -250,9 +250,20 @@ impl RequestWriter {
         Ok(())
     }
 
-    /// Adds the fields the spec does not know, by dotted wire key, into the body. A key
-    /// that is already set is refused rather than silently replaced.
+    /// Adds the fields the spec does not know, by dotted wire key, into the body; a GET has
+    /// no body, so there they go to the query string (text as is, other values as JSON). A
+    /// key that is already set in the body is refused rather than silently replaced.
     pub fn extra(&mut self, extra: &ExtraFields) -> Result<(), Error> {
+        if self.route.method == Method::Get {
+            for (key, value) in &extra.entries {
+                let text = match value {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                self.query.push((key.clone(), text));
+            }
+            return Ok(());
+        }
         for (key, value) in &extra.entries {
             self.body_dynamic(key, value)?;
         }
@@ -424,5 +435,28 @@ mod tests {
         let text = format!("{extra:?}");
         assert!(text.contains("customer.bvn"));
         assert!(!text.contains("22233344455"));
+    }
+
+    #[test]
+    fn extra_fields_of_a_get_go_to_the_query() -> Result<(), Error> {
+        static GET: Route = Route {
+            operation: "list_banks",
+            group: "transfers",
+            method: Method::Get,
+            path: "/v1/transfers/banks",
+            aliases: &[],
+            auth: Auth::BearerAndAccount,
+            effect: Effect::Read,
+            reserved: &[],
+        };
+        let mut w = RequestWriter::new(&GET);
+        let mut extra = ExtraFields::new();
+        extra.insert("country", serde_json::json!("NG"));
+        extra.insert("limit", serde_json::json!(5));
+        w.extra(&extra)?;
+        let p = prepared(w);
+        assert_eq!(p.path_and_query, "/v1/transfers/banks?country=NG&limit=5");
+        assert!(p.body.is_none());
+        Ok(())
     }
 }
