@@ -110,6 +110,22 @@ async fn page_listing_follows_next_page_until_it_is_null() {
 }
 
 #[tokio::test]
+async fn page_listing_stops_when_next_page_is_zero() {
+    // The reference: nextPage "is zero if there are no more pages", and it types it as text.
+    let server = server_with_token(|req, _| match req.query_value("page") {
+        Some("1") => Reply::ok(json!({"results": [1], "nextPage": "2"})),
+        Some("2") => Reply::ok(json!({"results": [2], "nextPage": "0"})),
+        _ => Reply::empty(404),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListCards { page: Some(1), limit: 10 })).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(pages.len(), 2);
+    assert_eq!(server.count("GET", "/v1/tokenized-cards"), 2);
+}
+
+#[tokio::test]
 async fn page_listing_stops_when_next_page_is_the_current_page() {
     let server = server_with_token(|req, _| match req.query_value("page") {
         Some("1") => Reply::ok(json!({"results": [1], "nextPage": 2})),

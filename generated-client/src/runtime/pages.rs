@@ -96,7 +96,8 @@ impl<O: Paginated> Listing<O> {
                     self.seen_pages.insert(c);
                 }
                 match next.next_page.as_ref().and_then(as_page) {
-                    None => self.finished = true,
+                    // The reference: "This value is zero if there are no more pages".
+                    None | Some(0) => self.finished = true,
                     Some(n) if Some(n) == current => self.finished = true,
                     Some(n) if self.seen_pages.contains(&n) => {
                         self.deferred = Some(looped(format!("page {n} as the next page")));
