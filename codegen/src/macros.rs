@@ -21,8 +21,13 @@ pub fn expand_generate(written: &str, caller_dir: &Path, span: Span) -> TokenStr
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) => {
+            // The error kind, not the OS's own text, so the message is the same everywhere.
+            let reason = match error.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_owned(),
+                kind => kind.to_string(),
+            };
             let message = format!(
-                "{written}: cannot read the spec ({error}); a relative path is taken from the directory of the file that calls `generate!`"
+                "{written}: cannot read the spec ({reason}); a relative path is taken from the directory of the file that calls `generate!`"
             );
             return quote::quote_spanned! {span=> ::core::compile_error!(#message); };
         }
@@ -54,7 +59,7 @@ pub fn expand_route(input: TokenStream) -> TokenStream {
         Ok(spec) => spec,
         Err(errors) => {
             let message = errors.to_string();
-            return quote::quote_spanned! {span=> ::core::compile_error!(#message); };
+            return quote::quote_spanned! {span=> ::core::compile_error!(#message) };
         }
     };
     match find_route(&spec, &input_text(input)) {
@@ -62,7 +67,8 @@ pub fn expand_route(input: TokenStream) -> TokenStream {
             let name = format_ident!("{}", operation.to_shouty_snake_case(), span = span);
             quote::quote_spanned! {span=> ::payspec_client::routes::#name }
         }
-        Err(message) => quote::quote_spanned! {span=> ::core::compile_error!(#message); },
+        // No `;`: the expansion is an expression, and a `;` adds a second, misleading error.
+        Err(message) => quote::quote_spanned! {span=> ::core::compile_error!(#message) },
     }
 }
 

@@ -1,0 +1,217 @@
+//! One engine: `generate!` and the build step of `payspec-client` produce the same code for
+//! the same spec. Checked twice: as tokens (the macro's expansion against
+//! `generate_tokens`, which the build step formats), and as behaviour (the built-in spec
+//! expanded by the macro in this crate, against the `payspec-client` crate built by
+//! build.rs: the same routes, the same requests, the same bytes on the wire).
+
+use payspec_client::{Credentials, Environment, Route};
+use payspec_codegen::macros::expand_generate;
+use payspec_codegen::{generate_tokens, load_str};
+use payspec_tests::mock::{MockServer, Recorded, Reply};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use serde_json::json;
+use std::path::Path;
+
+/// The built-in spec, expanded by the proc macro (the path is taken from this file).
+#[allow(dead_code, unreachable_pub)]
+mod from_macro {
+    payspec_macros::generate!("../spec/payments.yaml");
+}
+
+/// The spec as the macro test names it, relative to this file's directory.
+const WRITTEN: &str = "../spec/payments.yaml";
+
+#[test]
+fn the_expansion_is_the_build_steps_code_plus_a_dependency_on_the_spec() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expanded: Vec<TokenTree> = expand_generate(WRITTEN, dir, Span::call_site()).into_iter().collect();
+
+    // First item: `const _: &[u8] = include_bytes!("<absolute path>");`, so that editing
+    // the spec rebuilds the caller.
+    let end = expanded
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+        .expect("the expansion starts with an item ending in `;`");
+    let include: TokenStream = expanded[..=end].iter().cloned().collect();
+    let include = include.to_string();
+    assert!(include.starts_with("const _ : & [u8] = include_bytes ! ("), "{include}");
+    let spec_path = std::fs::canonicalize(dir.join(WRITTEN)).expect("the spec exists");
+    assert!(include.contains(&format!("{:?}", spec_path.to_string_lossy())), "{include}");
+
+    // The rest: exactly the tokens the build step formats, for the spec named the same way.
+    let text = std::fs::read_to_string(dir.join(WRITTEN)).expect("the spec is readable");
+    let spec = load_str(WRITTEN, &text).unwrap_or_else(|e| panic!("{e}"));
+    let built: Vec<String> = generate_tokens(&spec).into_iter().map(|t| t.to_string()).collect();
+    let from_macro: Vec<String> = expanded[end + 1..].iter().map(ToString::to_string).collect();
+    if let Some(i) = (0..built.len().min(from_macro.len())).find(|&i| built[i] != from_macro[i]) {
+        panic!("top-level token {i} differs:\n macro: {:.300}\n build: {:.300}", from_macro[i], built[i]);
+    }
+    assert_eq!(from_macro.len(), built.len(), "the expansion has a different number of tokens");
+    assert!(built.len() > 10, "the generated code is not empty");
+}
+
+#[test]
+fn a_spec_error_expands_to_compile_errors_only() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expanded = expand_generate("ui/fail/broken.yaml", dir, Span::call_site()).to_string();
+    assert_eq!(expanded.matches("compile_error").count(), 2, "{expanded}");
+    assert!(expanded.contains("ui/fail/broken.yaml:95:5: error: "), "{expanded}");
+    assert!(!expanded.contains("pub mod"), "{expanded}");
+}
+
+fn assert_same_route(from_macro: &Route, built: &Route) {
+    let name = built.operation;
+    assert_eq!(from_macro.operation, built.operation);
+    assert_eq!(from_macro.group, built.group, "{name}");
+    assert_eq!(from_macro.method, built.method, "{name}");
+    assert_eq!(from_macro.path, built.path, "{name}");
+    assert_eq!(from_macro.auth, built.auth, "{name}");
+    assert_eq!(from_macro.effect, built.effect, "{name}");
+    assert_eq!(from_macro.aliases.len(), built.aliases.len(), "{name}");
+    for (m, b) in from_macro.aliases.iter().zip(built.aliases) {
+        assert_eq!((m.method, m.path, m.note), (b.method, b.path, b.note), "{name}");
+    }
+    assert_eq!(from_macro.reserved.len(), built.reserved.len(), "{name}");
+    for (m, b) in from_macro.reserved.iter().zip(built.reserved) {
+        assert_eq!((m.variable, m.literal, m.shadowed_by), (b.variable, b.literal, b.shadowed_by), "{name}");
+    }
+}
+
+#[test]
+fn the_expanded_routes_are_the_clients_routes_field_by_field() {
+    let (from_macro, built) = (from_macro::routes::ALL, payspec_client::routes::ALL);
+    assert_eq!(built.len(), 97, "every operation of the built-in spec");
+    assert_eq!(from_macro.len(), built.len());
+    for (m, b) in from_macro.iter().zip(built) {
+        assert_same_route(m, b);
+    }
+    // The spec reserves some path values (a mandate id of `status`): both carry them.
+    assert!(built.iter().any(|r| !r.reserved.is_empty()), "the built-in spec has reserved segments");
+    let (m, b) = (from_macro::routes::TOKEN, payspec_client::routes::TOKEN);
+    for (m, b) in [(m.issue, b.issue), (m.refresh, b.refresh), (m.revoke, b.revoke)] {
+        assert_same_route(m, b);
+    }
+}
+
+fn bank_transfer_from_macro() -> from_macro::requests::BankTransfer {
+    from_macro::requests::BankTransfer::new(
+        "2500.75".parse().expect("an amount"),
+        "0123456789",
+        "058",
+        "tx-42",
+        "Ada Obi",
+    )
+    .narration("school fees")
+    .extra_field("meta.channel", json!("app"))
+}
+
+fn bank_transfer_built() -> payspec_client::requests::BankTransfer {
+    payspec_client::requests::BankTransfer::new(
+        "2500.75".parse().expect("an amount"),
+        "0123456789",
+        "058",
+        "tx-42",
+        "Ada Obi",
+    )
+    .narration("school fees")
+    .extra_field("meta.channel", json!("app"))
+}
+
+#[test]
+fn a_request_built_the_same_way_through_both_is_the_same() {
+    let (m, b) = (bank_transfer_from_macro(), bank_transfer_built());
+    assert_eq!(format!("{m:?}"), format!("{b:?}"));
+    assert!(format!("{b:?}").contains("school fees"), "{b:?}");
+
+    // Secrets are hidden the same way by both.
+    let m = from_macro::requests::RevokeToken::new("tok-secret", "client-abc");
+    let b = payspec_client::requests::RevokeToken::new("tok-secret", "client-abc");
+    assert_eq!(format!("{m:?}"), format!("{b:?}"));
+    assert!(!format!("{b:?}").contains("tok-secret"), "{b:?}");
+}
+
+/// One request as it reached the server: method, target, headers and body.
+#[derive(Debug, PartialEq)]
+struct Call {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+/// The requests that reached the server, without the token issue and without the `Host`
+/// header (the two servers listen on different ports).
+fn calls(server: &MockServer) -> Vec<Call> {
+    server
+        .requests()
+        .iter()
+        .filter(|r: &&Recorded| !r.is("POST", "/v1/auth/token/issue"))
+        .map(|r| Call {
+            method: r.method.clone(),
+            target: r.target.clone(),
+            headers: r.headers.iter().filter(|(n, _)| !n.eq_ignore_ascii_case("host")).cloned().collect(),
+            body: r.body_text(),
+        })
+        .collect()
+}
+
+async fn server() -> MockServer {
+    MockServer::start(|req, _| {
+        if req.is("POST", "/v1/auth/token/issue") {
+            Reply::ok(json!({
+                "access_token": "tok-1",
+                "refresh_token": "ref-1",
+                "expiresAt": "2099-01-01T00:00:00Z",
+            }))
+        } else {
+            Reply::ok(json!({"status": "SUCCESS"}))
+        }
+    })
+    .await
+    .unwrap_or_else(|e| panic!("mock server did not start: {e}"))
+}
+
+fn credentials() -> Credentials {
+    Credentials::new("client-abc", "sk_test_secret", "acct-parent-1")
+}
+
+#[tokio::test]
+async fn both_clients_put_the_same_bytes_on_the_wire() {
+    let (macro_server, built_server) = (server().await, server().await);
+
+    let client: from_macro::Client = from_macro::Client::builder()
+        .environment(Environment::Custom(macro_server.url()))
+        .credentials(credentials())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into();
+    let transfers = client.transfers();
+    transfers.bank_transfer(bank_transfer_from_macro()).await.unwrap_or_else(|e| panic!("{e}"));
+    let mandates = client.direct_debits();
+    mandates
+        .fetch_mandate(from_macro::requests::FetchMandate::new("m/1"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let client: payspec_client::Client = payspec_client::Client::builder()
+        .environment(Environment::Custom(built_server.url()))
+        .credentials(credentials())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into();
+    let transfers = client.transfers();
+    transfers.bank_transfer(bank_transfer_built()).await.unwrap_or_else(|e| panic!("{e}"));
+    let mandates = client.direct_debits();
+    mandates
+        .fetch_mandate(payspec_client::requests::FetchMandate::new("m/1"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let (m, b) = (calls(&macro_server), calls(&built_server));
+    assert_eq!(b.len(), 2, "{b:?}");
+    assert_eq!((b[0].method.as_str(), b[0].target.as_str()), ("POST", "/v2/transfers/bank"));
+    assert!(b[0].body.contains("\"merchantTxRef\":\"tx-42\""), "{}", b[0].body);
+    assert!(b[0].headers.iter().any(|(n, v)| n.eq_ignore_ascii_case("authorization") && v == "Bearer tok-1"));
+    assert_eq!(b[1].target, "/v1/direct-debits/m%2F1");
+    assert_eq!(m, b);
+}

@@ -1,0 +1,42 @@
+// `generate!` on a spec beside this file: the request types, route constants and client of
+// that spec are items of this crate, and they compile and behave.
+
+use payspec_client::{Credentials, Environment, Method, Operation};
+
+payspec_macros::generate!("small.yaml");
+
+fn main() {
+    let request = requests::BankTransferFromSubAccount::new(
+        "sub-1",
+        "1500.50".parse().expect("an amount"),
+        "0123456789",
+        "tx-1",
+    )
+    .narration("rent");
+    assert_eq!(request.account_id, types::SubAccountId::new("sub-1"));
+    assert_eq!(request.amount.to_string(), "1500.50");
+    assert_eq!(request.narration.as_deref(), Some("rent"));
+    assert_eq!(request.idempotency_key(), Some("tx-1"));
+
+    assert_eq!(routes::ALL.len(), 4);
+    let route = <requests::BankTransferFromSubAccount as Operation>::ROUTE;
+    assert_eq!(route.operation, "bank_transfer_from_sub_account");
+    assert_eq!(route.method, Method::Post);
+    assert_eq!(route.path, "/v2/transfers/bank/{subAccountId}");
+    assert_eq!(route.aliases[0].path, "/v1/transfers/bank/{subAccountId}");
+    assert_eq!(routes::TOKEN.issue.operation, "issue_token");
+    assert_eq!(environments::SANDBOX, "https://sandbox.example.com");
+
+    // The client and a group method, named and called (the future is built, not awaited).
+    let accessor: for<'c> fn(&'c Client) -> groups::Transfers<'c> = Client::transfers;
+    let client: Client = Client::builder()
+        .environment(Environment::Custom("http://127.0.0.1:9".into()))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .build()
+        .expect("a client")
+        .into();
+    // The future borrows the group handle, so the handle is bound first.
+    let transfers = accessor(&client);
+    let pending = transfers.bank_transfer_from_sub_account(request);
+    drop(pending);
+}
