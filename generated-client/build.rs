@@ -9,20 +9,10 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let spec_path = manifest_dir.join("../spec/payments.yaml");
-    println!("cargo::rerun-if-changed={}", spec_path.display());
     println!("cargo::rerun-if-changed=build.rs");
-
-    let spec = match payspec_codegen::load(&spec_path) {
-        Ok(spec) => spec,
-        Err(errors) => {
-            for diagnostic in errors.iter() {
-                for line in diagnostic.to_string().lines() {
-                    println!("cargo::error={line}");
-                }
-            }
-            return ExitCode::FAILURE;
-        }
+    let Some(spec) = payspec_codegen::build_script::load_spec(&manifest_dir.join("../spec/payments.yaml"))
+    else {
+        return ExitCode::FAILURE;
     };
     let source = match payspec_codegen::generate_source(&spec) {
         Ok(source) => source,

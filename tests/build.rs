@@ -14,18 +14,9 @@ use heck::ToUpperCamelCase;
 use payspec_codegen::model::{Operation, Param, Type};
 use serde_json::{Value, json};
 
-/// Rust keywords a spec name may collide with; the client escapes them as raw identifiers.
-const KEYWORDS: [&str; 51] = [
-    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait",
-    "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
-    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-    "union", "raw", "safe",
-];
-
 /// A spec name as a Rust identifier, raw where it is a keyword (as the client spells it).
 fn ident(name: &str) -> String {
-    if KEYWORDS.contains(&name) { format!("r#{name}") } else { name.to_owned() }
+    if payspec_codegen::emit::is_keyword(name) { format!("r#{name}") } else { name.to_owned() }
 }
 
 /// A sample value for a parameter, chosen by type. Text holds characters that must be
@@ -106,20 +97,10 @@ async fn {test}() -> CaseResult {{
 
 fn main() -> ExitCode {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let spec_path = manifest_dir.join("../spec/payments.yaml");
-    println!("cargo::rerun-if-changed={}", spec_path.display());
     println!("cargo::rerun-if-changed=build.rs");
-
-    let spec = match payspec_codegen::load(&spec_path) {
-        Ok(spec) => spec,
-        Err(errors) => {
-            for diagnostic in errors.iter() {
-                for line in diagnostic.to_string().lines() {
-                    println!("cargo::error={line}");
-                }
-            }
-            return ExitCode::FAILURE;
-        }
+    let Some(spec) = payspec_codegen::build_script::load_spec(&manifest_dir.join("../spec/payments.yaml"))
+    else {
+        return ExitCode::FAILURE;
     };
 
     let mut out = String::new();

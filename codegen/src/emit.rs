@@ -77,9 +77,14 @@ const KEYWORDS: [&str; 51] = [
     "union", "raw", "safe",
 ];
 
+/// Whether `name` must be written as a raw identifier (`r#type`) in Rust.
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
 /// An identifier for a field or method, escaped when it is a keyword.
 fn field_ident(name: &str) -> Ident {
-    if KEYWORDS.contains(&name) { Ident::new_raw(name, Span::call_site()) } else { format_ident!("{}", name) }
+    if is_keyword(name) { Ident::new_raw(name, Span::call_site()) } else { format_ident!("{}", name) }
 }
 
 /// Type names chosen once for the whole spec.

@@ -8,6 +8,7 @@
 //! ```
 
 pub mod audit;
+pub mod build_script;
 pub mod emit;
 pub mod load;
 pub mod macros;
