@@ -21,15 +21,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
-        println!("cargo::error=OUT_DIR is not set; run this build script through cargo");
-        return ExitCode::FAILURE;
-    };
-    let out = out_dir.join("payspec_generated.rs");
-    // Leave the file untouched when nothing changed, so its timestamp does not force work.
-    let unchanged = std::fs::read_to_string(&out).ok().as_deref() == Some(source.as_str());
-    if !unchanged && let Err(error) = std::fs::write(&out, source) {
-        println!("cargo::error=cannot write {}: {error}", out.display());
+    if !payspec_codegen::build_script::write_out("payspec_generated.rs", &source) {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS

@@ -120,14 +120,7 @@ fn main() -> ExitCode {
         test_case(op, &mut out);
     }
 
-    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
-        println!("cargo::error=OUT_DIR is not set; run this build script through cargo");
-        return ExitCode::FAILURE;
-    };
-    let path = out_dir.join("wire_cases.rs");
-    let unchanged = std::fs::read_to_string(&path).ok().as_deref() == Some(out.as_str());
-    if !unchanged && let Err(error) = std::fs::write(&path, out) {
-        println!("cargo::error=cannot write {}: {error}", path.display());
+    if !payspec_codegen::build_script::write_out("wire_cases.rs", &out) {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS

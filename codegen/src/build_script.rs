@@ -1,7 +1,7 @@
 //! For build scripts that run the generator (`payspec-client`'s, or a user's own).
 
 use crate::model::Spec;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Loads the spec at `path` for a build script: tells cargo to re-run the script when the
 /// spec changes, and prints each spec error as a `cargo::error` line that names the spec's
@@ -17,6 +17,27 @@ pub fn load_spec(path: &Path) -> Option<Spec> {
                 }
             }
             None
+        }
+    }
+}
+
+/// Writes `text` to `OUT_DIR/name` for a build script, leaving the file untouched when it
+/// already holds `text` (so its timestamp forces no work). Problems are printed as
+/// `cargo::error` lines; `false` means the script should fail.
+pub fn write_out(name: &str, text: &str) -> bool {
+    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        println!("cargo::error=OUT_DIR is not set; run this build script through cargo");
+        return false;
+    };
+    let path = out_dir.join(name);
+    if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {
+        return true;
+    }
+    match std::fs::write(&path, text) {
+        Ok(()) => true,
+        Err(error) => {
+            println!("cargo::error=cannot write {}: {error}", path.display());
+            false
         }
     }
 }
