@@ -67,11 +67,10 @@ async fn issues_a_token_lazily_and_sends_bearer_and_account_headers() {
 }
 
 #[tokio::test]
-async fn fifty_concurrent_calls_during_expiry_cause_exactly_one_refresh() {
+async fn fifty_concurrent_calls_after_expiry_cause_exactly_one_refresh() {
     let server = start(|req, _| {
         if req.is("POST", ISSUE_PATH) {
-            // Inside the 5-minute refresh margin: the next call must refresh.
-            grant("tok-1", "ref-1", 60)
+            grant_in_ms("tok-1", "ref-1", 300)
         } else if req.is("POST", REFRESH_PATH) {
             grant("tok-2", "ref-2", 3600).delay(Duration::from_millis(50))
         } else {
@@ -81,6 +80,8 @@ async fn fifty_concurrent_calls_during_expiry_cause_exactly_one_refresh() {
     .await;
     let client = client(&server);
     assert!(client.send(&FetchBalance::new("first")).await.is_ok());
+    // Past tok-1's expiry: every call must wait for the one renewal.
+    tokio::time::sleep(Duration::from_millis(400)).await;
 
     let calls = (0..50).map(|i| {
         let client = client.clone();
@@ -94,6 +95,7 @@ async fn fifty_concurrent_calls_during_expiry_cause_exactly_one_refresh() {
     let refresh = &server.requests_to("POST", REFRESH_PATH)[0];
     assert_eq!(refresh.json(), Some(json!({"grant_type": "refresh_token", "refresh_token": "ref-1"})));
     assert_eq!(refresh.header("accountid"), Some(ACCOUNT_ID));
+    assert_eq!(refresh.header("authorization"), Some("Bearer tok-1"), "the reference declares BearerAuth");
     let after: Vec<_> = server
         .requests()
         .into_iter()
@@ -101,6 +103,43 @@ async fn fifty_concurrent_calls_during_expiry_cause_exactly_one_refresh() {
         .collect();
     assert_eq!(after.len(), 50);
     assert!(after.iter().all(|r| r.header("authorization") == Some("Bearer tok-2")));
+}
+
+#[tokio::test]
+async fn a_token_still_valid_is_used_while_it_is_renewed() {
+    let server = start(|req, _| {
+        if req.is("POST", ISSUE_PATH) {
+            // Due for renewal after half its life, still valid for the rest.
+            grant_in_ms("tok-1", "ref-1", 2_000)
+        } else if req.is("POST", REFRESH_PATH) {
+            grant("tok-2", "ref-2", 3600).delay(Duration::from_millis(1_500))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    assert!(client.send(&FetchBalance::new("first")).await.is_ok());
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+
+    // The renewal takes 1.5 s; calls meanwhile go out at once with the old token.
+    let started = std::time::Instant::now();
+    for i in 0..5 {
+        assert!(client.send(&FetchBalance::new(&format!("during{i}"))).await.is_ok());
+    }
+    assert!(
+        started.elapsed() < Duration::from_millis(1_000),
+        "calls waited for the renewal: {:?}",
+        started.elapsed()
+    );
+    let during = server.requests_to("GET", "/v1/accounts/during4/balance");
+    assert_eq!(during[0].header("authorization"), Some("Bearer tok-1"));
+
+    tokio::time::sleep(Duration::from_millis(1_600)).await;
+    assert!(client.send(&FetchBalance::new("after")).await.is_ok());
+    let after = server.requests_to("GET", "/v1/accounts/after/balance");
+    assert_eq!(after[0].header("authorization"), Some("Bearer tok-2"));
+    assert_eq!(server.count("POST", REFRESH_PATH), 1);
 }
 
 #[tokio::test]
@@ -131,7 +170,7 @@ async fn the_refresh_margin_is_configurable() {
 async fn a_failed_refresh_falls_back_to_a_new_issue() {
     let server = start(|req, nth| {
         if req.is("POST", ISSUE_PATH) {
-            if nth == 0 { grant("tok-1", "ref-1", 30) } else { grant("tok-3", "ref-3", 3600) }
+            if nth == 0 { grant_in_ms("tok-1", "ref-1", 300) } else { grant("tok-3", "ref-3", 3600) }
         } else if req.is("POST", REFRESH_PATH) {
             Reply::json(400, json!({"code": "02", "description": "invalid refresh token", "data": null}))
         } else {
@@ -141,6 +180,7 @@ async fn a_failed_refresh_falls_back_to_a_new_issue() {
     .await;
     let client = client(&server);
     assert!(client.send(&FetchBalance::new("a")).await.is_ok());
+    tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(client.send(&FetchBalance::new("b")).await.is_ok());
 
     assert_eq!(server.count("POST", REFRESH_PATH), 1);

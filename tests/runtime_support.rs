@@ -12,8 +12,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use payspec_client::runtime::Client;
 use payspec_client::{
-    Amount, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields, Method,
-    Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
+    Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
+    Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
 };
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;
@@ -33,11 +33,23 @@ const fn route(
     auth: Auth,
     effect: Effect,
 ) -> Route {
-    Route { operation, group: "test", method, path, aliases: &[], auth, effect, reserved: &[] }
+    Route {
+        operation,
+        group: "test",
+        method,
+        path,
+        aliases: &[],
+        auth,
+        effect,
+        reserved: &[],
+        idempotency_header: None,
+        answers: &Answers::STANDARD,
+    }
 }
 
 pub static ISSUE: Route = route("issue_token", Method::Post, ISSUE_PATH, Auth::Account, Effect::Write);
-pub static REFRESH: Route = route("refresh_token", Method::Post, REFRESH_PATH, Auth::Account, Effect::Write);
+pub static REFRESH: Route =
+    route("refresh_token", Method::Post, REFRESH_PATH, Auth::BearerAndAccount, Effect::Write);
 pub static REVOKE: Route = route("revoke_token", Method::Post, REVOKE_PATH, Auth::Bearer, Effect::Write);
 
 pub const AUTH_ROUTES: AuthRoutes = AuthRoutes { issue: &ISSUE, refresh: &REFRESH, revoke: &REVOKE };
@@ -68,6 +80,18 @@ pub fn grant(access: &str, refresh: &str, expires_in: i64) -> Reply {
         "access_token": access,
         "refresh_token": refresh,
         "expiresAt": instant_in(expires_in),
+    }))
+}
+
+/// A token answer that expires `millis` milliseconds from now, with `expiresAt` written as
+/// epoch milliseconds (one of the forms the client reads).
+pub fn grant_in_ms(access: &str, refresh: &str, millis: u64) -> Reply {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    Reply::ok(json!({
+        "businessId": "biz-1",
+        "access_token": access,
+        "refresh_token": refresh,
+        "expiresAt": u64::try_from(now).unwrap_or(u64::MAX).saturating_add(millis),
     }))
 }
 
@@ -122,6 +146,8 @@ pub static FETCH_BALANCE: Route = Route {
     auth: Auth::BearerAndAccount,
     effect: Effect::Read,
     reserved: &[],
+    idempotency_header: None,
+    answers: &Answers::STANDARD,
 };
 
 /// A read.
@@ -146,6 +172,13 @@ impl Operation for FetchBalance {
     }
 }
 
+/// How a transfer's answers are read: in flight while `PENDING_BILLING`.
+pub static TRANSFER_ANSWERS: Answers = Answers {
+    pending_statuses: &["PENDING_BILLING"],
+    pending_descriptions: &["PROCESSING"],
+    ..Answers::STANDARD
+};
+
 pub static BANK_TRANSFER: Route = Route {
     operation: "bank_transfer",
     group: "transfers",
@@ -155,6 +188,8 @@ pub static BANK_TRANSFER: Route = Route {
     auth: Auth::BearerAndAccount,
     effect: Effect::Money,
     reserved: &[],
+    idempotency_header: None,
+    answers: &TRANSFER_ANSWERS,
 };
 
 /// A money-moving call; its reference makes a retry safe when set.
@@ -205,6 +240,8 @@ pub static CREATE_VIRTUAL_ACCOUNT: Route = Route {
     auth: Auth::BearerAndAccount,
     effect: Effect::Write,
     reserved: &[],
+    idempotency_header: None,
+    answers: &Answers::STANDARD,
 };
 
 /// A write that moves no money.
@@ -233,6 +270,8 @@ pub static FETCH_MANDATE: Route = Route {
         literal: "status",
         shadowed_by: "GET /v1/direct-debits/status",
     }],
+    idempotency_header: None,
+    answers: &Answers::STANDARD,
 };
 
 /// A read whose path value may collide with a literal route.
@@ -257,6 +296,8 @@ pub static CHARGE_CARD: Route = Route {
     auth: Auth::Bearer,
     effect: Effect::Write,
     reserved: &[],
+    idempotency_header: None,
+    answers: &Answers::STANDARD,
 };
 
 /// A bearer-only call (card payment sequence): no `accountId` header.
@@ -396,13 +437,10 @@ impl reqwest::dns::Resolve for ScriptedResolver {
     }
 }
 
-/// An HTTP client that resolves every host with `resolver` and never reuses a
-/// connection, so each attempt resolves (and can fail) anew.
-pub fn resolving_http(resolver: ScriptedResolver) -> reqwest::Client {
-    match reqwest::Client::builder().dns_resolver(resolver).pool_max_idle_per_host(0).build() {
-        Ok(c) => c,
-        Err(e) => panic!("http client: {e}"),
-    }
+/// HTTP settings that resolve every host with `resolver` and never reuse a connection,
+/// so each attempt resolves (and can fail) anew.
+pub fn resolving_http(resolver: ScriptedResolver) -> reqwest::ClientBuilder {
+    reqwest::Client::builder().dns_resolver(resolver).pool_max_idle_per_host(0)
 }
 
 /// A client for `http://payments.test` whose host is resolved by `resolver`. The URL
@@ -412,7 +450,7 @@ pub fn client_via_resolver(resolver: ScriptedResolver) -> Client {
         .environment(Environment::Custom("http://payments.test".to_owned()))
         .credentials(credentials())
         .retry_policy(fast_retry())
-        .http_client(resolving_http(resolver))
+        .http_client_builder(resolving_http(resolver))
         .build();
     match built {
         Ok(c) => c,

@@ -24,6 +24,7 @@ use futures::StreamExt;
 use payspec_client::requests::{
     BankTransfer, CreateCheckoutOrder, CreateSubAccount, FetchMandate, FetchVirtualAccount,
     FilterTransactionsForSubAccount, ListMandates, ListSubAccounts, ListTokenizedCards, SubmitCardOtp,
+    WalletTransfer,
 };
 use payspec_client::types::Currency;
 use payspec_client::{Amount, Client, Credentials, Environment, Error, Outcome, RetryPolicy};
@@ -288,7 +289,7 @@ fn bank_transfer(reference: &str) -> Result<BankTransfer, Error> {
 }
 
 #[tokio::test]
-async fn a_bank_transfer_answered_500_is_sent_exactly_once() -> CaseResult {
+async fn a_bank_transfer_answered_500_is_resent_with_the_same_key_and_bytes() -> CaseResult {
     let server = server_with(|_, _| {
         Reply::json(500, json!({"code": "01", "description": "downstream error", "data": null}))
     })
@@ -297,7 +298,29 @@ async fn a_bank_transfer_answered_500_is_sent_exactly_once() -> CaseResult {
     let result = client.transfers().bank_transfer(bank_transfer("tx-500")?).await;
     assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(server.count("POST", TRANSFER_PATH), 1);
+    let sent = server.requests_to("POST", TRANSFER_PATH);
+    assert_eq!(sent.len(), 3, "the fast policy's three attempts");
+    for request in &sent {
+        assert_eq!(request.header("X-Idempotent-key"), Some("tx-500"));
+        assert_eq!(request.body, sent[0].body, "every attempt sends the same bytes");
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_wallet_transfer_answered_500_is_sent_exactly_once() -> CaseResult {
+    let server = server_with(|_, _| {
+        Reply::json(500, json!({"code": "01", "description": "downstream error", "data": null}))
+    })
+    .await?;
+    let client = fast_client(&server)?;
+    let transfer = WalletTransfer::new(amount("100.00")?, "wallet-9", "tx-w500");
+    let result = client.transfers().wallet_transfer(transfer).await;
+    assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let sent = server.requests_to("POST", "/v2/transfers/wallet");
+    assert_eq!(sent.len(), 1, "no deduplicating header: never resent once it may have arrived");
+    assert_eq!(sent[0].header("X-Idempotent-key"), None);
     Ok(())
 }
 

@@ -209,6 +209,20 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
                 quote! { rt::ReservedSegment { variable: #variable, literal: #literal, shadowed_by: #receiver } }
             });
         let doc = doc_lines(&[format!("`{} {}`: {}", op.method, op.path, op.summary)]);
+        let idempotency_header = match &op.idempotency_header {
+            Some(header) => {
+                let wire = &header.wire;
+                quote! { Some(#wire) }
+            }
+            None => quote! { None },
+        };
+        let answers = &op.answers;
+        let (success, refusal, statuses, descriptions) = (
+            &answers.success_codes,
+            &answers.refusal_codes,
+            &answers.pending_statuses,
+            &answers.pending_descriptions,
+        );
         quote! {
             #doc
             pub const #name: Route = Route {
@@ -220,6 +234,13 @@ fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) -> TokenStr
                 auth: rt::Auth::#auth,
                 effect: rt::Effect::#effect,
                 reserved: &[#(#segments),*],
+                idempotency_header: #idempotency_header,
+                answers: &rt::Answers {
+                    success_codes: &[#(#success),*],
+                    refusal_codes: &[#(#refusal),*],
+                    pending_statuses: &[#(#statuses),*],
+                    pending_descriptions: &[#(#descriptions),*],
+                },
             };
         }
     });
@@ -404,8 +425,12 @@ fn param_doc(param: &Param) -> Vec<String> {
     if param.as_string {
         facts.push_str(", as a JSON string");
     }
-    if param.origin == crate::model::Origin::Reference {
-        facts.push_str("; documented by the reference, not the interface");
+    match param.origin {
+        crate::model::Origin::Interface => {}
+        crate::model::Origin::Reference => facts.push_str("; documented by the reference, not the interface"),
+        crate::model::Origin::DeveloperDocs => {
+            facts.push_str("; documented by the vendor's developer documentation, not the interface");
+        }
     }
     facts.push('.');
     lines.push(facts);
@@ -426,6 +451,32 @@ fn operation_doc(op: &Operation) -> Vec<String> {
     for listing in &op.also_listed_as {
         let name = listing.name.as_deref().map(|n| format!(" as `{n}`")).unwrap_or_default();
         lines.push(format!("Also listed under `{}`{name}: {}", listing.group, listing.note));
+    }
+    if let (Some(header), Some(key)) = (&op.idempotency_header, &op.idempotency) {
+        lines.push(String::new());
+        lines.push(format!(
+            "Sends `{key}` in the `{}` header too, which the service deduplicates on: a timeout, \
+             a reset, or a 429, 500, 502, 503 or 504 answer is retried with the same key and the \
+             same bytes, within the call's deadline. {}",
+            header.wire, header.note
+        ));
+    }
+    let answers = &op.answers;
+    if !answers.pending_statuses.is_empty() || !answers.pending_descriptions.is_empty() {
+        let mut pending: Vec<String> =
+            answers.pending_statuses.iter().map(|s| format!("`data.status` `{s}`")).collect();
+        pending.extend(answers.pending_descriptions.iter().map(|d| format!("description `{d}`")));
+        lines.push(String::new());
+        lines.push(format!(
+            "An answer with {} is `Outcome::Pending`: the operation is in flight; look it up, never send it again under a new reference.",
+            pending.join(" or ")
+        ));
+    }
+    if answers.success_codes.len() > 1 || !answers.note.is_empty() {
+        lines.push(String::new());
+        let codes: Vec<String> = answers.success_codes.iter().map(|c| format!("`{c}`")).collect();
+        lines.push(format!("Success codes: {}.", codes.join(", ")));
+        lines.extend(answers.note.iter().cloned());
     }
     lines
 }
@@ -599,6 +650,22 @@ fn write_call(param: &Param) -> TokenStream {
         };
     }
     let ident = field_ident(&param.name);
+    let put = write_value(param, &ident);
+    if !param.secret {
+        return put;
+    }
+    // Noted so that the client removes the value from any error, in any spelling.
+    let note = if param.required {
+        quote! { w.secret(&self.#ident); }
+    } else {
+        quote! { w.secret_opt(self.#ident.as_ref()); }
+    };
+    quote! { #note #put }
+}
+
+/// The runtime call that puts one caller-set value on the wire.
+fn write_value(param: &Param, ident: &Ident) -> TokenStream {
+    let wire = &param.wire;
     let text_like =
         matches!(param.ty, Type::String | Type::DateTime | Type::Identifier(_)) && param.values.is_empty();
     let secret = is_secret_text(param);

@@ -24,8 +24,38 @@ pub struct Spec {
     pub groups: Vec<Group>,
     /// Declared shapes of answers' `data`.
     pub shapes: Vec<Shape>,
+    /// How answers are read unless an operation says otherwise.
+    pub answers: Answers,
     /// Operations, in file order.
     pub operations: Vec<Operation>,
+}
+
+/// How the answers to an operation are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answers {
+    /// Envelope codes that mean success.
+    pub success_codes: Vec<String>,
+    /// Envelope codes that prove a refusal: the request was not applied. For a money
+    /// operation, any other code is an outcome the client cannot settle.
+    pub refusal_codes: Vec<String>,
+    /// `data.status` values that mean the operation is still in flight.
+    pub pending_statuses: Vec<String>,
+    /// Envelope descriptions that mean the operation is still in flight.
+    pub pending_descriptions: Vec<String>,
+    /// Why these lists, where they differ from the service's (doc lines).
+    pub note: Vec<String>,
+}
+
+/// A header the service deduplicates a request on: the same key with the same body gets
+/// the first answer instead of being applied again.
+#[derive(Debug, Clone)]
+pub struct IdempotencyHeader {
+    /// The header name, e.g. `X-Idempotent-key`.
+    pub wire: String,
+    /// Who documents it.
+    pub source: Origin,
+    /// Where exactly, and what it promises.
+    pub note: String,
 }
 
 impl Spec {
@@ -155,6 +185,10 @@ pub struct Operation {
     pub effect: Effect,
     /// The name of the parameter whose value makes a retry safe.
     pub idempotency: Option<String>,
+    /// A header carrying that value which the service deduplicates on.
+    pub idempotency_header: Option<IdempotencyHeader>,
+    /// How its answers are read (the service's defaults, with its own overrides).
+    pub answers: Answers,
     /// How its answers are paged.
     pub pagination: Option<PageStyle>,
     /// The declared shape of its answer's `data`.
@@ -326,6 +360,8 @@ pub enum Origin {
     Interface,
     /// Only the vendor's reference documents it.
     Reference,
+    /// Only the vendor's developer documentation (not its OpenAPI document) describes it.
+    DeveloperDocs,
 }
 
 impl Origin {
@@ -334,6 +370,7 @@ impl Origin {
         match self {
             Origin::Interface => "interface",
             Origin::Reference => "reference",
+            Origin::DeveloperDocs => "developer_docs",
         }
     }
 }

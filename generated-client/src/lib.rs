@@ -11,13 +11,13 @@ extern crate self as payspec_client;
 
 pub mod runtime;
 
-pub use runtime::webhook;
+pub use runtime::{reqwest, webhook};
 // `Client` at the root is the generated client (one accessor per group); the runtime's
 // client, which it wraps, stays at `runtime::Client`.
 pub use runtime::{
-    Alias, Amount, AmountError, AmountText, Auth, AuthRoutes, CallOptions, ClientBuilder, Credentials,
-    Effect, Envelope, Environment, Error, ExtraFields, Method, Operation, Outcome, PageStyle, Paginated,
-    RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
+    Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
+    Credentials, Effect, Envelope, Environment, Error, ExtraFields, Method, Operation, Outcome, PageStyle,
+    Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
 };
 
 // The README's Rust examples compile as doctests, so they cannot drift from the API.

@@ -61,6 +61,33 @@ pub struct RawService {
     pub title: String,
     pub environments: Ordered<String>,
     pub token_operations: RawTokenOperations,
+    #[serde(default)]
+    pub answers: Option<RawAnswers>,
+}
+
+/// How answers are read: the service's defaults, or one operation's own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAnswers {
+    #[serde(default)]
+    pub success_codes: Option<Vec<String>>,
+    #[serde(default)]
+    pub refusal_codes: Option<Vec<String>>,
+    #[serde(default)]
+    pub pending_statuses: Option<Vec<String>>,
+    #[serde(default)]
+    pub pending_descriptions: Option<Vec<String>>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A header the service deduplicates requests on.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawIdempotencyHeader {
+    pub wire: String,
+    pub source: RawOrigin,
+    pub note: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -120,6 +147,10 @@ pub struct RawOperation {
     #[serde(default)]
     pub idempotency: Option<String>,
     #[serde(default)]
+    pub idempotency_header: Option<RawIdempotencyHeader>,
+    #[serde(default)]
+    pub answers: Option<RawAnswers>,
+    #[serde(default)]
     pub pagination: Option<RawPageStyle>,
     #[serde(default)]
     pub response: Option<String>,
@@ -151,6 +182,7 @@ pub enum RawOrigin {
     #[default]
     Interface,
     Reference,
+    DeveloperDocs,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize)]

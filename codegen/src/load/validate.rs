@@ -1,8 +1,8 @@
 //! Turns the raw layer into the model, recording every semantic error on the way.
 
 use super::raw::{
-    Ordered, RawAuth, RawEffect, RawField, RawGroup, RawLocation, RawMethod, RawOperation, RawOrigin,
-    RawPageStyle, RawParam, RawService, RawShape,
+    Ordered, RawAnswers, RawAuth, RawEffect, RawField, RawGroup, RawIdempotencyHeader, RawLocation,
+    RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam, RawService, RawShape,
 };
 use super::{Sink, closest};
 use crate::model::*;
@@ -35,11 +35,13 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let known_types = TypeNames::new(&identifiers);
     let groups = groups(&raw.groups, sink);
     let shapes = shapes(&raw.shapes, &known_types, sink);
+    let answers = answers(raw.service.answers.as_ref(), &service_default_answers(), "service.answers", sink);
 
     let mut operations = Vec::with_capacity(raw.operations.len());
     for (name, op) in raw.operations {
         let base = format!("operations.{name}");
-        operations.push(operation(name, op, &base, &groups, &shapes, &known_types, sink));
+        let context = Context { groups: &groups, shapes: &shapes, types: &known_types, answers: &answers };
+        operations.push(operation(name, op, &base, &context, sink));
     }
     check_names(&operations, sink);
     check_routes(&operations, &raw.unreadable, sink);
@@ -53,8 +55,81 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         identifiers,
         groups,
         shapes,
+        answers,
         operations,
     })
+}
+
+/// What every operation is checked against.
+struct Context<'a> {
+    groups: &'a [Group],
+    shapes: &'a [Shape],
+    types: &'a TypeNames,
+    answers: &'a Answers,
+}
+
+/// The answers a spec that says nothing about them gets: `"00"` is success, and no code
+/// proves a refusal, so a money operation never reads an unknown code as one.
+fn service_default_answers() -> Answers {
+    Answers {
+        success_codes: vec!["00".to_owned()],
+        refusal_codes: Vec::new(),
+        pending_statuses: Vec::new(),
+        pending_descriptions: Vec::new(),
+        note: Vec::new(),
+    }
+}
+
+/// `raw` laid over `inherited`, each list checked.
+fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut Sink) -> Answers {
+    let Some(raw) = raw else {
+        return Answers { note: Vec::new(), ..inherited.clone() };
+    };
+    let list = |own: &Option<Vec<String>>, inherited: &[String], key: &str, sink: &mut Sink| -> Vec<String> {
+        let Some(own) = own else {
+            return inherited.to_vec();
+        };
+        for (i, value) in own.iter().enumerate() {
+            if value.trim().is_empty() || value.trim() != value {
+                sink.error(
+                    &format!("{at}.{key}[{i}]"),
+                    format!("`{value}` is not a code or status"),
+                    "write the value exactly as the service sends it, without spaces around it",
+                );
+            }
+            if own[..i].contains(value) {
+                sink.error(&format!("{at}.{key}[{i}]"), format!("`{value}` is listed twice"), "remove one");
+            }
+        }
+        own.clone()
+    };
+    let answers = Answers {
+        success_codes: list(&raw.success_codes, &inherited.success_codes, "success_codes", sink),
+        refusal_codes: list(&raw.refusal_codes, &inherited.refusal_codes, "refusal_codes", sink),
+        pending_statuses: list(&raw.pending_statuses, &inherited.pending_statuses, "pending_statuses", sink),
+        pending_descriptions: list(
+            &raw.pending_descriptions,
+            &inherited.pending_descriptions,
+            "pending_descriptions",
+            sink,
+        ),
+        note: lines(raw.note.as_deref()),
+    };
+    if answers.success_codes.is_empty() {
+        sink.error(
+            &format!("{at}.success_codes"),
+            "no code would ever mean success",
+            "list at least one code, e.g. `[\"00\"]`",
+        );
+    }
+    if let Some(both) = answers.success_codes.iter().find(|c| answers.refusal_codes.contains(c)) {
+        sink.error(
+            &format!("{at}.refusal_codes"),
+            format!("`{both}` is listed both as a success and as a refusal"),
+            "keep it in one of the two lists",
+        );
+    }
+    answers
 }
 
 fn lines(text: Option<&str>) -> Vec<String> {
@@ -281,6 +356,7 @@ fn origin(raw: RawOrigin) -> Origin {
     match raw {
         RawOrigin::Interface => Origin::Interface,
         RawOrigin::Reference => Origin::Reference,
+        RawOrigin::DeveloperDocs => Origin::DeveloperDocs,
     }
 }
 
@@ -300,16 +376,14 @@ fn template(text: &str, path: &str, sink: &mut Sink) -> (PathTemplate, bool) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn operation(
     name: String,
     raw: RawOperation,
     base: &str,
-    groups: &[Group],
-    shapes: &[Shape],
-    types: &TypeNames,
+    context: &Context<'_>,
     sink: &mut Sink,
 ) -> Operation {
+    let Context { groups, shapes, types, .. } = *context;
     if !is_snake_case(&name) {
         sink.error(
             base,
@@ -396,6 +470,16 @@ fn operation(
 
     check_body_allowed(method, &aliases, raw.allows_body, &params, base, sink);
     check_idempotency(raw.idempotency.as_deref(), effect, &params, base, sink);
+    let idempotency_header = raw.idempotency_header.as_ref().map(|header| {
+        idempotency_header(
+            header,
+            raw.idempotency.as_deref(),
+            &params,
+            &format!("{base}.idempotency_header"),
+            sink,
+        )
+    });
+    let answers = answers(raw.answers.as_ref(), context.answers, &format!("{base}.answers"), sink);
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
     if let Some(response) = &raw.response
         && !shapes.iter().any(|s| &s.name == response)
@@ -425,6 +509,8 @@ fn operation(
         },
         effect,
         idempotency: raw.idempotency,
+        idempotency_header,
+        answers,
         pagination,
         response: raw.response,
         aliases,
@@ -668,6 +754,48 @@ fn check_idempotency(key: Option<&str>, effect: Effect, params: &[Param], base: 
             "remove `idempotency`, or set `effect: money` / `write`",
         );
     }
+}
+
+fn idempotency_header(
+    raw: &RawIdempotencyHeader,
+    key: Option<&str>,
+    params: &[Param],
+    at: &str,
+    sink: &mut Sink,
+) -> IdempotencyHeader {
+    if key.is_none() {
+        sink.error(
+            at,
+            "an idempotency header needs the value it carries",
+            "name the caller's unique reference with `idempotency: <parameter>`",
+        );
+    }
+    let valid_name = !raw.wire.is_empty()
+        && raw.wire.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+    if !valid_name {
+        sink.error(
+            &format!("{at}.wire"),
+            format!("`{}` is not a header name", raw.wire),
+            "write a header name such as `X-Idempotent-key`",
+        );
+    }
+    if let Some(param) =
+        params.iter().find(|p| p.location == ParamLocation::Header && p.wire.eq_ignore_ascii_case(&raw.wire))
+    {
+        sink.error(
+            &format!("{at}.wire"),
+            format!("the parameter `{}` already sends the header `{}`", param.name, raw.wire),
+            "remove the parameter: the client sends the idempotency header itself",
+        );
+    }
+    if raw.note.trim().is_empty() {
+        sink.error(
+            &format!("{at}.note"),
+            "an idempotency header needs a note",
+            "say where the service documents it and what it promises",
+        );
+    }
+    IdempotencyHeader { wire: raw.wire.clone(), source: origin(raw.source), note: raw.note.trim().to_owned() }
 }
 
 fn page_style(style: RawPageStyle, params: &[Param], base: &str, sink: &mut Sink) -> PageStyle {

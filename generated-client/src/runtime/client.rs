@@ -5,17 +5,18 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::envelope::{self, Envelope, Outcome, RawAnswer};
 use super::error::Error;
-use super::redact;
+use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
 use super::route::{AuthRoutes, Operation};
-use super::secret::{Credentials, Secret};
+use super::secret::Credentials;
 use super::timestamp::parse_retry_after;
-use super::token::TokenState;
+use super::token::TokenCell;
 use super::writer::{PreparedRequest, RequestWriter};
 
 /// The header that names the parent account.
@@ -48,10 +49,12 @@ pub struct ClientBuilder {
     auth_routes: AuthRoutes,
     environment: Environment,
     credentials: Option<Credentials>,
-    http: Option<reqwest::Client>,
+    http: Option<reqwest::ClientBuilder>,
     timeout: Duration,
+    call_timeout: Duration,
     retry: RetryPolicy,
     refresh_margin: Duration,
+    max_answer_bytes: usize,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -60,15 +63,21 @@ impl fmt::Debug for ClientBuilder {
             .field("environment", &self.environment)
             .field("credentials", &self.credentials)
             .field("timeout", &self.timeout)
+            .field("call_timeout", &self.call_timeout)
             .field("retry", &self.retry)
             .field("refresh_margin", &self.refresh_margin)
+            .field("max_answer_bytes", &self.max_answer_bytes)
             .finish_non_exhaustive()
     }
 }
 
+/// The default limit on one answer's size.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+
 impl ClientBuilder {
-    /// A builder using the spec's token routes. Defaults: sandbox, 30 s per attempt,
-    /// [`RetryPolicy::default`], tokens refreshed 5 minutes before they expire.
+    /// A builder using the spec's token routes. Defaults: sandbox, 30 s per attempt, 60 s
+    /// per call (every attempt, backoff and token wait included), [`RetryPolicy::default`],
+    /// tokens renewed 5 minutes before they expire, answers of at most 4 MiB.
     pub fn new(auth_routes: AuthRoutes) -> Self {
         ClientBuilder {
             auth_routes,
@@ -76,8 +85,10 @@ impl ClientBuilder {
             credentials: None,
             http: None,
             timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             refresh_margin: Duration::from_secs(5 * 60),
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
         }
     }
 
@@ -93,8 +104,11 @@ impl ClientBuilder {
         self
     }
 
-    /// The HTTP client to send with (proxies, TLS settings, connection pool).
-    pub fn http_client(mut self, http: reqwest::Client) -> Self {
+    /// The HTTP client settings to send with (proxies, TLS, connection pool), as a
+    /// [`reqwest::ClientBuilder`] (re-exported as `payspec_client::reqwest`). The client
+    /// sets its redirect policy to follow nothing: a `3xx` answer ends the call with
+    /// [`Error::Redirect`], so a payment is never sent again to another address.
+    pub fn http_client_builder(mut self, http: reqwest::ClientBuilder) -> Self {
         self.http = Some(http);
         self
     }
@@ -105,15 +119,30 @@ impl ClientBuilder {
         self
     }
 
+    /// The longest a whole call may take: every attempt, every wait between attempts and
+    /// the wait for an access token. A call may override it with [`CallOptions::deadline`].
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
     /// The retry policy of every call (a call may override it with [`CallOptions`]).
     pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
         self
     }
 
-    /// How long before `expiresAt` a token is refreshed.
+    /// How long before `expiresAt` a token is renewed. Whatever the margin, a token is
+    /// used for at least half of its lifetime.
     pub fn refresh_margin(mut self, margin: Duration) -> Self {
         self.refresh_margin = margin;
+        self
+    }
+
+    /// The largest answer body read, in bytes; a larger one ends the call with
+    /// [`Error::AnswerTooLarge`] as soon as the limit is passed, without reading the rest.
+    pub fn max_answer_bytes(mut self, limit: usize) -> Self {
+        self.max_answer_bytes = limit;
         self
     }
 
@@ -134,12 +163,10 @@ impl ClientBuilder {
         let account_id = HeaderValue::from_str(&credentials.account_id).map_err(|_| Error::Config {
             reason: "the account id has characters a header cannot carry".to_owned(),
         })?;
-        let http = match self.http {
-            Some(http) => http,
-            None => reqwest::Client::builder().build().map_err(|_| Error::Config {
-                reason: "the HTTP client could not be initialised".to_owned(),
-            })?,
-        };
+        let http =
+            self.http.unwrap_or_default().redirect(reqwest::redirect::Policy::none()).build().map_err(
+                |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
+            )?;
         Ok(Client {
             inner: Arc::new(ClientInner {
                 http,
@@ -148,9 +175,11 @@ impl ClientBuilder {
                 account_id,
                 auth_routes: self.auth_routes,
                 timeout: self.timeout,
+                call_timeout: self.call_timeout,
                 retry: self.retry,
                 refresh_margin: self.refresh_margin,
-                tokens: tokio::sync::Mutex::new(TokenState::default()),
+                max_answer_bytes: self.max_answer_bytes,
+                tokens: TokenCell::default(),
             }),
         })
     }
@@ -179,17 +208,19 @@ pub(crate) struct ClientInner {
     account_id: HeaderValue,
     pub(crate) auth_routes: AuthRoutes,
     pub(crate) timeout: Duration,
+    call_timeout: Duration,
     retry: RetryPolicy,
     pub(crate) refresh_margin: Duration,
-    pub(crate) tokens: tokio::sync::Mutex<TokenState>,
+    max_answer_bytes: usize,
+    pub(crate) tokens: TokenCell,
 }
 
 /// Why one attempt failed, with what the retry decision needs.
 pub(crate) struct Failure {
     pub(crate) error: Error,
-    retry_after: Option<Duration>,
-    unauthorized: bool,
-    token_generation: Option<u64>,
+    pub(crate) retry_after: Option<Duration>,
+    pub(crate) unauthorized: bool,
+    pub(crate) token_generation: Option<u64>,
 }
 
 impl From<Error> for Failure {
@@ -199,7 +230,7 @@ impl From<Error> for Failure {
 }
 
 impl Client {
-    /// Sends an operation with the client's retry policy and timeout.
+    /// Sends an operation with the client's retry policy and timeouts.
     pub async fn send<O: Operation>(&self, op: &O) -> Result<Outcome<O::Data>, Error> {
         self.send_with(op, CallOptions::default()).await
     }
@@ -236,9 +267,12 @@ impl Client {
         async {
             let mut writer = RequestWriter::new(route);
             op.write(&mut writer)?;
+            let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
+            if let (Some(header), Some(key)) = (route.idempotency_header, key) {
+                writer.header(header, key)?;
+            }
             let request = writer.finish()?;
-            let keyed = op.idempotency_key().is_some_and(|k| !k.trim().is_empty());
-            self.inner.execute(&request, keyed, options).await
+            self.inner.execute(&request, key.is_some(), options).await
         }
         .instrument(span)
         .await
@@ -246,13 +280,18 @@ impl Client {
 }
 
 impl ClientInner {
-    /// Secret values the client holds, removed from every excerpt.
-    fn known_secrets<'a>(&'a self, bearer: Option<&'a Secret>) -> Vec<&'a str> {
-        let mut known = vec![self.credentials.client_secret.expose()];
-        if let Some(b) = bearer {
-            known.push(b.expose());
+    /// The secrets to remove from an error: the client secret, the tokens held, and the
+    /// secret parameters of `request`.
+    pub(crate) fn secrets(&self, request: Option<&PreparedRequest>) -> Secrets {
+        let mut secrets = Secrets::none();
+        secrets.add(self.credentials.client_secret.expose());
+        self.tokens.add_secrets(&mut secrets);
+        if let Some(request) = request {
+            for value in &request.secrets {
+                secrets.add(value);
+            }
         }
-        known
+        secrets
     }
 
     pub(crate) fn decode_outcome<T: serde::de::DeserializeOwned>(
@@ -282,25 +321,27 @@ impl ClientInner {
         serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
             status,
             reason: envelope::json_reason(&e),
-            excerpt: redact::excerpt(raw.get().as_bytes(), &self.known_secrets(None)),
+            excerpt: redact::excerpt(raw.get().as_bytes(), &self.secrets(None)),
         })
     }
 
     /// Sends a request, renewing the token once after a 401 and retrying as the policy
-    /// and the operation's effect allow.
+    /// and the operation allow, all within the call's deadline.
     pub(crate) async fn execute(
-        &self,
+        self: &Arc<Self>,
         request: &PreparedRequest,
         keyed: bool,
         options: &CallOptions,
     ) -> Result<RawAnswer, Error> {
         let policy = options.retry.as_ref().unwrap_or(&self.retry);
-        let timeout = options.timeout.unwrap_or(self.timeout);
+        let per_attempt = options.timeout.unwrap_or(self.timeout);
+        let budget = options.deadline.unwrap_or(self.call_timeout);
+        let deadline = Instant::now() + budget;
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
         loop {
             tracing::debug!(attempt, "sending");
-            let failure = match self.attempt_with_token(request, timeout).await {
+            let failure = match self.attempt_with_token(request, per_attempt, deadline, budget).await {
                 Ok(answer) => {
                     tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
                     return Ok(answer);
@@ -311,14 +352,14 @@ impl ClientInner {
                 // The token was refused: nothing was applied, so one more try is safe.
                 renewed_after_401 = true;
                 if let Some(generation) = failure.token_generation {
-                    self.invalidate_token(generation).await;
+                    self.invalidate_token(generation);
                 }
                 tracing::debug!(attempt, "token refused; renewing it and sending once more");
                 continue;
             }
-            match policy.next_delay(request.route.effect, keyed, &failure.error, failure.retry_after, attempt)
-            {
-                Some(delay) => {
+            let delay = policy.next_delay(request.route, keyed, &failure.error, failure.retry_after, attempt);
+            match delay {
+                Some(delay) if Instant::now() + delay < deadline => {
                     tracing::debug!(
                         attempt,
                         delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
@@ -327,31 +368,36 @@ impl ClientInner {
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
-                None => return Err(failure.error),
+                _ => return Err(failure.error),
             }
         }
     }
 
     async fn attempt_with_token(
-        &self,
+        self: &Arc<Self>,
         request: &PreparedRequest,
-        timeout: Duration,
+        per_attempt: Duration,
+        deadline: Instant,
+        budget: Duration,
     ) -> Result<RawAnswer, Failure> {
-        if !request.route.auth.sends_bearer() {
-            return self.attempt(request, None, timeout).await;
+        let bearer =
+            if request.route.auth.sends_bearer() { Some(self.bearer(deadline, budget).await?) } else { None };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Error::Timeout { after: budget, may_have_reached_server: false }.into());
         }
-        let (token, generation) = self.bearer().await?;
-        self.attempt(request, Some(&token), timeout).await.map_err(|mut f| {
-            f.token_generation = Some(generation);
+        let header = bearer.as_ref().map(|b| &b.header);
+        self.attempt(request, header, per_attempt.min(left)).await.map_err(|mut f| {
+            f.token_generation = bearer.map(|b| b.generation);
             f
         })
     }
 
-    /// One exchange: send, read the whole answer, classify it.
+    /// One exchange: send, read the answer up to the size limit, classify it.
     pub(crate) async fn attempt(
         &self,
         request: &PreparedRequest,
-        bearer: Option<&Secret>,
+        bearer: Option<&HeaderValue>,
         timeout: Duration,
     ) -> Result<RawAnswer, Failure> {
         let route = request.route;
@@ -365,17 +411,12 @@ impl ClientInner {
             headers.insert(ACCOUNT_ID_HEADER, self.account_id.clone());
         }
         if route.auth.sends_bearer() {
-            let Some(token) = bearer else {
+            let Some(bearer) = bearer else {
                 return Err(
                     Error::invalid("no access token was available for an operation that needs one").into()
                 );
             };
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| Error::Auth {
-                    cause: Box::new(Error::invalid("the access token has characters a header cannot carry")),
-                })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
+            headers.insert(AUTHORIZATION, bearer.clone());
         }
         for (name, value) in &request.headers {
             // An operation's own header (e.g. an explicit `accountId`) wins over the default.
@@ -385,51 +426,106 @@ impl ClientInner {
         if let Some(body) = &request.body {
             builder = builder.body(body.clone());
         }
+        let limit = self.max_answer_bytes;
         let exchange = async {
             let response = builder.send().await?;
             let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let body = response.bytes().await?;
-            Ok::<_, reqwest::Error>((status, headers, body))
+            if (300..400).contains(&status) {
+                let location = response
+                    .headers()
+                    .get(LOCATION)
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                return Ok(Exchange::Redirect { status, location });
+            }
+            let meta = (!(200..300).contains(&status)).then(|| ErrorMeta::read(response.headers()));
+            match read_limited(response, limit).await? {
+                Some(body) => Ok(Exchange::Answer { status, meta, body }),
+                None => Ok(Exchange::TooLarge { status }),
+            }
         };
-        let (status, headers, body) = match tokio::time::timeout(timeout, exchange).await {
-            Err(_) => return Err(Error::Timeout { after: timeout }.into()),
+        let (status, meta, body) = match tokio::time::timeout(timeout, exchange).await {
+            Err(_) => return Err(Error::Timeout { after: timeout, may_have_reached_server: true }.into()),
             Ok(Err(e)) => return Err(transport_error(e, timeout).into()),
-            Ok(Ok(parts)) => parts,
+            Ok(Ok(Exchange::Redirect { status, location })) => {
+                let location = location.map(|l| redact::redact_text(&l, &self.secrets(Some(request))));
+                return Err(Error::Redirect { status, location }.into());
+            }
+            Ok(Ok(Exchange::TooLarge { status })) => {
+                return Err(Error::AnswerTooLarge { status, limit }.into());
+            }
+            Ok(Ok(Exchange::Answer { status, meta, body })) => (status, meta, body),
         };
-        let known = self.known_secrets(bearer);
-        if (200..300).contains(&status) {
-            return envelope::read_success(status, &body, &known).map_err(Failure::from);
-        }
-        let retry_after = headers
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, SystemTime::now()));
+        let Some(meta) = meta else {
+            return envelope::read_success(status, &body, route, &self.secrets(Some(request)))
+                .map_err(Failure::from);
+        };
+        let retry_after = meta.retry_after;
         let error = if status == 429 {
             Error::RateLimited {
-                limit: header_number(&headers, "x-rate-limit-limit"),
-                remaining: header_number(&headers, "x-rate-limit-remaining"),
-                window: headers
-                    .get("x-rate-limit-window")
-                    .and_then(|v| v.to_str().ok())
-                    .map(|v| v.trim().to_owned()),
+                limit: meta.limit,
+                remaining: meta.remaining,
+                window: meta.window,
                 retry_after,
             }
         } else {
+            let secrets = self.secrets(Some(request));
             let (code, description) = envelope::peek_code(&body);
             Error::Status {
                 status,
                 code,
-                description: description.map(|d| redact::redact_text(&d, &known)),
-                excerpt: redact::excerpt(&body, &known),
+                description: description.map(|d| redact::redact_text(&d, &secrets)),
+                excerpt: redact::excerpt(&body, &secrets),
             }
         };
         Err(Failure { error, retry_after, unauthorized: status == 401, token_generation: None })
     }
 }
 
-fn header_number(headers: &HeaderMap, name: &str) -> Option<u64> {
-    headers.get(name)?.to_str().ok()?.trim().parse().ok()
+/// What one exchange brought back.
+enum Exchange {
+    Answer { status: u16, meta: Option<ErrorMeta>, body: Vec<u8> },
+    Redirect { status: u16, location: Option<String> },
+    TooLarge { status: u16 },
+}
+
+/// The headers of an error answer that the error carries.
+struct ErrorMeta {
+    retry_after: Option<Duration>,
+    limit: Option<u64>,
+    remaining: Option<u64>,
+    window: Option<String>,
+}
+
+impl ErrorMeta {
+    fn read(headers: &HeaderMap) -> Self {
+        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+        ErrorMeta {
+            retry_after: text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())),
+            limit: text("x-rate-limit-limit").and_then(|v| v.parse().ok()),
+            remaining: text("x-rate-limit-remaining").and_then(|v| v.parse().ok()),
+            window: text("x-rate-limit-window").map(|v| v.chars().take(64).collect()),
+        }
+    }
+}
+
+/// The body, or `None` as soon as it is known to be larger than `limit`. A declared
+/// length is checked before reading; a streamed body is counted as it arrives.
+async fn read_limited(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let declared = response.content_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));
+    if declared.is_some_and(|len| len > limit) {
+        return Ok(None);
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(0));
+    while let Some(chunk) = response.chunk().await? {
+        if chunk.len() > limit - body.len() {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 /// Maps a connection-level failure, telling apart failures before the request was
@@ -440,7 +536,7 @@ fn transport_error(e: reqwest::Error, timeout: Duration) -> Error {
         return Error::Transport { may_have_reached_server: false, detail: describe(&e) };
     }
     if e.is_timeout() {
-        return Error::Timeout { after: timeout };
+        return Error::Timeout { after: timeout, may_have_reached_server: true };
     }
     Error::Transport { may_have_reached_server: true, detail: describe(&e) }
 }

@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::Error;
-use super::redact;
+use super::redact::{self, Secrets};
+use super::route::{Answers, Effect, Route};
 
 /// The code of a successful answer.
 pub const SUCCESS_CODE: &str = "00";
@@ -173,48 +174,71 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
     format!("{kind} at line {} column {}", e.line(), e.column())
 }
 
-/// Reads a 2xx answer: success, pending, or a failure code.
-pub(crate) fn read_success(status: u16, body: &[u8], known: &[&str]) -> Result<RawAnswer, Error> {
+/// Reads a 2xx answer as the route's [`Answers`] say: success, pending, a refusal, or
+/// (for money) an outcome the answer does not settle.
+pub(crate) fn read_success(
+    status: u16,
+    body: &[u8],
+    route: &Route,
+    secrets: &Secrets,
+) -> Result<RawAnswer, Error> {
     let wire: EnvelopeWire<Box<RawValue>> = serde_json::from_slice(body).map_err(|e| Error::Decode {
         status,
         reason: json_reason(&e),
-        excerpt: redact::excerpt(body, known),
+        excerpt: redact::excerpt(body, secrets),
     })?;
     let (code, description, data) = wire.into_parts();
     let Some(code) = code else {
         return Err(Error::Decode {
             status,
             reason: "the answer has no code".to_owned(),
-            excerpt: redact::excerpt(body, known),
+            excerpt: redact::excerpt(body, secrets),
         });
     };
     let description = description.unwrap_or_default();
     let data = data.filter(|d| d.get() != "null");
-    let markers = has_pending_markers(&code, &description, data.as_deref());
-    let pending = (status == 202 && (code == SUCCESS_CODE || markers)) || (status == 201 && markers);
-    if !pending && code != SUCCESS_CODE {
-        return Err(Error::Service { code, description: redact::redact_text(&description, known) });
+    let answers = route.answers;
+    let success = answers.success_codes.contains(&code.as_str());
+    let pending = (status == 202 && success) || is_pending(answers, &description, data.as_deref());
+    if pending || success {
+        return Ok(RawAnswer { status, code, description, data, pending });
     }
-    Ok(RawAnswer { status, code, description, data, pending })
+    let description = redact::redact_text(&description, secrets);
+    if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
+        return Err(Error::OutcomeUnknown { status, code, description });
+    }
+    Err(Error::Service { code, description })
 }
 
-fn mentions_pending(text: &str) -> bool {
-    let upper = text.to_ascii_uppercase();
-    upper.contains("PROCESSING") || upper.contains("PENDING")
+fn one_of(list: &[&str], value: &str) -> bool {
+    list.iter().any(|item| item.eq_ignore_ascii_case(value.trim()))
 }
 
-fn has_pending_markers(code: &str, description: &str, data: Option<&RawValue>) -> bool {
+/// Whether the description or `data.status` is one the spec lists as still in flight.
+fn is_pending(answers: &Answers, description: &str, data: Option<&RawValue>) -> bool {
     #[derive(Deserialize)]
     struct StatusField {
         #[serde(default)]
-        status: Option<String>,
+        status: Option<serde::de::IgnoredAny>,
     }
-    if mentions_pending(code) || mentions_pending(description) {
+    #[derive(Deserialize)]
+    struct StatusText {
+        status: String,
+    }
+    if one_of(answers.pending_descriptions, description) {
         return true;
     }
-    data.and_then(|d| serde_json::from_str::<StatusField>(d.get()).ok())
-        .and_then(|s| s.status)
-        .is_some_and(|s| mentions_pending(&s))
+    if answers.pending_statuses.is_empty() {
+        return false;
+    }
+    let Some(data) = data else {
+        return false;
+    };
+    // `status` may be any JSON type; only text can name a pending state.
+    let has_status = serde_json::from_str::<StatusField>(data.get()).is_ok_and(|s| s.status.is_some());
+    has_status
+        && serde_json::from_str::<StatusText>(data.get())
+            .is_ok_and(|s| one_of(answers.pending_statuses, &s.status))
 }
 
 #[cfg(test)]
@@ -232,23 +256,63 @@ mod tests {
         assert!(none.is_err());
     }
 
+    static TRANSFER_ANSWERS: Answers = Answers {
+        success_codes: &["00", "200"],
+        pending_statuses: &["PENDING_BILLING", "NEW"],
+        pending_descriptions: &["PROCESSING"],
+        ..Answers::STANDARD
+    };
+
+    fn route(effect: Effect, answers: &'static Answers) -> Route {
+        Route {
+            operation: "op",
+            group: "g",
+            method: crate::runtime::Method::Post,
+            path: "/x",
+            aliases: &[],
+            auth: crate::runtime::Auth::BearerAndAccount,
+            effect,
+            reserved: &[],
+            idempotency_header: None,
+            answers,
+        }
+    }
+
+    fn read(status: u16, body: &str, route: &Route) -> Result<RawAnswer, Error> {
+        read_success(status, body.as_bytes(), route, &Secrets::none())
+    }
+
     #[test]
     fn classifies_success_pending_and_failure() {
-        let ok = read_success(200, br#"{"code":"00","description":"ok","data":{"a":1}}"#, &[]);
+        let plain = route(Effect::Write, &Answers::STANDARD);
+        let transfer = route(Effect::Money, &TRANSFER_ANSWERS);
+        let ok = read(200, r#"{"code":"00","description":"ok","data":{"a":1}}"#, &plain);
         assert!(ok.is_ok_and(|a| !a.pending && a.data.is_some()));
-        let processing = read_success(
+        let processing = read(
             201,
-            br#"{"code":"201","description":"PROCESSING","data":{"status":"PENDING_BILLING"}}"#,
-            &[],
+            r#"{"code":"201","description":"PROCESSING","data":{"status":"PENDING_BILLING"}}"#,
+            &transfer,
         );
         assert!(processing.is_ok_and(|a| a.pending));
-        let created = read_success(201, br#"{"code":"00","description":"created","data":{"id":"1"}}"#, &[]);
+        let pending_200 =
+            read(200, r#"{"code":"00","description":"x","data":{"status":"pending_billing"}}"#, &transfer);
+        assert!(pending_200.is_ok_and(|a| a.pending));
+        let created = read(201, r#"{"code":"00","description":"created","data":{"id":"1"}}"#, &plain);
         assert!(created.is_ok_and(|a| !a.pending));
-        let failed = read_success(200, br#"{"code":"02","description":"bad amount","data":null}"#, &[]);
+        let accepted = read(202, r#"{"code":"00","description":"accepted"}"#, &plain);
+        assert!(accepted.is_ok_and(|a| a.pending));
+        let code_200 =
+            read(200, r#"{"code":"200","description":"SUCCESS","data":{"status":"SUCCESS"}}"#, &transfer);
+        assert!(code_200.is_ok_and(|a| !a.pending));
+        let failed = read(200, r#"{"code":"02","description":"bad amount","data":null}"#, &plain);
         assert!(matches!(failed, Err(Error::Service { ref code, .. }) if code == "02"));
-        let numeric = read_success(200, br#"{"code":0,"description":"x"}"#, &[]);
+        let refused = read(200, r#"{"code":"06","description":"do not retry"}"#, &transfer);
+        assert!(matches!(refused, Err(Error::Service { ref code, .. }) if code == "06"));
+        let unknown = read(200, r#"{"code":"99","description":"try later"}"#, &transfer);
+        assert!(matches!(unknown, Err(Error::OutcomeUnknown { ref code, .. }) if code == "99"));
+        let numeric = read(200, r#"{"code":0,"description":"x"}"#, &plain);
         assert!(matches!(numeric, Err(Error::Service { ref code, .. }) if code == "0"));
-        let bad = read_success(200, br#"{"code":"00","data":{"access_token":"abcdefgh""#, &[]);
+        let bad = read(200, r#"{"code":"00","data":{"access_token":"abcdefgh""#, &plain);
         match bad {
             Err(Error::Decode { excerpt, .. }) => assert!(!excerpt.contains("abcdefgh")),
             other => panic!("expected a decode error, got {other:?}"),

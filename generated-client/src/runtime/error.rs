@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// Why a call failed. Match on the variant to decide what to do; the `Display` text is
 /// meant for people and logs.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The connection failed (refused, DNS, TLS, reset). `may_have_reached_server` is
@@ -16,11 +16,45 @@ pub enum Error {
         /// What went wrong at the connection level, without addresses or values.
         detail: String,
     },
-    /// No answer arrived within the per-attempt timeout; the server may have acted.
-    #[error("the service did not answer within {} ms", .after.as_millis())]
+    /// The call ran out of time: an attempt got no whole answer within its timeout, or
+    /// the call's deadline passed (waiting for a token or between attempts).
+    #[error("the call timed out after {} ms ({})", .after.as_millis(), reach_text(*.may_have_reached_server))]
     Timeout {
-        /// The timeout that ran out.
+        /// The time that ran out.
         after: Duration,
+        /// Whether the server may have received (and acted on) the request: false when the
+        /// time ran out before the request was written (e.g. while waiting for a token).
+        may_have_reached_server: bool,
+    },
+    /// The service answered with a redirect (`3xx`). The client never follows one: the
+    /// request is not sent again, to that address or any other.
+    #[error("the service answered HTTP {status} (a redirect{}), which the client does not follow", location_text(.location.as_deref()))]
+    Redirect {
+        /// The HTTP status (301, 302, 303, 307, 308, ...).
+        status: u16,
+        /// The `Location` header, secrets removed, if the answer had one.
+        location: Option<String>,
+    },
+    /// The answer was larger than the client's limit; reading stopped at the limit.
+    #[error("the service's answer (HTTP {status}) is larger than the limit of {limit} bytes")]
+    AnswerTooLarge {
+        /// The HTTP status of the answer.
+        status: u16,
+        /// The limit in bytes ([`ClientBuilder::max_answer_bytes`](super::ClientBuilder::max_answer_bytes)).
+        limit: usize,
+    },
+    /// A money-moving call got a success status with a code that is neither a success
+    /// nor a documented refusal: the answer does not say whether the money moved. Look the
+    /// payment up by its reference before doing anything else; never send it again under
+    /// a new reference.
+    #[error("the service answered code {code} ({description}), which does not say whether the money moved")]
+    OutcomeUnknown {
+        /// The HTTP status.
+        status: u16,
+        /// The envelope's code.
+        code: String,
+        /// The envelope's description, secrets removed.
+        description: String,
     },
     /// The service answered with an HTTP error status.
     #[error("the service answered HTTP {status}{}", code_text(.code.as_deref(), .description.as_deref()))]
@@ -34,7 +68,9 @@ pub enum Error {
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
     },
-    /// The service answered with a success status but a failure code (not `"00"`).
+    /// The service answered with a success status but a failure code (not `"00"`). For a
+    /// money-moving call this is one of the codes the spec lists as refusals, which prove
+    /// the request was not applied.
     #[error("the service refused the request with code {code} ({description})")]
     Service {
         /// The envelope's code, e.g. `"02"` (validation).
@@ -94,6 +130,13 @@ fn reach_text(may_have_reached: bool) -> &'static str {
     if may_have_reached { "the request may have reached it" } else { "the request was not sent" }
 }
 
+fn location_text(location: Option<&str>) -> String {
+    match location {
+        Some(l) => format!(" to {l}"),
+        None => String::new(),
+    }
+}
+
 fn code_text(code: Option<&str>, description: Option<&str>) -> String {
     match (code, description) {
         (Some(c), Some(d)) => format!(" with code {c} ({d})"),
@@ -136,13 +179,28 @@ impl Error {
         }
     }
 
-    /// Whether the server may have received and acted on the request. False only for
-    /// failures known to have happened before the request was sent.
+    /// Whether the server may have received the request. False only for failures known to
+    /// have happened before the request was sent.
     pub fn may_have_reached_server(&self) -> bool {
         match self {
-            Error::Transport { may_have_reached_server, .. } => *may_have_reached_server,
+            Error::Transport { may_have_reached_server, .. }
+            | Error::Timeout { may_have_reached_server, .. } => *may_have_reached_server,
             Error::InvalidRequest { .. } | Error::Config { .. } | Error::Auth { .. } => false,
             _ => true,
+        }
+    }
+
+    /// Whether the request may have been applied (for a money-moving call: whether money
+    /// may have moved). False only when the request never left, or the service's answer
+    /// proves it refused it: an HTTP `4xx`, a rate limit, or a refusal code.
+    ///
+    /// When this is true, look the operation up by its reference before sending it again,
+    /// and never send it again under a new reference.
+    pub fn may_have_been_applied(&self) -> bool {
+        match self {
+            Error::Status { status, .. } => !(400..500).contains(status),
+            Error::Service { .. } | Error::RateLimited { .. } => false,
+            other => other.may_have_reached_server(),
         }
     }
 }

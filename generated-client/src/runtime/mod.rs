@@ -20,12 +20,12 @@ pub mod webhook;
 mod writer;
 
 pub use amount::{Amount, AmountError, AmountText};
-pub use client::{Client, ClientBuilder, Environment};
+pub use client::{Client, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::Error;
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
-    Alias, Auth, AuthRoutes, Effect, Method, Operation, PageStyle, Paginated, ReservedSegment, Route,
+    Alias, Answers, Auth, AuthRoutes, Effect, Method, Operation, PageStyle, Paginated, ReservedSegment, Route,
 };
 pub use secret::{Credentials, Secret};
 pub use support::{Redacted, fmt_wire};
@@ -34,5 +34,7 @@ pub use writer::{ExtraFields, RequestWriter};
 // The crates generated code names through the runtime, so a crate that expands
 // `payspec_macros::generate!` needs no dependency of its own on them.
 pub use futures;
+// The HTTP client, so that callers configure the same version the runtime sends with.
+pub use reqwest;
 pub use serde;
 pub use serde_json;

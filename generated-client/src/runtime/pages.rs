@@ -65,6 +65,8 @@ struct Listing<O> {
     seen_pages: HashSet<u32>,
     /// The page last asked for, when the client set it.
     requested_page: Option<u32>,
+    /// Pages fetched so far.
+    fetched: u32,
 }
 
 fn looped(what: String) -> Error {
@@ -147,6 +149,16 @@ impl Client {
     /// service says there is no more. The stream ends with an error when a page fails or
     /// the service repeats a cursor or page (which would loop forever).
     pub fn pages<'a, O: Paginated + 'a>(&'a self, op: O) -> impl Stream<Item = Result<O::Data, Error>> + 'a {
+        self.pages_with(op, CallOptions::default())
+    }
+
+    /// [`pages`](Self::pages) with per-call settings for every page, and
+    /// [`CallOptions::max_pages`] to bound how many pages are followed.
+    pub fn pages_with<'a, O: Paginated + 'a>(
+        &'a self,
+        op: O,
+        options: CallOptions,
+    ) -> impl Stream<Item = Result<O::Data, Error>> + 'a {
         // The page the caller starts from, read from the request it writes, so that a
         // first answer naming the same page as next is seen as the last one.
         let mut first = RequestWriter::new(O::ROUTE);
@@ -163,27 +175,39 @@ impl Client {
             seen_cursors: HashSet::new(),
             seen_pages: HashSet::new(),
             requested_page,
+            fetched: 0,
         };
-        futures::stream::try_unfold(listing, move |mut listing| async move {
-            if let Some(error) = listing.deferred.take() {
-                return Err(error);
+        let max_pages = options.max_pages;
+        let options = std::sync::Arc::new(options);
+        futures::stream::try_unfold(listing, move |mut listing| {
+            let options = std::sync::Arc::clone(&options);
+            async move {
+                if let Some(error) = listing.deferred.take() {
+                    return Err(error);
+                }
+                if listing.finished {
+                    return Ok(None);
+                }
+                if max_pages.is_some_and(|max| listing.fetched >= max) {
+                    return Err(Error::Pagination {
+                        reason: format!("the listing has more than the {} pages allowed", listing.fetched),
+                    });
+                }
+                listing.fetched += 1;
+                let answer = self.send_raw(&listing.op, &options).await?;
+                if answer.pending {
+                    return Err(Error::Pagination {
+                        reason: "the service answered a page as still being processed".to_owned(),
+                    });
+                }
+                let Some(raw) = answer.data else {
+                    return Ok(None);
+                };
+                let item: O::Data = self.inner.decode_data(answer.status, &raw)?;
+                let next: Continuation = serde_json::from_str(raw.get()).unwrap_or_default();
+                listing.advance(next);
+                Ok(Some((item, listing)))
             }
-            if listing.finished {
-                return Ok(None);
-            }
-            let answer = self.send_raw(&listing.op, &CallOptions::default()).await?;
-            if answer.pending {
-                return Err(Error::Pagination {
-                    reason: "the service answered a page as still being processed".to_owned(),
-                });
-            }
-            let Some(raw) = answer.data else {
-                return Ok(None);
-            };
-            let item: O::Data = self.inner.decode_data(answer.status, &raw)?;
-            let next: Continuation = serde_json::from_str(raw.get()).unwrap_or_default();
-            listing.advance(next);
-            Ok(Some((item, listing)))
         })
     }
 }

@@ -34,25 +34,191 @@ fn is_secret_key(key: &str) -> bool {
     SECRET_KEYS.contains(&normal.as_str())
 }
 
-/// A redacted, shortened excerpt of an answer body. `known` are secret values the client
-/// holds (tokens, client secret); every occurrence of them is removed too.
-pub(crate) fn excerpt(body: &[u8], known: &[&str]) -> String {
+/// The secret values a client holds at one moment (client secret, access and refresh
+/// tokens, the secret parameters of the request being sent). Every occurrence of them is
+/// removed from text, whether written as is, JSON-escaped or percent-encoded.
+#[derive(Default)]
+pub(crate) struct Secrets {
+    values: Vec<String>,
+}
+
+impl Secrets {
+    /// No known secret; key names and bearer tokens are still masked.
+    pub(crate) fn none() -> Self {
+        Secrets::default()
+    }
+
+    /// Adds a secret value. Values shorter than [`MIN_SECRET_CHARS`] cannot be told apart
+    /// from ordinary text and are left out.
+    pub(crate) fn add(&mut self, value: &str) {
+        if value.chars().count() >= MIN_SECRET_CHARS && !self.values.iter().any(|v| v == value) {
+            self.values.push(value.to_owned());
+        }
+    }
+}
+
+/// The shortest value removed as a known secret.
+const MIN_SECRET_CHARS: usize = 3;
+/// At most this many characters of a description are kept in an error.
+const DESCRIPTION_CHARS: usize = 1000;
+
+/// A redacted, shortened excerpt of an answer body.
+pub(crate) fn excerpt(body: &[u8], secrets: &Secrets) -> String {
     let scanned = &body[..body.len().min(SCAN_LIMIT)];
     let text = String::from_utf8_lossy(scanned);
-    let clean = redact_text(&text, known);
+    let clean = redact_text(&text, secrets);
     truncate_chars(&clean, EXCERPT_CHARS)
 }
 
-/// Removes secrets from a piece of text (JSON or not).
-pub(crate) fn redact_text(text: &str, known: &[&str]) -> String {
+/// Removes secrets from a piece of text (JSON or not), and bounds its length.
+pub(crate) fn redact_text(text: &str, secrets: &Secrets) -> String {
+    let text = match text.char_indices().nth(SCAN_LIMIT) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
     let mut out = redact_json_keys(text);
     out = redact_bearer(&out);
-    for secret in known {
-        if secret.len() >= 4 {
-            out = out.replace(secret, MASK);
+    for secret in &secrets.values {
+        out = redact_value(&out, secret);
+    }
+    truncate_chars(&out, DESCRIPTION_CHARS.max(EXCERPT_CHARS))
+}
+
+/// Replaces every occurrence of `secret` in `text`, in any mix of its literal,
+/// JSON-escaped (`\/`, `\u00XX`) and percent-encoded (`%2F`, `+` for a space) spellings. A
+/// text that ends inside the secret is masked to its end.
+fn redact_value(text: &str, secret: &str) -> String {
+    let bytes = text.as_bytes();
+    let first = secret.chars().next().unwrap_or_default();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let could_start = (first.is_ascii() && b == first as u8)
+            || b == b'\\'
+            || b == b'%'
+            || b == b'+'
+            || (!first.is_ascii() && text.is_char_boundary(i) && text[i..].starts_with(first));
+        if could_start && let Some(end) = match_encoded(bytes, i, secret) {
+            // Cut at character boundaries only.
+            let end = (end..=bytes.len()).find(|e| text.is_char_boundary(*e)).unwrap_or(bytes.len());
+            out.push_str(&text[copied..i]);
+            out.push_str(MASK);
+            copied = end;
+            i = end;
+        } else {
+            i += 1;
         }
     }
+    if copied == 0 {
+        return text.to_owned();
+    }
+    out.push_str(&text[copied..]);
     out
+}
+
+/// Where a spelling of `secret` that starts at `start` ends, if one does. Every character
+/// of the secret may be spelled differently, so the possible positions are followed
+/// together.
+fn match_encoded(text: &[u8], start: usize, secret: &str) -> Option<usize> {
+    let mut positions = vec![start];
+    let mut next = Vec::new();
+    let mut matched = 0;
+    for c in secret.chars() {
+        next.clear();
+        let mut at_end = false;
+        for &p in &positions {
+            if p >= text.len() {
+                at_end = true;
+                continue;
+            }
+            for end in spellings_of(c, text, p) {
+                if !next.contains(&end) {
+                    next.push(end);
+                }
+            }
+        }
+        if next.is_empty() {
+            // The text ended inside a spelling of the secret: mask what is there.
+            return (at_end && matched >= MIN_SECRET_CHARS).then_some(text.len());
+        }
+        matched += 1;
+        std::mem::swap(&mut positions, &mut next);
+    }
+    positions.into_iter().max()
+}
+
+/// The positions just past each spelling of `c` that starts at `p`.
+fn spellings_of(c: char, text: &[u8], p: usize) -> impl Iterator<Item = usize> {
+    let mut utf8 = [0u8; 4];
+    let literal = c.encode_utf8(&mut utf8).as_bytes();
+    let plain = text[p..].starts_with(literal).then_some(p + literal.len());
+    let plus = (c == ' ' && text[p] == b'+').then_some(p + 1);
+    let percent = percent_spelling(literal, text, p);
+    let escaped = json_escape_spelling(c, text, p);
+    [plain, plus, percent, escaped].into_iter().flatten()
+}
+
+fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// `%XX` for every byte of the character (any hex case).
+fn percent_spelling(utf8: &[u8], text: &[u8], p: usize) -> Option<usize> {
+    let mut i = p;
+    for &byte in utf8 {
+        let [b'%', hi, lo] = *text.get(i..i + 3)? else {
+            return None;
+        };
+        if hex_value(hi)? * 16 + hex_value(lo)? != byte {
+            return None;
+        }
+        i += 3;
+    }
+    Some(i)
+}
+
+/// A JSON escape of the character: `\"`, `\\`, `\/`, `\n`-style, or `\uXXXX` (a pair of
+/// them outside the basic plane).
+fn json_escape_spelling(c: char, text: &[u8], p: usize) -> Option<usize> {
+    if text.get(p) != Some(&b'\\') {
+        return None;
+    }
+    let short = match text.get(p + 1)? {
+        b'"' => Some('"'),
+        b'\\' => Some('\\'),
+        b'/' => Some('/'),
+        b'n' => Some('\n'),
+        b't' => Some('\t'),
+        b'r' => Some('\r'),
+        b'b' => Some('\u{8}'),
+        b'f' => Some('\u{c}'),
+        _ => None,
+    };
+    if let Some(decoded) = short {
+        return (decoded == c).then_some(p + 2);
+    }
+    let mut units = [0u16; 2];
+    let units = c.encode_utf16(&mut units);
+    let mut i = p;
+    for unit in units.iter() {
+        let [b'\\', b'u', a, b, c2, d] = *text.get(i..i + 6)? else {
+            return None;
+        };
+        let value =
+            [a, b, c2, d].iter().try_fold(0u16, |acc, h| Some(acc * 16 + u16::from(hex_value(*h)?)))?;
+        if value != *unit {
+            return None;
+        }
+        i += 6;
+    }
+    Some(i)
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {
@@ -183,7 +349,7 @@ mod tests {
     #[test]
     fn masks_secret_keys_in_valid_json() {
         let body = br#"{"code":"00","data":{"access_token":"eyJhbGciOi.abc","refresh_token":"r-123","businessId":"b1","cardDetails":{"cardPin":"1234"}}}"#;
-        let text = excerpt(body, &[]);
+        let text = excerpt(body, &Secrets::none());
         assert!(!text.contains("eyJhbGciOi"), "{text}");
         assert!(!text.contains("r-123"), "{text}");
         assert!(!text.contains("1234"), "{text}");
@@ -194,7 +360,7 @@ mod tests {
     #[test]
     fn masks_secrets_in_malformed_json() {
         let body = br#"{"code":"00","data":{"client_secret": "sk_live_9988", "bvn": 22233344455, "otp":"#;
-        let text = excerpt(body, &[]);
+        let text = excerpt(body, &Secrets::none());
         assert!(!text.contains("sk_live_9988"), "{text}");
         assert!(!text.contains("22233344455"), "{text}");
     }
@@ -202,24 +368,49 @@ mod tests {
     #[test]
     fn masks_unterminated_secret_value() {
         let body = br#"{"pin":"12345"#;
-        let text = excerpt(body, &[]);
+        let text = excerpt(body, &Secrets::none());
         assert!(!text.contains("12345"), "{text}");
     }
 
     #[test]
     fn masks_bearer_tokens_and_known_values() {
-        let text = redact_text(
-            "header was Authorization: BEARER abc.def.ghi and key topsecretvalue",
-            &["topsecretvalue"],
-        );
+        let mut secrets = Secrets::none();
+        secrets.add("topsecretvalue");
+        let text =
+            redact_text("header was Authorization: BEARER abc.def.ghi and key topsecretvalue", &secrets);
         assert!(!text.contains("abc.def.ghi"), "{text}");
         assert!(!text.contains("topsecretvalue"), "{text}");
     }
 
     #[test]
+    fn masks_escaped_and_encoded_spellings_of_known_secrets() {
+        let mut secrets = Secrets::none();
+        secrets.add("tok/en+val ue");
+        secrets.add("sk_live_9988");
+        for spelled in [
+            r#"{"echo":"tok\/en+val ue"}"#,
+            r#"{"echo":"tok\u002fen\u002Bval\u0020ue"}"#,
+            "echo=tok%2Fen%2bval+ue&x=1",
+            "echo=tok%2fen%2Bval%20ue",
+            r#"{"echo":"\u0073k_live_9988"}"#,
+            "sk%5Flive%5F9988",
+        ] {
+            let text = redact_text(spelled, &secrets);
+            assert!(text.contains(MASK), "{spelled} -> {text}");
+            for leak in ["en+val", "en%2", "val ue", "9988", "en\\u002"] {
+                assert!(!text.contains(leak), "{spelled} -> {text}");
+            }
+        }
+        // A body cut off inside a secret does not show the part it has.
+        let cut = excerpt(b"token was sk_live_99", &secrets);
+        assert!(!cut.contains("sk_live"), "{cut}");
+        assert_eq!(redact_text("nothing here", &secrets), "nothing here");
+    }
+
+    #[test]
     fn keeps_ordinary_fields_and_truncates() {
         let long = format!(r#"{{"description":"{}"}}"#, "x".repeat(1000));
-        let text = excerpt(long.as_bytes(), &[]);
+        let text = excerpt(long.as_bytes(), &Secrets::none());
         assert!(text.chars().count() <= EXCERPT_CHARS + 3);
         assert!(text.starts_with(r#"{"description":"xxx"#));
     }

@@ -4,13 +4,16 @@ use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use super::error::Error;
-use super::route::Effect;
+use super::route::{Effect, Route};
 
 /// How a call is retried. Whatever the policy, a request is only ever sent again when
 /// that is safe for its [`Effect`]: reads on connect errors, timeouts, 429, 502, 503, 504;
 /// writes only when the request never reached the server; money-moving calls only when,
 /// in addition, the caller set their idempotency reference (the retry resends the
-/// identical body).
+/// identical body). An operation whose route names a deduplicating
+/// [`idempotency_header`](super::Route::idempotency_header) is, with its reference set,
+/// also resent after an ambiguous failure (timeout, reset, 429, 500, 502, 503, 504). Every
+/// retry happens within the call's deadline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
     max_attempts: u32,
@@ -70,13 +73,13 @@ impl RetryPolicy {
     /// `attempt` is the number of the attempt that failed (from 1).
     pub(crate) fn next_delay(
         &self,
-        effect: Effect,
+        route: &Route,
         has_idempotency_key: bool,
         error: &Error,
         retry_after: Option<Duration>,
         attempt: u32,
     ) -> Option<Duration> {
-        if attempt >= self.max_attempts || !is_safe_to_resend(effect, has_idempotency_key, error) {
+        if attempt >= self.max_attempts || !is_safe_to_resend(route, has_idempotency_key, error) {
             return None;
         }
         match retry_after {
@@ -88,14 +91,19 @@ impl RetryPolicy {
 }
 
 /// Whether sending the same request again cannot apply it twice.
-fn is_safe_to_resend(effect: Effect, has_idempotency_key: bool, error: &Error) -> bool {
+fn is_safe_to_resend(route: &Route, has_idempotency_key: bool, error: &Error) -> bool {
     if never_reached_server(error) {
-        return match effect {
+        return match route.effect {
             Effect::Read | Effect::Write => true,
             Effect::Money => has_idempotency_key,
         };
     }
-    effect == Effect::Read && is_transient(error)
+    if route.idempotency_header.is_some() && has_idempotency_key {
+        // The service answers a repeated key with its first answer: an ambiguous failure
+        // can be resent with the same key and bytes.
+        return is_transient(error) || matches!(error, Error::Status { status: 500, .. });
+    }
+    route.effect == Effect::Read && is_transient(error)
 }
 
 /// The failure happened before the request was written: nothing can have been applied.
@@ -133,6 +141,8 @@ fn random_u64() -> u64 {
 pub struct CallOptions {
     pub(crate) retry: Option<RetryPolicy>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) max_pages: Option<u32>,
 }
 
 impl CallOptions {
@@ -152,11 +162,46 @@ impl CallOptions {
         self.timeout = Some(timeout);
         self
     }
+
+    /// The longest the whole call may take: every attempt, every wait between attempts and
+    /// the wait for an access token. For a listing, each page is one call.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// For a listing: the most pages it follows. One more page ends the stream with
+    /// [`Error::Pagination`].
+    pub fn max_pages(mut self, pages: u32) -> Self {
+        self.max_pages = Some(pages);
+        self
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::{Answers, Auth, Method};
+
+    const fn route(effect: Effect, idempotency_header: Option<&'static str>) -> Route {
+        Route {
+            operation: "op",
+            group: "g",
+            method: Method::Post,
+            path: "/x",
+            aliases: &[],
+            auth: Auth::BearerAndAccount,
+            effect,
+            reserved: &[],
+            idempotency_header,
+            answers: &Answers::STANDARD,
+        }
+    }
+
+    static READ: Route = route(Effect::Read, None);
+    static WRITE: Route = route(Effect::Write, None);
+    static MONEY: Route = route(Effect::Money, None);
+    static DEDUPLICATED: Route = route(Effect::Money, Some("X-Idempotent-key"));
 
     fn transport(reached: bool) -> Error {
         Error::Transport { may_have_reached_server: reached, detail: "x".into() }
@@ -175,9 +220,9 @@ mod tests {
             status(502),
             status(503),
             status(504),
-            Error::Timeout { after: Duration::from_secs(1) },
+            Error::Timeout { after: Duration::from_secs(1), may_have_reached_server: true },
         ] {
-            assert!(p.next_delay(Effect::Read, false, &e, None, 1).is_some(), "{e:?}");
+            assert!(p.next_delay(&READ, false, &e, None, 1).is_some(), "{e:?}");
         }
         for e in [
             status(500),
@@ -185,28 +230,48 @@ mod tests {
             status(404),
             Error::Service { code: "02".into(), description: String::new() },
         ] {
-            assert!(p.next_delay(Effect::Read, false, &e, None, 1).is_none(), "{e:?}");
+            assert!(p.next_delay(&READ, false, &e, None, 1).is_none(), "{e:?}");
         }
-        assert!(p.next_delay(Effect::Read, false, &transport(false), None, 3).is_none());
+        assert!(p.next_delay(&READ, false, &transport(false), None, 3).is_none());
     }
 
     #[test]
     fn writes_and_money_retry_only_when_never_sent() {
         let p = RetryPolicy::default();
-        for effect in [Effect::Write, Effect::Money] {
+        for route in [&WRITE, &MONEY] {
             for e in [
                 transport(true),
                 status(500),
                 status(502),
                 status(503),
-                Error::Timeout { after: Duration::from_secs(1) },
+                Error::Timeout { after: Duration::from_secs(1), may_have_reached_server: true },
             ] {
-                assert!(p.next_delay(effect, true, &e, None, 1).is_none(), "{effect:?} {e:?}");
+                assert!(p.next_delay(route, true, &e, None, 1).is_none(), "{} {e:?}", route.operation);
             }
-            assert!(p.next_delay(effect, true, &transport(false), None, 1).is_some());
+            assert!(p.next_delay(route, true, &transport(false), None, 1).is_some());
         }
-        assert!(p.next_delay(Effect::Write, false, &transport(false), None, 1).is_some());
-        assert!(p.next_delay(Effect::Money, false, &transport(false), None, 1).is_none());
+        assert!(p.next_delay(&WRITE, false, &transport(false), None, 1).is_some());
+        assert!(p.next_delay(&MONEY, false, &transport(false), None, 1).is_none());
+    }
+
+    #[test]
+    fn a_deduplicated_payment_is_resent_after_ambiguous_failures_only_with_its_key() {
+        let p = RetryPolicy::default();
+        for e in [
+            transport(true),
+            status(500),
+            status(502),
+            status(503),
+            status(504),
+            Error::Timeout { after: Duration::from_secs(1), may_have_reached_server: true },
+        ] {
+            assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_some(), "{e:?}");
+            assert!(p.next_delay(&DEDUPLICATED, false, &e, None, 1).is_none(), "{e:?}");
+        }
+        for e in [status(400), status(409), Error::Service { code: "06".into(), description: String::new() }]
+        {
+            assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_none(), "{e:?}");
+        }
     }
 
     #[test]
@@ -214,11 +279,11 @@ mod tests {
         let p = RetryPolicy::default().max_retry_after(Duration::from_secs(2));
         let limited = Error::RateLimited { limit: None, remaining: None, window: None, retry_after: None };
         assert_eq!(
-            p.next_delay(Effect::Read, false, &limited, Some(Duration::from_secs(1)), 1),
+            p.next_delay(&READ, false, &limited, Some(Duration::from_secs(1)), 1),
             Some(Duration::from_secs(1))
         );
-        assert_eq!(p.next_delay(Effect::Read, false, &limited, Some(Duration::from_secs(3)), 1), None);
-        assert_eq!(RetryPolicy::never().next_delay(Effect::Read, false, &limited, None, 1), None);
+        assert_eq!(p.next_delay(&READ, false, &limited, Some(Duration::from_secs(3)), 1), None);
+        assert_eq!(RetryPolicy::never().next_delay(&READ, false, &limited, None, 1), None);
     }
 
     #[test]

@@ -89,7 +89,38 @@ pub enum Effect {
     Write,
     /// Moves money: retried only when the request never reached the server and the
     /// caller set its idempotency reference, so the retry carries the same reference.
+    /// An operation whose route names an
+    /// [`idempotency_header`](Route::idempotency_header) is also retried after an
+    /// ambiguous failure (timeout, reset, 429, 500, 502, 503, 504): the service answers a
+    /// repeated key with the first answer instead of moving the money again.
     Money,
+}
+
+/// How the service's answers to one operation are read: which codes mean success, which
+/// prove a refusal, and which `data.status` values mean the operation is still in flight.
+#[derive(Clone, Copy, Debug)]
+pub struct Answers {
+    /// Envelope codes that mean success (`"00"`; the v2 bank transfer also `"200"`).
+    pub success_codes: &'static [&'static str],
+    /// Envelope codes that prove the request was refused and not applied. For a
+    /// money-moving call, any other non-success code is [`Error::OutcomeUnknown`].
+    pub refusal_codes: &'static [&'static str],
+    /// `data.status` values (compared ignoring ASCII case) that make a `2xx` answer
+    /// [`Outcome::Pending`](super::Outcome::Pending).
+    pub pending_statuses: &'static [&'static str],
+    /// Envelope descriptions (compared ignoring ASCII case) that make a `2xx` answer
+    /// pending.
+    pub pending_descriptions: &'static [&'static str],
+}
+
+impl Answers {
+    /// Success is `"00"`, the service's documented refusal codes, nothing pending.
+    pub const STANDARD: Answers = Answers {
+        success_codes: &["00"],
+        refusal_codes: &["01", "02", "05", "06"],
+        pending_statuses: &[],
+        pending_descriptions: &[],
+    };
 }
 
 /// An alternative form (method and path) of the same operation.
@@ -134,6 +165,12 @@ pub struct Route {
     pub effect: Effect,
     /// Path values refused before sending.
     pub reserved: &'static [ReservedSegment],
+    /// A header the service deduplicates on (`X-Idempotent-key`): the client sends the
+    /// operation's idempotency reference in it, and may then resend after an ambiguous
+    /// failure.
+    pub idempotency_header: Option<&'static str>,
+    /// How answers are read.
+    pub answers: &'static Answers,
 }
 
 /// The three token routes, declared by the spec and handed to the client at construction.

@@ -105,6 +105,42 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     instant((year, month, day), (hour, minute, second), nanos, offset)
 }
 
+/// Epoch numbers at or above this are milliseconds, below it seconds (10^11 seconds is
+/// the year 5138; 10^11 milliseconds is 1973).
+const EPOCH_MILLIS_FROM: u64 = 100_000_000_000;
+
+fn from_epoch(value: u64) -> Option<SystemTime> {
+    if value >= EPOCH_MILLIS_FROM {
+        UNIX_EPOCH.checked_add(Duration::from_millis(value))
+    } else {
+        UNIX_EPOCH.checked_add(Duration::from_secs(value))
+    }
+}
+
+/// Reads a token's `expiresAt`: an ISO-8601 instant, or epoch seconds or milliseconds
+/// as a JSON number or as digits in a string.
+pub(crate) fn parse_expiry(value: &serde_json::Value) -> Option<SystemTime> {
+    match value {
+        serde_json::Value::String(text) => {
+            let text = text.trim();
+            if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+                return from_epoch(text.parse().ok()?);
+            }
+            parse_rfc3339(text)
+        }
+        serde_json::Value::Number(n) => match n.as_u64() {
+            Some(whole) => from_epoch(whole),
+            // A fractional epoch: whole seconds or milliseconds are precise enough here.
+            None => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0 && *f < 1e15).and_then(|f| {
+                // The bound above keeps the value within u64.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                from_epoch(f as u64)
+            }),
+        },
+        _ => None,
+    }
+}
+
 /// Parses an HTTP date in its preferred form (`Sun, 06 Nov 1994 08:49:37 GMT`).
 pub(crate) fn parse_http_date(text: &str) -> Option<SystemTime> {
     let parts: Vec<&str> = text.split_whitespace().collect();
@@ -183,6 +219,20 @@ mod tests {
             "2025-01-31T10:20:30Zjunk",
         ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn reads_expiry_in_every_form() {
+        use serde_json::json;
+        let at = Some(1_738_318_830_000_000_000);
+        assert_eq!(unix(parse_expiry(&json!("2025-01-31T10:20:30Z"))), at);
+        assert_eq!(unix(parse_expiry(&json!(1_738_318_830u64))), at);
+        assert_eq!(unix(parse_expiry(&json!(1_738_318_830_000u64))), at);
+        assert_eq!(unix(parse_expiry(&json!("1738318830"))), at);
+        assert_eq!(unix(parse_expiry(&json!(1_738_318_830.0))), at);
+        for bad in [json!("soon"), json!(-5), json!(null), json!(true), json!(""), json!(1e300)] {
+            assert_eq!(parse_expiry(&bad), None, "{bad}");
         }
     }
 

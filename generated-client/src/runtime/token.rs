@@ -1,37 +1,125 @@
-//! Access tokens: obtained lazily, refreshed before they expire (one refresh however many
-//! calls are waiting), renewed after a 401, revoked on request.
+//! Access tokens: obtained lazily, renewed before they expire, renewed after a 401,
+//! revoked on request.
+//!
+//! One renewal runs at a time, on a task of its own, and its outcome (a token or an error)
+//! is handed to every call that waited for it. Calls that still hold a valid token keep
+//! using it while a renewal runs. A failed renewal is remembered for a short backoff (or
+//! the token endpoint's `Retry-After`), so waiting calls fail fast instead of repeating it.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
 
+use reqwest::header::HeaderValue;
 use serde::Deserialize;
+use tokio::sync::watch;
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::client::{ClientInner, Failure};
 use super::error::Error;
+use super::redact::Secrets;
 use super::route::Route;
 use super::secret::Secret;
-use super::timestamp::parse_rfc3339;
+use super::timestamp::parse_expiry;
 use super::writer::RequestWriter;
 
 /// The documented token lifetime, assumed when an answer's `expiresAt` cannot be read.
 const DOCUMENTED_LIFETIME: Duration = Duration::from_secs(30 * 60);
+/// How long a token whose `expiresAt` has already passed (a clock apart from ours) is
+/// used before it is renewed; a 401 renews it sooner.
+const LIFETIME_FLOOR: Duration = Duration::from_secs(60);
+/// The first wait after a failed renewal; it doubles with each failure in a row.
+const FAILURE_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait after failed renewals, unless the service asks for longer.
+const MAX_FAILURE_BACKOFF: Duration = Duration::from_secs(30);
+/// The longest `Retry-After` of the token endpoint that is remembered.
+const MAX_TOKEN_RETRY_AFTER: Duration = Duration::from_secs(10 * 60);
 
-/// The token the client holds, behind one lock so that renewing is single-flight.
+/// A bearer header ready to send, and the renewal it came from.
+#[derive(Clone)]
+pub(crate) struct Bearer {
+    pub(crate) header: HeaderValue,
+    pub(crate) generation: u64,
+}
+
+/// A renewal's outcome, as handed to the calls that waited for it.
+#[derive(Clone)]
+struct Renewal(Result<Bearer, FailedRenewal>);
+
+#[derive(Clone)]
+struct FailedRenewal {
+    error: Error,
+    /// No renewal is tried before this instant.
+    until: Instant,
+}
+
+impl FailedRenewal {
+    fn failure(&self) -> Failure {
+        let wait = self.until.saturating_duration_since(Instant::now());
+        Failure {
+            error: Error::Auth { cause: Box::new(self.error.clone()) },
+            retry_after: Some(wait),
+            unauthorized: false,
+            token_generation: None,
+        }
+    }
+}
+
+/// The client's token and the state of its renewal.
+pub(crate) struct TokenCell {
+    state: Mutex<TokenState>,
+    renewals: watch::Sender<Option<Renewal>>,
+}
+
+impl Default for TokenCell {
+    fn default() -> Self {
+        TokenCell { state: Mutex::new(TokenState::default()), renewals: watch::Sender::new(None) }
+    }
+}
+
 #[derive(Default)]
-pub(crate) struct TokenState {
+struct TokenState {
     current: Option<Token>,
     /// Counts renewals, so a 401 renews only the token it was answered for.
     generation: u64,
+    renewing: bool,
+    failed: Option<FailedRenewal>,
+    failures_in_a_row: u32,
 }
 
 struct Token {
     access: Secret,
     refresh: Option<Secret>,
-    /// When to renew: `expires_at` less the refresh margin.
-    renew_at: SystemTime,
-    expires_at: SystemTime,
+    /// `Bearer <access>`, checked and marked sensitive once.
+    header: HeaderValue,
+    renew_at: Instant,
+    stale_at: Instant,
     /// Refused by the service (401): renew before the next use.
     refused: bool,
+}
+
+impl Token {
+    fn usable(&self, now: Instant) -> bool {
+        !self.refused && now < self.stale_at
+    }
+}
+
+impl TokenCell {
+    fn lock(&self) -> MutexGuard<'_, TokenState> {
+        // No code panics while holding the lock; a poisoned state is still consistent.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Adds the tokens the client holds to `secrets`.
+    pub(crate) fn add_secrets(&self, secrets: &mut Secrets) {
+        let state = self.lock();
+        if let Some(token) = &state.current {
+            secrets.add(token.access.expose());
+            if let Some(refresh) = &token.refresh {
+                secrets.add(refresh.expose());
+            }
+        }
+    }
 }
 
 /// The answer data of token issue and refresh.
@@ -41,56 +129,82 @@ struct TokenGrant {
     #[serde(default)]
     refresh_token: Option<Secret>,
     #[serde(default, rename = "expiresAt")]
-    expires_at: Option<String>,
+    expires_at: Option<serde_json::Value>,
 }
 
 impl ClientInner {
-    /// The current access token and its generation, renewing it first when it is due.
-    /// Callers queue on the lock, so concurrent callers cause one renewal, not many.
-    pub(crate) async fn bearer(&self) -> Result<(Secret, u64), Error> {
-        let mut state = self.tokens.lock().await;
-        let now = SystemTime::now();
-        if let Some(token) = &state.current
-            && !token.refused
-            && now < token.renew_at
-        {
-            return Ok((token.access.clone(), state.generation));
-        }
-        let refresh = state.current.as_ref().and_then(|t| t.refresh.clone());
-        let renewed = match refresh {
-            Some(refresh_token) => match self.refresh_token(&refresh_token).await {
-                Ok(token) => Ok(token),
-                Err(_) => {
-                    tracing::debug!("token refresh failed; issuing a new token");
-                    self.issue_token().await
+    /// A bearer header for the next attempt. A usable token is returned at once (a renewal
+    /// is started beside it when the token is due); otherwise the call waits for the
+    /// renewal in flight, until `deadline`.
+    /// `budget` is the call's whole allowance, named in the timeout error.
+    pub(crate) async fn bearer(
+        self: &Arc<Self>,
+        deadline: Instant,
+        budget: Duration,
+    ) -> Result<Bearer, Failure> {
+        let mut renewals = {
+            let mut state = self.tokens.lock();
+            let now = Instant::now();
+            let recently_failed = state.failed.as_ref().filter(|f| now < f.until).cloned();
+            if let Some(token) = state.current.as_ref().filter(|t| t.usable(now)) {
+                let bearer = Bearer { header: token.header.clone(), generation: state.generation };
+                if now >= token.renew_at && !state.renewing && recently_failed.is_none() {
+                    self.start_renewal(&mut state);
+                }
+                return Ok(bearer);
+            }
+            if let Some(failed) = recently_failed {
+                return Err(failed.failure());
+            }
+            if !state.renewing {
+                self.start_renewal(&mut state);
+            }
+            // Subscribed under the lock: the renewal publishes only after taking it.
+            self.tokens.renewals.subscribe()
+        };
+        match tokio::time::timeout_at(deadline, renewals.changed()).await {
+            Err(_) => Err(Error::Timeout { after: budget, may_have_reached_server: false }.into()),
+            Ok(Err(_)) => {
+                Err(Error::Auth { cause: Box::new(Error::invalid("the token renewal stopped")) }.into())
+            }
+            Ok(Ok(())) => match renewals.borrow_and_update().clone() {
+                Some(Renewal(Ok(bearer))) => Ok(bearer),
+                Some(Renewal(Err(failed))) => Err(failed.failure()),
+                None => {
+                    Err(Error::Auth { cause: Box::new(Error::invalid("the token renewal stopped")) }.into())
                 }
             },
-            None => self.issue_token().await,
-        };
-        match renewed {
-            Ok(token) => {
-                let access = token.access.clone();
-                state.current = Some(token);
-                state.generation += 1;
-                Ok((access, state.generation))
-            }
-            Err(error) => {
-                // Renewing early failed, but the old token is still good for a while.
-                if let Some(token) = &state.current
-                    && !token.refused
-                    && now < token.expires_at
-                {
-                    tracing::warn!("token renewal failed; using the current token until it expires");
-                    return Ok((token.access.clone(), state.generation));
-                }
-                Err(Error::Auth { cause: Box::new(error) })
-            }
         }
     }
 
+    /// Starts one renewal on a task of its own, so that no caller's cancellation can
+    /// abandon it halfway.
+    fn start_renewal(self: &Arc<Self>, state: &mut TokenState) {
+        state.renewing = true;
+        let previous = state.current.as_ref().map(|t| (t.refresh.clone(), t.header.clone()));
+        let inner = Arc::clone(self);
+        let mut guard = RenewalGuard { inner: Arc::clone(self), finished: false };
+        tokio::spawn(
+            async move {
+                let outcome = match previous {
+                    Some((Some(refresh), bearer)) => match inner.refresh_token(&refresh, &bearer).await {
+                        Ok(token) => Ok(token),
+                        Err(error) => {
+                            tracing::debug!(%error, "token refresh failed; issuing a new token");
+                            inner.issue_token().await
+                        }
+                    },
+                    _ => inner.issue_token().await,
+                };
+                guard.finish(outcome);
+            }
+            .instrument(tracing::debug_span!("payspec.token_renewal")),
+        );
+    }
+
     /// Marks the token of `generation` as refused, unless it was renewed meanwhile.
-    pub(crate) async fn invalidate_token(&self, generation: u64) {
-        let mut state = self.tokens.lock().await;
+    pub(crate) fn invalidate_token(&self, generation: u64) {
+        let mut state = self.tokens.lock();
         if state.generation == generation
             && let Some(token) = &mut state.current
         {
@@ -104,18 +218,23 @@ impl ClientInner {
         w.body("grant_type", "client_credentials")?;
         w.body("client_id", &self.credentials.client_id)?;
         w.body("client_secret", self.credentials.client_secret.expose())?;
-        self.token_request(route, w).await
+        self.token_request(route, w, None).await
     }
 
-    async fn refresh_token(&self, refresh_token: &Secret) -> Result<Token, Error> {
+    async fn refresh_token(&self, refresh_token: &Secret, bearer: &HeaderValue) -> Result<Token, Error> {
         let route = self.auth_routes.refresh;
         let mut w = RequestWriter::new(route);
         w.body("grant_type", "refresh_token")?;
         w.body("refresh_token", refresh_token.expose())?;
-        self.token_request(route, w).await
+        self.token_request(route, w, Some(bearer)).await
     }
 
-    async fn token_request(&self, route: &'static Route, w: RequestWriter) -> Result<Token, Error> {
+    async fn token_request(
+        &self,
+        route: &'static Route,
+        w: RequestWriter,
+        bearer: Option<&HeaderValue>,
+    ) -> Result<Token, Error> {
         let span = tracing::info_span!(
             "payspec.token",
             operation = route.operation,
@@ -124,25 +243,44 @@ impl ClientInner {
         );
         async {
             let request = w.finish()?;
-            let answer = self.attempt(&request, None, self.timeout).await.map_err(|f: Failure| f.error)?;
+            let answer = self.attempt(&request, bearer, self.timeout).await.map_err(|f: Failure| f.error)?;
             let raw = answer.data.ok_or_else(|| Error::Decode {
                 status: answer.status,
                 reason: "the token answer has no data".to_owned(),
                 excerpt: String::new(),
             })?;
             let grant: TokenGrant = self.decode_data(answer.status, &raw)?;
-            let expires_at = match grant.expires_at.as_deref().and_then(parse_rfc3339) {
-                Some(at) => at,
-                None => {
+            let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
+                .map_err(|_| Error::Decode {
+                    status: answer.status,
+                    reason: "the access token has characters a header cannot carry".to_owned(),
+                    excerpt: String::new(),
+                })?;
+            header.set_sensitive(true);
+            let received = Instant::now();
+            let lifetime = match grant.expires_at.as_ref().map(|v| (v, parse_expiry(v))) {
+                Some((_, Some(at))) => match at.duration_since(SystemTime::now()) {
+                    Ok(left) if !left.is_zero() => left,
+                    _ => {
+                        tracing::warn!(
+                            "the token answer's expiresAt has passed; renewing the token in a minute"
+                        );
+                        LIFETIME_FLOOR
+                    }
+                },
+                _ => {
                     tracing::warn!("the token answer's expiresAt could not be read; assuming 30 minutes");
-                    SystemTime::now() + DOCUMENTED_LIFETIME
+                    DOCUMENTED_LIFETIME
                 }
             };
+            // However short the token's life, it is used for at least half of it.
+            let margin = self.refresh_margin.min(lifetime / 2);
             Ok(Token {
                 access: grant.access_token,
                 refresh: grant.refresh_token,
-                renew_at: expires_at.checked_sub(self.refresh_margin).unwrap_or(UNIX_EPOCH),
-                expires_at,
+                header,
+                renew_at: received + (lifetime - margin),
+                stale_at: received + lifetime,
                 refused: false,
             })
         }
@@ -152,18 +290,74 @@ impl ClientInner {
 
     /// Revokes the current token, if any, and forgets it.
     pub(crate) async fn revoke(&self) -> Result<(), Error> {
-        let mut state = self.tokens.lock().await;
-        let Some(token) = &state.current else {
-            return Ok(());
+        let (access, header, generation) = {
+            let state = self.tokens.lock();
+            let Some(token) = &state.current else {
+                return Ok(());
+            };
+            (token.access.clone(), token.header.clone(), state.generation)
         };
         let route = self.auth_routes.revoke;
         let mut w = RequestWriter::new(route);
         w.body("clientId", &self.credentials.client_id)?;
-        w.body("access_token", token.access.expose())?;
+        w.body("access_token", access.expose())?;
         let request = w.finish()?;
-        self.attempt(&request, Some(&token.access), self.timeout).await.map_err(|f| f.error)?;
-        state.current = None;
-        state.generation += 1;
+        self.attempt(&request, Some(&header), self.timeout).await.map_err(|f| f.error)?;
+        let mut state = self.tokens.lock();
+        if state.generation == generation {
+            state.current = None;
+            state.generation += 1;
+        }
         Ok(())
+    }
+}
+
+/// Publishes a renewal's outcome exactly once, also when its task is dropped unfinished
+/// (a runtime shutting down), so that no call waits for a renewal that will never end.
+struct RenewalGuard {
+    inner: Arc<ClientInner>,
+    finished: bool,
+}
+
+impl RenewalGuard {
+    fn finish(&mut self, outcome: Result<Token, Error>) {
+        self.finished = true;
+        let cell = &self.inner.tokens;
+        let renewal = {
+            let mut state = cell.lock();
+            state.renewing = false;
+            match outcome {
+                Ok(token) => {
+                    let bearer = Bearer { header: token.header.clone(), generation: state.generation + 1 };
+                    state.current = Some(token);
+                    state.generation += 1;
+                    state.failed = None;
+                    state.failures_in_a_row = 0;
+                    Renewal(Ok(bearer))
+                }
+                Err(error) => {
+                    state.failures_in_a_row = state.failures_in_a_row.saturating_add(1);
+                    let doubled = FAILURE_BACKOFF
+                        .saturating_mul(1 << state.failures_in_a_row.min(16).saturating_sub(1));
+                    let mut wait = doubled.min(MAX_FAILURE_BACKOFF);
+                    if let Error::RateLimited { retry_after: Some(asked), .. } = &error {
+                        wait = wait.max((*asked).min(MAX_TOKEN_RETRY_AFTER));
+                    }
+                    tracing::warn!(%error, backoff_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX), "token renewal failed");
+                    let failed = FailedRenewal { error, until: Instant::now() + wait };
+                    state.failed = Some(failed.clone());
+                    Renewal(Err(failed))
+                }
+            }
+        };
+        cell.renewals.send_replace(Some(renewal));
+    }
+}
+
+impl Drop for RenewalGuard {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.finish(Err(Error::invalid("the token renewal was interrupted")));
+        }
     }
 }

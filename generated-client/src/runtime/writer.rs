@@ -136,6 +136,7 @@ pub struct RequestWriter {
     body: BodyObject,
     has_body: bool,
     headers: Vec<(HeaderName, HeaderValue)>,
+    secrets: Vec<String>,
 }
 
 impl fmt::Debug for RequestWriter {
@@ -152,6 +153,8 @@ pub(crate) struct PreparedRequest {
     pub(crate) path_and_query: String,
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     pub(crate) body: Option<String>,
+    /// The values of the request's secret parameters, removed from any error.
+    pub(crate) secrets: Vec<String>,
 }
 
 impl RequestWriter {
@@ -164,6 +167,24 @@ impl RequestWriter {
             body: BodyObject::default(),
             has_body: false,
             headers: Vec::new(),
+            secrets: Vec::new(),
+        }
+    }
+
+    /// Notes the value of a secret parameter (PIN, OTP, card details, BVN), so that the
+    /// client removes it from any error or excerpt, in any spelling.
+    pub fn secret<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
+        match serde_json::to_value(value) {
+            Ok(serde_json::Value::String(text)) => self.secrets.push(text),
+            Ok(serde_json::Value::Null) | Err(_) => {}
+            Ok(other) => self.secrets.push(other.to_string()),
+        }
+    }
+
+    /// Notes the value of a secret parameter when it is set.
+    pub fn secret_opt<T: serde::Serialize>(&mut self, value: Option<&T>) {
+        if let Some(v) = value {
+            self.secret(v);
         }
     }
 
@@ -329,7 +350,13 @@ impl RequestWriter {
         } else {
             None
         };
-        Ok(PreparedRequest { route: self.route, path_and_query: path, headers: self.headers, body })
+        Ok(PreparedRequest {
+            route: self.route,
+            path_and_query: path,
+            headers: self.headers,
+            body,
+            secrets: self.secrets,
+        })
     }
 }
 
@@ -337,7 +364,7 @@ impl RequestWriter {
 mod tests {
     use super::*;
     use crate::runtime::amount::Amount;
-    use crate::runtime::route::{Auth, Effect, Method, ReservedSegment};
+    use crate::runtime::route::{Answers, Auth, Effect, Method, ReservedSegment};
 
     static ROUTE: Route = Route {
         operation: "fetch_mandate",
@@ -352,6 +379,8 @@ mod tests {
             literal: "status",
             shadowed_by: "GET /v1/direct-debits/status",
         }],
+        idempotency_header: None,
+        answers: &Answers::STANDARD,
     };
 
     fn prepared(w: RequestWriter) -> PreparedRequest {
@@ -448,6 +477,8 @@ mod tests {
             auth: Auth::BearerAndAccount,
             effect: Effect::Read,
             reserved: &[],
+            idempotency_header: None,
+            answers: &Answers::STANDARD,
         };
         let mut w = RequestWriter::new(&GET);
         let mut extra = ExtraFields::new();
