@@ -4,18 +4,48 @@
 //! signature key, over the colon-joined values
 //! `event_type:requestId:data.merchant.userId:data.merchant.walletId:data.transaction.transactionId:data.transaction.type:data.transaction.time:data.transaction.responseCode:<nomba-timestamp>`
 //! (a missing value is an empty string), and sends it base64-encoded in `nomba-signature`.
+//!
+//! A [`Verifier`] accepts a notification only when that signature matches, its
+//! `nomba-timestamp` is a real instant within a tolerance of now (5 minutes unless set),
+//! its request id was not delivered before (a [`ReplayGuard`]), and its signed values
+//! cannot be read another way: since the values are joined with `:`, a value that would
+//! let the colons be moved (a colon outside the two instants) is refused.
+//!
+//! The signature covers only the values above, gathered in [`SignedFields`]. The amount,
+//! the fees and everything else in the notification ([`WebhookEvent::unsigned`]) can be
+//! changed in transit without breaking it: before acting on an amount, fetch the
+//! transaction (`client.transactions().fetch_transaction(..)`) and use its figures.
+//!
+//! ```
+//! use payspec_client::webhook::{self, Verifier};
+//! use std::time::SystemTime;
+//!
+//! let body = br#"{"event_type":"payment_success","requestId":"req-1","data":{"transaction":{"transactionId":"txn-1"}}}"#;
+//! // In a test, sign a notification as the service would.
+//! let signed = webhook::sign(body, SystemTime::now(), "whsec_test")?;
+//! let verifier = Verifier::new("whsec_test")?;
+//! let event = verifier.verify_headers(&signed.headers(), body)?;
+//! assert_eq!(event.signed.transaction_id, "txn-1");
+//! // The same delivery again is a replay.
+//! assert!(verifier.verify_headers(&signed.headers(), body).is_err());
+//! # Ok::<(), webhook::WebhookError>(())
+//! ```
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use sha2::Sha256;
 
 use super::amount::Amount;
+use super::timestamp::parse_rfc3339;
 
 /// The header carrying the base64 signature.
 pub const SIGNATURE_HEADER: &str = "nomba-signature";
@@ -27,6 +57,10 @@ pub const VERSION_HEADER: &str = "nomba-signature-version";
 pub const TIMESTAMP_HEADER: &str = "nomba-timestamp";
 /// The only algorithm the service uses.
 pub const ALGORITHM: &str = "HmacSHA256";
+/// The signature version the service sends.
+pub const VERSION: &str = "1.0.0";
+/// How far a notification's timestamp may be from now, unless the verifier says otherwise.
+pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(5 * 60);
 
 /// Standard base64, padded or not.
 const BASE64: GeneralPurpose = GeneralPurpose::new(
@@ -38,6 +72,9 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum WebhookError {
+    /// The signing key is empty: nothing could be verified with it.
+    #[error("the webhook signing key is empty")]
+    EmptyKey,
     /// A required header is missing or not text.
     #[error("the webhook header `{0}` is missing")]
     MissingHeader(&'static str),
@@ -54,8 +91,25 @@ pub enum WebhookError {
     /// changed, or the signature key is wrong.
     #[error("the webhook signature does not match")]
     SignatureMismatch,
+    /// The `nomba-timestamp` header is not an RFC 3339 instant.
+    #[error("the webhook timestamp is not an RFC 3339 instant")]
+    InvalidTimestamp,
+    /// The timestamp is further from now than the verifier's tolerance: an old delivery
+    /// replayed, or a clock far off.
+    #[error("the webhook timestamp is {} s away from now, beyond the tolerance of {} s", .off_by.as_secs(), .tolerance.as_secs())]
+    OutsideTolerance {
+        /// How far the timestamp is from now.
+        off_by: Duration,
+        /// The verifier's tolerance.
+        tolerance: Duration,
+    },
+    /// A signed value could be read another way, because the values are joined with `:`.
+    #[error("the webhook value `{0}` is not in its expected form, so its signature is ambiguous")]
+    AmbiguousValue(&'static str),
+    /// This notification's request id was accepted before: a replayed delivery.
+    #[error("the webhook with this request id was already delivered")]
+    Replayed,
 }
-
 /// The kind of a notification.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {
@@ -110,70 +164,123 @@ impl fmt::Display for EventType {
     }
 }
 
-/// A verified notification. `Debug` leaves out `data`, which holds personal data.
+/// The values the signature covers, exactly as they were signed (a missing value is an
+/// empty string). Only these can be trusted from the notification alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SignedFields {
+    /// `event_type`, as sent.
+    pub event_type: String,
+    /// `requestId`: the service's id of this notification (the replay guard's key).
+    pub request_id: String,
+    /// `data.merchant.userId`
+    pub merchant_user_id: String,
+    /// `data.merchant.walletId`
+    pub merchant_wallet_id: String,
+    /// `data.transaction.transactionId`: look the transaction up by it to confirm the
+    /// rest.
+    pub transaction_id: String,
+    /// `data.transaction.type`
+    pub transaction_type: String,
+    /// `data.transaction.time`
+    pub transaction_time: String,
+    /// `data.transaction.responseCode`
+    pub response_code: String,
+    /// The `nomba-timestamp` header.
+    pub timestamp: String,
+}
+
+impl SignedFields {
+    /// The text the service signs: the values joined with `:`.
+    fn message(&self) -> String {
+        [
+            self.event_type.as_str(),
+            &self.request_id,
+            &self.merchant_user_id,
+            &self.merchant_wallet_id,
+            &self.transaction_id,
+            &self.transaction_type,
+            &self.transaction_time,
+            &self.response_code,
+            &self.timestamp,
+        ]
+        .join(":")
+    }
+
+    /// Refuses values that would let the joined text be split another way: only the two
+    /// instants may hold colons, and each must be a whole RFC 3339 instant.
+    fn check_unambiguous(&self) -> Result<SystemTime, WebhookError> {
+        for (name, value) in [
+            ("event_type", &self.event_type),
+            ("requestId", &self.request_id),
+            ("data.merchant.userId", &self.merchant_user_id),
+            ("data.merchant.walletId", &self.merchant_wallet_id),
+            ("data.transaction.transactionId", &self.transaction_id),
+            ("data.transaction.type", &self.transaction_type),
+            ("data.transaction.responseCode", &self.response_code),
+        ] {
+            if value.contains(':') {
+                return Err(WebhookError::AmbiguousValue(name));
+            }
+        }
+        if !self.transaction_time.is_empty() && parse_rfc3339(&self.transaction_time).is_none() {
+            return Err(WebhookError::AmbiguousValue("data.transaction.time"));
+        }
+        parse_rfc3339(&self.timestamp).ok_or(WebhookError::InvalidTimestamp)
+    }
+}
+
+/// A verified notification. `Debug` leaves out the unsigned data, which holds personal
+/// data.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct WebhookEvent {
     /// The kind of event.
     pub event_type: EventType,
-    /// The service's id of this notification.
-    pub request_id: String,
-    /// The `nomba-timestamp` the notification was signed with.
-    pub timestamp: String,
-    /// The notification's `data` object.
-    pub data: serde_json::Value,
-    /// `data` as received, to read amounts exactly.
-    raw_data: Option<Box<RawValue>>,
+    /// When the service signed it (the `nomba-timestamp` header).
+    pub signed_at: SystemTime,
+    /// Every value the signature covers.
+    pub signed: SignedFields,
+    /// Everything else: not covered by the signature. See [`UnsignedData`].
+    pub unsigned: UnsignedData,
 }
 
 impl fmt::Debug for WebhookEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WebhookEvent")
             .field("event_type", &self.event_type)
-            .field("request_id", &self.request_id)
-            .field("timestamp", &self.timestamp)
-            .field("transaction_id", &self.transaction_id())
+            .field("signed", &self.signed)
             .finish_non_exhaustive()
     }
 }
 
-impl WebhookEvent {
-    fn text(&self, pointer: &str) -> Option<&str> {
-        self.data.pointer(pointer).and_then(serde_json::Value::as_str)
+/// The notification's `data` object, which the signature does **not** cover beyond the
+/// values in [`SignedFields`]: anyone who can alter a delivery can change the amount, the
+/// fees or the customer here without the signature noticing. Use it to decide what to
+/// look up, not as proof: fetch the transaction by [`SignedFields::transaction_id`] and
+/// act on the service's answer.
+#[derive(Clone)]
+pub struct UnsignedData {
+    /// `data` as received, to read amounts exactly.
+    raw: Option<Box<RawValue>>,
+}
+
+impl fmt::Debug for UnsignedData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("UnsignedData(..)")
+    }
+}
+
+impl UnsignedData {
+    /// `data` as a JSON value (`Null` when absent).
+    pub fn value(&self) -> serde_json::Value {
+        self.raw.as_ref().and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default()
     }
 
-    /// `data.merchant.userId`
-    pub fn merchant_user_id(&self) -> Option<&str> {
-        self.text("/merchant/userId")
-    }
-
-    /// `data.merchant.walletId`
-    pub fn merchant_wallet_id(&self) -> Option<&str> {
-        self.text("/merchant/walletId")
-    }
-
-    /// `data.transaction.transactionId`
-    pub fn transaction_id(&self) -> Option<&str> {
-        self.text("/transaction/transactionId")
-    }
-
-    /// `data.transaction.type`
-    pub fn transaction_type(&self) -> Option<&str> {
-        self.text("/transaction/type")
-    }
-
-    /// `data.transaction.time`
-    pub fn transaction_time(&self) -> Option<&str> {
-        self.text("/transaction/time")
-    }
-
-    /// `data.transaction.responseCode`
-    pub fn response_code(&self) -> Option<&str> {
-        self.text("/transaction/responseCode")
-    }
-
-    /// `data.transaction.transactionAmount`, read exactly from the notification's text;
-    /// `None` when absent or not a valid amount.
-    pub fn transaction_amount(&self) -> Option<Amount> {
+    /// `data.transaction.transactionAmount` as the notification claims it, read exactly;
+    /// `None` when absent or not a valid amount. Not covered by the signature: confirm it
+    /// by fetching the transaction before acting on it.
+    pub fn claimed_transaction_amount(&self) -> Option<Amount> {
         #[derive(Deserialize)]
         struct Data {
             transaction: Option<Transaction>,
@@ -183,7 +290,7 @@ impl WebhookEvent {
             #[serde(rename = "transactionAmount")]
             amount: Option<Box<RawValue>>,
         }
-        let raw = self.raw_data.as_ref()?;
+        let raw = self.raw.as_ref()?;
         let data: Data = serde_json::from_str(raw.get()).ok()?;
         let amount = data.transaction?.amount?;
         serde_json::from_str(amount.get()).ok()
@@ -249,6 +356,42 @@ fn position(e: &serde_json::Error) -> String {
     format!("malformed JSON at line {} column {}", e.line(), e.column())
 }
 
+/// Reads the signed values of a body, with `timestamp` as the last one.
+fn signed_fields(
+    body: &[u8],
+    timestamp: &str,
+) -> Result<(SignedFields, Option<Box<RawValue>>), WebhookError> {
+    let signed: SignedBody =
+        serde_json::from_slice(body).map_err(|e| WebhookError::MalformedBody(position(&e)))?;
+    let data: SignedData = match signed.data.as_deref() {
+        Some(raw) if raw.get() != "null" => {
+            serde_json::from_str(raw.get()).map_err(|e| WebhookError::MalformedBody(position(&e)))?
+        }
+        _ => SignedData::default(),
+    };
+    let merchant = data.merchant.unwrap_or_default();
+    let transaction = data.transaction.unwrap_or_default();
+    let fields = SignedFields {
+        event_type: signed_text(signed.event_type.as_deref())?,
+        request_id: signed_text(signed.request_id.as_deref())?,
+        merchant_user_id: signed_text(merchant.user_id.as_deref())?,
+        merchant_wallet_id: signed_text(merchant.wallet_id.as_deref())?,
+        transaction_id: signed_text(transaction.transaction_id.as_deref())?,
+        transaction_type: signed_text(transaction.kind.as_deref())?,
+        transaction_time: signed_text(transaction.time.as_deref())?,
+        response_code: signed_text(transaction.response_code.as_deref())?,
+        timestamp: timestamp.to_owned(),
+    };
+    Ok((fields, signed.data))
+}
+
+fn mac(key: &[u8]) -> Result<Hmac<Sha256>, WebhookError> {
+    if key.is_empty() {
+        return Err(WebhookError::EmptyKey);
+    }
+    Hmac::<Sha256>::new_from_slice(key).map_err(|_| WebhookError::EmptyKey)
+}
+
 /// The headers of a notification that take part in verification.
 #[derive(Clone, Copy, Debug)]
 pub struct SignedHeaders<'a> {
@@ -260,85 +403,201 @@ pub struct SignedHeaders<'a> {
     pub algorithm: Option<&'a str>,
 }
 
-/// Verifies a notification from its signature and timestamp headers and its body, and
-/// reads it.
-pub fn verify(
-    signature: &str,
-    timestamp: &str,
-    body: &[u8],
-    signing_key: impl AsRef<[u8]>,
-) -> Result<WebhookEvent, WebhookError> {
-    verify_signed(&SignedHeaders { signature, timestamp, algorithm: None }, body, signing_key)
-}
-
-/// Verifies a notification from a request's header map (the `nomba-*` headers) and body.
-pub fn verify_headers(
-    headers: &HeaderMap,
-    body: &[u8],
-    signing_key: impl AsRef<[u8]>,
-) -> Result<WebhookEvent, WebhookError> {
-    let get = |name: &'static str| headers.get(name).and_then(|v| v.to_str().ok());
-    let signed = SignedHeaders {
-        signature: get(SIGNATURE_HEADER).ok_or(WebhookError::MissingHeader(SIGNATURE_HEADER))?,
-        timestamp: get(TIMESTAMP_HEADER).ok_or(WebhookError::MissingHeader(TIMESTAMP_HEADER))?,
-        algorithm: get(ALGORITHM_HEADER),
-    };
-    verify_signed(&signed, body, signing_key)
-}
-
-/// Verifies a notification (signature compared in constant time) and reads it.
-pub fn verify_signed(
-    headers: &SignedHeaders<'_>,
-    body: &[u8],
-    signing_key: impl AsRef<[u8]>,
-) -> Result<WebhookEvent, WebhookError> {
-    if let Some(algorithm) = headers.algorithm
-        && !algorithm.trim().eq_ignore_ascii_case(ALGORITHM)
-    {
-        return Err(WebhookError::UnsupportedAlgorithm);
+impl<'a> SignedHeaders<'a> {
+    /// Reads the `nomba-*` headers of a request.
+    pub fn from_map(headers: &'a HeaderMap) -> Result<Self, WebhookError> {
+        let get = |name: &'static str| headers.get(name).and_then(|v| v.to_str().ok());
+        Ok(SignedHeaders {
+            signature: get(SIGNATURE_HEADER).ok_or(WebhookError::MissingHeader(SIGNATURE_HEADER))?,
+            timestamp: get(TIMESTAMP_HEADER).ok_or(WebhookError::MissingHeader(TIMESTAMP_HEADER))?,
+            algorithm: get(ALGORITHM_HEADER),
+        })
     }
-    let signature = BASE64.decode(headers.signature.trim()).map_err(|_| WebhookError::SignatureEncoding)?;
-    let signed: SignedBody =
-        serde_json::from_slice(body).map_err(|e| WebhookError::MalformedBody(position(&e)))?;
-    let data: SignedData = match signed.data.as_deref() {
-        Some(raw) if raw.get() != "null" => {
-            serde_json::from_str(raw.get()).map_err(|e| WebhookError::MalformedBody(position(&e)))?
-        }
-        _ => SignedData::default(),
-    };
-    let merchant = data.merchant.unwrap_or_default();
-    let transaction = data.transaction.unwrap_or_default();
-    let values = [
-        signed_text(signed.event_type.as_deref())?,
-        signed_text(signed.request_id.as_deref())?,
-        signed_text(merchant.user_id.as_deref())?,
-        signed_text(merchant.wallet_id.as_deref())?,
-        signed_text(transaction.transaction_id.as_deref())?,
-        signed_text(transaction.kind.as_deref())?,
-        signed_text(transaction.time.as_deref())?,
-        signed_text(transaction.response_code.as_deref())?,
-        headers.timestamp.to_owned(),
-    ];
-    let message = values.join(":");
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(signing_key.as_ref()).map_err(|_| WebhookError::SignatureMismatch)?;
-    mac.update(message.as_bytes());
-    mac.verify_slice(&signature).map_err(|_| WebhookError::SignatureMismatch)?;
+}
 
-    let [event_type, request_id, ..] = values;
-    let data_value = match signed.data.as_deref() {
-        Some(raw) => {
-            serde_json::from_str(raw.get()).map_err(|e| WebhookError::MalformedBody(position(&e)))?
+/// Remembers which notifications were accepted, so that a second delivery of the same
+/// one is refused. Implement it over a shared store (a database, Redis) when several
+/// processes receive webhooks; [`MemoryReplayGuard`] serves one process.
+pub trait ReplayGuard: Send + Sync {
+    /// Records `request_id` and says whether it is new. `forget_before` is the oldest
+    /// signing time still inside the tolerance: older entries can be dropped, since their
+    /// notifications are refused for their age anyway.
+    fn first_delivery(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime) -> bool;
+}
+
+/// A [`ReplayGuard`] in this process's memory. It keeps a request id for as long as its
+/// notification is inside the verifier's tolerance, so its size is bounded by the
+/// deliveries of one tolerance window.
+#[derive(Debug, Default)]
+pub struct MemoryReplayGuard {
+    seen: Mutex<HashMap<String, SystemTime>>,
+}
+
+impl MemoryReplayGuard {
+    /// An empty guard.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl ReplayGuard for MemoryReplayGuard {
+    fn first_delivery(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime) -> bool {
+        let mut seen = self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        seen.retain(|_, at| *at >= forget_before);
+        if seen.contains_key(request_id) {
+            return false;
         }
-        None => serde_json::Value::Null,
-    };
-    Ok(WebhookEvent {
-        event_type: EventType::from(event_type.as_str()),
-        request_id,
-        timestamp: headers.timestamp.to_owned(),
-        data: data_value,
-        raw_data: signed.data,
-    })
+        seen.insert(request_id.to_owned(), signed_at);
+        true
+    }
+}
+
+/// Verifies notifications with one signing key.
+pub struct Verifier {
+    key: Vec<u8>,
+    tolerance: Duration,
+    replays: Arc<dyn ReplayGuard>,
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verifier").field("tolerance", &self.tolerance).finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    /// A verifier for `signing_key`, with a 5-minute tolerance and a [`MemoryReplayGuard`].
+    /// An empty key is refused.
+    pub fn new(signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
+        let key = signing_key.as_ref().to_vec();
+        mac(&key)?;
+        Ok(Verifier { key, tolerance: DEFAULT_TOLERANCE, replays: Arc::new(MemoryReplayGuard::new()) })
+    }
+
+    /// How far a notification's timestamp may be from now, either way.
+    pub fn tolerance(mut self, tolerance: Duration) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// Where accepted request ids are remembered.
+    pub fn replay_guard(mut self, guard: impl ReplayGuard + 'static) -> Self {
+        self.replays = Arc::new(guard);
+        self
+    }
+
+    /// Verifies a notification from a request's header map (the `nomba-*` headers) and
+    /// body, and reads it.
+    pub fn verify_headers(&self, headers: &HeaderMap, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+        self.verify(&SignedHeaders::from_map(headers)?, body)
+    }
+
+    /// Verifies a notification against the current time.
+    pub fn verify(&self, headers: &SignedHeaders<'_>, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+        self.verify_at(headers, body, SystemTime::now())
+    }
+
+    /// Verifies a notification as of `now`: the signature (compared in constant time),
+    /// the unambiguous form of the signed values, the timestamp's distance from `now`, and
+    /// last that the request id is new.
+    pub fn verify_at(
+        &self,
+        headers: &SignedHeaders<'_>,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<WebhookEvent, WebhookError> {
+        if let Some(algorithm) = headers.algorithm
+            && !algorithm.trim().eq_ignore_ascii_case(ALGORITHM)
+        {
+            return Err(WebhookError::UnsupportedAlgorithm);
+        }
+        let signature =
+            BASE64.decode(headers.signature.trim()).map_err(|_| WebhookError::SignatureEncoding)?;
+        let (signed, raw_data) = signed_fields(body, headers.timestamp)?;
+        let mut mac = mac(&self.key)?;
+        mac.update(signed.message().as_bytes());
+        mac.verify_slice(&signature).map_err(|_| WebhookError::SignatureMismatch)?;
+
+        let signed_at = signed.check_unambiguous()?;
+        let off_by = match signed_at.duration_since(now) {
+            Ok(ahead) => ahead,
+            Err(behind) => behind.duration(),
+        };
+        if off_by > self.tolerance {
+            return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
+        }
+        let forget_before = now.checked_sub(self.tolerance).unwrap_or(std::time::UNIX_EPOCH);
+        if !self.replays.first_delivery(&signed.request_id, signed_at, forget_before) {
+            return Err(WebhookError::Replayed);
+        }
+        Ok(WebhookEvent {
+            event_type: EventType::from(signed.event_type.as_str()),
+            signed_at,
+            signed,
+            unsigned: UnsignedData { raw: raw_data },
+        })
+    }
+}
+
+/// A notification signed as the service signs it, for a merchant's own tests.
+#[derive(Clone, Debug)]
+pub struct SignedNotification {
+    /// The base64 signature (`nomba-signature`).
+    pub signature: String,
+    /// The RFC 3339 timestamp (`nomba-timestamp`).
+    pub timestamp: String,
+}
+
+impl SignedNotification {
+    /// The four `nomba-*` headers the service sends with it.
+    pub fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        let values = [
+            (SIGNATURE_HEADER, self.signature.as_str()),
+            (TIMESTAMP_HEADER, self.timestamp.as_str()),
+            (ALGORITHM_HEADER, ALGORITHM),
+            (VERSION_HEADER, VERSION),
+        ];
+        for (name, value) in values {
+            // Base64 and RFC 3339 text are always valid header values.
+            if let Ok(value) = HeaderValue::from_str(value) {
+                headers.insert(name, value);
+            }
+        }
+        headers
+    }
+}
+
+/// Signs a notification body at `at`, with `signing_key`, as the service does: for tests
+/// of a merchant's own webhook endpoint.
+pub fn sign(
+    body: &[u8],
+    at: SystemTime,
+    signing_key: impl AsRef<[u8]>,
+) -> Result<SignedNotification, WebhookError> {
+    let timestamp = format_rfc3339(at);
+    let (signed, _) = signed_fields(body, &timestamp)?;
+    let mut mac = mac(signing_key.as_ref())?;
+    mac.update(signed.message().as_bytes());
+    Ok(SignedNotification { signature: BASE64.encode(mac.finalize().into_bytes()), timestamp })
+}
+
+/// `2025-03-01T12:30:45Z`, whole seconds, UTC.
+fn format_rfc3339(at: SystemTime) -> String {
+    let secs = at.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rest = secs % 86_400;
+    // Civil date from days since 1970-01-01 (the inverse of `days_from_civil`).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, (rest / 60) % 60, rest % 60)
 }
 
 #[cfg(test)]
@@ -359,76 +618,202 @@ mod tests {
     // MESSAGE = "payout_failed:req-2:::t2:transfer:2025-03-02T00:00:00Z:05:2025-03-02T00:00:01Z"
     const SIGNATURE_NO_MERCHANT: &str = "CNB7OfBdIfEu0NgX8Zqfy0ejPH+nsKOqV6wBICItDdY=";
 
+    fn at(text: &str) -> SystemTime {
+        parse_rfc3339(text).unwrap_or_else(|| panic!("bad test instant {text}"))
+    }
+
+    fn headers<'a>(signature: &'a str, timestamp: &'a str) -> SignedHeaders<'a> {
+        SignedHeaders { signature, timestamp, algorithm: None }
+    }
+
+    fn verifier() -> Verifier {
+        Verifier::new(KEY).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn verify_at(
+        body: &str,
+        signature: &str,
+        timestamp: &str,
+        now: &str,
+    ) -> Result<WebhookEvent, WebhookError> {
+        verifier().verify_at(&headers(signature, timestamp), body.as_bytes(), at(now))
+    }
+
     #[test]
     fn accepts_a_valid_notification_and_reads_it() {
-        let event = verify(SIGNATURE, TIMESTAMP, BODY.as_bytes(), KEY);
-        let event = match event {
+        let event = match verify_at(BODY, SIGNATURE, TIMESTAMP, "2025-03-01T12:31:00Z") {
             Ok(e) => e,
             Err(e) => panic!("valid notification refused: {e}"),
         };
         assert_eq!(event.event_type, EventType::PaymentSuccess);
-        assert_eq!(event.request_id, "req-7781");
-        assert_eq!(event.merchant_user_id(), Some("usr-12"));
-        assert_eq!(event.merchant_wallet_id(), Some("wal-34"));
-        assert_eq!(event.transaction_id(), Some("txn-9001"));
-        assert_eq!(event.transaction_type(), Some("vact_transfer"));
-        assert_eq!(event.transaction_time(), Some("2025-03-01T12:30:40Z"));
-        assert_eq!(event.response_code(), Some(""));
-        assert_eq!(event.transaction_amount().map(|a| a.to_string()), Some("10000.50".into()));
+        assert_eq!(event.signed_at, at(TIMESTAMP));
+        let signed = &event.signed;
+        assert_eq!(signed.request_id, "req-7781");
+        assert_eq!(signed.merchant_user_id, "usr-12");
+        assert_eq!(signed.merchant_wallet_id, "wal-34");
+        assert_eq!(signed.transaction_id, "txn-9001");
+        assert_eq!(signed.transaction_type, "vact_transfer");
+        assert_eq!(signed.transaction_time, "2025-03-01T12:30:40Z");
+        assert_eq!(signed.response_code, "");
+        assert_eq!(
+            event.unsigned.claimed_transaction_amount().map(|a| a.to_string()),
+            Some("10000.50".into())
+        );
         let debug = format!("{event:?}");
-        assert!(!debug.contains("Ada"), "{debug}");
+        assert!(!debug.contains("Ada") && !debug.contains("10000"), "{debug}");
+    }
+
+    #[test]
+    fn the_signing_helper_matches_the_independent_vectors() {
+        let signed = sign(BODY.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(signed.timestamp, TIMESTAMP);
+        assert_eq!(signed.signature, SIGNATURE);
+        let other = sign(BODY_NO_MERCHANT.as_bytes(), at(TIMESTAMP_NO_MERCHANT), KEY);
+        assert_eq!(other.map(|s| s.signature).ok().as_deref(), Some(SIGNATURE_NO_MERCHANT));
+        let headers = signed.headers();
+        assert!(
+            verifier()
+                .verify_at(
+                    &SignedHeaders::from_map(&headers).unwrap_or_else(|e| panic!("{e}")),
+                    BODY.as_bytes(),
+                    at(TIMESTAMP)
+                )
+                .is_ok()
+        );
+        assert_eq!(headers.get(ALGORITHM_HEADER).map(|v| v.as_bytes()), Some(ALGORITHM.as_bytes()));
     }
 
     #[test]
     fn missing_values_sign_as_empty_strings() {
-        let event = verify(SIGNATURE_NO_MERCHANT, TIMESTAMP_NO_MERCHANT, BODY_NO_MERCHANT.as_bytes(), KEY);
+        let event =
+            verify_at(BODY_NO_MERCHANT, SIGNATURE_NO_MERCHANT, TIMESTAMP_NO_MERCHANT, TIMESTAMP_NO_MERCHANT);
         assert!(
-            matches!(event, Ok(ref e) if e.event_type == EventType::PayoutFailed && e.merchant_user_id().is_none()),
+            matches!(event, Ok(ref e) if e.event_type == EventType::PayoutFailed && e.signed.merchant_user_id.is_empty()),
             "{event:?}"
         );
     }
 
     #[test]
     fn refuses_tampering_and_wrong_keys() {
+        let now = "2025-03-01T12:31:00Z";
         let tampered = BODY.replace("txn-9001", "txn-9002");
         assert_eq!(
-            verify(SIGNATURE, TIMESTAMP, tampered.as_bytes(), KEY).err(),
+            verify_at(&tampered, SIGNATURE, TIMESTAMP, now).err(),
             Some(WebhookError::SignatureMismatch)
         );
         assert_eq!(
-            verify(SIGNATURE, "2025-03-01T12:30:46Z", BODY.as_bytes(), KEY).err(),
+            verify_at(BODY, SIGNATURE, "2025-03-01T12:30:46Z", now).err(),
+            Some(WebhookError::SignatureMismatch)
+        );
+        let other_key = Verifier::new("other-key").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            other_key.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at(now)).err(),
             Some(WebhookError::SignatureMismatch)
         );
         assert_eq!(
-            verify(SIGNATURE, TIMESTAMP, BODY.as_bytes(), "other-key").err(),
-            Some(WebhookError::SignatureMismatch)
-        );
-        assert_eq!(
-            verify("not base64!!", TIMESTAMP, BODY.as_bytes(), KEY).err(),
+            verify_at(BODY, "not base64!!", TIMESTAMP, now).err(),
             Some(WebhookError::SignatureEncoding)
         );
+        assert_eq!(verify_at(BODY, "", TIMESTAMP, now).err(), Some(WebhookError::SignatureMismatch));
         assert!(matches!(
-            verify(SIGNATURE, TIMESTAMP, b"{not json", KEY),
+            verify_at("{not json", SIGNATURE, TIMESTAMP, now),
             Err(WebhookError::MalformedBody(_))
         ));
     }
 
     #[test]
+    fn an_empty_key_is_refused() {
+        assert_eq!(Verifier::new("").err(), Some(WebhookError::EmptyKey));
+        assert_eq!(sign(BODY.as_bytes(), at(TIMESTAMP), b"").err(), Some(WebhookError::EmptyKey));
+    }
+
+    #[test]
+    fn old_future_and_unreadable_timestamps_are_refused() {
+        let old = sign(BODY.as_bytes(), at("2001-09-09T01:46:40Z"), KEY).unwrap_or_else(|e| panic!("{e}"));
+        let result =
+            verifier().verify_at(&headers(&old.signature, &old.timestamp), BODY.as_bytes(), at(TIMESTAMP));
+        assert!(matches!(result, Err(WebhookError::OutsideTolerance { .. })), "{result:?}");
+        // Six minutes early or late: outside the default five.
+        for now in ["2025-03-01T12:24:44Z", "2025-03-01T12:36:46Z"] {
+            let result = verify_at(BODY, SIGNATURE, TIMESTAMP, now);
+            assert!(matches!(result, Err(WebhookError::OutsideTolerance { .. })), "{now}: {result:?}");
+        }
+        // ...and inside a tolerance of ten.
+        let lenient = verifier().tolerance(Duration::from_secs(600));
+        assert!(
+            lenient
+                .verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at("2025-03-01T12:36:46Z"))
+                .is_ok()
+        );
+        // A correctly signed timestamp that is no instant at all.
+        let message =
+            "payment_success:req-7781:usr-12:wal-34:txn-9001:vact_transfer:2025-03-01T12:30:40Z::soon";
+        let mut mac = mac(KEY.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        mac.update(message.as_bytes());
+        let signature = BASE64.encode(mac.finalize().into_bytes());
+        assert_eq!(
+            verify_at(BODY, &signature, "soon", TIMESTAMP).err(),
+            Some(WebhookError::InvalidTimestamp)
+        );
+    }
+
+    #[test]
+    fn a_second_delivery_is_a_replay() {
+        let verifier = verifier();
+        let now = at("2025-03-01T12:31:00Z");
+        assert!(verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).is_ok());
+        assert_eq!(
+            verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).err(),
+            Some(WebhookError::Replayed)
+        );
+        // A notification refused for another reason is not remembered.
+        let fresh = Verifier::new(KEY).unwrap_or_else(|e| panic!("{e}"));
+        let _ = fresh.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at("2025-03-01T13:00:00Z"));
+        assert!(fresh.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).is_ok());
+    }
+
+    #[test]
+    fn signed_values_moved_across_their_colons_do_not_verify() {
+        // The genuine payout_failed above, re-split: responseCode "00" (success) and a
+        // timestamp header of "01Z"; the joined text, and so the HMAC, are unchanged.
+        let resplit = BODY_NO_MERCHANT
+            .replace(r#""time":"2025-03-02T00:00:00Z""#, r#""time":"2025-03-02T00:00:00Z:05:2025-03-02T00""#)
+            .replace(r#""responseCode":"05""#, r#""responseCode":"00""#);
+        let result = verify_at(&resplit, SIGNATURE_NO_MERCHANT, "01Z", TIMESTAMP_NO_MERCHANT);
+        assert_eq!(result.err(), Some(WebhookError::AmbiguousValue("data.transaction.time")));
+        // Moving the colon into a value that holds none.
+        let into_code =
+            BODY_NO_MERCHANT.replace(r#""responseCode":"05""#, r#""responseCode":"05:2025-03-02T00""#);
+        let result = verify_at(&into_code, SIGNATURE_NO_MERCHANT, "00:01Z", TIMESTAMP_NO_MERCHANT);
+        assert_eq!(result.err(), Some(WebhookError::AmbiguousValue("data.transaction.responseCode")));
+    }
+
+    #[test]
+    fn the_amount_is_not_covered_and_says_so() {
+        let changed = BODY.replace("10000.50", "99999.99");
+        let event = verify_at(&changed, SIGNATURE, TIMESTAMP, TIMESTAMP).unwrap_or_else(|e| panic!("{e}"));
+        // The signature still verifies: only the unsigned part tells the changed amount.
+        assert_eq!(
+            event.unsigned.claimed_transaction_amount().map(|a| a.to_string()),
+            Some("99999.99".into())
+        );
+        assert_eq!(event.signed.transaction_id, "txn-9001");
+    }
+
+    #[test]
     fn header_map_checks_the_algorithm() {
-        let mut headers = HeaderMap::new();
-        headers.insert(SIGNATURE_HEADER, reqwest::header::HeaderValue::from_static(SIGNATURE));
-        headers.insert(TIMESTAMP_HEADER, reqwest::header::HeaderValue::from_static(TIMESTAMP));
-        headers.insert(ALGORITHM_HEADER, reqwest::header::HeaderValue::from_static("HmacSHA256"));
-        assert!(verify_headers(&headers, BODY.as_bytes(), KEY).is_ok());
-        headers.insert(ALGORITHM_HEADER, reqwest::header::HeaderValue::from_static("HmacSHA1"));
-        assert_eq!(
-            verify_headers(&headers, BODY.as_bytes(), KEY).err(),
-            Some(WebhookError::UnsupportedAlgorithm)
-        );
-        headers.remove(TIMESTAMP_HEADER);
-        assert_eq!(
-            verify_headers(&headers, BODY.as_bytes(), KEY).err(),
-            Some(WebhookError::MissingHeader(TIMESTAMP_HEADER))
-        );
+        let mut map = HeaderMap::new();
+        map.insert(SIGNATURE_HEADER, HeaderValue::from_static(SIGNATURE));
+        map.insert(TIMESTAMP_HEADER, HeaderValue::from_static(TIMESTAMP));
+        map.insert(ALGORITHM_HEADER, HeaderValue::from_static("HmacSHA256"));
+        let read = |map: &HeaderMap| {
+            let headers = SignedHeaders::from_map(map)?;
+            verifier().verify_at(&headers, BODY.as_bytes(), at(TIMESTAMP))
+        };
+        assert!(read(&map).is_ok());
+        map.insert(ALGORITHM_HEADER, HeaderValue::from_static("HmacSHA1"));
+        assert_eq!(read(&map).err(), Some(WebhookError::UnsupportedAlgorithm));
+        map.remove(TIMESTAMP_HEADER);
+        assert_eq!(read(&map).err(), Some(WebhookError::MissingHeader(TIMESTAMP_HEADER)));
     }
 }
