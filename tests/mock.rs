@@ -79,7 +79,17 @@ impl Recorded {
 enum Action {
     Respond,
     Reset,
+    /// Streams `total` bytes of filler after the head, declaring the length or chunked.
+    Stream {
+        total: u64,
+        declared: bool,
+    },
 }
+
+/// The most a streamed answer sends, and the longest it streams, whatever the client
+/// does: the server stops by itself.
+const STREAM_CAP_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+const STREAM_CAP_TIME: Duration = Duration::from_secs(30);
 
 /// How the server answers one request.
 #[derive(Clone, Debug)]
@@ -123,6 +133,18 @@ impl Reply {
         Reply { action: Action::Reset, ..Reply::empty(500) }
     }
 
+    /// An answer whose body is `total` bytes of JSON-looking filler, with a
+    /// `Content-Length` that says so: a huge answer without holding it in memory.
+    pub fn huge(status: u16, total: u64) -> Self {
+        Reply { action: Action::Stream { total, declared: true }, ..Reply::empty(status) }
+    }
+
+    /// A chunked answer that never ends (until the client goes away, or the server's own
+    /// caps of 4 GiB and 30 s).
+    pub fn endless_chunked(status: u16) -> Self {
+        Reply { action: Action::Stream { total: u64::MAX, declared: false }, ..Reply::empty(status) }
+    }
+
     /// Adds a header.
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_owned(), value.to_owned()));
@@ -141,6 +163,8 @@ type Handler = dyn Fn(&Recorded, usize) -> Reply + Send + Sync;
 struct Shared {
     log: Mutex<Vec<Recorded>>,
     handler: Box<Handler>,
+    /// Body bytes written by streamed answers.
+    streamed: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -172,7 +196,11 @@ impl MockServer {
     ) -> io::Result<MockServer> {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared { log: Mutex::new(Vec::new()), handler: Box::new(handler) });
+        let shared = Arc::new(Shared {
+            log: Mutex::new(Vec::new()),
+            handler: Box::new(handler),
+            streamed: std::sync::atomic::AtomicU64::new(0),
+        });
         let accept_shared = Arc::clone(&shared);
         let task = tokio::spawn(async move {
             // Connections live in this set, so aborting the accept task ends them all.
@@ -216,6 +244,12 @@ impl MockServer {
     /// How many requests had this method and path (query ignored).
     pub fn count(&self, method: &str, path: &str) -> usize {
         self.shared.log().iter().filter(|r| r.is(method, path)).count()
+    }
+
+    /// How many body bytes streamed answers managed to write before the client stopped
+    /// reading (or the server's caps were reached).
+    pub fn streamed_bytes(&self) -> u64 {
+        self.shared.streamed.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -380,6 +414,10 @@ async fn serve(mut stream: TcpStream, connection: usize, shared: Arc<Shared>) {
             let _ = stream.set_linger(Some(Duration::ZERO));
             return;
         }
+        if let Action::Stream { total, declared } = reply.action {
+            write_stream(&mut stream, &reply, total, declared, &shared).await;
+            return;
+        }
         let mut out = format!("HTTP/1.1 {} {}\r\n", reply.status, reason(reply.status));
         for (k, v) in &reply.headers {
             out.push_str(&format!("{k}: {v}\r\n"));
@@ -393,5 +431,43 @@ async fn serve(mut stream: TcpStream, connection: usize, shared: Arc<Shared>) {
         if close_after {
             return;
         }
+    }
+}
+
+/// Writes a streamed answer: the head, then filler until `total`, the caps, or a failed
+/// write (the client closed the connection).
+async fn write_stream(stream: &mut TcpStream, reply: &Reply, total: u64, declared: bool, shared: &Shared) {
+    let mut head =
+        format!("HTTP/1.1 {} {}\r\nContent-Type: application/json\r\n", reply.status, reason(reply.status));
+    for (k, v) in &reply.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if declared {
+        head.push_str(&format!("Content-Length: {total}\r\n\r\n"));
+    } else {
+        head.push_str("Transfer-Encoding: chunked\r\n\r\n");
+    }
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    let filler = vec![b' '; 64 * 1024];
+    let started = Instant::now();
+    let mut sent = 0u64;
+    while sent < total.min(STREAM_CAP_BYTES) && started.elapsed() < STREAM_CAP_TIME {
+        let n = usize::try_from((total - sent).min(filler.len() as u64)).unwrap_or(filler.len());
+        let written = if declared {
+            stream.write_all(&filler[..n]).await
+        } else {
+            let mut framed = Vec::with_capacity(n + 16);
+            framed.extend_from_slice(format!("{n:x}\r\n").as_bytes());
+            framed.extend_from_slice(&filler[..n]);
+            framed.extend_from_slice(b"\r\n");
+            stream.write_all(&framed).await
+        };
+        if written.is_err() {
+            return;
+        }
+        sent += n as u64;
+        shared.streamed.fetch_add(n as u64, std::sync::atomic::Ordering::SeqCst);
     }
 }

@@ -509,7 +509,8 @@ impl ErrorMeta {
 }
 
 /// The body, or `None` as soon as it is known to be larger than `limit`. A declared
-/// length is checked before reading; a streamed body is counted as it arrives.
+/// length is checked before reading; a streamed body is counted as it arrives, and its
+/// chunks are joined once at the end, so memory never holds much more than the limit.
 async fn read_limited(
     mut response: reqwest::Response,
     limit: usize,
@@ -518,12 +519,21 @@ async fn read_limited(
     if declared.is_some_and(|len| len > limit) {
         return Ok(None);
     }
-    let mut body = Vec::with_capacity(declared.unwrap_or(0));
+    let mut chunks = Vec::new();
+    let mut total = 0usize;
     while let Some(chunk) = response.chunk().await? {
-        if chunk.len() > limit - body.len() {
+        if chunk.len() > limit - total {
             return Ok(None);
         }
-        body.extend_from_slice(&chunk);
+        total += chunk.len();
+        chunks.push(chunk);
+    }
+    if let [only] = chunks.as_slice() {
+        return Ok(Some(only.to_vec()));
+    }
+    let mut body = Vec::with_capacity(total);
+    for chunk in &chunks {
+        body.extend_from_slice(chunk);
     }
     Ok(Some(body))
 }
