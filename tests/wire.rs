@@ -210,6 +210,11 @@ async fn the_checker_refuses_a_body_that_differs_from_the_spec() -> CaseResult {
         r.headers.retain(|(k, _)| !k.eq_ignore_ascii_case("accountId"));
     }
     assert_refused(spec, OP, &samples, &no_account, "the accountId header dropped");
+    let mut keyed = requests.clone();
+    if let Some(r) = keyed.last_mut() {
+        r.headers.push(("X-Idempotent-key".to_owned(), "order-1".to_owned()));
+    }
+    assert_refused(spec, OP, &samples, &keyed, "an idempotency header on an operation that declares none");
     let mut wrong_token = requests.clone();
     if let Some(r) = wrong_token.last_mut() {
         for (k, v) in &mut r.headers {

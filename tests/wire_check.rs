@@ -435,6 +435,20 @@ fn check_headers(
         ("Authorization".to_owned(), authorization, format!("auth `{}`", op.auth.as_str())),
         ("accountId".to_owned(), account, format!("auth `{}`", op.auth.as_str())),
     ];
+    // The deduplicating header carries the operation's reference, and no other operation
+    // sends it.
+    for other in spec.operations.iter().filter_map(|o| o.idempotency_header.as_ref()) {
+        if !wanted.iter().any(|(name, _, _)| name.eq_ignore_ascii_case(&other.wire)) {
+            wanted.push((other.wire.clone(), None, "an operation without `idempotency_header`".to_owned()));
+        }
+    }
+    if let (Some(header), Some(key)) =
+        (&op.idempotency_header, op.idempotency.as_deref().and_then(|k| op.param(k)))
+    {
+        let value = carried(key, samples).map(|v| wire_text(&v));
+        wanted.retain(|(name, _, _)| !name.eq_ignore_ascii_case(&header.wire));
+        wanted.push((header.wire.clone(), value, format!("`idempotency_header` with `{}`", key.name)));
+    }
     for param in op.params_in(ParamLocation::Header) {
         let value = carried(param, samples).map(|v| wire_text(&v));
         // A header parameter of the same name as a credential header replaces it.
