@@ -514,8 +514,16 @@ async fn an_unknown_code_on_a_transfer_is_never_reported_as_a_refusal() {
 const ECHOED_TOKEN: &str = "tok/abc+def xyz-1234567";
 
 fn leaks(text: &str) -> Option<&'static str> {
-    let spellings: [&'static str; 7] =
-        ["tok/abc", "tok\\/abc", "tok%2Fabc", "tok%2fabc", "very+secret", "very%2Bsecret", "123456"];
+    let spellings: [&'static str; 8] = [
+        "tok/abc",
+        "xyz-1234",
+        "tok\\/abc",
+        "tok%2Fabc",
+        "tok%2fabc",
+        "very+secret",
+        "very%2Bsecret",
+        "123456",
+    ];
     spellings.into_iter().find(|s| text.contains(s))
 }
 
@@ -526,6 +534,8 @@ async fn an_echoed_token_or_secret_never_appears_in_an_error_in_any_spelling() {
     let otp_echo = "otp was 123456".to_owned();
     let bodies: Vec<(u16, String)> = vec![
         (200, format!("not json, token {ECHOED_TOKEN}")),
+        (200, "not json, otp 123\\u003456".to_owned()),
+        (202, "{\"code\":\"00\",\"data\":{\"o\":\"12%33456\"}".to_owned()),
         (200, format!(r#"{{"code":"00","data":{{"note":"{escaped}"}}"#)),
         (400, format!(r#"{{"code":"02","description":"bad token {escaped}"}}"#)),
         (500, format!("<html>?token={encoded}</html>")),

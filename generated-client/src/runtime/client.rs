@@ -282,14 +282,12 @@ impl Client {
 impl ClientInner {
     /// The secrets to remove from an error: the client secret, the tokens held, and the
     /// secret parameters of `request`.
-    pub(crate) fn secrets(&self, request: Option<&PreparedRequest>) -> Secrets {
+    pub(crate) fn secrets(&self, request_secrets: &[String]) -> Secrets {
         let mut secrets = Secrets::none();
         secrets.add(self.credentials.client_secret.expose());
         self.tokens.add_secrets(&mut secrets);
-        if let Some(request) = request {
-            for value in &request.secrets {
-                secrets.add(value);
-            }
+        for value in request_secrets {
+            secrets.add(value);
         }
         secrets
     }
@@ -298,10 +296,11 @@ impl ClientInner {
         &self,
         answer: RawAnswer,
     ) -> Result<Outcome<T>, Error> {
+        let secrets = &answer.request_secrets;
         if answer.pending {
             let data = answer
                 .data
-                .map(|raw| self.decode_data::<serde_json::Value>(answer.status, &raw))
+                .map(|raw| self.decode_data::<serde_json::Value>(answer.status, &raw, secrets))
                 .transpose()?;
             return Ok(Outcome::Pending(Envelope {
                 code: answer.code,
@@ -309,7 +308,7 @@ impl ClientInner {
                 data,
             }));
         }
-        let data = answer.data.map(|raw| self.decode_data::<T>(answer.status, &raw)).transpose()?;
+        let data = answer.data.map(|raw| self.decode_data::<T>(answer.status, &raw, secrets)).transpose()?;
         Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data }))
     }
 
@@ -317,11 +316,12 @@ impl ClientInner {
         &self,
         status: u16,
         raw: &serde_json::value::RawValue,
+        request_secrets: &[String],
     ) -> Result<T, Error> {
         serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
             status,
             reason: envelope::json_reason(&e),
-            excerpt: redact::excerpt(raw.get().as_bytes(), &self.secrets(None)),
+            excerpt: redact::excerpt(raw.get().as_bytes(), &self.secrets(request_secrets)),
         })
     }
 
@@ -447,7 +447,7 @@ impl ClientInner {
             Err(_) => return Err(Error::Timeout { after: timeout, may_have_reached_server: true }.into()),
             Ok(Err(e)) => return Err(transport_error(e, timeout).into()),
             Ok(Ok(Exchange::Redirect { status, location })) => {
-                let location = location.map(|l| redact::redact_text(&l, &self.secrets(Some(request))));
+                let location = location.map(|l| redact::redact_text(&l, &self.secrets(&request.secrets)));
                 return Err(Error::Redirect { status, location }.into());
             }
             Ok(Ok(Exchange::TooLarge { status })) => {
@@ -456,8 +456,11 @@ impl ClientInner {
             Ok(Ok(Exchange::Answer { status, meta, body })) => (status, meta, body),
         };
         let Some(meta) = meta else {
-            return envelope::read_success(status, &body, route, &self.secrets(Some(request)))
-                .map_err(Failure::from);
+            // Secrets are gathered only when an error needs them.
+            let secrets = || self.secrets(&request.secrets);
+            let mut answer = envelope::read_success(status, &body, route, &secrets)?;
+            answer.request_secrets.clone_from(&request.secrets);
+            return Ok(answer);
         };
         let retry_after = meta.retry_after;
         let error = if status == 429 {
@@ -468,7 +471,7 @@ impl ClientInner {
                 retry_after,
             }
         } else {
-            let secrets = self.secrets(Some(request));
+            let secrets = self.secrets(&request.secrets);
             let (code, description) = envelope::peek_code(&body);
             Error::Status {
                 status,

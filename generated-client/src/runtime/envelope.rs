@@ -150,6 +150,8 @@ pub(crate) struct RawAnswer {
     pub(crate) description: String,
     pub(crate) data: Option<Box<RawValue>>,
     pub(crate) pending: bool,
+    /// The secret parameters of the request answered, removed from any decode error.
+    pub(crate) request_secrets: Vec<String>,
 }
 
 /// The code and description of any answer body, if it has them (for error statuses).
@@ -180,19 +182,19 @@ pub(crate) fn read_success(
     status: u16,
     body: &[u8],
     route: &Route,
-    secrets: &Secrets,
+    secrets: &dyn Fn() -> Secrets,
 ) -> Result<RawAnswer, Error> {
     let wire: EnvelopeWire<Box<RawValue>> = serde_json::from_slice(body).map_err(|e| Error::Decode {
         status,
         reason: json_reason(&e),
-        excerpt: redact::excerpt(body, secrets),
+        excerpt: redact::excerpt(body, &secrets()),
     })?;
     let (code, description, data) = wire.into_parts();
     let Some(code) = code else {
         return Err(Error::Decode {
             status,
             reason: "the answer has no code".to_owned(),
-            excerpt: redact::excerpt(body, secrets),
+            excerpt: redact::excerpt(body, &secrets()),
         });
     };
     let description = description.unwrap_or_default();
@@ -201,9 +203,9 @@ pub(crate) fn read_success(
     let success = answers.success_codes.contains(&code.as_str());
     let pending = (status == 202 && success) || is_pending(answers, &description, data.as_deref());
     if pending || success {
-        return Ok(RawAnswer { status, code, description, data, pending });
+        return Ok(RawAnswer { status, code, description, data, pending, request_secrets: Vec::new() });
     }
-    let description = redact::redact_text(&description, secrets);
+    let description = redact::redact_text(&description, &secrets());
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
         return Err(Error::OutcomeUnknown { status, code, description });
     }
@@ -279,7 +281,7 @@ mod tests {
     }
 
     fn read(status: u16, body: &str, route: &Route) -> Result<RawAnswer, Error> {
-        read_success(status, body.as_bytes(), route, &Secrets::none())
+        read_success(status, body.as_bytes(), route, &Secrets::none)
     }
 
     #[test]

@@ -203,7 +203,7 @@ impl Client {
                 let Some(raw) = answer.data else {
                     return Ok(None);
                 };
-                let item: O::Data = self.inner.decode_data(answer.status, &raw)?;
+                let item: O::Data = self.inner.decode_data(answer.status, &raw, &answer.request_secrets)?;
                 let next: Continuation = serde_json::from_str(raw.get()).unwrap_or_default();
                 listing.advance(next);
                 Ok(Some((item, listing)))

@@ -76,11 +76,13 @@ pub(crate) fn redact_text(text: &str, secrets: &Secrets) -> String {
         Some((cut, _)) => &text[..cut],
         None => text,
     };
-    let mut out = redact_json_keys(text);
-    out = redact_bearer(&out);
+    // Known values first: a heuristic mask could cut one in two and hide it from the match.
+    let mut out = text.to_owned();
     for secret in &secrets.values {
         out = redact_value(&out, secret);
     }
+    out = redact_json_keys(&out);
+    out = redact_bearer(&out);
     truncate_chars(&out, DESCRIPTION_CHARS.max(EXCERPT_CHARS))
 }
 
@@ -405,6 +407,11 @@ mod tests {
         let cut = excerpt(b"token was sk_live_99", &secrets);
         assert!(!cut.contains("sk_live"), "{cut}");
         assert_eq!(redact_text("nothing here", &secrets), "nothing here");
+        // A heuristic mask (after `Bearer `) must not cut a known value in two first.
+        let mut spaced = Secrets::none();
+        spaced.add("tok en-98765");
+        let text = redact_text("Authorization: Bearer tok en-98765", &spaced);
+        assert!(!text.contains("98765"), "{text}");
     }
 
     #[test]

@@ -249,7 +249,7 @@ impl ClientInner {
                 reason: "the token answer has no data".to_owned(),
                 excerpt: String::new(),
             })?;
-            let grant: TokenGrant = self.decode_data(answer.status, &raw)?;
+            let grant: TokenGrant = self.decode_data(answer.status, &raw, &[])?;
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
                     status: answer.status,
