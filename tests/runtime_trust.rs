@@ -63,11 +63,15 @@ fn builder(server: &MockServer) -> payspec_client::ClientBuilder {
         .timeout(Duration::from_secs(5))
 }
 
-fn client(server: &MockServer) -> Client {
-    match builder(server).build() {
+fn built(builder: payspec_client::ClientBuilder) -> Client {
+    match builder.build() {
         Ok(c) => c.into(),
         Err(e) => panic!("client: {e}"),
     }
+}
+
+fn client(server: &MockServer) -> Client {
+    built(builder(server))
 }
 
 fn transfer(reference: &str) -> BankTransfer {
@@ -151,10 +155,7 @@ async fn a_caller_supplied_http_builder_follows_no_redirect_either() {
     let http = payspec_client::reqwest::Client::builder()
         .redirect(payspec_client::reqwest::redirect::Policy::limited(10))
         .pool_max_idle_per_host(1);
-    let client: Client = match builder(&server).http_client_builder(http).build() {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(builder(&server).http_client_builder(http));
     let result = client.transfers().list_banks(ListBanks::new()).await;
     assert!(matches!(result, Err(Error::Redirect { status: 302, .. })), "{result:?}");
     assert!(elsewhere.requests().is_empty());
@@ -228,10 +229,7 @@ async fn ten_calls_during_a_hanging_renewal_finish_within_their_own_timeout() {
         }
     })
     .await;
-    let client: Client = match builder(&server).call_timeout(Duration::from_secs(1)).build() {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(builder(&server).call_timeout(Duration::from_secs(1)));
     let started = Instant::now();
     let calls = (0..10).map(|_| {
         let client = client.clone();
@@ -259,10 +257,7 @@ async fn a_failed_renewal_is_shared_and_remembered_instead_of_repeated() {
         }
     })
     .await;
-    let client: Client = match builder(&server).call_timeout(Duration::from_secs(1)).build() {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(builder(&server).call_timeout(Duration::from_secs(1)));
     let started = Instant::now();
     let calls = (0..30).map(|_| {
         let client = client.clone();
@@ -378,14 +373,15 @@ async fn a_token_that_cannot_travel_in_a_header_is_an_auth_error_and_not_kept() 
 async fn the_call_deadline_covers_every_attempt_and_backoff() {
     let server =
         with_token(|_, _| Reply::json(503, json!({"code": "01"})).delay(Duration::from_millis(150))).await;
-    let client: Client = match builder(&server)
-        .retry_policy(RetryPolicy::exponential(50, Duration::from_millis(100), Duration::from_millis(100)))
-        .call_timeout(Duration::from_millis(700))
-        .build()
-    {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(
+        builder(&server)
+            .retry_policy(RetryPolicy::exponential(
+                50,
+                Duration::from_millis(100),
+                Duration::from_millis(100),
+            ))
+            .call_timeout(Duration::from_millis(700)),
+    );
     let started = Instant::now();
     let result = client.transfers().list_banks(ListBanks::new()).await;
     let elapsed = started.elapsed();
@@ -424,10 +420,7 @@ async fn a_bank_transfer_that_timed_out_is_resent_with_its_key_and_moves_money_o
         ok_transfer()
     })
     .await;
-    let client: Client = match builder(&server).timeout(Duration::from_millis(300)).build() {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(builder(&server).timeout(Duration::from_millis(300)));
     let outcome = client.transfers().bank_transfer(transfer("tx-timeout")).await;
     assert!(matches!(outcome, Ok(Outcome::Done(_))), "{outcome:?}");
     let sent = server.requests_to("POST", TRANSFER);
@@ -455,10 +448,7 @@ async fn a_reset_after_the_transfer_was_written_is_resent_with_the_same_key() {
 #[tokio::test]
 async fn a_wallet_transfer_that_timed_out_is_never_resent() {
     let server = with_token(|_, _| ok_transfer().delay(Duration::from_millis(600))).await;
-    let client: Client = match builder(&server).timeout(Duration::from_millis(300)).build() {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(builder(&server).timeout(Duration::from_millis(300)));
     let result = client.transfers().wallet_transfer(wallet_transfer("tx-w")).await;
     assert!(matches!(result, Err(Error::Timeout { may_have_reached_server: true, .. })), "{result:?}");
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -600,10 +590,7 @@ async fn a_call_answered_with_a_body_too_large_is_a_typed_error() {
         Reply::json(200, big)
     })
     .await;
-    let client: Client = match builder(&server).max_answer_bytes(1024 * 1024).build() {
-        Ok(c) => c.into(),
-        Err(e) => panic!("{e}"),
-    };
+    let client = built(builder(&server).max_answer_bytes(1024 * 1024));
     let result = client.transfers().list_banks(ListBanks::new()).await;
     assert!(matches!(result, Err(Error::AnswerTooLarge { status: 200, limit: 1_048_576 })), "{result:?}");
 }
