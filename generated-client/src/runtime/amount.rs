@@ -5,17 +5,62 @@ use std::fmt;
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
-use serde::de::Error as _;
 use serde_json::value::RawValue;
 
 use super::error::Error;
+use super::json::{DecodeError, FromJson, Json, Path, ToJson};
 
-/// An amount of naira: an exact decimal, not negative, with at most two decimal places.
+/// An amount of naira: an exact decimal, never a float.
 ///
-/// It is sent as a JSON number with its exact text (`10000.00` stays `10000.00`). Use
-/// [`Amount::as_wire_string`] for the few operations whose wire wants a string.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Amount(Decimal);
+/// Built by the caller (`"10000.00".parse()`, `Amount::try_from(decimal)`), it is not
+/// negative and has at most two decimal places, and it is sent as a JSON number with its
+/// exact text (`10000.00` stays `10000.00`); [`Amount::as_wire_string`] sends it as a
+/// string where the wire wants one. Read from an answer, it is whatever exact decimal the
+/// service sent (a refund may be negative, a rate may have more places), from a JSON
+/// number or a string, and it is written back the same way. Two amounts are equal when
+/// their values are.
+#[derive(Clone, Copy)]
+pub struct Amount {
+    value: Decimal,
+    /// Read from a JSON string, so written back as one.
+    quoted: bool,
+}
+
+impl PartialEq for Amount {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl Eq for Amount {}
+
+impl std::hash::Hash for Amount {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.value.hash(state);
+    }
+}
+
+impl PartialOrd for Amount {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Amount {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.value.cmp(&other.value)
+    }
+}
+
+impl fmt::Debug for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Amount({})", self.value)
+    }
+}
+
+const fn amount(value: Decimal) -> Amount {
+    Amount { value, quoted: false }
+}
 
 /// Why a value is not a valid [`Amount`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -43,11 +88,11 @@ impl From<AmountError> for Error {
 
 impl Amount {
     /// Zero naira.
-    pub const ZERO: Amount = Amount(Decimal::ZERO);
+    pub const ZERO: Amount = amount(Decimal::ZERO);
 
     /// The exact decimal value.
     pub fn as_decimal(&self) -> Decimal {
-        self.0
+        self.value
     }
 
     /// This amount, sent as a JSON string (`"10000.00"`) instead of a number.
@@ -58,17 +103,17 @@ impl Amount {
     fn from_checked_decimal(d: Decimal) -> Result<Self, AmountError> {
         if d.is_zero() {
             // Keeps the scale but drops a negative sign (`-0.00`).
-            return Ok(Amount(Decimal::new(0, d.scale())));
+            return Ok(amount(Decimal::new(0, d.scale())));
         }
         if d.is_sign_negative() {
             return Err(AmountError::Negative);
         }
         if d.scale() <= 2 {
-            return Ok(Amount(d));
+            return Ok(amount(d));
         }
         if d.normalize().scale() <= 2 {
             // `1.500` is exactly `1.50`; send it with two decimals.
-            return Ok(Amount(d.round_dp(2)));
+            return Ok(amount(d.round_dp(2)));
         }
         Err(AmountError::TooManyDecimals)
     }
@@ -82,7 +127,7 @@ impl FromStr for Amount {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if let Some(rest) = s.strip_prefix('-') {
             return match rest.parse::<Amount>() {
-                Ok(a) if a.0.is_zero() => Ok(a),
+                Ok(a) if a.value.is_zero() => Ok(a),
                 Ok(_) | Err(AmountError::TooManyDecimals | AmountError::TooLarge) => {
                     Err(AmountError::Negative)
                 }
@@ -128,45 +173,86 @@ impl TryFrom<&str> for Amount {
 impl From<u32> for Amount {
     /// Whole naira.
     fn from(units: u32) -> Self {
-        Amount(Decimal::from(units))
+        amount(Decimal::from(units))
     }
 }
 
 impl From<Amount> for Decimal {
     fn from(a: Amount) -> Self {
-        a.0
+        a.value
     }
 }
 
 impl fmt::Display for Amount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        fmt::Display::fmt(&self.value, f)
     }
 }
 
 impl serde::Serialize for Amount {
-    /// A JSON number with the amount's exact text; the value never becomes a float.
+    /// A JSON number with the amount's exact text (a string, if it was read from one);
+    /// the value never becomes a float.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let raw = RawValue::from_string(self.0.to_string()).map_err(serde::ser::Error::custom)?;
+        if self.quoted {
+            return serializer.collect_str(&self.value);
+        }
+        let raw = RawValue::from_string(self.value.to_string()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
     }
 }
 
-/// Reads an amount from a JSON number or string, from its exact text.
-fn amount_from_raw(raw: &RawValue) -> Result<Amount, AmountError> {
-    let text = raw.get().trim();
-    if text.starts_with('"') {
-        let inner: String = serde_json::from_str(text).map_err(|_| AmountError::NotANumber)?;
-        inner.trim().parse()
-    } else {
-        text.parse()
+/// Reads the exact decimal an answer wrote: plain (`-1500.10`) or with an exponent
+/// (`1.5e2`), never through a float. Too many digits for an exact decimal is an error.
+fn exact_decimal(text: &str) -> Result<Decimal, &'static str> {
+    let text = text.trim();
+    let plain = text.strip_prefix('-').unwrap_or(text);
+    let is_plain = match plain.split_once('.') {
+        Some((whole, fraction)) => {
+            !whole.is_empty()
+                && !fraction.is_empty()
+                && whole.bytes().all(|b| b.is_ascii_digit())
+                && fraction.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => !plain.is_empty() && plain.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if is_plain {
+        return Decimal::from_str_exact(text)
+            .map_err(|_| "an amount with more digits than an exact decimal holds");
+    }
+    if text.contains(['e', 'E']) && text.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) {
+        return Decimal::from_scientific(text)
+            .map_err(|_| "an amount with more digits than an exact decimal holds");
+    }
+    Err("an amount")
+}
+
+impl FromJson for Amount {
+    /// An answer's amount, from a JSON number or a string holding one, exactly.
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let (text, quoted) = match &value {
+            Json::Number(n) => (n.as_str(), false),
+            Json::String(s) => (s.as_str(), true),
+            other => return Err(DecodeError::expected(at, "an amount", other)),
+        };
+        match exact_decimal(text) {
+            Ok(value) => Ok(Amount { value, quoted }),
+            Err("an amount") => Err(DecodeError::expected(at, "an amount", &value)),
+            Err(problem) => Err(DecodeError::at(at, format!("expected an amount, found {problem}"))),
+        }
+    }
+}
+
+impl ToJson for Amount {
+    fn to_json(&self) -> Json {
+        let text = self.value.to_string();
+        if self.quoted { Json::String(text) } else { Json::parse(&text).unwrap_or(Json::String(text)) }
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Amount {
+    /// Reads as an answer does: [`FromJson`].
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        amount_from_raw(&raw).map_err(D::Error::custom)
+        super::json::deserialize_via_json(deserializer)
     }
 }
 
@@ -256,8 +342,14 @@ mod tests {
         assert_eq!(from_number.map(|a| a.to_string()).ok(), Some("123456789012345678.10".into()));
         let from_string: Result<Amount, _> = serde_json::from_str("\"42.50\"");
         assert_eq!(from_string.map(|a| a.to_string()).ok(), Some("42.50".into()));
-        assert!(serde_json::from_str::<Amount>("-3").is_err());
-        assert!(serde_json::from_str::<Amount>("\"1.999\"").is_err());
+        // Answers carry what the service sent: a negative refund, more places, a string.
+        let refund: Result<Amount, _> = serde_json::from_str("-3.50");
+        assert_eq!(refund.map(|a| a.to_string()).ok(), Some("-3.50".into()));
+        let quoted: Result<Amount, _> = serde_json::from_str("\"1.999\"");
+        assert_eq!(quoted.and_then(|a| serde_json::to_string(&a)).ok(), Some("\"1.999\"".into()));
+        for bad in ["1e400", "\"\"", "\"1,000\"", "true", "\"NaN\"", "99999999999999999999999999999999"] {
+            assert!(serde_json::from_str::<Amount>(bad).is_err(), "{bad}");
+        }
         let text: Result<AmountText, _> = serde_json::from_str("5");
         assert_eq!(text.map(|a| a.to_string()).ok(), Some("5".into()));
     }

@@ -8,6 +8,7 @@ mod amount;
 mod client;
 mod envelope;
 mod error;
+mod json;
 mod pages;
 mod redact;
 mod retry;
@@ -23,12 +24,17 @@ pub use amount::{Amount, AmountError, AmountText};
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::Error;
+pub use json::{
+    DecodeError, Fields, FromJson, Json, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
+    deserialize_via_json, from_json_via_serde, serialize_via_json, to_json_via_serde,
+};
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
     Alias, Answers, Auth, AuthRoutes, Effect, Method, Operation, PageStyle, Paginated, ReservedSegment, Route,
 };
 pub use secret::{Credentials, Secret};
 pub use support::{Redacted, fmt_wire};
+pub use timestamp::Timestamp;
 pub use writer::{ExtraFields, RequestWriter};
 
 // The crates generated code names through the runtime, so a crate that expands

@@ -1,108 +1,169 @@
-//! The two date formats the wire uses: RFC 3339 instants (`expiresAt`) and HTTP dates
-//! (`Retry-After`). Small on purpose; a date crate would be far larger than these needs.
+//! Dates and times on the wire: answer timestamps, `expiresAt`, `Retry-After` and the
+//! webhook timestamp, read with the `time` crate.
 
+use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+use time::OffsetDateTime;
+use time::format_description::well_known::{Rfc2822, Rfc3339};
+
+use super::json::{DecodeError, FromJson, Json, Path, ToJson};
+
+/// An instant from an answer, with the exact text the service sent (written back as
+/// is). Read as ISO-8601: `2025-01-31T10:20:30.123Z`, an offset instead of `Z`, a space
+/// instead of `T`; without an offset it is UTC, and without seconds it is on the minute,
+/// as some of the reference's own examples are.
+#[derive(Clone)]
+pub struct Timestamp {
+    text: Box<str>,
+    instant: OffsetDateTime,
 }
 
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        _ => 28,
+impl Timestamp {
+    /// Reads an ISO-8601 date and time.
+    pub fn parse(text: &str) -> Option<Timestamp> {
+        let instant = OffsetDateTime::parse(&normalized(text.trim())?, &Rfc3339).ok()?;
+        Some(Timestamp { text: text.into(), instant })
+    }
+
+    /// The text as the service sent it.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The instant, with the offset it was written in.
+    pub fn instant(&self) -> OffsetDateTime {
+        self.instant
+    }
+
+    /// The instant as a [`SystemTime`].
+    pub fn to_system_time(&self) -> SystemTime {
+        SystemTime::from(self.instant)
     }
 }
 
-fn digits(s: &[u8]) -> Option<u32> {
-    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+/// The text as strict RFC 3339: `T` between date and time, seconds, an offset with a
+/// colon.
+fn normalized(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 16 || !matches!(bytes[10], b'T' | b't' | b' ') || !text.is_char_boundary(16) {
         return None;
     }
-    s.iter().try_fold(0u32, |acc, d| acc.checked_mul(10)?.checked_add(u32::from(d - b'0')))
-}
-
-/// `date` is (year, month, day), `time` is (hour, minute, second).
-fn instant(
-    (year, month, day): (i64, u32, u32),
-    (hour, minute, second): (u32, u32, u32),
-    nanos: u32,
-    offset_seconds: i64,
-) -> Option<SystemTime> {
-    if !(1..=12).contains(&month)
-        || day == 0
-        || day > days_in_month(year, month)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
+    let (date, clock) = (&text[..10], &text[11..16]);
+    let mut rest = &text[16..];
+    let mut out = format!("{date}T{clock}");
+    match rest.strip_prefix(':') {
+        Some(after) if after.len() >= 2 && after.is_char_boundary(2) => {
+            out.push(':');
+            out.push_str(&after[..2]);
+            rest = &after[2..];
+        }
+        Some(_) => return None,
+        None => out.push_str(":00"),
     }
-    // A leap second is read as the last second of its minute.
-    let second = second.min(59);
-    let secs = days_from_civil(year, month, day) * 86_400
-        + i64::from(hour) * 3_600
-        + i64::from(minute) * 60
-        + i64::from(second)
-        - offset_seconds;
-    let base = if secs >= 0 {
-        UNIX_EPOCH.checked_add(Duration::from_secs(secs.unsigned_abs()))?
-    } else {
-        UNIX_EPOCH.checked_sub(Duration::from_secs(secs.unsigned_abs()))?
-    };
-    base.checked_add(Duration::from_nanos(u64::from(nanos)))
-}
-
-/// Parses an RFC 3339 / ISO-8601 instant: `2025-01-31T10:20:30Z`, with optional
-/// fractional seconds and `Z` or a `±HH:MM` offset. A `T` may be a space; a missing offset
-/// is read as UTC, since the wire documents UTC instants.
-pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
-    let s = text.trim().as_bytes();
-    if s.len() < 19 || s[4] != b'-' || s[7] != b'-' || s[13] != b':' || s[16] != b':' {
-        return None;
-    }
-    if !matches!(s[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let year = i64::from(digits(&s[0..4])?);
-    let month = digits(&s[5..7])?;
-    let day = digits(&s[8..10])?;
-    let hour = digits(&s[11..13])?;
-    let minute = digits(&s[14..16])?;
-    let second = digits(&s[17..19])?;
-    let mut rest = &s[19..];
-    let mut nanos = 0u32;
-    if let Some(after_dot) = rest.strip_prefix(b".") {
-        let len = after_dot.iter().take_while(|b| b.is_ascii_digit()).count();
-        if len == 0 {
+    if let Some(after) = rest.strip_prefix('.') {
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
             return None;
         }
-        let kept = &after_dot[..len.min(9)];
-        nanos = digits(kept)? * 10u32.pow(9 - u32::try_from(kept.len()).ok()?);
-        rest = &after_dot[len..];
+        out.push('.');
+        out.push_str(&after[..digits]);
+        rest = &after[digits..];
     }
-    let offset = match rest {
-        [] | [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] | [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
-            let h = i64::from(digits(&[*h1, *h2])?);
-            let m = i64::from(digits(&[*m1, *m2])?);
-            if h > 23 || m > 59 {
-                return None;
-            }
-            let total = h * 3_600 + m * 60;
-            if *sign == b'-' { -total } else { total }
+    match rest.as_bytes() {
+        [] => out.push('Z'),
+        [b'Z' | b'z'] => out.push('Z'),
+        [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
+            out.extend([*sign, *h1, *h2, b':', *m1, *m2].map(char::from));
         }
-        _ => return None,
-    };
-    instant((year, month, day), (hour, minute, second), nanos, offset)
+        _ => out.push_str(rest),
+    }
+    Some(out)
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Self) -> bool {
+        self.instant == other.instant
+    }
+}
+
+impl Eq for Timestamp {}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.instant.cmp(&other.instant)
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Timestamp({})", self.text)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl FromJson for Timestamp {
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        match &value {
+            Json::String(text) => Timestamp::parse(text).ok_or_else(|| {
+                DecodeError::at(at, "expected an ISO-8601 date and time, found a string that is not one")
+            }),
+            other => Err(DecodeError::expected(at, "an ISO-8601 date and time", other)),
+        }
+    }
+}
+
+impl ToJson for Timestamp {
+    fn to_json(&self) -> Json {
+        Json::String(self.text.to_string())
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        super::json::deserialize_via_json(deserializer)
+    }
+}
+
+/// Reads an ISO-8601 instant as [`Timestamp::parse`] does.
+pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
+    Timestamp::parse(text).map(|t| t.to_system_time())
+}
+
+/// Reads a strict RFC 3339 instant, and nothing else: seconds, an offset, no trailing
+/// text (the webhook timestamp, whose exact form the signature relies on).
+pub(crate) fn parse_rfc3339_strict(text: &str) -> Option<SystemTime> {
+    OffsetDateTime::parse(text, &Rfc3339).ok().map(SystemTime::from)
+}
+
+/// `2025-03-01T12:30:45Z`: whole seconds, UTC.
+pub(crate) fn format_rfc3339(at: SystemTime) -> String {
+    let whole = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let instant = OffsetDateTime::from_unix_timestamp(i64::try_from(whole).unwrap_or(0))
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    instant.format(&Rfc3339).unwrap_or_default()
+}
+
+/// Parses an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+pub(crate) fn parse_http_date(text: &str) -> Option<SystemTime> {
+    OffsetDateTime::parse(text.trim(), &Rfc2822).ok().map(SystemTime::from)
 }
 
 /// Epoch numbers at or above this are milliseconds, below it seconds (10^11 seconds is
@@ -141,37 +202,12 @@ pub(crate) fn parse_expiry(value: &serde_json::Value) -> Option<SystemTime> {
     }
 }
 
-/// Parses an HTTP date in its preferred form (`Sun, 06 Nov 1994 08:49:37 GMT`).
-pub(crate) fn parse_http_date(text: &str) -> Option<SystemTime> {
-    let parts: Vec<&str> = text.split_whitespace().collect();
-    let [_weekday, day, month, year, time, zone] = parts.as_slice() else {
-        return None;
-    };
-    if !zone.eq_ignore_ascii_case("GMT") && !zone.eq_ignore_ascii_case("UTC") {
-        return None;
-    }
-    const MONTHS: [&str; 12] =
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-    let month_index = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))?;
-    let month = u32::try_from(month_index).ok()? + 1;
-    let mut hms = time.split(':');
-    let (Some(h), Some(m), Some(sec), None) = (hms.next(), hms.next(), hms.next(), hms.next()) else {
-        return None;
-    };
-    let date = (i64::from(digits(year.as_bytes())?), month, digits(day.as_bytes())?);
-    let time = (digits(h.as_bytes())?, digits(m.as_bytes())?, digits(sec.as_bytes())?);
-    instant(date, time, 0, 0)
-}
-
 /// Reads a `Retry-After` value: whole seconds or an HTTP date (measured from `now`).
 pub(crate) fn parse_retry_after(text: &str, now: SystemTime) -> Option<Duration> {
     let text = text.trim();
-    if let Some(secs) = digits(text.as_bytes()) {
-        return Some(Duration::from_secs(u64::from(secs)));
-    }
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        // Too many digits for u32: a very long wait.
-        return Some(Duration::from_secs(u64::from(u32::MAX)));
+        // Too many digits for u64 is a very long wait all the same.
+        return Some(Duration::from_secs(text.parse().unwrap_or(u64::MAX)));
     }
     let at = parse_http_date(text)?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
@@ -187,6 +223,18 @@ mod tests {
             Ok(d) => d.as_nanos() as i128,
             Err(e) => -(e.duration().as_nanos() as i128),
         })
+    }
+
+    #[test]
+    fn timestamps_keep_their_text_and_read_the_references_forms() {
+        for text in ["2023-09-04T15:23:55.173Z", "2025-08-30T10:40", "2026-03-08T19:26:34.657000Z"] {
+            let t = Timestamp::parse(text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(t.as_str(), text);
+        }
+        assert_eq!(unix(parse_rfc3339("2025-08-30T10:40")), unix(parse_rfc3339("2025-08-30T10:40:00Z")));
+        assert_eq!(parse_rfc3339_strict("2025-08-30T10:40"), None);
+        assert_eq!(parse_rfc3339_strict("2025-03-01T12:30:45Z:junk"), None);
+        assert_eq!(format_rfc3339(UNIX_EPOCH + Duration::from_secs(1_738_318_830)), "2025-01-31T10:20:30Z");
     }
 
     // Expected values computed with: python3 -c "import datetime; print(int(datetime.datetime(2025,1,31,10,20,30,tzinfo=datetime.timezone.utc).timestamp()))"

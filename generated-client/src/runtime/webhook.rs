@@ -45,7 +45,7 @@ use serde_json::value::RawValue;
 use sha2::Sha256;
 
 use super::amount::Amount;
-use super::timestamp::parse_rfc3339;
+use super::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
 
 /// The header carrying the base64 signature.
 pub const SIGNATURE_HEADER: &str = "nomba-signature";
@@ -580,24 +580,6 @@ pub fn sign(
     let mut mac = mac(signing_key.as_ref())?;
     mac.update(signed.message().as_bytes());
     Ok(SignedNotification { signature: BASE64.encode(mac.finalize().into_bytes()), timestamp })
-}
-
-/// `2025-03-01T12:30:45Z`, whole seconds, UTC.
-fn format_rfc3339(at: SystemTime) -> String {
-    let secs = at.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rest = secs % 86_400;
-    // Civil date from days since 1970-01-01 (the inverse of `days_from_civil`).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, (rest / 60) % 60, rest % 60)
 }
 
 #[cfg(test)]

@@ -1,0 +1,564 @@
+//! Answers as exact values: a JSON tree whose numbers keep the text the service sent, and
+//! the decoding rules every generated answer type follows, written once here.
+//!
+//! Generated answer structs list their fields and call [`Fields`] for each one; the rules
+//! (amounts from a number or a string, open enumerations, optional fields that may be
+//! absent or null, unknown fields kept, errors that name the field path) live in this
+//! module and in the `FromJson` impls of the runtime's types. No value passes through a
+//! float.
+
+use std::fmt;
+
+use serde::Deserialize as _;
+use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde_json::value::RawValue;
+
+/// A JSON value whose numbers keep their exact text: what an untyped answer decodes to,
+/// and what a typed answer keeps of the fields the spec does not know.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Json {
+    /// `null`
+    #[default]
+    Null,
+    /// `true` or `false`
+    Bool(bool),
+    /// A number, as written (`1500.10` stays `1500.10`).
+    Number(JsonNumber),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, its keys in the order they came.
+    Object(JsonObject),
+}
+
+/// A JSON number as the service wrote it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct JsonNumber(Box<str>);
+
+impl JsonNumber {
+    /// The number's exact text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The number as an `i64`, when it is a whole number in range.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.0.parse().ok()
+    }
+}
+
+impl fmt::Debug for JsonNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Display for JsonNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A JSON object with its keys in arrival order.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct JsonObject(Vec<(String, Json)>);
+
+impl JsonObject {
+    /// An empty object.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The value of `key` (the first, if the object repeats it).
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The entries, in arrival order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Json)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Adds an entry at the end.
+    pub fn push(&mut self, key: impl Into<String>, value: Json) {
+        self.0.push((key.into(), value));
+    }
+
+    fn take(&mut self, key: &str) -> Option<Json> {
+        let index = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.remove(index).1)
+    }
+}
+
+impl Json {
+    /// Parses JSON text, keeping every number's text.
+    pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
+        let raw: Box<RawValue> = serde_json::from_str(text)?;
+        Json::from_raw(&raw)
+    }
+
+    /// Reads an already checked JSON value.
+    pub(crate) fn from_raw(raw: &RawValue) -> Result<Json, serde_json::Error> {
+        let text = raw.get();
+        Ok(match text.as_bytes().first() {
+            Some(b'{') => {
+                let entries: RawEntries = serde_json::from_str(text)?;
+                let mut object = Vec::with_capacity(entries.0.len());
+                for (key, value) in entries.0 {
+                    object.push((key, Json::from_raw(&value)?));
+                }
+                Json::Object(JsonObject(object))
+            }
+            Some(b'[') => {
+                let items: Vec<Box<RawValue>> = serde_json::from_str(text)?;
+                Json::Array(items.iter().map(|item| Json::from_raw(item)).collect::<Result<_, _>>()?)
+            }
+            Some(b'"') => Json::String(serde_json::from_str(text)?),
+            Some(b't') => Json::Bool(true),
+            Some(b'f') => Json::Bool(false),
+            Some(b'n') => Json::Null,
+            _ => Json::Number(JsonNumber(text.into())),
+        })
+    }
+
+    /// The value of `key`, if this is an object that has it.
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(object) => object.get(key),
+            _ => None,
+        }
+    }
+
+    /// The text, if this is a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+
+    /// What kind of value this is, for error messages (never the value itself).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Number(_) => "a number",
+            Json::String(_) => "a string",
+            Json::Array(_) => "an array",
+            Json::Object(_) => "an object",
+        }
+    }
+}
+
+/// An object's entries as raw text, in order.
+struct RawEntries(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for RawEntries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = RawEntries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntries, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                    entries.push(entry);
+                }
+                Ok(RawEntries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+impl serde::Serialize for Json {
+    /// Writes the value back with every number's exact text.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => serializer.serialize_unit(),
+            Json::Bool(b) => serializer.serialize_bool(*b),
+            Json::Number(n) => {
+                let raw = RawValue::from_string(n.0.to_string()).map_err(serde::ser::Error::custom)?;
+                raw.serialize(serializer)
+            }
+            Json::String(s) => serializer.serialize_str(s),
+            Json::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Json::Object(object) => {
+                let mut map = serializer.serialize_map(Some(object.len()))?;
+                for (k, v) in &object.0 {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Json {
+    /// Reads from `serde_json` only (it needs the raw text to keep numbers exact).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        Json::from_raw(&raw).map_err(D::Error::custom)
+    }
+}
+
+/// Where a value sits in an answer, for error messages: `data.results[2].amount`.
+#[derive(Clone, Copy, Debug)]
+pub struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    step: Step<'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step<'a> {
+    Root(&'a str),
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> Path<'a> {
+    /// The path of a whole answer part, e.g. `data`.
+    pub fn root(name: &'a str) -> Self {
+        Path { parent: None, step: Step::Root(name) }
+    }
+
+    /// The path of a key below this one.
+    pub fn key(&'a self, key: &'a str) -> Path<'a> {
+        Path { parent: Some(self), step: Step::Key(key) }
+    }
+
+    /// The path of an array element below this one.
+    pub fn index(&'a self, index: usize) -> Path<'a> {
+        Path { parent: Some(self), step: Step::Index(index) }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            fmt::Display::fmt(parent, f)?;
+        }
+        match self.step {
+            Step::Root(name) => f.write_str(name),
+            Step::Key(key) => write!(f, ".{key}"),
+            Step::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+/// Why an answer value did not fit its declared type. Names the field path and the kind
+/// of value that came, never the value itself (it could be a secret).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Where, e.g. `data.results[2].amount`.
+    pub path: String,
+    /// What the spec declares there and what came instead.
+    pub problem: String,
+}
+
+impl DecodeError {
+    /// `expected` there, but a value of another kind came.
+    pub fn expected(at: &Path<'_>, expected: &str, found: &Json) -> Self {
+        DecodeError { path: at.to_string(), problem: format!("expected {expected}, found {}", found.kind()) }
+    }
+
+    /// A problem with the value at `at`.
+    pub fn at(at: &Path<'_>, problem: impl Into<String>) -> Self {
+        DecodeError { path: at.to_string(), problem: problem.into() }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.path, self.problem)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// A value that can be read from an answer.
+pub trait FromJson: Sized {
+    /// Reads the value at `at`.
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError>;
+}
+
+/// A value that can be written back as the JSON it was read from.
+pub trait ToJson {
+    /// The value as JSON, numbers with their exact text.
+    fn to_json(&self) -> Json;
+}
+
+impl FromJson for Json {
+    fn from_json(value: Json, _: &Path<'_>) -> Result<Self, DecodeError> {
+        Ok(value)
+    }
+}
+
+impl ToJson for Json {
+    fn to_json(&self) -> Json {
+        self.clone()
+    }
+}
+
+impl FromJson for String {
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        match value {
+            Json::String(text) => Ok(text),
+            other => Err(DecodeError::expected(at, "a string", &other)),
+        }
+    }
+}
+
+impl ToJson for String {
+    fn to_json(&self) -> Json {
+        Json::String(self.clone())
+    }
+}
+
+impl FromJson for bool {
+    /// `true`/`false`, or the same words as a string.
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        match value {
+            Json::Bool(b) => Ok(b),
+            Json::String(text) if text.eq_ignore_ascii_case("true") => Ok(true),
+            Json::String(text) if text.eq_ignore_ascii_case("false") => Ok(false),
+            other => Err(DecodeError::expected(at, "a boolean", &other)),
+        }
+    }
+}
+
+impl ToJson for bool {
+    fn to_json(&self) -> Json {
+        Json::Bool(*self)
+    }
+}
+
+impl FromJson for i64 {
+    /// A whole number, written as a number or as digits in a string.
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let parsed = match &value {
+            Json::Number(n) => n.as_str().parse().ok(),
+            Json::String(text) => text.trim().parse().ok(),
+            _ => None,
+        };
+        parsed.ok_or_else(|| DecodeError::expected(at, "a whole number", &value))
+    }
+}
+
+impl ToJson for i64 {
+    fn to_json(&self) -> Json {
+        Json::Number(JsonNumber(self.to_string().into()))
+    }
+}
+
+impl<T: FromJson> FromJson for Option<T> {
+    /// `null` is `None`; an absent field is handled by [`Fields::optional`].
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        match value {
+            Json::Null => Ok(None),
+            other => T::from_json(other, at).map(Some),
+        }
+    }
+}
+
+impl<T: ToJson> ToJson for Option<T> {
+    fn to_json(&self) -> Json {
+        self.as_ref().map_or(Json::Null, ToJson::to_json)
+    }
+}
+
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        match value {
+            Json::Array(items) => {
+                items.into_iter().enumerate().map(|(i, item)| T::from_json(item, &at.index(i))).collect()
+            }
+            other => Err(DecodeError::expected(at, "an array", &other)),
+        }
+    }
+}
+
+impl<T: ToJson> ToJson for Vec<T> {
+    fn to_json(&self) -> Json {
+        Json::Array(self.iter().map(ToJson::to_json).collect())
+    }
+}
+
+/// Reads a value through its serde form, for the generated identifiers and enumerations
+/// (their `Deserialize` accepts any text, so only a value of the wrong kind fails).
+pub fn from_json_via_serde<T: serde::de::DeserializeOwned>(
+    value: Json,
+    at: &Path<'_>,
+    expected: &str,
+) -> Result<T, DecodeError> {
+    let kind = value.kind();
+    let text = serde_json::to_string(&value).map_err(|_| DecodeError::at(at, "the value cannot be read"))?;
+    serde_json::from_str(&text).map_err(|_| DecodeError::at(at, format!("expected {expected}, found {kind}")))
+}
+
+/// Writes a value through its serde form, for the generated identifiers and enumerations.
+pub fn to_json_via_serde<T: serde::Serialize>(value: &T) -> Json {
+    serde_json::to_string(value).ok().and_then(|text| Json::parse(&text).ok()).unwrap_or_default()
+}
+
+/// The fields of an object being read into a generated struct: each declared field is
+/// taken out by its wire key, and what is left is kept as the struct's unknown fields.
+#[derive(Debug)]
+pub struct Fields<'a> {
+    object: JsonObject,
+    at: &'a Path<'a>,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of `value`, which must be an object.
+    pub fn new(value: Json, at: &'a Path<'a>) -> Result<Self, DecodeError> {
+        match value {
+            Json::Object(object) => Ok(Fields { object, at }),
+            other => Err(DecodeError::expected(at, "an object", &other)),
+        }
+    }
+
+    /// A field the spec marks required: present and not `null`.
+    pub fn required<T: FromJson>(&mut self, key: &str) -> Result<T, DecodeError> {
+        let at = self.at.key(key);
+        match self.object.take(key) {
+            None => Err(DecodeError::at(&at, "missing, though the spec marks it required")),
+            Some(Json::Null) => Err(DecodeError::at(&at, "null, though the spec marks it required")),
+            Some(value) => T::from_json(value, &at),
+        }
+    }
+
+    /// A field that may be absent or `null`.
+    pub fn optional<T: FromJson>(&mut self, key: &str) -> Result<Option<T>, DecodeError> {
+        let at = self.at.key(key);
+        match self.object.take(key) {
+            None | Some(Json::Null) => Ok(None),
+            Some(value) => T::from_json(value, &at).map(Some),
+        }
+    }
+
+    /// The fields no declaration took, kept as they came.
+    pub fn rest(self) -> JsonObject {
+        self.object
+    }
+}
+
+/// Writes a generated struct back as an object: its declared fields in order, then the
+/// unknown ones it kept.
+#[derive(Debug, Default)]
+pub struct ObjectWriter {
+    object: JsonObject,
+}
+
+impl ObjectWriter {
+    /// An empty object.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes a field that is always there.
+    pub fn required<T: ToJson>(&mut self, key: &str, value: &T) {
+        self.object.push(key, value.to_json());
+    }
+
+    /// Writes a field when it is set.
+    pub fn optional<T: ToJson>(&mut self, key: &str, value: &Option<T>) {
+        if let Some(v) = value {
+            self.object.push(key, v.to_json());
+        }
+    }
+
+    /// The object, with the unknown fields after the declared ones.
+    pub fn finish(mut self, rest: &JsonObject) -> Json {
+        self.object.0.extend(rest.0.iter().cloned());
+        Json::Object(self.object)
+    }
+}
+
+/// Reads any answer type with serde, through its [`FromJson`] rules (what the generated
+/// `Deserialize` impls call).
+pub fn deserialize_via_json<'de, D: Deserializer<'de>, T: FromJson>(deserializer: D) -> Result<T, D::Error> {
+    let value = Json::deserialize(deserializer)?;
+    T::from_json(value, &Path::root("value")).map_err(D::Error::custom)
+}
+
+/// Writes any answer type with serde, through its [`ToJson`] form (what the generated
+/// `Serialize` impls call).
+pub fn serialize_via_json<S: serde::Serializer, T: ToJson>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&value.to_json(), serializer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_their_text_both_ways() {
+        let text = r#"{"a":1500.10,"b":90071992547409.93,"c":[0.10,-5,1e400],"d":"x","e":null,"f":true}"#;
+        let value = Json::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(serde_json::to_string(&value).ok().as_deref(), Some(text));
+        assert_eq!(value.get("a"), Some(&Json::Number(JsonNumber("1500.10".into()))));
+    }
+
+    #[test]
+    fn fields_take_what_is_declared_and_keep_the_rest() {
+        let value = Json::parse(r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#).unwrap_or_default();
+        let root = Path::root("data");
+        let mut fields = Fields::new(value, &root).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fields.required::<String>("id"), Ok("t1".to_owned()));
+        assert_eq!(fields.required::<i64>("n"), Ok(12));
+        assert_eq!(fields.optional::<String>("opt"), Ok(None));
+        assert_eq!(fields.optional::<String>("absent"), Ok(None));
+        let missing = fields.required::<String>("gone");
+        assert_eq!(
+            missing.map_err(|e| e.to_string()),
+            Err("`data.gone`: missing, though the spec marks it required".into())
+        );
+        let rest = fields.rest();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(
+            serde_json::to_string(&Json::Object(rest)).ok().as_deref(),
+            Some(r#"{"extra":{"k":1.0}}"#)
+        );
+    }
+
+    #[test]
+    fn errors_name_the_path_and_the_kind_never_the_value() {
+        let value = Json::parse(r#"[{"a":"x"},{"a":"secret-value"}]"#).unwrap_or_default();
+        let root = Path::root("data");
+        let items: Result<Vec<Json>, _> = Vec::from_json(value.clone(), &root);
+        assert!(items.is_ok());
+        let as_numbers: Result<Vec<Vec<i64>>, _> = Vec::from_json(value, &root);
+        let error = as_numbers.err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(error, "`data[0]`: expected an array, found an object");
+        assert!(!error.contains("secret"));
+    }
+}
