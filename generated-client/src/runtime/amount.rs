@@ -190,12 +190,10 @@ impl fmt::Display for Amount {
 }
 
 impl serde::Serialize for Amount {
-    /// A JSON number with the amount's exact text (a string, if it was read from one);
-    /// the value never becomes a float.
+    /// A JSON number with the amount's exact text, as a request sends it (whatever form
+    /// an answer gave it in; [`ToJson`] writes an answer back as it came). The value never
+    /// becomes a float.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.quoted {
-            return serializer.collect_str(&self.value);
-        }
         let raw = RawValue::from_string(self.value.to_string()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
     }
@@ -346,7 +344,9 @@ mod tests {
         let refund: Result<Amount, _> = serde_json::from_str("-3.50");
         assert_eq!(refund.map(|a| a.to_string()).ok(), Some("-3.50".into()));
         let quoted: Result<Amount, _> = serde_json::from_str("\"1.999\"");
-        assert_eq!(quoted.and_then(|a| serde_json::to_string(&a)).ok(), Some("\"1.999\"".into()));
+        // Written back as it came, but sent in a request as a number.
+        assert_eq!(quoted.as_ref().ok().map(ToJson::to_json), Some(Json::String("1.999".into())));
+        assert_eq!(quoted.and_then(|a| serde_json::to_string(&a)).ok(), Some("1.999".into()));
         for bad in ["1e400", "\"\"", "\"1,000\"", "true", "\"NaN\"", "99999999999999999999999999999999"] {
             assert!(serde_json::from_str::<Amount>(bad).is_err(), "{bad}");
         }
