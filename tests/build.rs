@@ -36,6 +36,8 @@ fn sample(param: &Param, index: usize) -> Value {
         Type::Decimal => json!("1234.50"),
         Type::Json => json!({"k": format!("v-{}", param.name), "n": [1, 2]}),
         Type::StringList => json!([format!("v-{}-1", param.name), format!("v-{}-2", param.name)]),
+        // Validation keeps shapes out of parameters.
+        Type::Shape(_) => json!({}),
     }
 }
 

@@ -194,8 +194,8 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "unknown_response_shape",
-        r#"tests/fixtures/malformed/unknown_response_shape.yaml:59:5: error: operations.issue_token.response: unknown shape `TokenGrnt`"#,
-        "did you mean `TokenGrant`?",
+        r#"tests/fixtures/malformed/unknown_response_shape.yaml:59:5: error: operations.issue_token.response: unknown answer type `TokenGrnt`"#,
+        "did you mean `TokenGrant`? or write `untyped`",
     ),
     (
         "unknown_token_operation",

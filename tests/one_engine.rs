@@ -163,8 +163,14 @@ async fn server() -> MockServer {
                 "refresh_token": "ref-1",
                 "expiresAt": "2099-01-01T00:00:00Z",
             }))
+        } else if req.path().starts_with("/v2/transfers/bank") {
+            Reply::ok(json!({"amount": 2500.00, "fee": 10, "status": "SUCCESS", "id": "t1", "type": "transfer",
+                             "timeCreated": "2025-03-01T12:30:40Z", "meta": {}}))
         } else {
-            Reply::ok(json!({"status": "SUCCESS"}))
+            Reply::ok(json!({"status": "ACTIVE", "customerAccountNumber": "0123456789", "customerAccountName": "Ada",
+                             "bankCode": "058", "amount": "100.00", "customerName": "Ada", "merchantReference": "r",
+                             "frequency": "MONTHLY", "startDate": [2025, 1, 1], "endDate": [2026, 1, 1],
+                             "mandateId": "m/1"}))
         }
     })
     .await

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use payspec_client::runtime::Json;
 use payspec_client::{Error, Outcome, Secret};
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;
@@ -37,7 +38,7 @@ async fn issues_a_token_lazily_and_sends_bearer_and_account_headers() {
 
     let outcome = client.send(&FetchBalance::new("sub-1")).await;
     assert!(
-        matches!(outcome, Ok(Outcome::Done(ref e)) if e.data == Some(json!({"balance": 100.25, "currency": "NGN"}))),
+        matches!(outcome, Ok(Outcome::Done(ref e)) if e.data == Some(Json::from(json!({"balance": 100.25, "currency": "NGN"})))),
         "{outcome:?}"
     );
     let charge = client.send(&ChargeCard { order_reference: "ord-1".into() }).await;

@@ -8,6 +8,7 @@ mod support;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use payspec_client::runtime::Json;
 use payspec_client::{Amount, AmountError, CallOptions, Error, Outcome, RetryPolicy};
 use payspec_tests::mock::Reply;
 use serde_json::json;
@@ -274,7 +275,7 @@ async fn the_response_code_spelling_is_read_too() {
         Ok(Outcome::Done(envelope)) => {
             assert_eq!(envelope.code, "00");
             assert_eq!(envelope.description, "ok");
-            assert_eq!(envelope.data, Some(json!({"mandateId": "m1"})));
+            assert_eq!(envelope.data, Some(Json::from(json!({"mandateId": "m1"}))));
         }
         other => panic!("expected Done, got {other:?}"),
     }
@@ -295,7 +296,10 @@ async fn a_processing_transfer_is_pending_and_never_retried() {
         let result = client.send(&BankTransfer::new("2500.00", Some(&format!("tx-pending-{i}")))).await;
         match result {
             Ok(Outcome::Pending(envelope)) => {
-                assert_eq!(envelope.data.as_ref().and_then(|d| d["status"].as_str()), Some(expected_status));
+                assert_eq!(
+                    envelope.data.as_ref().and_then(|d| d.get("status").and_then(Json::as_str)),
+                    Some(expected_status)
+                );
             }
             other => panic!("expected Pending, got {other:?}"),
         }

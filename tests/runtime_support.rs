@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use payspec_client::runtime::Client;
+use payspec_client::runtime::{Client, DecodeError, FromJson, Json};
 use payspec_client::{
     Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
     Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
@@ -163,7 +163,7 @@ impl FetchBalance {
 }
 
 impl Operation for FetchBalance {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &FETCH_BALANCE;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.path("subAccountId", &self.sub_account_id)?;
@@ -217,7 +217,7 @@ impl BankTransfer {
 }
 
 impl Operation for BankTransfer {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &BANK_TRANSFER;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.body("amount", &self.amount)?;
@@ -250,7 +250,7 @@ pub struct CreateVirtualAccount {
 }
 
 impl Operation for CreateVirtualAccount {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &CREATE_VIRTUAL_ACCOUNT;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.body("accountRef", &self.account_ref)
@@ -280,7 +280,7 @@ pub struct FetchMandate {
 }
 
 impl Operation for FetchMandate {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &FETCH_MANDATE;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.path("mandateId", &self.mandate_id)
@@ -306,7 +306,7 @@ pub struct ChargeCard {
 }
 
 impl Operation for ChargeCard {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &CHARGE_CARD;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.body("orderReference", &self.order_reference)
@@ -325,9 +325,16 @@ pub struct ListAccounts {
     pub cursor: Option<String>,
 }
 
-#[derive(Debug, serde::Deserialize, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct AccountsPage {
     pub results: Vec<String>,
+}
+
+impl FromJson for AccountsPage {
+    fn from_json(value: Json, at: &payspec_client::runtime::Path<'_>) -> Result<Self, DecodeError> {
+        let mut fields = payspec_client::runtime::Fields::new(value, at)?;
+        Ok(AccountsPage { results: fields.required("results")? })
+    }
 }
 
 impl Operation for ListAccounts {
@@ -359,7 +366,7 @@ pub struct ListCards {
 }
 
 impl Operation for ListCards {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &LIST_CARDS;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.query_opt("page", self.page.as_ref());
@@ -387,7 +394,7 @@ pub struct ListMandates {
 }
 
 impl Operation for ListMandates {
-    type Data = serde_json::Value;
+    type Data = Json;
     const ROUTE: &'static Route = &LIST_MANDATES;
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
         w.query("page", &self.page);

@@ -90,8 +90,14 @@ fn wallet_transfer(reference: &str) -> WalletTransfer {
     WalletTransfer::new(amount, "wallet-9", reference)
 }
 
+/// A finished transfer's data, every field the spec requires.
+fn transfer_data(status: &str) -> Value {
+    json!({"amount": 2500.00, "fee": "10.75", "status": status, "id": "trf-1", "type": "transfer",
+           "timeCreated": "2025-03-01T12:30:40.000Z", "meta": {"merchantTxRef": "x"}})
+}
+
 fn ok_transfer() -> Reply {
-    Reply::ok(json!({"status": "SUCCESS", "merchantTxRef": "x"}))
+    Reply::ok(transfer_data("SUCCESS"))
 }
 
 fn banks_ok() -> Reply {
@@ -394,8 +400,7 @@ async fn the_call_deadline_covers_every_attempt_and_backoff() {
 #[tokio::test]
 async fn a_page_stream_stops_at_its_page_limit() {
     let server =
-        with_token(|_, nth| Reply::ok(json!({"results": [{"n": nth}], "cursor": format!("c{}", nth + 1)})))
-            .await;
+        with_token(|_, nth| Reply::ok(json!({"results": [], "cursor": format!("c{}", nth + 1)}))).await;
     let client = client(&server);
     let pages: Vec<_> =
         client.runtime().pages_with(ListTransactions::new(), CallOptions::new().max_pages(3)).collect().await;
@@ -459,8 +464,7 @@ async fn a_wallet_transfer_that_timed_out_is_never_resent() {
 
 #[tokio::test]
 async fn a_200_whose_status_is_in_flight_is_pending() {
-    let server =
-        with_token(|_, _| Reply::ok(json!({"status": "PENDING_BILLING", "merchantTxRef": "tx-p"}))).await;
+    let server = with_token(|_, _| Reply::ok(transfer_data("PENDING_BILLING"))).await;
     let outcome = client(&server).transfers().bank_transfer(transfer("tx-p")).await;
     assert!(matches!(outcome, Ok(Outcome::Pending(_))), "{outcome:?}");
     assert_eq!(server.count("POST", TRANSFER), 1);
@@ -469,7 +473,7 @@ async fn a_200_whose_status_is_in_flight_is_pending() {
 #[tokio::test]
 async fn the_references_code_200_is_a_successful_transfer() {
     let server = with_token(|_, _| {
-        Reply::json(200, json!({"code": "200", "description": "SUCCESS", "data": {"status": "SUCCESS"}}))
+        Reply::json(200, json!({"code": "200", "description": "SUCCESS", "data": transfer_data("SUCCESS")}))
     })
     .await;
     let outcome = client(&server).transfers().bank_transfer(transfer("tx-200")).await;

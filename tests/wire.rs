@@ -31,12 +31,19 @@ use payspec_client::{Amount, Client, Credentials, Environment, Error, Outcome, R
 use payspec_codegen::Spec;
 use payspec_codegen::model::{Auth, Method, ParamLocation};
 use payspec_tests::mock::{MockServer, Recorded, Reply};
-use serde_json::{Value, json};
+use serde_json::json;
 use wire_check::{CaseResult, Samples};
 
 const TRANSFER_PATH: &str = "/v2/transfers/bank";
 
 /// A server that issues a token and answers everything else with `other`.
+/// A finished answer of `operation`'s declared type, every field filled.
+fn answer_of(operation: &str) -> Result<Reply, Box<dyn std::error::Error>> {
+    let spec = wire_check::spec()?;
+    let op = spec.operation(operation).ok_or("no such operation")?;
+    Ok(Reply::ok(wire_check::answer_data(spec, op)))
+}
+
 async fn server_with(
     other: impl Fn(&Recorded, usize) -> Reply + Send + Sync + 'static,
 ) -> Result<MockServer, Box<dyn std::error::Error>> {
@@ -343,7 +350,7 @@ async fn a_bank_transfer_answered_201_processing_is_pending_and_sent_once() -> C
     let outcome = client.transfers().bank_transfer(bank_transfer("tx-201")?).await?;
     match &outcome {
         Outcome::Pending(envelope) => {
-            let status = envelope.data.as_ref().and_then(|d| d.get("status")).and_then(Value::as_str);
+            let status = envelope.data.as_ref().and_then(|d| d.get("status")).and_then(|s| s.as_str());
             assert_eq!(status, Some("PENDING_BILLING"));
         }
         Outcome::Done(_) => panic!("a 201 PROCESSING transfer was read as done: {outcome:?}"),
@@ -354,7 +361,8 @@ async fn a_bank_transfer_answered_201_processing_is_pending_and_sent_once() -> C
 
 #[tokio::test]
 async fn a_mandate_id_that_another_route_would_receive_is_refused_before_sending() -> CaseResult {
-    let server = server_with(|_, _| Reply::ok(json!({}))).await?;
+    let answer = answer_of("fetch_mandate")?;
+    let server = server_with(move |_, _| answer.clone()).await?;
     let client = fast_client(&server)?;
     for reserved in ["status", "STATUS", "mandates"] {
         let result = client.direct_debits().fetch_mandate(FetchMandate::new(reserved)).await;
@@ -372,7 +380,8 @@ async fn a_mandate_id_that_another_route_would_receive_is_refused_before_sending
 
 #[tokio::test]
 async fn a_path_value_with_a_slash_arrives_percent_encoded() -> CaseResult {
-    let server = server_with(|_, _| Reply::ok(json!({"accountRef": "a/b"}))).await?;
+    let answer = answer_of("fetch_virtual_account")?;
+    let server = server_with(move |_, _| answer.clone()).await?;
     let client = fast_client(&server)?;
     client.virtual_accounts().fetch_virtual_account(FetchVirtualAccount::new("a/b")).await?;
     let targets: Vec<String> = server.requests().into_iter().skip(1).map(|r| r.target).collect();
@@ -424,9 +433,14 @@ fn targets(server: &MockServer, path: &str) -> Vec<String> {
 #[tokio::test]
 async fn generated_cursor_pages_stop_when_no_cursor_comes_back() -> CaseResult {
     let server = server_with(|request, _| match request.query_value("cursor") {
-        None => Reply::ok(json!({"results": [1, 2], "cursor": "c-2"})),
-        Some("c-2") => Reply::ok(json!({"results": [3, 4], "cursor": "c-3"})),
-        Some("c-3") => Reply::ok(json!({"results": [5], "cursor": ""})),
+        // The reference shows this listing without an envelope.
+        None => {
+            Reply::json(200, json!({"results": [{"accountId": "a1"}, {"accountId": "a2"}], "cursor": "c-2"}))
+        }
+        Some("c-2") => {
+            Reply::json(200, json!({"results": [{"accountId": "a3"}, {"accountId": "a4"}], "cursor": "c-3"}))
+        }
+        Some("c-3") => Reply::json(200, json!({"results": [{"accountId": "a5"}], "cursor": ""})),
         Some(_) => Reply::empty(404),
     })
     .await?;
@@ -434,9 +448,12 @@ async fn generated_cursor_pages_stop_when_no_cursor_comes_back() -> CaseResult {
     let (pages, error) =
         collect(client.accounts().list_sub_accounts_pages(ListSubAccounts::new().limit(2))).await;
     assert!(error.is_none(), "{error:?}");
-    let items: Vec<Value> =
-        pages.iter().flat_map(|p| p.results.as_array().cloned().unwrap_or_default()).collect();
-    assert_eq!(items, [json!(1), json!(2), json!(3), json!(4), json!(5)]);
+    let items: Vec<String> = pages
+        .iter()
+        .flat_map(|p| p.results.iter().flatten())
+        .filter_map(|account| account.account_id.clone())
+        .collect();
+    assert_eq!(items, ["a1", "a2", "a3", "a4", "a5"]);
     assert_eq!(
         targets(&server, "/v1/accounts"),
         ["/v1/accounts?limit=2", "/v1/accounts?limit=2&cursor=c-2", "/v1/accounts?limit=2&cursor=c-3"]
@@ -457,13 +474,12 @@ async fn generated_page_pages_stop_when_next_page_is_zero() -> CaseResult {
     let listing = client.checkout().list_tokenized_cards_pages(ListTokenizedCards::new().limit(1));
     let (pages, error) = collect(listing).await;
     assert!(error.is_none(), "{error:?}");
-    let keys: Vec<Value> = pages
+    let keys: Vec<String> = pages
         .iter()
-        .filter_map(|p| p.results.as_ref().and_then(Value::as_array).cloned())
-        .flatten()
-        .map(|card| card["tokenKey"].clone())
+        .flat_map(|p| p.tokenized_card_data_list.iter().flatten())
+        .filter_map(|card| card.token_key.clone())
         .collect();
-    assert_eq!(keys, [json!("k1"), json!("k2")]);
+    assert_eq!(keys, ["k1", "k2"]);
     let path = "/v1/checkout/tokenized-card-data";
     assert_eq!(targets(&server, path), [format!("{path}?limit=1"), format!("{path}?page=2&limit=1")]);
     Ok(())
@@ -474,7 +490,7 @@ async fn generated_page_size_pages_stop_when_has_more_is_false() -> CaseResult {
     let server = server_with(|request, _| {
         let page: i64 = request.query_value("page").and_then(|p| p.parse().ok()).unwrap_or(1);
         Reply::ok(json!({
-            "items": [format!("m-{page}")],
+            "items": [{"mandateId": format!("m-{page}")}],
             "page": page,
             "pageSize": 1,
             "totalItems": 3,
@@ -486,8 +502,9 @@ async fn generated_page_size_pages_stop_when_has_more_is_false() -> CaseResult {
     let client = fast_client(&server)?;
     let (pages, error) = collect(client.direct_debits().list_mandates_pages(ListMandates::new(1))).await;
     assert!(error.is_none(), "{error:?}");
-    let items: Vec<Value> = pages.iter().map(|p| p.items.clone()).collect();
-    assert_eq!(items, [json!(["m-1"]), json!(["m-2"]), json!(["m-3"])]);
+    let items: Vec<Option<String>> =
+        pages.iter().flat_map(|p| p.items.iter().flatten()).map(|m| m.mandate_id.clone()).collect();
+    assert_eq!(items, [Some("m-1".to_owned()), Some("m-2".to_owned()), Some("m-3".to_owned())]);
     let path = "/v1/direct-debits/mandates";
     assert_eq!(
         targets(&server, path),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use payspec_client::{Client, Credentials, Environment, Outcome};
 use payspec_codegen::Spec;
-use payspec_codegen::model::{Auth, Method, Operation, Param, ParamLocation, Segment, Type};
+use payspec_codegen::model::{Auth, EnvelopeKind, Method, Operation, Param, ParamLocation, Segment, Type};
 use payspec_tests::mock::{MockServer, Recorded, Reply};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde_json::value::RawValue;
@@ -129,9 +129,24 @@ impl Samples {
     }
 }
 
-/// A field value of a declared answer shape, by type.
-fn field_sample(ty: &Type, wire: &str) -> Value {
-    match ty {
+/// A sample value of an answer type: every field of a shape (nested shapes and lists
+/// included), by type.
+/// A listed value is the first that does not mean "still in flight" (`avoid`), so that a
+/// sample answer is a finished one.
+fn type_sample(
+    spec: &Spec,
+    ty: &Type,
+    list: bool,
+    field: (&[String], &str),
+    avoid: &[String],
+    depth: usize,
+) -> Value {
+    let (values, wire) = field;
+    let one = match ty {
+        _ if !values.is_empty() => {
+            let finished = values.iter().find(|v| !avoid.iter().any(|a| a.eq_ignore_ascii_case(v)));
+            json!(finished.unwrap_or(&values[0]))
+        }
         Type::String | Type::Identifier(_) => json!(format!("s-{wire}")),
         // Far in the future, so a token answer is never due for renewal.
         Type::DateTime => json!("2099-01-01T00:00:00Z"),
@@ -139,22 +154,46 @@ fn field_sample(ty: &Type, wire: &str) -> Value {
         Type::Boolean => json!(false),
         Type::Decimal => json!(100),
         Type::Json | Type::StringList => json!([]),
+        Type::Shape(name) => match spec.shape(name) {
+            Some(shape) if depth < 8 => Value::Object(
+                shape
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let sample = type_sample(spec, &f.ty, f.list, (&f.values, &f.wire), avoid, depth + 1);
+                        (f.wire.clone(), sample)
+                    })
+                    .collect::<Map<String, Value>>(),
+            ),
+            _ => json!({}),
+        },
+    };
+    if list { json!([one]) } else { one }
+}
+
+/// The `data` the mock answers an operation with: a sample of its declared answer type,
+/// or an empty object when the answer is untyped.
+pub fn answer_data(spec: &Spec, op: &Operation) -> Value {
+    match &op.response {
+        Some(answer) => {
+            type_sample(spec, &answer.ty, answer.list, (&[], "data"), &op.answers.pending_statuses, 0)
+        }
+        None => json!({}),
     }
 }
 
-/// The `data` the mock answers an operation with: every field of its declared shape, or an
-/// empty object when it declares none.
-pub fn answer_data(spec: &Spec, op: &Operation) -> Value {
-    let Some(shape) = op.response.as_deref().and_then(|name| spec.shape(name)) else {
-        return json!({});
-    };
-    let fields: Map<String, Value> =
-        shape.fields.iter().map(|f| (f.wire.clone(), field_sample(&f.ty, &f.wire))).collect();
-    Value::Object(fields)
-}
-
-fn envelope(data: Value) -> Reply {
-    Reply::json(200, json!({"code": "00", "description": "ok", "data": data}))
+/// The whole answer, in the operation's envelope.
+fn envelope(op: &Operation, data: Value) -> Reply {
+    let success = op.answers.success_codes.first().cloned().unwrap_or_default();
+    match op.answers.envelope {
+        EnvelopeKind::Standard => {
+            Reply::json(200, json!({"code": success, "description": "ok", "data": data}))
+        }
+        EnvelopeKind::ResponseCode => {
+            Reply::json(200, json!({"responseCode": success, "responseMessage": "ok", "data": data}))
+        }
+        EnvelopeKind::Unwrapped => Reply::json(200, data),
+    }
 }
 
 /// The access token the mock issues, read from the issue operation's answer.
@@ -174,12 +213,15 @@ pub async fn server_for(operation_name: &str) -> Result<MockServer, Box<dyn std:
     let op = operation(spec, operation_name)?;
     let issue = operation(spec, &spec.token_operations.issue)?;
     let issue_path = issue.path.as_str().to_owned();
-    let grant = answer_data(spec, issue);
-    let answer = answer_data(spec, op);
-    let server = MockServer::start(move |request, _| {
-        if request.is("POST", &issue_path) { envelope(grant.clone()) } else { envelope(answer.clone()) }
-    })
-    .await?;
+    let grant = envelope(issue, answer_data(spec, issue));
+    let answer = envelope(op, answer_data(spec, op));
+    let server =
+        MockServer::start(
+            move |request, _| {
+                if request.is("POST", &issue_path) { grant.clone() } else { answer.clone() }
+            },
+        )
+        .await?;
     Ok(server)
 }
 

@@ -42,8 +42,41 @@ pub struct Answers {
     pub pending_statuses: Vec<String>,
     /// Envelope descriptions that mean the operation is still in flight.
     pub pending_descriptions: Vec<String>,
+    /// How the answer wraps its data.
+    pub envelope: EnvelopeKind,
     /// Why these lists, where they differ from the service's (doc lines).
     pub note: Vec<String>,
+}
+
+/// How an answer wraps its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvelopeKind {
+    /// `{code, description, data}`
+    Standard,
+    /// `{responseCode, responseMessage, data}`
+    ResponseCode,
+    /// The data itself, with no envelope.
+    Unwrapped,
+}
+
+impl EnvelopeKind {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EnvelopeKind::Standard => "standard",
+            EnvelopeKind::ResponseCode => "response_code",
+            EnvelopeKind::Unwrapped => "unwrapped",
+        }
+    }
+}
+
+/// What an answer's data is, when the spec types it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerType {
+    /// The type of the data, or of each item when `list`.
+    pub ty: Type,
+    /// Whether the data is a list.
+    pub list: bool,
 }
 
 /// A header the service deduplicates a request on: the same key with the same body gets
@@ -86,6 +119,11 @@ impl Spec {
                 }),
             )
         })
+    }
+
+    /// The number of operations whose answer data the spec types.
+    pub fn typed_answers(&self) -> usize {
+        self.operations.iter().filter(|op| op.response.is_some()).count()
     }
 
     /// The number of parameters over all operations.
@@ -152,9 +190,13 @@ pub struct Field {
     pub name: String,
     /// The JSON key.
     pub wire: String,
-    /// Its type.
+    /// Its type, or the type of each item when `list`.
     pub ty: Type,
-    /// Whether the answer always carries it.
+    /// Whether it is a list.
+    pub list: bool,
+    /// The reference's allowed values, if it lists them (an open enumeration).
+    pub values: Vec<String>,
+    /// Whether the answer always carries it (present and not null).
     pub required: bool,
     /// Whether it must never be shown.
     pub secret: bool,
@@ -191,8 +233,8 @@ pub struct Operation {
     pub answers: Answers,
     /// How its answers are paged.
     pub pagination: Option<PageStyle>,
-    /// The declared shape of its answer's `data`.
-    pub response: Option<String>,
+    /// The type of its answer's `data`; `None` when the spec leaves it untyped.
+    pub response: Option<AnswerType>,
     /// Alternative forms of the same operation.
     pub aliases: Vec<Alias>,
     /// Other listings of this operation in the interface.
@@ -463,6 +505,8 @@ pub enum Type {
     StringList,
     /// A typed identifier declared under `identifiers`.
     Identifier(String),
+    /// A shape declared under `shapes` (answers only).
+    Shape(String),
 }
 
 impl Type {
@@ -494,7 +538,7 @@ impl Type {
             Type::DateTime => "date_time",
             Type::Json => "json",
             Type::StringList => "string_list",
-            Type::Identifier(name) => name,
+            Type::Identifier(name) | Type::Shape(name) => name,
         }
     }
 }

@@ -8,13 +8,16 @@ use std::fmt::Write as _;
 /// The one-line summary of `payspec check`.
 pub fn summary(spec: &Spec) -> String {
     format!(
-        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups",
+        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes)",
         spec.source,
         spec.operations.len(),
         spec.routes().count(),
         spec.routes().filter(|r| r.alias.is_some()).count(),
         spec.parameter_count(),
         spec.groups.len(),
+        spec.typed_answers(),
+        spec.operations.len(),
+        spec.shapes.len(),
     )
 }
 
@@ -43,7 +46,11 @@ pub fn operation_json(op: &Operation) -> Value {
         "effect": op.effect.as_str(),
         "idempotency": op.idempotency,
         "pagination": op.pagination.map(|p| p.as_str()),
-        "response": op.response,
+        "response": op.response.as_ref().map_or_else(
+            || "untyped".to_owned(),
+            |a| if a.list { format!("[{}]", a.ty.name()) } else { a.ty.name().to_owned() }
+        ),
+        "envelope": op.answers.envelope.as_str(),
         "disagreements": op.disagreements,
     })
 }

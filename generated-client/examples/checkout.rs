@@ -22,7 +22,6 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use payspec_client::requests::{CreateCheckoutOrder, FetchCheckoutTransaction, RefundCheckoutTransaction};
-use payspec_client::runtime::serde_json::Value;
 use payspec_client::types::Currency;
 use payspec_client::{Amount, Client, Credentials, Environment, Error, Outcome};
 
@@ -107,11 +106,7 @@ pub struct CheckoutReport {
     pub refunded_transaction: Option<String>,
 }
 
-fn text_at<'a>(data: Option<&'a Value>, pointer: &str) -> Option<&'a str> {
-    data.and_then(|d| d.pointer(pointer)).and_then(Value::as_str)
-}
-
-fn describe(step: &str, outcome: &Outcome<Value>) {
+fn describe<T>(step: &str, outcome: &Outcome<T>) {
     let state = if outcome.is_pending() { "still processing" } else { "done" };
     println!("{step}: {state}, code {} ({})", outcome.code(), outcome.description());
 }
@@ -127,11 +122,12 @@ pub async fn run_checkout(client: &Client, order: &Order) -> Result<CheckoutRepo
     .order_reference(order.order_reference.as_str());
     let created = client.checkout().create_checkout_order(create).await?;
     describe("create order", &created);
+    // The answer is typed: `CreateOrderResponse { checkout_link, order_reference, .. }`.
     let mut report = CheckoutReport {
-        order_reference: text_at(created.data(), "/orderReference")
-            .unwrap_or(&order.order_reference)
-            .to_owned(),
-        checkout_link: text_at(created.data(), "/checkoutLink").map(str::to_owned),
+        order_reference: created
+            .data()
+            .map_or_else(|| order.order_reference.clone(), |d| d.order_reference.clone()),
+        checkout_link: created.data().map(|d| d.checkout_link.clone()),
         ..CheckoutReport::default()
     };
     println!("order {} for {} NGN", report.order_reference, order.amount);
@@ -144,10 +140,11 @@ pub async fn run_checkout(client: &Client, order: &Order) -> Result<CheckoutRepo
         .fetch_checkout_transaction(FetchCheckoutTransaction::new(report.order_reference.as_str()))
         .await?;
     describe("fetch order", &fetched);
-    report.paid = fetched.data().and_then(|d| d.get("success")).and_then(Value::as_bool).unwrap_or(false);
+    report.paid = fetched.data().and_then(|d| d.success).unwrap_or(false);
     // The reference does not say which id a refund wants; the payment reference of the
     // fetched transaction is the one it documents.
-    let transaction = text_at(fetched.data(), "/transactionDetails/paymentReference").map(str::to_owned);
+    let transaction =
+        fetched.data().and_then(|d| d.transaction_details.as_ref()).and_then(|t| t.payment_reference.clone());
     let Some(transaction) = transaction.filter(|_| report.paid) else {
         println!(
             "the order is not paid yet: pay it at the checkout link, then run again with the same reference"

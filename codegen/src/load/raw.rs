@@ -78,7 +78,18 @@ pub struct RawAnswers {
     #[serde(default)]
     pub pending_descriptions: Option<Vec<String>>,
     #[serde(default)]
+    pub envelope: Option<RawEnvelope>,
+    #[serde(default)]
     pub note: Option<String>,
+}
+
+/// How an answer wraps its data.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawEnvelope {
+    Standard,
+    ResponseCode,
+    Unwrapped,
 }
 
 /// A header the service deduplicates requests on.
@@ -120,6 +131,10 @@ pub struct RawField {
     #[serde(rename = "type")]
     pub ty: String,
     #[serde(default)]
+    pub list: bool,
+    #[serde(default)]
+    pub values: Vec<String>,
+    #[serde(default)]
     pub wire: Option<String>,
     #[serde(default)]
     pub required: bool,
@@ -154,6 +169,8 @@ pub struct RawOperation {
     pub pagination: Option<RawPageStyle>,
     #[serde(default)]
     pub response: Option<String>,
+    #[serde(default)]
+    pub response_list: bool,
     #[serde(default)]
     pub allows_body: bool,
     #[serde(default)]

@@ -1,8 +1,8 @@
 //! Turns the raw layer into the model, recording every semantic error on the way.
 
 use super::raw::{
-    Ordered, RawAnswers, RawAuth, RawEffect, RawField, RawGroup, RawIdempotencyHeader, RawLocation,
-    RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam, RawService, RawShape,
+    Ordered, RawAnswers, RawAuth, RawEffect, RawEnvelope, RawField, RawGroup, RawIdempotencyHeader,
+    RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam, RawService, RawShape,
 };
 use super::{Sink, closest};
 use crate::model::*;
@@ -32,9 +32,10 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     }
     let environments = environments(&raw.service, sink);
     let identifiers = identifiers(&raw.identifiers, sink);
-    let known_types = TypeNames::new(&identifiers);
+    let known_types = TypeNames::new(&identifiers, &raw.shapes);
     let groups = groups(&raw.groups, sink);
     let shapes = shapes(&raw.shapes, &known_types, sink);
+    check_shape_cycles(&shapes, sink);
     let answers = answers(raw.service.answers.as_ref(), &service_default_answers(), "service.answers", sink);
 
     let mut operations = Vec::with_capacity(raw.operations.len());
@@ -76,6 +77,7 @@ fn service_default_answers() -> Answers {
         refusal_codes: Vec::new(),
         pending_statuses: Vec::new(),
         pending_descriptions: Vec::new(),
+        envelope: EnvelopeKind::Standard,
         note: Vec::new(),
     }
 }
@@ -113,6 +115,12 @@ fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut S
             "pending_descriptions",
             sink,
         ),
+        envelope: match raw.envelope {
+            None => inherited.envelope,
+            Some(RawEnvelope::Standard) => EnvelopeKind::Standard,
+            Some(RawEnvelope::ResponseCode) => EnvelopeKind::ResponseCode,
+            Some(RawEnvelope::Unwrapped) => EnvelopeKind::Unwrapped,
+        },
         note: lines(raw.note.as_deref()),
     };
     if answers.success_codes.is_empty() {
@@ -243,25 +251,54 @@ fn groups(raw: &Ordered<RawGroup>, sink: &mut Sink) -> Vec<Group> {
         .collect()
 }
 
-/// The type names a spec may use: the built-ins and its identifiers.
+/// The type names a spec may use: the built-ins, its identifiers and (in answers) its
+/// shapes.
 struct TypeNames {
     identifiers: HashSet<String>,
+    shapes: HashSet<String>,
 }
 
 impl TypeNames {
-    fn new(identifiers: &[Identifier]) -> Self {
-        TypeNames { identifiers: identifiers.iter().map(|i| i.name.clone()).collect() }
+    fn new(identifiers: &[Identifier], shapes: &Ordered<RawShape>) -> Self {
+        TypeNames {
+            identifiers: identifiers.iter().map(|i| i.name.clone()).collect(),
+            shapes: shapes.0.iter().map(|(name, _)| name.clone()).collect(),
+        }
     }
 
+    /// A parameter's type: a built-in or an identifier.
     fn resolve(&self, name: &str, path: &str, sink: &mut Sink) -> Type {
+        self.resolve_in(name, path, false, sink)
+    }
+
+    /// An answer's type: a built-in, an identifier or a shape.
+    fn resolve_answer(&self, name: &str, path: &str, sink: &mut Sink) -> Type {
+        self.resolve_in(name, path, true, sink)
+    }
+
+    fn resolve_in(&self, name: &str, path: &str, shapes: bool, sink: &mut Sink) -> Type {
         if let Some(ty) = Type::builtin(name) {
             return ty;
         }
         if self.identifiers.contains(name) {
             return Type::Identifier(name.to_owned());
         }
+        if shapes && self.shapes.contains(name) {
+            return Type::Shape(name.to_owned());
+        }
+        if !shapes && self.shapes.contains(name) {
+            sink.error(
+                &format!("{path}.type"),
+                format!("`{name}` is a shape, which only answers use"),
+                "give the parameter a built-in type, an identifier, or `json`",
+            );
+            return Type::Json;
+        }
         let mut all: Vec<&str> = Type::BUILTIN.to_vec();
         all.extend(self.identifiers.iter().map(String::as_str));
+        if shapes {
+            all.extend(self.shapes.iter().map(String::as_str));
+        }
         let hint = match closest(name, &all) {
             Some(best) => format!("did you mean `{best}`? or declare `{name}` under `identifiers`"),
             None => {
@@ -307,7 +344,15 @@ fn shape_field(
     sink: &mut Sink,
 ) -> Field {
     check_param_name(name, path, sink);
-    let ty = types.resolve(&raw.ty, path, sink);
+    if name == OTHER_FIELDS {
+        sink.error(
+            path,
+            format!("`{OTHER_FIELDS}` is where a shape keeps the fields the spec does not know"),
+            "give the field another name; its wire key can stay",
+        );
+    }
+    let ty = types.resolve_answer(&raw.ty, path, sink);
+    check_values(&raw.values, &ty, &format!("{path}.values"), sink);
     let wire = raw.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
     if !seen.insert(wire.clone()) {
         sink.error(
@@ -320,6 +365,8 @@ fn shape_field(
         name: name.to_owned(),
         wire,
         ty,
+        list: raw.list,
+        values: raw.values.clone(),
         required: raw.required,
         secret: raw.secret,
         doc: lines(raw.doc.as_deref()),
@@ -481,16 +528,8 @@ fn operation(
     });
     let answers = answers(raw.answers.as_ref(), context.answers, &format!("{base}.answers"), sink);
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
-    if let Some(response) = &raw.response
-        && !shapes.iter().any(|s| &s.name == response)
-    {
-        let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
-        let hint = match closest(response, &names) {
-            Some(best) => format!("did you mean `{best}`?"),
-            None => "declare it under `shapes`, or remove `response` to get the answer as JSON".into(),
-        };
-        sink.error(&format!("{base}.response"), format!("unknown shape `{response}`"), hint);
-    }
+    let response = response(&raw, types, base, sink);
+    let _ = shapes;
 
     Operation {
         location: sink.locate(base),
@@ -512,11 +551,99 @@ fn operation(
         idempotency_header,
         answers,
         pagination,
-        response: raw.response,
+        response,
         aliases,
         also_listed_as,
         disagreements: raw.disagreements,
         params,
+    }
+}
+
+/// What a shape calls the fields of an answer that it does not declare.
+pub(crate) const OTHER_FIELDS: &str = "other_fields";
+/// What `response` says for an answer the spec leaves as exact JSON.
+const UNTYPED: &str = "untyped";
+
+/// The declared type of an operation's answer data.
+fn response(raw: &RawOperation, types: &TypeNames, base: &str, sink: &mut Sink) -> Option<AnswerType> {
+    let at = format!("{base}.response");
+    let Some(name) = raw.response.as_deref() else {
+        if raw.response_list {
+            sink.error(
+                &format!("{base}.response_list"),
+                "a list of what?",
+                "name the item type in `response`",
+            );
+        }
+        return None;
+    };
+    if name == UNTYPED {
+        if raw.response_list {
+            sink.error(
+                &format!("{base}.response_list"),
+                "an untyped answer is not a list of anything",
+                "remove `response_list`, or name the item type in `response`",
+            );
+        }
+        return None;
+    }
+    if name == "json" {
+        sink.error(
+            &at,
+            "`json` is not an answer type",
+            format!("write `response: {UNTYPED}` for an answer kept as exact JSON"),
+        );
+        return None;
+    }
+    let found = Type::builtin(name)
+        .or_else(|| types.identifiers.contains(name).then(|| Type::Identifier(name.to_owned())))
+        .or_else(|| types.shapes.contains(name).then(|| Type::Shape(name.to_owned())));
+    let Some(ty) = found else {
+        let mut known: Vec<&str> = types.shapes.iter().map(String::as_str).collect();
+        known.extend(Type::BUILTIN);
+        let hint = match closest(name, &known) {
+            Some(best) => format!("did you mean `{best}`? or write `{UNTYPED}`"),
+            None => format!("declare it under `shapes`, or write `response: {UNTYPED}`"),
+        };
+        sink.error(&at, format!("unknown answer type `{name}`"), hint);
+        return None;
+    };
+    Some(AnswerType { ty, list: raw.response_list })
+}
+
+/// An open enumeration's values: text, each once.
+fn check_values(values: &[String], ty: &Type, at: &str, sink: &mut Sink) {
+    if values.is_empty() {
+        return;
+    }
+    if *ty != Type::String {
+        sink.error(at, "only a `string` field lists values", "remove `values`, or make the field a string");
+    }
+    for (i, value) in values.iter().enumerate() {
+        if values[..i].contains(value) {
+            sink.error(&format!("{at}[{i}]"), format!("`{value}` is listed twice"), "remove one");
+        }
+    }
+}
+
+/// A shape that holds itself other than through a list would be infinitely large.
+fn check_shape_cycles(shapes: &[Shape], sink: &mut Sink) {
+    fn holds(shapes: &[Shape], from: &str, target: &str, seen: &mut HashSet<String>) -> bool {
+        let Some(shape) = shapes.iter().find(|s| s.name == from) else { return false };
+        shape.fields.iter().filter(|f| !f.list).any(|f| match &f.ty {
+            Type::Shape(inner) if inner == target => true,
+            Type::Shape(inner) => seen.insert(inner.clone()) && holds(shapes, inner, target, seen),
+            _ => false,
+        })
+    }
+    for shape in shapes {
+        if holds(shapes, &shape.name, &shape.name, &mut HashSet::new()) {
+            sink.error(
+                &format!("shapes.{}", shape.name),
+                format!("shape `{}` holds itself", shape.name),
+                "make one of the fields on the way a list (`list: true`)",
+            );
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use tracing::Instrument;
 
 use super::envelope::{self, Envelope, Outcome, RawAnswer};
 use super::error::Error;
+use super::json::{FromJson, Json, Path};
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
 use super::route::{AuthRoutes, Operation};
@@ -292,37 +293,35 @@ impl ClientInner {
         secrets
     }
 
-    pub(crate) fn decode_outcome<T: serde::de::DeserializeOwned>(
-        &self,
-        answer: RawAnswer,
-    ) -> Result<Outcome<T>, Error> {
-        let secrets = &answer.request_secrets;
+    pub(crate) fn decode_outcome<T: FromJson>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
         if answer.pending {
-            let data = answer
-                .data
-                .map(|raw| self.decode_data::<serde_json::Value>(answer.status, &raw, secrets))
-                .transpose()?;
+            let data =
+                answer.data.as_deref().map(|raw| self.decode_data::<Json>(&answer, raw)).transpose()?;
             return Ok(Outcome::Pending(Envelope {
                 code: answer.code,
                 description: answer.description,
                 data,
             }));
         }
-        let data = answer.data.map(|raw| self.decode_data::<T>(answer.status, &raw, secrets)).transpose()?;
+        let data = answer.data.as_deref().map(|raw| self.decode_data::<T>(&answer, raw)).transpose()?;
         Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data }))
     }
 
-    pub(crate) fn decode_data<T: serde::de::DeserializeOwned>(
+    /// Reads an answer's data (`raw`, already checked JSON) as `T`, exactly.
+    pub(crate) fn decode_data<T: FromJson>(
         &self,
-        status: u16,
+        answer: &RawAnswer,
         raw: &serde_json::value::RawValue,
-        request_secrets: &[String],
     ) -> Result<T, Error> {
-        serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
-            status,
-            reason: envelope::json_reason(&e),
-            excerpt: redact::excerpt(raw.get().as_bytes(), &self.secrets(request_secrets)),
-        })
+        let error = |path: Option<String>, reason: String| Error::Decode {
+            status: answer.status,
+            operation: answer.operation,
+            path,
+            reason,
+            excerpt: redact::excerpt(raw.get().as_bytes(), &self.secrets(&answer.request_secrets)),
+        };
+        let value = Json::from_raw(raw).map_err(|e| error(None, envelope::json_reason(&e)))?;
+        T::from_json(value, &Path::root("data")).map_err(|e| error(Some(e.path), e.problem))
     }
 
     /// Sends a request, renewing the token once after a 401 and retrying as the policy

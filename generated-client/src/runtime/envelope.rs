@@ -5,8 +5,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::Error;
+use super::json::Json;
 use super::redact::{self, Secrets};
-use super::route::{Answers, Effect, Route};
+use super::route::{Answers, Effect, EnvelopeKind, Route};
 
 /// The code of a successful answer.
 pub const SUCCESS_CODE: &str = "00";
@@ -91,7 +92,7 @@ pub enum Outcome<T> {
     /// The service accepted the operation and is still processing it (HTTP 201/202
     /// "PROCESSING", e.g. a transfer in `PENDING_BILLING`). It must not be sent again
     /// under a new reference; look its status up instead.
-    Pending(Envelope<serde_json::Value>),
+    Pending(Envelope<Json>),
 }
 
 impl<T> Outcome<T> {
@@ -117,7 +118,7 @@ impl<T> Outcome<T> {
     }
 
     /// The finished answer, or the pending one as the error side.
-    pub fn into_result(self) -> Result<Envelope<T>, Envelope<serde_json::Value>> {
+    pub fn into_result(self) -> Result<Envelope<T>, Envelope<Json>> {
         match self {
             Outcome::Done(e) => Ok(e),
             Outcome::Pending(p) => Err(p),
@@ -146,6 +147,8 @@ impl<T> Outcome<T> {
 #[derive(Debug)]
 pub(crate) struct RawAnswer {
     pub(crate) status: u16,
+    /// The operation answered, for decode errors.
+    pub(crate) operation: &'static str,
     pub(crate) code: String,
     pub(crate) description: String,
     pub(crate) data: Option<Box<RawValue>>,
@@ -184,18 +187,31 @@ pub(crate) fn read_success(
     route: &Route,
     secrets: &dyn Fn() -> Secrets,
 ) -> Result<RawAnswer, Error> {
-    let wire: EnvelopeWire<Box<RawValue>> = serde_json::from_slice(body).map_err(|e| Error::Decode {
+    let unreadable = |reason: String| Error::Decode {
         status,
-        reason: json_reason(&e),
+        operation: route.operation,
+        path: None,
+        reason,
         excerpt: redact::excerpt(body, &secrets()),
-    })?;
+    };
+    if route.answers.envelope == EnvelopeKind::Unwrapped {
+        let data: Box<RawValue> = serde_json::from_slice(body).map_err(|e| unreadable(json_reason(&e)))?;
+        let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
+        return Ok(RawAnswer {
+            status,
+            operation: route.operation,
+            code,
+            description: String::new(),
+            pending: status == 202,
+            data: Some(data).filter(|d| d.get() != "null"),
+            request_secrets: Vec::new(),
+        });
+    }
+    let wire: EnvelopeWire<Box<RawValue>> =
+        serde_json::from_slice(body).map_err(|e| unreadable(json_reason(&e)))?;
     let (code, description, data) = wire.into_parts();
     let Some(code) = code else {
-        return Err(Error::Decode {
-            status,
-            reason: "the answer has no code".to_owned(),
-            excerpt: redact::excerpt(body, &secrets()),
-        });
+        return Err(unreadable("the answer has no code".to_owned()));
     };
     let description = description.unwrap_or_default();
     let data = data.filter(|d| d.get() != "null");
@@ -203,7 +219,15 @@ pub(crate) fn read_success(
     let success = answers.success_codes.contains(&code.as_str());
     let pending = (status == 202 && success) || is_pending(answers, &description, data.as_deref());
     if pending || success {
-        return Ok(RawAnswer { status, code, description, data, pending, request_secrets: Vec::new() });
+        return Ok(RawAnswer {
+            status,
+            operation: route.operation,
+            code,
+            description,
+            data,
+            pending,
+            request_secrets: Vec::new(),
+        });
     }
     let description = redact::redact_text(&description, &secrets());
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {

@@ -78,11 +78,16 @@ pub enum Error {
         /// The envelope's description.
         description: String,
     },
-    /// The answer could not be read as the expected JSON.
-    #[error("the service's answer (HTTP {status}) could not be read: {reason}")]
+    /// The answer could not be read as the spec describes it.
+    #[error("the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}", path_text(.path.as_deref()))]
     Decode {
         /// The HTTP status of the answer.
         status: u16,
+        /// The operation answered, e.g. `list_transactions`.
+        operation: &'static str,
+        /// Where in the answer, e.g. `data.results[2].amount`, when the JSON was valid but
+        /// a value did not fit.
+        path: Option<String>,
         /// What did not fit, by position (never the offending value).
         reason: String,
         /// The beginning of the answer body, secrets removed.
@@ -128,6 +133,13 @@ pub enum Error {
 
 fn reach_text(may_have_reached: bool) -> &'static str {
     if may_have_reached { "the request may have reached it" } else { "the request was not sent" }
+}
+
+fn path_text(path: Option<&str>) -> String {
+    match path {
+        Some(p) => format!("`{p}`: "),
+        None => String::new(),
+    }
 }
 
 fn location_text(location: Option<&str>) -> String {

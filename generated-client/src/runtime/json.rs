@@ -227,6 +227,14 @@ impl<'de> serde::Deserialize<'de> for Json {
     }
 }
 
+impl From<serde_json::Value> for Json {
+    /// The value as it serializes: numbers with the text `serde_json` gives them (already
+    /// as exact as the `Value` is).
+    fn from(value: serde_json::Value) -> Self {
+        Json::parse(&value.to_string()).unwrap_or_default()
+    }
+}
+
 /// Where a value sits in an answer, for error messages: `data.results[2].amount`.
 #[derive(Clone, Copy, Debug)]
 pub struct Path<'a> {

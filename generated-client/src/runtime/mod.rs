@@ -30,7 +30,8 @@ pub use json::{
 };
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
-    Alias, Answers, Auth, AuthRoutes, Effect, Method, Operation, PageStyle, Paginated, ReservedSegment, Route,
+    Alias, Answers, Auth, AuthRoutes, Effect, EnvelopeKind, Method, Operation, PageStyle, Paginated,
+    ReservedSegment, Route,
 };
 pub use secret::{Credentials, Secret};
 pub use support::{Redacted, fmt_wire};

@@ -200,10 +200,10 @@ impl Client {
                         reason: "the service answered a page as still being processed".to_owned(),
                     });
                 }
-                let Some(raw) = answer.data else {
+                let Some(raw) = answer.data.as_deref() else {
                     return Ok(None);
                 };
-                let item: O::Data = self.inner.decode_data(answer.status, &raw, &answer.request_secrets)?;
+                let item: O::Data = self.inner.decode_data(&answer, raw)?;
                 let next: Continuation = serde_json::from_str(raw.get()).unwrap_or_default();
                 listing.advance(next);
                 Ok(Some((item, listing)))

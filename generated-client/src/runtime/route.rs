@@ -111,6 +111,19 @@ pub struct Answers {
     /// Envelope descriptions (compared ignoring ASCII case) that make a `2xx` answer
     /// pending.
     pub pending_descriptions: &'static [&'static str],
+    /// How the answer wraps its data.
+    pub envelope: EnvelopeKind,
+}
+
+/// How an answer wraps its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EnvelopeKind {
+    /// `{code, description, data}`.
+    Standard,
+    /// `{responseCode, responseMessage, data}` (some direct debit answers).
+    ResponseCode,
+    /// The data itself: a `2xx` answer is a success, its whole body the data.
+    Unwrapped,
 }
 
 impl Answers {
@@ -120,6 +133,7 @@ impl Answers {
         refusal_codes: &["01", "02", "05", "06"],
         pending_statuses: &[],
         pending_descriptions: &[],
+        envelope: EnvelopeKind::Standard,
     };
 }
 
@@ -186,8 +200,8 @@ pub struct AuthRoutes {
 
 /// One operation of the API, as generated from the spec.
 pub trait Operation: Send + Sync {
-    /// The type of the answer's `data` (`serde_json::Value` unless the spec declares a shape).
-    type Data: serde::de::DeserializeOwned + Send + 'static;
+    /// The type of the answer's `data` ([`Json`](super::Json) unless the spec types it).
+    type Data: super::FromJson + Send + 'static;
     /// The operation's route.
     const ROUTE: &'static Route;
     /// Writes the request's path values, query, body and headers: one straight-line call

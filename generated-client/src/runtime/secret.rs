@@ -34,6 +34,18 @@ impl serde::Serialize for Secret {
     }
 }
 
+impl super::FromJson for Secret {
+    fn from_json(value: super::Json, at: &super::Path<'_>) -> Result<Self, super::DecodeError> {
+        <String as super::FromJson>::from_json(value, at).map(Secret)
+    }
+}
+
+impl super::ToJson for Secret {
+    fn to_json(&self) -> super::Json {
+        super::Json::String(self.0.clone())
+    }
+}
+
 impl From<String> for Secret {
     fn from(value: String) -> Self {
         Secret(value)

@@ -180,24 +180,24 @@ fn from_epoch(value: u64) -> Option<SystemTime> {
 
 /// Reads a token's `expiresAt`: an ISO-8601 instant, or epoch seconds or milliseconds
 /// as a JSON number or as digits in a string.
-pub(crate) fn parse_expiry(value: &serde_json::Value) -> Option<SystemTime> {
+pub(crate) fn parse_expiry(value: &Json) -> Option<SystemTime> {
     match value {
-        serde_json::Value::String(text) => {
+        Json::String(text) => {
             let text = text.trim();
             if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
                 return from_epoch(text.parse().ok()?);
             }
             parse_rfc3339(text)
         }
-        serde_json::Value::Number(n) => match n.as_u64() {
-            Some(whole) => from_epoch(whole),
-            // A fractional epoch: whole seconds or milliseconds are precise enough here.
-            None => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0 && *f < 1e15).and_then(|f| {
-                // The bound above keeps the value within u64.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                from_epoch(f as u64)
-            }),
-        },
+        // A fractional epoch keeps its whole part: seconds or milliseconds are precise
+        // enough here. Exponents and signs are not epochs.
+        Json::Number(n) => {
+            let whole = n.as_str().split('.').next().unwrap_or_default();
+            if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            from_epoch(whole.parse().ok()?)
+        }
         _ => None,
     }
 }
@@ -272,15 +272,15 @@ mod tests {
 
     #[test]
     fn reads_expiry_in_every_form() {
-        use serde_json::json;
+        let json = |text: &str| Json::parse(text).unwrap_or_default();
         let at = Some(1_738_318_830_000_000_000);
-        assert_eq!(unix(parse_expiry(&json!("2025-01-31T10:20:30Z"))), at);
-        assert_eq!(unix(parse_expiry(&json!(1_738_318_830u64))), at);
-        assert_eq!(unix(parse_expiry(&json!(1_738_318_830_000u64))), at);
-        assert_eq!(unix(parse_expiry(&json!("1738318830"))), at);
-        assert_eq!(unix(parse_expiry(&json!(1_738_318_830.0))), at);
-        for bad in [json!("soon"), json!(-5), json!(null), json!(true), json!(""), json!(1e300)] {
-            assert_eq!(parse_expiry(&bad), None, "{bad}");
+        assert_eq!(unix(parse_expiry(&json("\"2025-01-31T10:20:30Z\""))), at);
+        assert_eq!(unix(parse_expiry(&json("1738318830"))), at);
+        assert_eq!(unix(parse_expiry(&json("1738318830000"))), at);
+        assert_eq!(unix(parse_expiry(&json("\"1738318830\""))), at);
+        assert_eq!(unix(parse_expiry(&json("1738318830.0"))), at);
+        for bad in ["\"soon\"", "-5", "null", "true", "\"\"", "1e300", "99999999999999999999999"] {
+            assert_eq!(parse_expiry(&json(bad)), None, "{bad}");
         }
     }
 

@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderValue;
-use serde::Deserialize;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::client::{ClientInner, Failure};
 use super::error::Error;
+use super::json::{DecodeError, Fields, FromJson, Json, Path};
 use super::redact::Secrets;
 use super::route::Route;
 use super::secret::Secret;
@@ -122,14 +122,22 @@ impl TokenCell {
     }
 }
 
-/// The answer data of token issue and refresh.
-#[derive(Deserialize)]
+/// What the client needs of a token answer's data.
 struct TokenGrant {
     access_token: Secret,
-    #[serde(default)]
     refresh_token: Option<Secret>,
-    #[serde(default, rename = "expiresAt")]
-    expires_at: Option<serde_json::Value>,
+    expires_at: Option<Json>,
+}
+
+impl FromJson for TokenGrant {
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let mut fields = Fields::new(value, at)?;
+        Ok(TokenGrant {
+            access_token: fields.required("access_token")?,
+            refresh_token: fields.optional("refresh_token")?,
+            expires_at: fields.optional("expiresAt")?,
+        })
+    }
 }
 
 impl ClientInner {
@@ -244,15 +252,19 @@ impl ClientInner {
         async {
             let request = w.finish()?;
             let answer = self.attempt(&request, bearer, self.timeout).await.map_err(|f: Failure| f.error)?;
-            let raw = answer.data.ok_or_else(|| Error::Decode {
+            let raw = answer.data.as_deref().ok_or_else(|| Error::Decode {
                 status: answer.status,
+                operation: route.operation,
+                path: None,
                 reason: "the token answer has no data".to_owned(),
                 excerpt: String::new(),
             })?;
-            let grant: TokenGrant = self.decode_data(answer.status, &raw, &[])?;
+            let grant: TokenGrant = self.decode_data(&answer, raw)?;
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
                     status: answer.status,
+                    operation: route.operation,
+                    path: None,
                     reason: "the access token has characters a header cannot carry".to_owned(),
                     excerpt: String::new(),
                 })?;

@@ -1,0 +1,135 @@
+//! The client: one accessor per group, one method per operation.
+
+use super::requests::{operation_doc, settable};
+use super::{data_type, doc_lines, field_ident, request_type};
+use crate::model::{Operation, Param, Spec};
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub(super) fn client_items(spec: &Spec) -> TokenStream {
+    let accessors = spec.groups.iter().map(|group| {
+        let method = field_ident(&group.key.to_snake_case());
+        let ty = format_ident!("{}", group.key.to_upper_camel_case());
+        let doc = doc_lines(&[format!("{}: {}", group.title, group.doc.join(" "))]);
+        quote! {
+            #doc
+            pub fn #method(&self) -> groups::#ty<'_> { groups::#ty { runtime: &self.runtime } }
+        }
+    });
+    let handles = spec.groups.iter().map(|group| {
+        let ty = format_ident!("{}", group.key.to_upper_camel_case());
+        let mut doc = vec![format!("The {} operations.", group.title)];
+        if !group.doc.is_empty() {
+            doc.push(String::new());
+            doc.extend(group.doc.iter().cloned());
+        }
+        let doc = doc_lines(&doc);
+        let methods = spec.operations.iter().filter(|op| op.group == group.key).map(client_methods);
+        quote! {
+            #doc
+            #[derive(Clone, Copy, Debug)]
+            pub struct #ty<'a> { pub(crate) runtime: &'a rt::Client }
+            impl<'a> #ty<'a> { #(#methods)* }
+        }
+    });
+    let environments = spec.environments.iter().map(|env| {
+        let name = format_ident!("{}", env.name.to_shouty_snake_case());
+        let url = &env.url;
+        let doc = format!(" `{url}`");
+        quote! { #[doc = #doc] pub const #name: &str = #url; }
+    });
+    let title = format!(" The client of the {}: one accessor per resource group.", spec.title);
+    quote! {
+        /// The base URLs the spec names.
+        pub mod environments {
+            #(#environments)*
+        }
+
+        pub use client::Client;
+
+        /// The client type.
+        pub mod client {
+        use ::payspec_client::runtime as rt;
+        use super::groups;
+        use super::routes;
+
+        #[doc = #title]
+        ///
+        /// Build it with [`Client::builder`]; every call goes through the hand-written runtime,
+        /// which obtains and refreshes tokens, retries only when it is safe, and decodes answers.
+        #[derive(Clone, Debug)]
+        pub struct Client { runtime: rt::Client }
+
+        impl Client {
+            /// A builder that already knows the spec's token routes.
+            pub fn builder() -> rt::ClientBuilder {
+                rt::ClientBuilder::new(routes::TOKEN)
+            }
+            /// The runtime client: `send_with` for a per-call retry strategy, `pages`, `revoke`.
+            pub fn runtime(&self) -> &rt::Client { &self.runtime }
+            #(#accessors)*
+        }
+
+        impl From<rt::Client> for Client {
+            fn from(runtime: rt::Client) -> Self { Client { runtime } }
+        }
+        }
+
+        /// One handle per resource group, each with one method per operation.
+        pub mod groups {
+            use ::payspec_client::runtime as rt;
+            use super::requests;
+            #(#handles)*
+        }
+    }
+}
+
+fn client_methods(op: &Operation) -> TokenStream {
+    let method = field_ident(&op.name);
+    let ty = request_type(op);
+    let data = data_type(op, quote! { super::types });
+    let mut doc = operation_doc(op);
+    let params: Vec<&Param> = settable(op).collect();
+    if !params.is_empty() {
+        doc.push(String::new());
+        doc.push("# Parameters".to_owned());
+        doc.push(String::new());
+        for param in params {
+            let need = if param.required { "required" } else { "optional" };
+            let secret = if param.secret { ", secret" } else { "" };
+            let summary = param.doc.first().map(|d| format!(": {d}")).unwrap_or_default();
+            doc.push(format!(
+                "- `{}` ({} `{}`, {}, {need}{secret}){summary}",
+                param.name,
+                param.location.as_str(),
+                param.wire,
+                param.ty.name()
+            ));
+        }
+    }
+    let doc = doc_lines(&doc);
+    let pages = op.pagination.map(|_| {
+        let pages = format_ident!("{}_pages", op.name);
+        let doc =
+            doc_lines(&[format!("Every page of [`{}`](Self::{}), one item per page.", op.name, op.name)]);
+        quote! {
+            #doc
+            pub fn #pages(self, request: requests::#ty) -> impl rt::futures::Stream<
+                Item = Result<#data, rt::Error>,
+            > + 'a {
+                self.runtime.pages(request)
+            }
+        }
+    });
+    quote! {
+        #doc
+        pub async fn #method(
+            self,
+            request: requests::#ty,
+        ) -> Result<rt::Outcome<#data>, rt::Error> {
+            self.runtime.send(&request).await
+        }
+        #pages
+    }
+}

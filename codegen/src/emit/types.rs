@@ -1,0 +1,207 @@
+//! The `types` module: typed identifiers, open enumerations, and the answers' shapes.
+
+use super::{Names, doc_lines, field_ident};
+use crate::model::{Shape, Spec};
+use heck::ToUpperCamelCase;
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
+    let identifiers = spec.identifiers.iter().map(|id| {
+        let name = format_ident!("{}", id.name);
+        let doc = doc_lines(std::slice::from_ref(&id.doc));
+        quote! {
+            #doc
+            #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+            #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
+            #[serde(crate = "::payspec_client::runtime::serde", transparent)]
+            pub struct #name(String);
+            impl #name {
+                /// Wraps an identifier the service gave.
+                pub fn new(value: impl Into<String>) -> Self { Self(value.into()) }
+                /// The identifier as text.
+                pub fn as_str(&self) -> &str { &self.0 }
+            }
+            impl From<&str> for #name {
+                fn from(value: &str) -> Self { Self(value.to_owned()) }
+            }
+            impl From<String> for #name {
+                fn from(value: String) -> Self { Self(value) }
+            }
+            impl fmt::Display for #name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(&self.0) }
+            }
+            impl rt::FromJson for #name {
+                fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
+                    rt::from_json_via_serde(value, at, "an identifier (a string)")
+                }
+            }
+            impl rt::ToJson for #name {
+                fn to_json(&self) -> rt::Json { rt::to_json_via_serde(self) }
+            }
+        }
+    });
+    let enums = names.all_enums().map(|def| {
+        let name = format_ident!("{}", def.name);
+        let variants = variant_names(&def.values);
+        let items = def.values.iter().zip(&variants).map(|(value, variant)| {
+            let doc = format!(" `{value}`");
+            quote! { #[doc = #doc] #[serde(rename = #value)] #variant, }
+        });
+        let doc = format!(
+            " The values the reference lists for `{}`; `Other` keeps any value added later.",
+            def.values.join("`, `")
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, PartialEq, Eq, Hash, Debug)]
+            #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
+            #[serde(crate = "::payspec_client::runtime::serde")]
+            pub enum #name {
+                #(#items)*
+                /// A value this spec does not list.
+                #[serde(untagged)]
+                Other(String),
+            }
+            impl fmt::Display for #name {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    rt::fmt_wire(self, f)
+                }
+            }
+            impl rt::FromJson for #name {
+                fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
+                    rt::from_json_via_serde(value, at, "one of the listed values (a string)")
+                }
+            }
+            impl rt::ToJson for #name {
+                fn to_json(&self) -> rt::Json { rt::to_json_via_serde(self) }
+            }
+        }
+    });
+    let shapes = spec.shapes.iter().map(|shape| answer_struct(shape, names));
+    quote! {
+        /// Typed identifiers, open enumerations of the values the reference lists, and
+        /// the answers' shapes.
+        pub mod types {
+            use ::payspec_client::runtime as rt;
+            use ::std::fmt;
+            #(#identifiers)*
+            #(#enums)*
+            #(#shapes)*
+        }
+    }
+}
+
+/// UpperCamelCase variant names for wire values, unique within the enum.
+pub(super) fn variant_names(values: &[String]) -> Vec<Ident> {
+    const DIGITS: [&str; 10] =
+        ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine"];
+    let mut used: Vec<String> = vec!["Other".to_owned()];
+    values
+        .iter()
+        .map(|value| {
+            let mut name = value.to_upper_camel_case();
+            if let Some(first) = name.chars().next().and_then(|c| c.to_digit(10)) {
+                name = format!("{}{}", DIGITS[first as usize], &name[1..]);
+            }
+            if name.is_empty() {
+                name = "Empty".to_owned();
+            }
+            let base = name.clone();
+            let mut n = 2;
+            while used.contains(&name) {
+                name = format!("{base}{n}");
+                n += 1;
+            }
+            used.push(name.clone());
+            format_ident!("{}", name)
+        })
+        .collect()
+}
+
+/// One answer shape: a struct of its declared fields plus the ones the spec does not know,
+/// and the straight-line lists of `Fields` and `ObjectWriter` calls that read and write it.
+fn answer_struct(shape: &Shape, names: &Names) -> TokenStream {
+    let name = format_ident!("{}", shape.name);
+    let mut doc = shape.doc.clone();
+    doc.push(String::new());
+    doc.push(
+        "Read exactly as the service sent it: amounts and numbers keep their text, unknown enumeration values are kept, and fields the spec does not declare are in `other_fields`.".to_owned(),
+    );
+    let doc = doc_lines(&doc);
+    let fields = shape.fields.iter().map(|field| {
+        let ident = field_ident(&field.name);
+        let ty = names.field_type(&shape.name, field);
+        let mut lines = field.doc.clone();
+        let need = if field.required { "always present" } else { "may be absent or null" };
+        lines.push(format!("Wire key `{}`; {need}.", field.wire));
+        let doc = doc_lines(&lines);
+        quote! { #doc pub #ident: #ty, }
+    });
+    let reads = shape.fields.iter().map(|field| {
+        let ident = field_ident(&field.name);
+        let wire = &field.wire;
+        if field.required {
+            quote! { #ident: fields.required(#wire)?, }
+        } else {
+            quote! { #ident: fields.optional(#wire)?, }
+        }
+    });
+    let writes = shape.fields.iter().map(|field| {
+        let ident = field_ident(&field.name);
+        let wire = &field.wire;
+        if field.required {
+            quote! { out.required(#wire, &self.#ident); }
+        } else {
+            quote! { out.optional(#wire, &self.#ident); }
+        }
+    });
+    let debug_fields = shape.fields.iter().map(|field| {
+        let ident = field_ident(&field.name);
+        let label = &field.name;
+        if field.secret {
+            quote! { .field(#label, &rt::Redacted) }
+        } else {
+            quote! { .field(#label, &self.#ident) }
+        }
+    });
+    let label = &shape.name;
+    quote! {
+        #doc
+        #[derive(Clone, PartialEq)]
+        #[non_exhaustive]
+        pub struct #name {
+            #(#fields)*
+            /// The fields of the answer that the spec does not declare, as the service sent them.
+            pub other_fields: rt::JsonObject,
+        }
+        impl rt::FromJson for #name {
+            fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
+                let mut fields = rt::Fields::new(value, at)?;
+                Ok(Self { #(#reads)* other_fields: fields.rest() })
+            }
+        }
+        impl rt::ToJson for #name {
+            fn to_json(&self) -> rt::Json {
+                let mut out = rt::ObjectWriter::new();
+                #(#writes)*
+                out.finish(&self.other_fields)
+            }
+        }
+        impl rt::serde::Serialize for #name {
+            fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                rt::serialize_via_json(self, serializer)
+            }
+        }
+        impl<'de> rt::serde::Deserialize<'de> for #name {
+            fn deserialize<D: rt::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                rt::deserialize_via_json(deserializer)
+            }
+        }
+        impl fmt::Debug for #name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(#label) #(#debug_fields)* .field("other_fields", &self.other_fields.len()).finish()
+            }
+        }
+    }
+}
