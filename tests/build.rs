@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use heck::ToUpperCamelCase;
-use payspec_codegen::model::{Operation, Param, Type};
+use payspec_codegen::Spec;
+use payspec_codegen::model::{EnvelopeKind, Operation, Param, Type};
 use serde_json::{Value, json};
 
 /// A spec name as a Rust identifier, raw where it is a keyword (as the client spells it).
@@ -62,7 +63,8 @@ fn samples(op: &Operation) -> String {
     Value::Object(samples).to_string()
 }
 
-fn test_case(op: &Operation, out: &mut String) {
+/// The generated lines that build `op`'s request from the test's samples.
+fn request_code(op: &Operation) -> String {
     let settable: Vec<&Param> = op.params.iter().filter(|p| p.fixed.is_none()).collect();
     let ty = op.name.to_upper_camel_case();
     let required: Vec<String> = settable.iter().filter(|p| p.required).map(|p| argument(p)).collect();
@@ -71,6 +73,201 @@ fn test_case(op: &Operation, out: &mut String) {
         .filter(|p| !p.required)
         .map(|p| format!("\n        .{}({})", ident(&p.name), argument(p)))
         .collect();
+    format!("requests::{ty}::new({}){setters}", required.join(", "))
+}
+
+/// The answer the reference documents for `op`, in `op`'s envelope: its example where it
+/// gives one, otherwise a value built from its schema and the schema's examples.
+fn reference_answer(reference: &Reference, spec: &Spec, op: &Operation) -> Option<Value> {
+    let schema = reference.answer_schema(op)?;
+    let mut body = reference.sample(schema, 0);
+    // Where the spec records that it reads the reference differently (a list where the
+    // reference declares one item), the answer follows the spec.
+    if let Some(answer) = &op.response {
+        let data = match op.answers.envelope {
+            EnvelopeKind::Unwrapped => Some(&mut body),
+            _ => body.get_mut("data"),
+        };
+        if let Some(data) = data {
+            conform(spec, &answer.ty, answer.list, data, 0);
+        }
+    }
+    if let (Some(data), EnvelopeKind::Standard | EnvelopeKind::ResponseCode) =
+        (body.as_object_mut().and_then(|o| o.get_mut("data")), op.answers.envelope)
+    {
+        let data = data.take();
+        let code = op.answers.success_codes.first().cloned().unwrap_or_default();
+        body = match op.answers.envelope {
+            EnvelopeKind::ResponseCode => {
+                json!({"responseCode": code, "responseMessage": "ok", "data": data})
+            }
+            _ => json!({"code": code, "description": "ok", "data": data}),
+        };
+    }
+    Some(body)
+}
+
+/// Wraps in a list each single value where the spec declares a list.
+fn conform(spec: &Spec, ty: &Type, list: bool, value: &mut Value, depth: usize) {
+    if depth > 12 {
+        return;
+    }
+    if list && !value.is_array() && !value.is_null() {
+        *value = json!([value.take()]);
+    }
+    let Type::Shape(name) = ty else { return };
+    let Some(shape) = spec.shape(name) else { return };
+    let items: Vec<&mut Value> = match value {
+        Value::Array(items) if list => items.iter_mut().collect(),
+        other => vec![other],
+    };
+    for item in items {
+        let Some(object) = item.as_object_mut() else { continue };
+        for field in &shape.fields {
+            if let Some(inner) = object.get_mut(&field.wire) {
+                conform(spec, &field.ty, field.list, inner, depth + 1);
+            }
+        }
+    }
+}
+
+/// The vendor's OpenAPI document, read for the answers it documents.
+struct Reference {
+    document: Value,
+}
+
+impl Reference {
+    fn resolve<'a>(&'a self, mut schema: &'a Value) -> &'a Value {
+        for _ in 0..16 {
+            let Some(target) = schema.get("$ref").and_then(Value::as_str) else { break };
+            let name = target.rsplit('/').next().unwrap_or_default();
+            match self.document.pointer(&format!("/components/schemas/{name}")) {
+                Some(found) => schema = found,
+                None => break,
+            }
+        }
+        schema
+    }
+
+    /// The schema of the first 2xx JSON answer of the operation at `op`'s route (or one
+    /// of its aliases).
+    fn answer_schema(&self, op: &Operation) -> Option<&Value> {
+        let shape = |path: &str| -> String {
+            path.split('/').map(|s| if s.starts_with('{') { "{}" } else { s }).collect::<Vec<_>>().join("/")
+        };
+        let routes: Vec<(String, String)> =
+            std::iter::once((op.method.as_str().to_lowercase(), shape(op.path.as_str())))
+                .chain(op.aliases.iter().map(|a| (a.method.as_str().to_lowercase(), shape(a.path.as_str()))))
+                .collect();
+        let paths = self.document.get("paths")?.as_object()?;
+        let (_, methods) = paths.iter().find(|(path, methods)| {
+            routes.iter().any(|(m, p)| {
+                *p == shape(path.split('?').next().unwrap_or_default()) && methods.get(m).is_some()
+            })
+        })?;
+        let method = routes.iter().find_map(|(m, _)| methods.get(m))?;
+        let responses = method.get("responses")?;
+        ["200", "201", "202"]
+            .iter()
+            .find_map(|status| responses.pointer(&format!("/{status}/content/application~1json/schema")))
+    }
+
+    /// A value of `schema`: its examples where it has them, coerced to the declared type
+    /// where the example is written as text (`"true"` for a boolean).
+    fn sample(&self, schema: &Value, depth: usize) -> Value {
+        let schema = self.resolve(schema);
+        if depth > 12 {
+            return Value::Null;
+        }
+        let example = schema.get("example").cloned();
+        match schema.get("type").and_then(Value::as_str) {
+            Some("object") | None if schema.get("properties").is_some() => {
+                let properties = schema.get("properties").and_then(Value::as_object);
+                let object: serde_json::Map<String, Value> = properties
+                    .into_iter()
+                    .flatten()
+                    .map(|(key, property)| (key.clone(), self.sample(property, depth + 1)))
+                    .collect();
+                Value::Object(object)
+            }
+            Some("array") => {
+                let items = schema.get("items").map_or(Value::Null, |items| self.sample(items, depth + 1));
+                match example {
+                    Some(Value::Array(given)) if !given.is_empty() && items.is_object() => json!([items]),
+                    Some(Value::Array(given)) => Value::Array(given),
+                    _ => json!([items]),
+                }
+            }
+            Some("boolean") => match example {
+                Some(Value::Bool(b)) => json!(b),
+                Some(Value::String(text)) => json!(text.eq_ignore_ascii_case("true")),
+                _ => json!(true),
+            },
+            Some("integer") => match example {
+                Some(Value::Number(n)) => Value::Number(n),
+                Some(Value::String(text)) if text.parse::<i64>().is_ok() => {
+                    json!(text.parse::<i64>().unwrap_or(0))
+                }
+                _ => json!(7),
+            },
+            Some("number") => match example {
+                Some(Value::Number(n)) => Value::Number(n),
+                Some(Value::String(text)) => Value::String(text),
+                _ => json!(1500.10),
+            },
+            Some("string") => match example {
+                Some(Value::String(text)) => Value::String(text),
+                Some(Value::Null) => Value::Null,
+                Some(other) => Value::String(other.to_string()),
+                None => match schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+                    Some(first) => first.clone(),
+                    None if schema.get("format").and_then(Value::as_str) == Some("date-time") => {
+                        json!("2025-03-01T12:30:45Z")
+                    }
+                    None => json!("text"),
+                },
+            },
+            Some("object") => example.unwrap_or_else(|| json!({})),
+            _ => example.unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// A test that decodes the reference's answer to `op` into its typed answer and writes it
+/// back unchanged.
+fn answer_case(op: &Operation, answer: &Value, out: &mut String) {
+    let name = &op.name;
+    let request = request_code(op);
+    let _ = write!(
+        out,
+        r#"
+/// `{method} {path}`: the reference's answer decodes into the typed answer, losslessly.
+#[tokio::test]
+async fn {test}() -> CaseResult {{{samples}
+    let answer = {answer:?};
+    let server = wire_check::server_answering({name:?}, answer).await?;
+    let client = wire_check::client(&server)?;
+    let request = {request};
+    let outcome = client.{group}().{method_ident}(request).await?;
+    wire_check::check_round_trip({name:?}, answer, outcome)?;
+    Ok(())
+}}
+"#,
+        method = op.method,
+        path = op.path,
+        test = ident(name),
+        answer = answer.to_string(),
+        samples = if request.contains("samples.") {
+            format!("\n    let samples = Samples::lookup(GENERATED_SAMPLES, {name:?})?;")
+        } else {
+            String::new()
+        },
+        group = ident(&op.group),
+        method_ident = ident(name),
+    );
+}
+
+fn test_case(op: &Operation, out: &mut String) {
     let name = &op.name;
     let _ = write!(
         out,
@@ -81,7 +278,7 @@ async fn {test}() -> CaseResult {{
     let samples = Samples::lookup(GENERATED_SAMPLES, {name:?})?;
     let server = wire_check::server_for({name:?}).await?;
     let client = wire_check::client(&server)?;
-    let request = requests::{ty}::new({required}){setters};
+    let request = {request};
     wire_check::check_debug({name:?}, &samples, &format!("{{request:?}}"))?;
     let outcome = client.{group}().{method_ident}(request).await?;
     wire_check::check({name:?}, &samples, &outcome, &server.requests())?;
@@ -91,7 +288,7 @@ async fn {test}() -> CaseResult {{
         method = op.method,
         path = op.path,
         test = ident(name),
-        required = required.join(", "),
+        request = request_code(op),
         group = ident(&op.group),
         method_ident = ident(name),
     );
@@ -120,6 +317,32 @@ fn main() -> ExitCode {
     let _ = writeln!(out, "];");
     for op in &spec.operations {
         test_case(op, &mut out);
+    }
+
+    // One test per typed answer the reference documents, beside the wire tests.
+    let reference_path = manifest_dir.join("../../shared/reference/nomba-openapi.json");
+    println!("cargo::rerun-if-changed={}", reference_path.display());
+    let mut answers = String::new();
+    answers.push_str("// Generated by tests/build.rs from spec/payments.yaml and the vendor's reference.\n");
+    let reference = std::fs::read_to_string(&reference_path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .map(|document| Reference { document });
+    let mut covered = Vec::new();
+    if let Some(reference) = &reference {
+        for op in spec.operations.iter().filter(|op| op.response.is_some()) {
+            if let Some(answer) = reference_answer(reference, &spec, op) {
+                answer_case(op, &answer, &mut answers);
+                covered.push(format!("{:?}", op.name));
+            }
+        }
+    }
+    let _ = writeln!(answers, "\n/// Whether the reference was found beside the repository.");
+    let _ = writeln!(answers, "pub const REFERENCE_READ: bool = {};", reference.is_some());
+    let _ = writeln!(answers, "\n/// The operations whose reference answer is decoded above.");
+    let _ = writeln!(answers, "pub const ANSWER_CASES: &[&str] = &[{}];", covered.join(", "));
+    if !payspec_codegen::build_script::write_out("answer_cases.rs", &answers) {
+        return ExitCode::FAILURE;
     }
 
     if !payspec_codegen::build_script::write_out("wire_cases.rs", &out) {

@@ -11,6 +11,16 @@ mod every_operation {
     use payspec_client::requests;
 
     include!(concat!(env!("OUT_DIR"), "/wire_cases.rs"));
+
+    /// One test per typed answer the reference documents, also written by `build.rs`:
+    /// the reference's answer decodes into the typed answer and writes back unchanged.
+    pub mod reference_answers {
+        use super::GENERATED_SAMPLES;
+        use crate::wire_check::{self, CaseResult, Samples};
+        use payspec_client::requests;
+
+        include!(concat!(env!("OUT_DIR"), "/answer_cases.rs"));
+    }
 }
 
 // The example's flow, run here against the loopback server (its `main` is not called).
@@ -19,6 +29,26 @@ mod every_operation {
 mod checkout_example;
 
 use std::time::Duration;
+
+#[test]
+fn every_typed_answer_is_decoded_from_the_reference() {
+    use every_operation::reference_answers::{ANSWER_CASES, REFERENCE_READ};
+    if !REFERENCE_READ {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "../shared/reference/nomba-openapi.json is missing, so no reference answer was decoded"
+        );
+        eprintln!("the reference is not beside the repository: its answers were not decoded");
+        return;
+    }
+    let spec = match wire_check::spec() {
+        Ok(spec) => spec,
+        Err(e) => panic!("{e}"),
+    };
+    let typed: Vec<&str> =
+        spec.operations.iter().filter(|op| op.response.is_some()).map(|op| op.name.as_str()).collect();
+    assert_eq!(ANSWER_CASES, typed.as_slice(), "every typed answer has a reference answer test");
+}
 
 use futures::StreamExt;
 use payspec_client::requests::{

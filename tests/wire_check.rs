@@ -9,6 +9,7 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use payspec_client::runtime::{FromJson, Json, Path, ToJson};
 use payspec_client::{Client, Credentials, Environment, Outcome};
 use payspec_codegen::Spec;
 use payspec_codegen::model::{Auth, EnvelopeKind, Method, Operation, Param, ParamLocation, Segment, Type};
@@ -642,4 +643,88 @@ pub fn check_debug(operation_name: &str, samples: &Samples, debug: &str) -> Resu
     } else {
         Err(Mismatch { operation: operation_name.to_owned(), problems: leaked })
     }
+}
+
+/// A loopback server whose token issue answers a token and every other request `answer`,
+/// the whole body as given.
+pub async fn server_answering(
+    operation_name: &str,
+    answer: &'static str,
+) -> Result<MockServer, Box<dyn std::error::Error>> {
+    let spec = spec()?;
+    let op = operation(spec, operation_name)?;
+    let issue = operation(spec, &spec.token_operations.issue)?;
+    // The token issue itself is answered with the answer under test, which is a token too.
+    let issue_path = if op.name == issue.name { String::new() } else { issue.path.as_str().to_owned() };
+    let grant = envelope(issue, answer_data(spec, issue));
+    let server = MockServer::start(move |request, _| {
+        if request.is("POST", &issue_path) {
+            grant.clone()
+        } else {
+            Reply::text(200, answer).header("Content-Type", "application/json")
+        }
+    })
+    .await?;
+    Ok(server)
+}
+
+/// Drops `null` members and sorts object keys, so that a field left out and a field sent
+/// as `null` compare equal, and key order does not matter.
+fn normalized(value: Json) -> Json {
+    match value {
+        Json::Object(object) => {
+            let mut entries: Vec<(String, Json)> = object
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.to_owned(), normalized(v.clone())))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = payspec_client::runtime::JsonObject::new();
+            for (k, v) in entries {
+                out.push(k, v);
+            }
+            Json::Object(out)
+        }
+        Json::Array(items) => Json::Array(items.into_iter().map(normalized).collect()),
+        other => other,
+    }
+}
+
+/// The typed answer written back is the answer's `data` as served: every field kept,
+/// every number with its text. A pending answer's data is decoded into the type too.
+pub fn check_round_trip<T: FromJson + ToJson>(
+    operation_name: &str,
+    served: &str,
+    outcome: Outcome<T>,
+) -> Result<(), Mismatch> {
+    let spec = spec()?;
+    let op = operation(spec, operation_name)?;
+    let served =
+        Json::parse(served).map_err(|e| Mismatch::one(operation_name, format!("bad test answer: {e}")))?;
+    let sent_data = match op.answers.envelope {
+        EnvelopeKind::Unwrapped => Some(served),
+        _ => served.get("data").cloned(),
+    };
+    let decoded = match outcome {
+        Outcome::Done(envelope) => envelope.data.map(|d| d.to_json()),
+        Outcome::Pending(envelope) => envelope
+            .data
+            .map(|raw| T::from_json(raw, &Path::root("data")).map(|typed| typed.to_json()))
+            .transpose()
+            .map_err(|e| Mismatch::one(operation_name, format!("the pending data does not decode: {e}")))?,
+    };
+    let (sent, got) = (sent_data.map(normalized), decoded.map(normalized));
+    if sent != got {
+        let text =
+            |v: &Option<Json>| v.as_ref().and_then(|v| serde_json::to_string(v).ok()).unwrap_or_default();
+        return Err(Mismatch::one(
+            operation_name,
+            format!(
+                "the typed answer does not write back what came:\n  sent {}\n  got  {}",
+                text(&sent),
+                text(&got)
+            ),
+        ));
+    }
+    Ok(())
 }

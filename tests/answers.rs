@@ -1,0 +1,161 @@
+//! Typed answers over a real loopback socket, through the generated client: amounts read
+//! exactly from a number or a string, open enumerations, fields the spec does not know
+//! kept, optional fields absent or null, and decode errors that name the operation and
+//! the field path without showing a secret. (Every reference answer is decoded too: see
+//! `every_operation::reference_answers` in `wire.rs`.)
+
+#[allow(dead_code, reason = "only the server and client helpers are used here")]
+mod wire_check;
+
+use payspec_client::requests::{FetchTransaction, ListCableTvPlans};
+use payspec_client::runtime::{Json, ToJson};
+use payspec_client::types::{TransactionResult, WalletTransferResultStatus};
+use payspec_client::{Error, Outcome};
+use serde_json::{Value, json};
+
+/// A finished `fetch_transaction` answer with every field the spec requires.
+fn transaction() -> Value {
+    json!({
+        "id": "txn-1",
+        "status": "SUCCESS",
+        "amount": 4000.00,
+        "source": "api",
+        "type": "transfer",
+        "gatewayMessage": "ok",
+        "timeCreated": "2023-09-04T15:23:55.173Z",
+        "merchantTxRef": "tx-1",
+    })
+}
+
+/// Fetches one transaction whose `data` is `data` written as raw text.
+async fn fetch_with(data: String) -> Result<Outcome<TransactionResult>, Error> {
+    let body = format!(r#"{{"code":"00","description":"ok","data":{data}}}"#);
+    let body: &'static str = Box::leak(body.into_boxed_str());
+    let server = match wire_check::server_answering("fetch_transaction", body).await {
+        Ok(s) => s,
+        Err(e) => panic!("server: {e}"),
+    };
+    let client = match wire_check::client(&server) {
+        Ok(c) => c,
+        Err(e) => panic!("client: {e}"),
+    };
+    client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await
+}
+
+/// `transaction()` with `amount` written as the raw JSON text `amount`.
+fn with_amount(amount: &str) -> String {
+    transaction().to_string().replace("4000.0", amount)
+}
+
+fn done(outcome: Result<Outcome<TransactionResult>, Error>) -> TransactionResult {
+    match outcome {
+        Ok(Outcome::Done(envelope)) => match envelope.data {
+            Some(data) => data,
+            None => panic!("no data"),
+        },
+        other => panic!("expected a finished answer, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn amounts_decode_exactly_from_a_number_or_a_string() {
+    for (written, text, as_json) in [
+        ("1500.10", "1500.10", "1500.10"),
+        ("\"1500.10\"", "1500.10", "\"1500.10\""),
+        ("90071992547409.93", "90071992547409.93", "90071992547409.93"),
+        ("0.10", "0.10", "0.10"),
+        ("-250.00", "-250.00", "-250.00"),
+    ] {
+        let answer = done(fetch_with(with_amount(written)).await);
+        assert_eq!(answer.amount.to_string(), text, "{written}");
+        let back = serde_json::to_string(&answer.amount.to_json()).unwrap_or_default();
+        assert_eq!(back, as_json, "{written} is written back as it came");
+    }
+}
+
+#[tokio::test]
+async fn an_amount_too_large_for_an_exact_decimal_is_a_decode_error() {
+    let result = fetch_with(with_amount("1e400")).await;
+    match result {
+        Err(Error::Decode { operation, path, reason, .. }) => {
+            assert_eq!(operation, "fetch_transaction");
+            assert_eq!(path.as_deref(), Some("data.amount"));
+            assert!(reason.contains("amount"), "{reason}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn unknown_values_and_fields_are_kept_and_optional_fields_may_be_absent_or_null() {
+    let mut data = transaction();
+    data["status"] = json!("ON_HOLD");
+    data["fixedCharge"] = Value::Null;
+    // Written as raw text: a `serde_json::Value` would already have turned 1.10 into 1.1.
+    let text = data.to_string().replacen('{', r#"{"newField":{"rate":1.10,"list":[0.10]},"#, 1);
+    // `customerBillerId` is optional and absent.
+    let answer = done(fetch_with(text).await);
+    assert_eq!(answer.status, WalletTransferResultStatus::Other("ON_HOLD".to_owned()));
+    assert_eq!(answer.fixed_charge, None);
+    assert_eq!(answer.customer_biller_id, None);
+    let kept = answer.other_fields.get("newField").map(|v| serde_json::to_string(v).unwrap_or_default());
+    assert_eq!(kept.as_deref(), Some(r#"{"rate":1.10,"list":[0.10]}"#));
+    assert_eq!(answer.time_created.as_str(), "2023-09-04T15:23:55.173Z");
+    // Written back: the same fields and values, less the null.
+    let back = serde_json::to_value(answer.to_json()).unwrap_or_default();
+    let mut expected = data.clone();
+    if let Some(object) = expected.as_object_mut() {
+        object.remove("fixedCharge");
+        object.insert("newField".to_owned(), json!({"rate": 1.10, "list": [0.10]}));
+    }
+    assert_eq!(back, expected);
+}
+
+#[tokio::test]
+async fn a_missing_required_field_or_a_wrong_type_names_the_path_and_hides_secrets() {
+    let mut missing = transaction();
+    if let Some(object) = missing.as_object_mut() {
+        object.remove("id");
+    }
+    let result = fetch_with(missing.to_string()).await;
+    assert!(
+        matches!(&result, Err(Error::Decode { path: Some(p), reason, .. }) if p == "data.id" && reason.contains("missing")),
+        "{result:?}"
+    );
+
+    let mut wrong = transaction();
+    wrong["timeCreated"] = json!(1_693_842_235);
+    wrong["bvn"] = json!("22233344455");
+    let result = fetch_with(wrong.to_string()).await;
+    match &result {
+        Err(error @ Error::Decode { path, reason, excerpt, .. }) => {
+            assert_eq!(path.as_deref(), Some("data.timeCreated"));
+            assert!(reason.contains("found a number"), "{reason}");
+            assert!(!excerpt.contains("22233344455"), "{excerpt}");
+            let text = error.to_string();
+            assert!(text.contains("fetch_transaction") && text.contains("data.timeCreated"), "{text}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_untyped_answer_keeps_every_number_exact() {
+    // The reference does not document `list_cable_tv_plans`: its data stays exact JSON.
+    let body = r#"{"code":"00","description":"ok","data":{"plans":[{"price":90071992547409.93,"fee":"0.10"}],"n":1e2}}"#;
+    let server = match wire_check::server_answering("list_cable_tv_plans", body).await {
+        Ok(s) => s,
+        Err(e) => panic!("server: {e}"),
+    };
+    let client = match wire_check::client(&server) {
+        Ok(c) => c,
+        Err(e) => panic!("client: {e}"),
+    };
+    let outcome = client.cable_tv().list_cable_tv_plans(ListCableTvPlans::new("dstv")).await;
+    let data: Option<Json> = match outcome {
+        Ok(Outcome::Done(envelope)) => envelope.data,
+        other => panic!("{other:?}"),
+    };
+    let text = data.map(|d| serde_json::to_string(&d).unwrap_or_default());
+    assert_eq!(text.as_deref(), Some(r#"{"plans":[{"price":90071992547409.93,"fee":"0.10"}],"n":1e2}"#));
+}
