@@ -9,7 +9,7 @@ mod wire_check;
 
 use payspec_client::requests::{FetchTransaction, ListCableTvPlans};
 use payspec_client::runtime::{Json, ToJson};
-use payspec_client::types::{TransactionResult, WalletTransferResultStatus};
+use payspec_client::types::{TransactionResult, TransactionResultStatus};
 use payspec_client::{Error, Outcome};
 use serde_json::{Value, json};
 
@@ -95,7 +95,7 @@ async fn unknown_values_and_fields_are_kept_and_optional_fields_may_be_absent_or
     let text = data.to_string().replacen('{', r#"{"newField":{"rate":1.10,"list":[0.10]},"#, 1);
     // `customerBillerId` is optional and absent.
     let answer = done(fetch_with(text).await);
-    assert_eq!(answer.status, WalletTransferResultStatus::Other("ON_HOLD".to_owned()));
+    assert_eq!(answer.status, TransactionResultStatus::Other("ON_HOLD".to_owned()));
     assert_eq!(answer.fixed_charge, None);
     assert_eq!(answer.customer_biller_id, None);
     let kept = answer.other_fields.get("newField").map(|v| serde_json::to_string(v).unwrap_or_default());

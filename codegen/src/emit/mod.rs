@@ -141,19 +141,29 @@ impl Names {
             }
         }
         taken.extend(enums.values().map(|e| e.name.clone()));
-        // An answer field reuses an enum with the same values; otherwise it gets its own,
-        // named after its shape and field.
-        let mut field_enums = BTreeMap::new();
-        let mut answer_enums: Vec<EnumDef> = Vec::new();
+        // An answer field reuses a parameter's enum with the same values; fields that share
+        // another set of values share one enum, named after the shortest of their
+        // `{Shape}{Field}` names (the plainest record that uses it).
+        let mut sets: Vec<(&[String], Vec<(&str, &str)>)> = Vec::new();
         for shape in &spec.shapes {
             for field in shape.fields.iter().filter(|f| !f.values.is_empty()) {
-                let same = enums
-                    .values()
-                    .chain(answer_enums.iter())
-                    .find(|e| e.values == field.values)
-                    .map(|e| e.name.clone());
-                let name = same.unwrap_or_else(|| {
-                    let base = format!("{}{}", shape.name, field.name.to_upper_camel_case());
+                match sets.iter_mut().find(|(values, _)| *values == field.values.as_slice()) {
+                    Some((_, users)) => users.push((&shape.name, &field.name)),
+                    None => sets.push((&field.values, vec![(&shape.name, &field.name)])),
+                }
+            }
+        }
+        let mut field_enums = BTreeMap::new();
+        let mut answer_enums: Vec<EnumDef> = Vec::new();
+        for (values, users) in sets {
+            let name = match enums.values().find(|e| e.values == values) {
+                Some(existing) => existing.name.clone(),
+                None => {
+                    let base = users
+                        .iter()
+                        .map(|(shape, field)| format!("{shape}{}", field.to_upper_camel_case()))
+                        .min_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
+                        .unwrap_or_default();
                     let mut name = base.clone();
                     let mut n = 2;
                     while taken.contains(&name) {
@@ -161,10 +171,12 @@ impl Names {
                         n += 1;
                     }
                     taken.push(name.clone());
-                    answer_enums.push(EnumDef { name: name.clone(), values: field.values.clone() });
+                    answer_enums.push(EnumDef { name: name.clone(), values: values.to_vec() });
                     name
-                });
-                field_enums.insert((shape.name.clone(), field.name.clone()), name);
+                }
+            };
+            for (shape, field) in users {
+                field_enums.insert((shape.to_owned(), field.to_owned()), name.clone());
             }
         }
         Names { enums, field_enums, answer_enums }
