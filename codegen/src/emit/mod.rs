@@ -109,6 +109,9 @@ pub(super) struct Names {
     answer_enums: Vec<EnumDef>,
 }
 
+/// A field of a shape: (shape name, field name).
+type FieldRef<'a> = (&'a str, &'a str);
+
 pub(super) struct EnumDef {
     pub(super) name: String,
     pub(super) values: Vec<String>,
@@ -144,7 +147,7 @@ impl Names {
         // An answer field reuses a parameter's enum with the same values; fields that share
         // another set of values share one enum, named after the shortest of their
         // `{Shape}{Field}` names (the plainest record that uses it).
-        let mut sets: Vec<(&[String], Vec<(&str, &str)>)> = Vec::new();
+        let mut sets: Vec<(&[String], Vec<FieldRef<'_>>)> = Vec::new();
         for shape in &spec.shapes {
             for field in shape.fields.iter().filter(|f| !f.values.is_empty()) {
                 match sets.iter_mut().find(|(values, _)| *values == field.values.as_slice()) {
