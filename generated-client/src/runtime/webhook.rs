@@ -45,6 +45,7 @@ use serde_json::value::RawValue;
 use sha2::Sha256;
 
 use super::amount::Amount;
+use super::json::Json;
 use super::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
 
 /// The header carrying the base64 signature.
@@ -272,9 +273,9 @@ impl fmt::Debug for UnsignedData {
 }
 
 impl UnsignedData {
-    /// `data` as a JSON value (`Null` when absent).
-    pub fn value(&self) -> serde_json::Value {
-        self.raw.as_ref().and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default()
+    /// `data` as exact JSON (`Null` when absent): numbers keep their text.
+    pub fn value(&self) -> Json {
+        self.raw.as_ref().and_then(|raw| Json::from_raw(raw).ok()).unwrap_or_default()
     }
 
     /// `data.transaction.transactionAmount` as the notification claims it, read exactly;
