@@ -24,7 +24,8 @@ const TOKEN: &str = "tok-bench";
 const BALANCE_PATH: &str = "/v1/accounts/balance";
 const TRANSFER_PATH: &str = "/v2/transfers/bank";
 
-const ANSWER: &str = r#"{"code":"00","description":"Success","data":{"amount":"1000.00","currency":"NGN","status":"SUCCESS","id":"tx-1"}}"#;
+// Every field the two operations' typed answers require (a balance and a transfer).
+const ANSWER: &str = r#"{"code":"00","description":"Success","data":{"amount":"1000.00","currency":"NGN","timeCreated":"2025-03-01T12:30:40.000Z","status":"SUCCESS","id":"tx-1","type":"transfer","fee":"10.00","meta":{"merchantTxRef":"tx-bench-1"}}}"#;
 const GRANT: &str = r#"{"code":"00","description":"Success","data":{"businessId":"biz-1","access_token":"tok-bench","refresh_token":"ref-bench","expiresAt":"2099-01-01T00:00:00Z"}}"#;
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
