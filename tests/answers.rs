@@ -7,7 +7,7 @@
 #[allow(dead_code, reason = "only the server and client helpers are used here")]
 mod wire_check;
 
-use payspec_client::requests::{FetchTransaction, ListCableTvPlans};
+use payspec_client::requests::{FetchTransaction, ListCableTvPlans, RefundCheckoutTransaction};
 use payspec_client::runtime::{Json, ToJson};
 use payspec_client::types::{TransactionResult, TransactionResultStatus};
 use payspec_client::{Error, Outcome};
@@ -158,4 +158,25 @@ async fn an_untyped_answer_keeps_every_number_exact() {
     };
     let text = data.map(|d| serde_json::to_string(&d).unwrap_or_default());
     assert_eq!(text.as_deref(), Some(r#"{"plans":[{"price":90071992547409.93,"fee":"0.10"}],"n":1e2}"#));
+}
+
+#[tokio::test]
+async fn an_answers_negative_amount_is_never_sent_in_a_request() {
+    let answer = done(fetch_with(with_amount("-250.00")).await);
+    let body = r#"{"code":"00","description":"ok","data":{}}"#;
+    let server = match wire_check::server_answering("refund_checkout_transaction", body).await {
+        Ok(s) => s,
+        Err(e) => panic!("server: {e}"),
+    };
+    let client = match wire_check::client(&server) {
+        Ok(c) => c,
+        Err(e) => panic!("client: {e}"),
+    };
+    let refund = RefundCheckoutTransaction::new("txn-1").amount(answer.amount);
+    let result = client.checkout().refund_checkout_transaction(refund).await;
+    assert!(
+        matches!(&result, Err(Error::InvalidRequest { reason }) if reason.contains("negative")),
+        "{result:?}"
+    );
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
 }

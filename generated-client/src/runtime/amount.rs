@@ -100,6 +100,12 @@ impl Amount {
         AmountText(*self)
     }
 
+    /// The amount as a request may send it: not negative, at most two decimal places (an
+    /// amount read from an answer may be neither).
+    fn for_request(&self) -> Result<Amount, AmountError> {
+        Amount::from_checked_decimal(self.value)
+    }
+
     fn from_checked_decimal(d: Decimal) -> Result<Self, AmountError> {
         if d.is_zero() {
             // Keeps the scale but drops a negative sign (`-0.00`).
@@ -193,8 +199,11 @@ impl serde::Serialize for Amount {
     /// A JSON number with the amount's exact text, as a request sends it (whatever form
     /// an answer gave it in; [`ToJson`] writes an answer back as it came). The value never
     /// becomes a float.
+    /// An amount a request may not send (negative, or more than two decimal places, as an
+    /// answer's may be) is refused, so it never leaves.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let raw = RawValue::from_string(self.value.to_string()).map_err(serde::ser::Error::custom)?;
+        let checked = self.for_request().map_err(serde::ser::Error::custom)?;
+        let raw = RawValue::from_string(checked.value.to_string()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
     }
 }
@@ -279,8 +288,10 @@ impl fmt::Display for AmountText {
 }
 
 impl serde::Serialize for AmountText {
+    /// Refuses what [`Amount`]'s serialization refuses.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
+        let checked = self.0.for_request().map_err(serde::ser::Error::custom)?;
+        serializer.collect_str(&checked)
     }
 }
 
@@ -342,11 +353,16 @@ mod tests {
         assert_eq!(from_string.map(|a| a.to_string()).ok(), Some("42.50".into()));
         // Answers carry what the service sent: a negative refund, more places, a string.
         let refund: Result<Amount, _> = serde_json::from_str("-3.50");
-        assert_eq!(refund.map(|a| a.to_string()).ok(), Some("-3.50".into()));
-        let quoted: Result<Amount, _> = serde_json::from_str("\"1.999\"");
+        assert_eq!(refund.as_ref().map(|a| a.to_string()).ok(), Some("-3.50".into()));
+        // ...but a request never sends one.
+        assert!(refund.as_ref().is_ok_and(|a| serde_json::to_string(a).is_err()));
+        assert!(refund.is_ok_and(|a| serde_json::to_string(&a.as_wire_string()).is_err()));
+        let quoted: Result<Amount, _> = serde_json::from_str("\"1.99\"");
         // Written back as it came, but sent in a request as a number.
-        assert_eq!(quoted.as_ref().ok().map(ToJson::to_json), Some(Json::String("1.999".into())));
-        assert_eq!(quoted.and_then(|a| serde_json::to_string(&a)).ok(), Some("1.999".into()));
+        assert_eq!(quoted.as_ref().ok().map(ToJson::to_json), Some(Json::String("1.99".into())));
+        assert_eq!(quoted.and_then(|a| serde_json::to_string(&a)).ok(), Some("1.99".into()));
+        let places: Result<Amount, _> = serde_json::from_str("\"1.999\"");
+        assert!(places.is_ok_and(|a| serde_json::to_string(&a).is_err()), "three places are not sent");
         for bad in ["1e400", "\"\"", "\"1,000\"", "true", "\"NaN\"", "99999999999999999999999999999999"] {
             assert!(serde_json::from_str::<Amount>(bad).is_err(), "{bad}");
         }

@@ -248,7 +248,8 @@ impl RequestWriter {
 
     fn body_dynamic<T: serde::Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
         let text = serde_json::to_string(value).map_err(|e| {
-            Error::invalid(format!("the body field `{key}` cannot be written as JSON ({:?})", e.classify()))
+            // The message is the value's own refusal (an amount's), never the value.
+            Error::invalid(format!("the body field `{key}` cannot be sent: {e}"))
         })?;
         let raw = RawValue::from_string(text)
             .map_err(|_| Error::invalid(format!("the body field `{key}` is not valid JSON")))?;
