@@ -1,9 +1,12 @@
 //! The one front end: reads a spec file and returns the validated model or every error it
 //! contains. The YAML library is used in this module only.
 
+mod prescan;
 mod raw;
 mod span;
 mod validate;
+
+pub use prescan::{MAX_NESTING, MAX_SPEC_BYTES};
 
 pub use span::{Location, SpanIndex};
 
@@ -88,15 +91,44 @@ impl std::error::Error for Diagnostics {}
 pub fn load(path: impl AsRef<Path>) -> Result<Spec, Diagnostics> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => load_str(&name, &text),
-        Err(error) => Err(Diagnostics(vec![Diagnostic {
-            file: name,
-            location: Location::START,
+    let unreadable = |location: Location, message: String, hint: &str| {
+        Err(Diagnostics(vec![Diagnostic {
+            file: name.clone(),
+            location,
             path: String::new(),
-            message: format!("cannot read the spec: {error}"),
-            hint: "check the path; relative paths are taken from the current directory".into(),
-        }])),
+            message,
+            hint: hint.into(),
+        }]))
+    };
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size > MAX_SPEC_BYTES as u64 {
+        return unreadable(
+            Location::START,
+            format!("the spec is {size} bytes, more than the {MAX_SPEC_BYTES} a spec may have"),
+            "split the service into several specs",
+        );
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => load_str(&name, &text),
+            Err(error) => {
+                let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
+                // `valid` is UTF-8 by construction.
+                let text = String::from_utf8_lossy(valid);
+                let line = text.matches('\n').count() + 1;
+                let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                unreadable(
+                    Location { line, column },
+                    "the spec is not UTF-8 text: this byte is not part of a UTF-8 character".into(),
+                    "save the file as UTF-8",
+                )
+            }
+        },
+        Err(error) => unreadable(
+            Location::START,
+            format!("cannot read the spec: {error}"),
+            "check the path; relative paths are taken from the current directory",
+        ),
     }
 }
 
@@ -107,23 +139,59 @@ pub fn load_builtin() -> Result<Spec, Diagnostics> {
 
 /// Reads and validates spec `text`; `file` names it in errors.
 pub fn load_str(file: &str, text: &str) -> Result<Spec, Diagnostics> {
+    let empty = SpanIndex::default();
+    let mut early = Sink::new(file, &empty);
+    if !prescan::scan(text, &mut early) {
+        return Err(early.finish());
+    }
     let spans = SpanIndex::build(text);
-    let mut sink = Sink { file, spans: &spans, found: Vec::new() };
+    let mut sink = Sink::new(file, &spans);
     let value: serde_yaml::Value = match serde_yaml::from_str(text) {
         Ok(value) => value,
         Err(error) => {
             sink.yaml_syntax(&error);
-            return Err(sink.finish());
+            return Err(within(text, sink.finish()));
         }
     };
     let spec = read_spec(value, &mut sink).and_then(|raw| validate::validate(file, raw, &mut sink));
     match spec {
         Some(spec) if sink.found.is_empty() => Ok(spec),
-        _ => Err(sink.finish()),
+        _ => Err(within(text, sink.finish())),
     }
 }
 
+/// Every location moved inside `text`: the YAML parser reports the end of a file that has
+/// no final newline one line past it.
+fn within(text: &str, mut diagnostics: Diagnostics) -> Diagnostics {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = if text.ends_with('\n') && lines.len() > 1 { lines.len() - 1 } else { lines.len() };
+    for d in &mut diagnostics.0 {
+        if d.location.line > last {
+            let end = lines.get(last - 1).map_or(0, |l| l.trim_end_matches('\r').chars().count());
+            d.location = Location { line: last, column: end + 1 };
+        } else if let Some(line) = lines.get(d.location.line - 1) {
+            let width = line.trim_end_matches('\r').chars().count() + 1;
+            d.location.column = d.location.column.clamp(1, width);
+        }
+        d.location.line = d.location.line.max(1);
+    }
+    diagnostics
+}
+
 fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawFile> {
+    if !value.is_mapping() {
+        let found = match value {
+            serde_yaml::Value::Sequence(_) => "a list",
+            serde_yaml::Value::Null => "nothing",
+            _ => "a single value",
+        };
+        sink.error(
+            "",
+            format!("the spec is {found}, not a mapping of keys"),
+            "start it with `format: 1`, then `service`, `groups` and `operations` (see spec/FORMAT.md)",
+        );
+        return None;
+    }
     let spec: raw::RawSpec = sink.deserialize(value, "")?;
     let mut operations = Vec::with_capacity(spec.operations.0.len());
     let mut unreadable = Vec::new();
@@ -152,12 +220,28 @@ pub(crate) struct Sink<'a> {
     found: Vec<Diagnostic>,
 }
 
-impl Sink<'_> {
+impl<'a> Sink<'a> {
+    pub(crate) fn new(file: &'a str, spans: &'a SpanIndex) -> Self {
+        Sink { file, spans, found: Vec::new() }
+    }
+
     /// Records an error at the YAML `path`.
     pub(crate) fn error(&mut self, path: &str, message: impl Into<String>, hint: impl Into<String>) {
+        let location = self.spans.locate(path);
+        self.error_at(location, path, message, hint);
+    }
+
+    /// Records an error at a known place.
+    pub(crate) fn error_at(
+        &mut self,
+        location: Location,
+        path: &str,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
         self.found.push(Diagnostic {
             file: self.file.to_owned(),
-            location: self.spans.locate(path),
+            location,
             path: path.to_owned(),
             message: message.into(),
             hint: hint.into(),
@@ -169,7 +253,7 @@ impl Sink<'_> {
         self.spans.locate(path)
     }
 
-    fn finish(mut self) -> Diagnostics {
+    pub(crate) fn finish(mut self) -> Diagnostics {
         self.found.sort_by(|a, b| a.location.cmp(&b.location).then_with(|| a.message.cmp(&b.message)));
         self.found.dedup();
         Diagnostics(self.found)

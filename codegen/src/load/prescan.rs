@@ -1,0 +1,238 @@
+//! Checks that run on the raw text before the YAML parser sees it, so that no input can
+//! make loading slow or large, and every location is one an editor shows:
+//!
+//! - at most [`MAX_SPEC_BYTES`] bytes, and not empty;
+//! - no control characters, and no line breaks other than `\n` and `\r\n` (YAML also breaks
+//!   lines at a lone `\r`, U+0085, U+2028 and U+2029, which editors count differently);
+//! - no tab in a line's indentation (YAML refuses it, and points elsewhere);
+//! - no anchors or aliases (`&name`, `*name`): the format needs none, and they are how a
+//!   small file expands into a huge one;
+//! - at most [`MAX_NESTING`] levels of nesting, in flow brackets or in `- ` on one line.
+
+use super::Sink;
+use super::span::Location;
+
+/// The largest spec read.
+pub const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
+/// The deepest nesting of flow collections, or of sequences opened on one line.
+pub const MAX_NESTING: usize = 32;
+/// After this many problems the scan stops: the file is not a spec yet.
+const MAX_PROBLEMS: usize = 20;
+
+/// Scans `text`, recording each problem at its place. `true` when the YAML parser may run.
+pub(crate) fn scan(text: &str, sink: &mut Sink<'_>) -> bool {
+    if text.len() > MAX_SPEC_BYTES {
+        sink.error_at(
+            Location::START,
+            "",
+            format!("the spec is {} bytes, more than the {MAX_SPEC_BYTES} a spec may have", text.len()),
+            "split the service into several specs",
+        );
+        return false;
+    }
+    let meaningful = text.lines().any(|l| {
+        let t = l.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+        !t.is_empty() && !t.starts_with('#') && t != "---" && t != "..."
+    });
+    if !meaningful {
+        sink.error_at(
+            Location::START,
+            "",
+            "the spec is empty",
+            "start it with `format: 1`, then `service`, `groups` and `operations` (see spec/FORMAT.md)",
+        );
+        return false;
+    }
+    let mut problems = 0;
+    let mut block_scalar: Option<usize> = None;
+    for (index, raw_line) in text.split('\n').enumerate() {
+        if problems >= MAX_PROBLEMS {
+            break;
+        }
+        let line_number = index + 1;
+        let line = raw_line.strip_suffix('\r').unwrap_or(raw_line);
+        let at = |column: usize| Location { line: line_number, column };
+        for (column, c) in line.chars().enumerate() {
+            let problem = match c {
+                '\r' => Some("a carriage return without a newline; end lines with `\\n` or `\\r\\n`"),
+                '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                    Some("a Unicode line or paragraph separator; end lines with `\\n`")
+                }
+                '\t' => None,
+                c if c.is_control() => Some("a control character; remove it"),
+                '\u{feff}' if index > 0 || column > 0 => Some("a byte order mark inside the file; remove it"),
+                _ => None,
+            };
+            if let Some(problem) = problem {
+                sink.error_at(at(column + 1), "", format!("the spec holds {problem}"), "");
+                problems += 1;
+            }
+        }
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(tab) = line[..indent].find('\t') {
+            sink.error_at(
+                at(tab + 1),
+                "",
+                "a tab in the indentation",
+                "indent with spaces only; YAML does not accept tabs there",
+            );
+            problems += 1;
+            continue;
+        }
+        let content = &line[indent..];
+        if let Some(key_indent) = block_scalar {
+            if content.is_empty() || indent > key_indent {
+                continue;
+            }
+            block_scalar = None;
+        }
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        match scan_line(content) {
+            LineScan::Fine { opens_block_scalar } => {
+                if opens_block_scalar {
+                    block_scalar = Some(indent);
+                }
+            }
+            LineScan::Anchor(offset, kind) => {
+                sink.error_at(
+                    at(indent + char_column(content, offset)),
+                    "",
+                    format!("a YAML {kind}"),
+                    "the spec format uses no anchors or aliases; write the value out where it is needed",
+                );
+                problems += 1;
+            }
+            LineScan::TooDeep(offset) => {
+                sink.error_at(
+                    at(indent + char_column(content, offset)),
+                    "",
+                    format!("more than {MAX_NESTING} levels of nesting"),
+                    "the spec format nests a few levels deep; use block-style YAML as spec/FORMAT.md shows",
+                );
+                problems += 1;
+            }
+        }
+    }
+    problems == 0
+}
+
+fn char_column(text: &str, byte_offset: usize) -> usize {
+    text.get(..byte_offset).map_or(0, |t| t.chars().count()) + 1
+}
+
+enum LineScan {
+    Fine {
+        opens_block_scalar: bool,
+    },
+    /// Byte offset in the line's content, and "anchor" or "alias".
+    Anchor(usize, &'static str),
+    /// Byte offset where the nesting passed the limit.
+    TooDeep(usize),
+}
+
+/// One line's content (indentation removed), outside quotes and comments.
+fn scan_line(content: &str) -> LineScan {
+    let bytes = content.as_bytes();
+    // Sequences opened on this line: `- - - x`.
+    let mut depth = 0;
+    let mut i = 0;
+    while bytes.get(i) == Some(&b'-') && matches!(bytes.get(i + 1), Some(b' ') | None) {
+        depth += 1;
+        if depth > MAX_NESTING {
+            return LineScan::TooDeep(i);
+        }
+        i += 2;
+    }
+    let mut quote: Option<u8> = None;
+    let mut previous = b' ';
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(b'"') if b == b'\\' => {
+                i += 2;
+                continue;
+            }
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'"' | b'\'' if matches!(previous, b' ' | b'[' | b'{' | b',' | b':') => quote = Some(b),
+                b'#' if previous == b' ' => break,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        return LineScan::TooDeep(i);
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                b'&' | b'*' if matches!(previous, b' ' | b'[' | b'{' | b',') => {
+                    let named = bytes
+                        .get(i + 1)
+                        .is_some_and(|n| !matches!(n, b' ' | b',' | b'[' | b']' | b'{' | b'}'));
+                    if named {
+                        return LineScan::Anchor(i, if b == b'&' { "anchor" } else { "alias" });
+                    }
+                }
+                _ => {}
+            },
+        }
+        previous = b;
+        i += 1;
+    }
+    // `key: |`, `- >-`, `|2`: the further indented lines below are text.
+    let trimmed = content.split(" #").next().unwrap_or_default().trim_end();
+    let (before, token) = trimmed.rsplit_once(' ').unwrap_or(("", trimmed));
+    let is_indicator = token.len() <= 3
+        && token.starts_with(['|', '>'])
+        && token[1..].chars().all(|c| matches!(c, '-' | '+' | '1'..='9'));
+    let opens_block_scalar = quote.is_none()
+        && is_indicator
+        && (before.is_empty() || before.ends_with(':') || before.ends_with('-'));
+    LineScan::Fine { opens_block_scalar }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(text: &str) -> Vec<String> {
+        let spans = super::super::SpanIndex::default();
+        let mut sink = Sink::new("t.yaml", &spans);
+        scan(text, &mut sink);
+        sink.finish()
+            .iter()
+            .map(|d| format!("{}:{} {}", d.location.line, d.location.column, d.message))
+            .collect()
+    }
+
+    #[test]
+    fn plain_specs_pass() {
+        let spec =
+            "format: 1\nservice:\n  title: \"a & b *c\"\n  doc: |\n    *not an alias*\n    & neither\nx: 1\n";
+        assert_eq!(problems(spec), Vec::<String>::new());
+        let flow = "a: [1, [2, 3]]\nb: 'it''s # not a comment'\nc: x # comment & *y\nd: a&b\n";
+        assert_eq!(problems(flow), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_problem_is_where_it_is() {
+        assert_eq!(problems(""), ["1:1 the spec is empty"]);
+        assert_eq!(problems("# only a comment\n"), ["1:1 the spec is empty"]);
+        assert_eq!(problems("a: 1\nb:\n\tc: 2\n"), ["3:1 a tab in the indentation"]);
+        assert_eq!(
+            problems("a: 1\nb: x\u{2028}y\n"),
+            ["2:5 the spec holds a Unicode line or paragraph separator; end lines with `\\n`"]
+        );
+        assert_eq!(
+            problems("a: 1\rb: 2\n"),
+            ["1:5 the spec holds a carriage return without a newline; end lines with `\\n` or `\\r\\n`"]
+        );
+        assert_eq!(problems("a: 1\r\nb: \u{7}\n"), ["2:4 the spec holds a control character; remove it"]);
+        assert_eq!(problems("a: &x 1\nb: *x\n"), ["1:4 a YAML anchor", "2:4 a YAML alias"]);
+        let bomb = format!("a: {}", "[".repeat(100_000));
+        assert_eq!(problems(&bomb), ["1:36 more than 32 levels of nesting"]);
+        let dashes = format!("a:\n{}x\n", "- ".repeat(30_000));
+        assert_eq!(problems(&dashes), ["2:65 more than 32 levels of nesting"]);
+    }
+}
