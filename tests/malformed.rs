@@ -309,7 +309,7 @@ fn each_fixture_reports_its_located_error() {
     let mut failures = Vec::new();
     for (name, first_line, hint) in EXPECTED {
         let errors = load_fixture(name);
-        let first = &errors.0[0];
+        let Some(first) = errors.first() else { panic!("no error") };
         let shown = first.to_string();
         let shown_first = shown.lines().next().unwrap_or_default();
         if shown_first != *first_line {
@@ -418,20 +418,20 @@ fn a_missing_file_is_a_located_error() {
     let shown = errors.to_string();
     let first = shown.lines().next().unwrap_or_default();
     assert!(first.starts_with(&format!("{name}:1:1: error: cannot read the spec: ")), "{shown}");
-    assert!(errors.0[0].hint.contains("check the path"), "{shown}");
+    assert!(errors.first().is_some_and(|d| d.hint.contains("check the path")), "{shown}");
 }
 
 // Loader bugs found while writing these tests, now fixed: each test pins the fix.
 
 #[test]
 fn a_duplicate_key_is_placed_at_the_duplicate() {
-    let first = load_fixture("duplicate_operation").0[0].location;
+    let first = load_fixture("duplicate_operation").first().map(|d| d.location).unwrap_or_default();
     assert_eq!((first.line, first.column), (73, 3));
 }
 
 #[test]
 fn an_unclosed_quote_is_placed_where_it_opens() {
-    let first = load_fixture("yaml_unclosed_quote").0[0].location;
+    let first = load_fixture("yaml_unclosed_quote").first().map(|d| d.location).unwrap_or_default();
     assert_eq!((first.line, first.column), (26, 14));
 }
 
@@ -442,4 +442,51 @@ fn an_operation_that_fails_to_parse_is_not_also_unknown() {
     let errors = load_str("cascade.yaml", &text).expect_err("an unknown key");
     let paths: Vec<&str> = errors.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, ["operations.issue_token.respons"], "{errors}");
+}
+
+/// `count` operations appended to the skeleton, each made by `operation(i)`.
+fn with_operations(count: usize, operation: impl Fn(usize) -> String) -> String {
+    let mut text = SKELETON.to_owned();
+    for i in 0..count {
+        text.push_str(&operation(i));
+    }
+    text
+}
+
+#[test]
+fn a_thousand_operations_on_one_route_are_one_error() {
+    let text = with_operations(1000, |i| {
+        format!(
+            "  same_{i}:\n    group: transfers\n    summary: One of many.\n    method: GET\n    path: /v1/same\n"
+        )
+    });
+    let started = std::time::Instant::now();
+    let errors = load_str("many.yaml", &text).expect_err("clashing routes");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(errors.len(), 1, "{errors}");
+    let shown = errors.to_string();
+    assert!(
+        shown.contains("`same_0`, `same_1`, `same_2`, `same_3`, `same_4` and 995 more have the same route"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn past_fifty_errors_the_rest_are_counted_and_suggestions_stay_cheap() {
+    let text = with_operations(5000, |i| {
+        format!(
+            "  lost_{i}:\n    group: transfer_{i}\n    summary: Names a group no one declared.\n    method: GET\n    path: /v1/lost/{i}\n"
+        )
+    });
+    let started = std::time::Instant::now();
+    let errors = load_str("lost.yaml", &text).expect_err("unknown groups");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(errors.len(), 50);
+    assert_eq!(errors.omitted(), 4950);
+    let shown = errors.to_string();
+    assert!(
+        shown.ends_with("... and 4950 more errors in the spec (5000 in all; mend these first)"),
+        "{shown}"
+    );
+    assert_eq!(shown.lines().filter(|l| l.contains(": error: ")).count(), 50);
 }

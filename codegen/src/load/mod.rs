@@ -49,37 +49,65 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Every error found in a spec file, in file order.
+/// The most errors reported for one spec; the others are counted.
+pub const MAX_ERRORS: usize = 50;
+
+/// Every error found in a spec file, in file order: the first [`MAX_ERRORS`] found, and a
+/// count of the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostics(pub Vec<Diagnostic>);
+pub struct Diagnostics {
+    errors: Vec<Diagnostic>,
+    omitted: usize,
+}
 
 impl Diagnostics {
-    /// The errors, in file order.
-    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
-        self.0.iter()
+    fn one(diagnostic: Diagnostic) -> Self {
+        Diagnostics { errors: vec![diagnostic], omitted: 0 }
     }
 
-    /// How many errors there are.
+    /// The errors reported, in file order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.errors.iter()
+    }
+
+    /// The first error in file order.
+    pub fn first(&self) -> Option<&Diagnostic> {
+        self.errors.first()
+    }
+
+    /// How many errors are reported.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.errors.len()
+    }
+
+    /// How many more errors were found past [`MAX_ERRORS`] and only counted.
+    pub fn omitted(&self) -> usize {
+        self.omitted
     }
 
     /// Whether there are none (a value of this type always has at least one).
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.errors.is_empty()
     }
 }
 
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, diagnostic) in self.0.iter().enumerate() {
+        for (i, diagnostic) in self.errors.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
             write!(f, "{diagnostic}")?;
         }
-        if self.0.len() > 1 {
-            write!(f, "\n{} errors in the spec", self.0.len())?;
+        if self.omitted > 0 {
+            write!(
+                f,
+                "\n... and {} more errors in the spec ({} in all; mend these first)",
+                self.omitted,
+                self.errors.len() + self.omitted
+            )?;
+        } else if self.errors.len() > 1 {
+            write!(f, "\n{} errors in the spec", self.errors.len())?;
         }
         Ok(())
     }
@@ -92,13 +120,13 @@ pub fn load(path: impl AsRef<Path>) -> Result<Spec, Diagnostics> {
     let path = path.as_ref();
     let name = path.display().to_string();
     let unreadable = |location: Location, message: String, hint: &str| {
-        Err(Diagnostics(vec![Diagnostic {
+        Err(Diagnostics::one(Diagnostic {
             file: name.clone(),
             location,
             path: String::new(),
             message,
             hint: hint.into(),
-        }]))
+        }))
     };
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if size > MAX_SPEC_BYTES as u64 {
@@ -165,7 +193,7 @@ pub fn load_str(file: &str, text: &str) -> Result<Spec, Diagnostics> {
 fn within(text: &str, mut diagnostics: Diagnostics) -> Diagnostics {
     let lines: Vec<&str> = text.split('\n').collect();
     let last = if text.ends_with('\n') && lines.len() > 1 { lines.len() - 1 } else { lines.len() };
-    for d in &mut diagnostics.0 {
+    for d in &mut diagnostics.errors {
         if d.location.line > last {
             let end = lines.get(last - 1).map_or(0, |l| l.trim_end_matches('\r').chars().count());
             d.location = Location { line: last, column: end + 1 };
@@ -218,11 +246,18 @@ pub(crate) struct Sink<'a> {
     file: &'a str,
     spans: &'a SpanIndex,
     found: Vec<Diagnostic>,
+    /// Errors past [`MAX_ERRORS`], counted only.
+    omitted: usize,
+    /// How many more string comparisons "did you mean" may make for this spec.
+    suggestion_budget: usize,
 }
+
+/// The string comparisons all "did you mean" hints of one spec may make together.
+const SUGGESTION_BUDGET: usize = 200_000;
 
 impl<'a> Sink<'a> {
     pub(crate) fn new(file: &'a str, spans: &'a SpanIndex) -> Self {
-        Sink { file, spans, found: Vec::new() }
+        Sink { file, spans, found: Vec::new(), omitted: 0, suggestion_budget: SUGGESTION_BUDGET }
     }
 
     /// Records an error at the YAML `path`.
@@ -239,6 +274,10 @@ impl<'a> Sink<'a> {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) {
+        if self.found.len() >= MAX_ERRORS {
+            self.omitted += 1;
+            return;
+        }
         self.found.push(Diagnostic {
             file: self.file.to_owned(),
             location,
@@ -246,6 +285,17 @@ impl<'a> Sink<'a> {
             message: message.into(),
             hint: hint.into(),
         });
+    }
+
+    /// The candidate closest to `word`, if one is close enough to be a likely typo. Free
+    /// until the spec has used up its budget of comparisons, or has so many errors that
+    /// this one will not be shown.
+    pub(crate) fn suggest<'c>(&mut self, word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+        if self.found.len() >= MAX_ERRORS || candidates.len() > self.suggestion_budget {
+            return None;
+        }
+        self.suggestion_budget -= candidates.len();
+        closest(word, candidates)
     }
 
     /// The location of a YAML path.
@@ -256,7 +306,7 @@ impl<'a> Sink<'a> {
     pub(crate) fn finish(mut self) -> Diagnostics {
         self.found.sort_by(|a, b| a.location.cmp(&b.location).then_with(|| a.message.cmp(&b.message)));
         self.found.dedup();
-        Diagnostics(self.found)
+        Diagnostics { errors: self.found, omitted: self.omitted }
     }
 
     fn yaml_syntax(&mut self, error: &serde_yaml::Error) {
@@ -301,7 +351,7 @@ impl<'a> Sink<'a> {
                 let inner = error.path().to_string();
                 let mut path = join_path(base, if inner == "." { "" } else { &inner });
                 let message = error.inner().to_string();
-                let (message, hint) = explain_serde_error(&message, &mut path);
+                let (message, hint) = explain_serde_error(self, &message, &mut path);
                 self.error(&path, message, hint);
                 None
             }
@@ -347,7 +397,7 @@ fn join_path(base: &str, inner: &str) -> String {
 
 /// Turns serde's wording into a message and a hint; for unknown fields, points `path` at
 /// the offending key itself.
-fn explain_serde_error(message: &str, path: &mut String) -> (String, String) {
+fn explain_serde_error(sink: &mut Sink<'_>, message: &str, path: &mut String) -> (String, String) {
     let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let key = quoted.first().copied().unwrap_or_default();
@@ -356,7 +406,7 @@ fn explain_serde_error(message: &str, path: &mut String) -> (String, String) {
         if path.rsplit('.').next() != Some(key) {
             *path = join_path(path, key);
         }
-        let hint = match closest(key, &expected) {
+        let hint = match sink.suggest(key, &expected) {
             Some(best) => {
                 format!("did you mean `{best}`? the keys allowed here are: {}", expected.join(", "))
             }
@@ -369,7 +419,7 @@ fn explain_serde_error(message: &str, path: &mut String) -> (String, String) {
     if message.starts_with("unknown variant ") {
         let value = quoted.first().copied().unwrap_or_default();
         let expected: Vec<&str> = quoted.iter().skip(1).copied().collect();
-        let hint = match closest(value, &expected) {
+        let hint = match sink.suggest(value, &expected) {
             Some(best) => format!("did you mean `{best}`? write one of: {}", expected.join(", ")),
             None => format!("write one of: {}", expected.join(", ")),
         };
@@ -389,7 +439,7 @@ fn explain_serde_error(message: &str, path: &mut String) -> (String, String) {
 }
 
 /// The candidate closest to `word`, if any is close enough to be a likely typo.
-pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
         .map(|c| (strsim::jaro_winkler(word, c), *c))

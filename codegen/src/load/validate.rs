@@ -1,10 +1,10 @@
 //! Turns the raw layer into the model, recording every semantic error on the way.
 
+use super::Sink;
 use super::raw::{
     Ordered, RawAnswers, RawAuth, RawEffect, RawEnvelope, RawField, RawGroup, RawIdempotencyHeader,
     RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam, RawService, RawShape,
 };
-use super::{Sink, closest};
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
 use std::collections::{HashMap, HashSet};
@@ -195,7 +195,7 @@ fn token_operations(
         match operations.iter().find(|o| &o.name == name) {
             None if unreadable.contains(name) => {}
             None => {
-                let hint = match closest(name, &names) {
+                let hint = match sink.suggest(name, &names) {
                     Some(best) => format!("did you mean `{best}`?"),
                     None => "name the operation of this spec that does it".into(),
                 };
@@ -299,7 +299,7 @@ impl TypeNames {
         if shapes {
             all.extend(self.shapes.iter().map(String::as_str));
         }
-        let hint = match closest(name, &all) {
+        let hint = match sink.suggest(name, &all) {
             Some(best) => format!("did you mean `{best}`? or declare `{name}` under `identifiers`"),
             None => {
                 format!("use one of {} or declare `{name}` under `identifiers`", Type::BUILTIN.join(", "))
@@ -601,7 +601,7 @@ fn response(raw: &RawOperation, types: &TypeNames, base: &str, sink: &mut Sink) 
     let Some(ty) = found else {
         let mut known: Vec<&str> = types.shapes.iter().map(String::as_str).collect();
         known.extend(Type::BUILTIN);
-        let hint = match closest(name, &known) {
+        let hint = match sink.suggest(name, &known) {
             Some(best) => format!("did you mean `{best}`? or write `{UNTYPED}`"),
             None => format!("declare it under `shapes`, or write `response: {UNTYPED}`"),
         };
@@ -652,7 +652,7 @@ fn check_group(group: &str, path: &str, groups: &[Group], sink: &mut Sink) {
         return;
     }
     let keys: Vec<&str> = groups.iter().map(|g| g.key.as_str()).collect();
-    let hint = match closest(group, &keys) {
+    let hint = match sink.suggest(group, &keys) {
         Some(best) => format!("did you mean `{best}`?"),
         None => format!("declare it under `groups` or use one of: {}", keys.join(", ")),
     };
@@ -856,7 +856,7 @@ fn check_idempotency(key: Option<&str>, effect: Effect, params: &[Param], base: 
     match params.iter().find(|p| p.name == key) {
         None => {
             let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-            let hint = match closest(key, &names) {
+            let hint = match sink.suggest(key, &names) {
                 Some(best) => format!("did you mean `{best}`?"),
                 None => "name the parameter that carries the caller's unique reference".into(),
             };
@@ -1016,7 +1016,7 @@ fn check_routes(operations: &[Operation], unreadable: &[String], sink: &mut Sink
                         "remove `same_route_as`",
                     );
                 } else if !names.contains(&target.as_str()) && !unreadable.contains(target) {
-                    let hint = match closest(target, &names) {
+                    let hint = match sink.suggest(target, &names) {
                         Some(best) => format!("did you mean `{best}`?"),
                         None => "name the operation whose route this alias repeats".into(),
                     };
@@ -1035,8 +1035,10 @@ fn check_routes(operations: &[Operation], unreadable: &[String], sink: &mut Sink
     keys.sort();
     for key in keys {
         let routes = &seen[key];
+        // Which routes take part in an undeclared clash: one error for the whole group.
+        let mut clashing = vec![false; routes.len()];
         for (i, later) in routes.iter().enumerate().skip(1) {
-            for earlier in &routes[..i] {
+            for (j, earlier) in routes[..i].iter().enumerate() {
                 if earlier.op.name == later.op.name {
                     sink.error(
                         &later.at,
@@ -1048,20 +1050,33 @@ fn check_routes(operations: &[Operation], unreadable: &[String], sink: &mut Sink
                 let declared = later.declares == Some(earlier.op.name.as_str())
                     || earlier.declares == Some(later.op.name.as_str());
                 if !declared {
-                    sink.error(
-                        &later.at,
-                        format!(
-                            "`{}` has the same route as `{}`: {} {} and {} {}",
-                            later.op.name, earlier.op.name, key.0, later.path, key.0, earlier.path
-                        ),
-                        format!(
-                            "if both really share the route, declare it on the alias with `same_route_as: {}`; otherwise fix the method or path",
-                            earlier.op.name
-                        ),
-                    );
+                    clashing[i] = true;
+                    clashing[j] = true;
                 }
             }
         }
+        let involved: Vec<&Seen> =
+            routes.iter().zip(&clashing).filter(|(_, c)| **c).map(|(r, _)| r).collect();
+        let [first, second, rest @ ..] = involved.as_slice() else { continue };
+        let message = if rest.is_empty() {
+            format!(
+                "`{}` has the same route as `{}`: {} {} and {} {}",
+                second.op.name, first.op.name, key.0, second.path, key.0, first.path
+            )
+        } else {
+            let shown: Vec<String> = involved.iter().take(5).map(|r| format!("`{}`", r.op.name)).collect();
+            let more = involved.len().saturating_sub(5);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("{}{more} have the same route, {} {}", shown.join(", "), key.0, first.path)
+        };
+        sink.error(
+            &second.at,
+            message,
+            format!(
+                "if they really share the route, declare it on the alias with `same_route_as: {}`; otherwise fix the method or path",
+                first.op.name
+            ),
+        );
     }
     // A declaration must point at a route that really is shared.
     for op in operations {
