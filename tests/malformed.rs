@@ -224,6 +224,61 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         r#"tests/fixtures/malformed/yaml_unclosed_quote.yaml:26:14: error: invalid YAML: found unexpected end of stream, while scanning a quoted scalar"#,
         "check the indentation and quoting",
     ),
+    (
+        "anchor_and_alias",
+        r#"tests/fixtures/malformed/anchor_and_alias.yaml:16:12: error: a YAML anchor"#,
+        "the spec format uses no anchors or aliases",
+    ),
+    (
+        "control_character",
+        r#"tests/fixtures/malformed/control_character.yaml:26:25: error: the spec holds a control character"#,
+        "remove it",
+    ),
+    (
+        "deep_nesting",
+        r#"tests/fixtures/malformed/deep_nesting.yaml:5:42: error: more than 32 levels of nesting"#,
+        "use block-style YAML",
+    ),
+    (
+        "empty",
+        r#"tests/fixtures/malformed/empty.yaml:1:1: error: the spec is empty"#,
+        "start it with `format: 1`",
+    ),
+    (
+        "group_named_crate",
+        r#"tests/fixtures/malformed/group_named_crate.yaml:15:3: error: groups.crate: group `crate` cannot name the client's accessor method"#,
+        "rename it, e.g. `crate_group`",
+    ),
+    (
+        "identifier_leading_digit",
+        r#"tests/fixtures/malformed/identifier_leading_digit.yaml:12:3: error: identifiers.3dsId: identifier `3dsId` is not an UpperCamelCase Rust type name"#,
+        "start it with a capital letter",
+    ),
+    (
+        "identifier_named_string",
+        r#"tests/fixtures/malformed/identifier_named_string.yaml:12:3: error: identifiers.String: identifier `String` would hide the Rust type `String` that the generated code uses"#,
+        "rename it, e.g. `StringValue`",
+    ),
+    (
+        "operation_named_self",
+        r#"tests/fixtures/malformed/operation_named_self.yaml:24:3: error: operations.self: `self` cannot name a Rust method"#,
+        "rename it, e.g. `self_operation`",
+    ),
+    (
+        "tab_in_indentation",
+        r#"tests/fixtures/malformed/tab_in_indentation.yaml:7:1: error: a tab in the indentation"#,
+        "indent with spaces only",
+    ),
+    (
+        "top_level_list",
+        r#"tests/fixtures/malformed/top_level_list.yaml:2:1: error: [0]: the spec is a list, not a mapping of keys"#,
+        "start it with `format: 1`",
+    ),
+    (
+        "unicode_line_separator",
+        r#"tests/fixtures/malformed/unicode_line_separator.yaml:4:24: error: the spec holds a Unicode line or paragraph separator"#,
+        "replace it with a newline",
+    ),
 ];
 
 fn fixtures_dir() -> PathBuf {
@@ -271,7 +326,8 @@ fn each_fixture_is_the_skeleton_with_one_thing_broken() {
         let text = fixture_text(&name);
         let (comment, rest) = text.split_once('\n').expect("a first line");
         assert!(comment.starts_with("# Malformed: "), "{name}: the first line says what is broken");
-        if name == "several_errors" {
+        // These are not the skeleton at all.
+        if ["several_errors", "empty", "top_level_list"].contains(&name.as_str()) {
             continue;
         }
         // Trim the lines the fixture shares with the skeleton at both ends: one change is left.
@@ -489,4 +545,35 @@ fn past_fifty_errors_the_rest_are_counted_and_suggestions_stay_cheap() {
         "{shown}"
     );
     assert_eq!(shown.lines().filter(|l| l.contains(": error: ")).count(), 50);
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_refused_at_the_byte() {
+    let path = std::env::temp_dir().join(format!("payspec-not-utf8-{}.yaml", std::process::id()));
+    let mut bytes = b"format: 1\nservice:\n  title: Caf".to_vec();
+    bytes.extend_from_slice(&[0xe9, b'\n']);
+    std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let errors = load(&path).expect_err("not UTF-8");
+    let _ = std::fs::remove_file(&path);
+    let first = errors.first().map(|d| (d.location.line, d.location.column, d.message.clone()));
+    assert_eq!(
+        first,
+        Some((3, 13, "the spec is not UTF-8 text: this byte is not part of a UTF-8 character".to_owned()))
+    );
+}
+
+#[test]
+fn an_operation_with_too_many_parameters_is_refused_not_generated() {
+    let params: String =
+        (0..30_000).map(|i| format!("      p{i}:\n        in: body\n        type: string\n")).collect();
+    let text = with_operations(1, |_| {
+        format!(
+            "  huge:\n    group: transfers\n    summary: Far too many.\n    method: POST\n    path: /v1/huge\n    params:\n{params}"
+        )
+    });
+    let errors = load_str("huge.yaml", &text).expect_err("too many parameters");
+    assert!(
+        errors.iter().any(|d| d.path == "operations.huge.params" && d.message.contains("more than the 500")),
+        "{errors}"
+    );
 }

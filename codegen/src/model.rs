@@ -7,6 +7,35 @@
 use crate::load::Location;
 use std::fmt;
 
+/// Type names the generated code uses unqualified: a spec type with one of these names
+/// would hide it, so the loader refuses it and the emitter never picks one.
+pub const RESERVED_TYPE_NAMES: [&str; 24] = [
+    "Self",
+    "String",
+    "Option",
+    "Some",
+    "None",
+    "Vec",
+    "Result",
+    "Ok",
+    "Err",
+    "Box",
+    "Default",
+    "From",
+    "Into",
+    "Clone",
+    "Copy",
+    "Debug",
+    "PartialEq",
+    "Eq",
+    "Hash",
+    "Send",
+    "Sync",
+    "Sized",
+    "ToString",
+    "Iterator",
+];
+
 /// A validated spec.
 #[derive(Debug, Clone)]
 pub struct Spec {

@@ -124,6 +124,7 @@ impl Names {
             .iter()
             .map(|i| i.name.clone())
             .chain(spec.shapes.iter().map(|s| s.name.clone()))
+            .chain(crate::model::RESERVED_TYPE_NAMES.iter().map(|n| (*n).to_owned()))
             .collect();
         let mut enums: BTreeMap<String, EnumDef> = BTreeMap::new();
         for param in spec.operations.iter().flat_map(|op| &op.params) {

@@ -100,12 +100,18 @@ pub(super) fn variant_names(values: &[String]) -> Vec<Ident> {
     values
         .iter()
         .map(|value| {
-            let mut name = value.to_upper_camel_case();
+            // ASCII letters and digits only, so that any value makes an identifier.
+            let mut name: String =
+                value.to_upper_camel_case().chars().filter(char::is_ascii_alphanumeric).collect();
             if let Some(first) = name.chars().next().and_then(|c| c.to_digit(10)) {
                 name = format!("{}{}", DIGITS[first as usize], &name[1..]);
             }
             if name.is_empty() {
                 name = "Empty".to_owned();
+            }
+            // `Self` cannot name a variant; a value spelled like it gets a suffix.
+            if name == "Self" {
+                name = "SelfValue".to_owned();
             }
             let base = name.clone();
             let mut n = 2;

@@ -208,13 +208,13 @@ fn within(text: &str, mut diagnostics: Diagnostics) -> Diagnostics {
 
 fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawFile> {
     if !value.is_mapping() {
-        let found = match value {
-            serde_yaml::Value::Sequence(_) => "a list",
-            serde_yaml::Value::Null => "nothing",
-            _ => "a single value",
+        let (found, at) = match value {
+            serde_yaml::Value::Sequence(_) => ("a list", "[0]"),
+            serde_yaml::Value::Null => ("nothing", ""),
+            _ => ("a single value", ""),
         };
         sink.error(
-            "",
+            at,
             format!("the spec is {found}, not a mapping of keys"),
             "start it with `format: 1`, then `service`, `groups` and `operations` (see spec/FORMAT.md)",
         );

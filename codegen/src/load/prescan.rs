@@ -54,17 +54,19 @@ pub(crate) fn scan(text: &str, sink: &mut Sink<'_>) -> bool {
         let at = |column: usize| Location { line: line_number, column };
         for (column, c) in line.chars().enumerate() {
             let problem = match c {
-                '\r' => Some("a carriage return without a newline; end lines with `\\n` or `\\r\\n`"),
+                '\r' => Some(("a carriage return without a newline", "end lines with `\\n` or `\\r\\n`")),
                 '\u{85}' | '\u{2028}' | '\u{2029}' => {
-                    Some("a Unicode line or paragraph separator; end lines with `\\n`")
+                    Some(("a Unicode line or paragraph separator", "replace it with a newline, or remove it"))
                 }
                 '\t' => None,
-                c if c.is_control() => Some("a control character; remove it"),
-                '\u{feff}' if index > 0 || column > 0 => Some("a byte order mark inside the file; remove it"),
+                c if c.is_control() => Some(("a control character", "remove it: a spec is plain text")),
+                '\u{feff}' if index > 0 || column > 0 => {
+                    Some(("a byte order mark inside the file", "remove it"))
+                }
                 _ => None,
             };
-            if let Some(problem) = problem {
-                sink.error_at(at(column + 1), "", format!("the spec holds {problem}"), "");
+            if let Some((problem, hint)) = problem {
+                sink.error_at(at(column + 1), "", format!("the spec holds {problem}"), hint);
                 problems += 1;
             }
         }
@@ -222,13 +224,10 @@ mod tests {
         assert_eq!(problems("a: 1\nb:\n\tc: 2\n"), ["3:1 a tab in the indentation"]);
         assert_eq!(
             problems("a: 1\nb: x\u{2028}y\n"),
-            ["2:5 the spec holds a Unicode line or paragraph separator; end lines with `\\n`"]
+            ["2:5 the spec holds a Unicode line or paragraph separator"]
         );
-        assert_eq!(
-            problems("a: 1\rb: 2\n"),
-            ["1:5 the spec holds a carriage return without a newline; end lines with `\\n` or `\\r\\n`"]
-        );
-        assert_eq!(problems("a: 1\r\nb: \u{7}\n"), ["2:4 the spec holds a control character; remove it"]);
+        assert_eq!(problems("a: 1\rb: 2\n"), ["1:5 the spec holds a carriage return without a newline"]);
+        assert_eq!(problems("a: 1\r\nb: \u{7}\n"), ["2:4 the spec holds a control character"]);
         assert_eq!(problems("a: &x 1\nb: *x\n"), ["1:4 a YAML anchor", "2:4 a YAML alias"]);
         let bomb = format!("a: {}", "[".repeat(100_000));
         assert_eq!(problems(&bomb), ["1:36 more than 32 levels of nesting"]);

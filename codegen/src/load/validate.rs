@@ -24,7 +24,53 @@ pub(crate) struct RawFile {
 
 /// Words a parameter may not be called: Rust cannot escape them, or the generated request
 /// type already uses them (`new`, and `extra` for fields the spec does not know).
-const UNUSABLE_NAMES: [&str; 7] = ["self", "Self", "super", "crate", "_", "new", "extra"];
+const UNUSABLE_NAMES: [&str; 8] = ["self", "Self", "super", "crate", "_", "new", "extra", "extra_field"];
+
+/// Words Rust does not accept even as a raw identifier (`r#self`).
+const PATH_WORDS: [&str; 4] = ["self", "Self", "super", "crate"];
+
+/// Group names the generated client already uses for its own methods.
+const CLIENT_METHODS: [&str; 2] = ["builder", "runtime"];
+
+/// How many items a spec may hold, so that no spec makes checking or generating slow.
+pub const MAX_OPERATIONS: usize = 10_000;
+/// The most parameters of one operation, or fields of one shape.
+pub const MAX_MEMBERS: usize = 500;
+/// The most aliases of one operation.
+pub const MAX_ALIASES: usize = 64;
+
+/// Whether `name` can name a Rust type: an ASCII capital, then ASCII letters and digits.
+fn is_type_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase()) && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Refuses a type name that cannot be one, or would hide one the generated code uses.
+fn check_type_name(kind: &str, name: &str, path: &str, sink: &mut Sink) {
+    if !is_type_name(name) || name.to_upper_camel_case() != name {
+        let fixed = name.to_upper_camel_case();
+        let hint = if fixed.starts_with(|c: char| c.is_ascii_uppercase()) {
+            format!("write `{fixed}`")
+        } else {
+            format!("start it with a capital letter, e.g. `Id{fixed}`")
+        };
+        sink.error(path, format!("{kind} `{name}` is not an UpperCamelCase Rust type name"), hint);
+    } else if crate::model::RESERVED_TYPE_NAMES.contains(&name) {
+        sink.error(
+            path,
+            format!("{kind} `{name}` would hide the Rust type `{name}` that the generated code uses"),
+            format!("rename it, e.g. `{name}Value`"),
+        );
+    }
+}
+
+/// More than `max` items in the collection at `path`.
+fn check_count(count: usize, max: usize, what: &str, path: &str, sink: &mut Sink) -> bool {
+    if count > max {
+        sink.error(path, format!("{count} {what}, more than the {max} a spec may have"), "split the spec");
+        return false;
+    }
+    true
+}
 
 pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec> {
     if raw.format != 1 {
@@ -38,6 +84,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     check_shape_cycles(&shapes, sink);
     let answers = answers(raw.service.answers.as_ref(), &service_default_answers(), "service.answers", sink);
 
+    check_count(raw.operations.len(), MAX_OPERATIONS, "operations", "operations", sink);
     let mut operations = Vec::with_capacity(raw.operations.len());
     for (name, op) in raw.operations {
         let base = format!("operations.{name}");
@@ -216,13 +263,7 @@ fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
     let mut out = Vec::new();
     for (name, doc) in &raw.0 {
         let path = format!("identifiers.{name}");
-        if name.to_upper_camel_case() != *name || Type::builtin(name).is_some() {
-            sink.error(
-                &path,
-                format!("identifier `{name}` is not UpperCamelCase"),
-                format!("write `{}`", name.to_upper_camel_case()),
-            );
-        }
+        check_type_name("identifier", name, &path, sink);
         out.push(Identifier { name: name.clone(), doc: doc.clone() });
     }
     out
@@ -245,8 +286,27 @@ fn groups(raw: &Ordered<RawGroup>, sink: &mut Sink) -> Vec<Group> {
                     format!("group `{key}` is not snake_case"),
                     format!("write `{}`", key.to_snake_case()),
                 );
+            } else if PATH_WORDS.contains(&key.as_str()) || CLIENT_METHODS.contains(&key.as_str()) {
+                sink.error(
+                    &format!("groups.{key}"),
+                    format!("group `{key}` cannot name the client's accessor method"),
+                    format!("rename it, e.g. `{key}_group`"),
+                );
             }
             Group { key: key.clone(), title: group.title.clone(), doc: lines(group.doc.as_deref()) }
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .scan(HashMap::new(), |types: &mut HashMap<String, String>, group| {
+            let ty = group.key.to_upper_camel_case();
+            if let Some(first) = types.insert(ty.clone(), group.key.clone()) {
+                sink.error(
+                    &format!("groups.{}", group.key),
+                    format!("`{}` and `{first}` both become the Rust type `{ty}`", group.key),
+                    "rename one of them",
+                );
+            }
+            Some(group)
         })
         .collect()
 }
@@ -314,13 +374,15 @@ fn shapes(raw: &Ordered<RawShape>, types: &TypeNames, sink: &mut Sink) -> Vec<Sh
     let mut out = Vec::new();
     for (name, shape) in &raw.0 {
         let base = format!("shapes.{name}");
-        if name.to_upper_camel_case() != *name {
+        check_type_name("shape", name, &base, sink);
+        if types.identifiers.contains(name) {
             sink.error(
                 &base,
-                format!("shape `{name}` is not UpperCamelCase"),
-                format!("write `{}`", name.to_upper_camel_case()),
+                format!("`{name}` is declared both as an identifier and as a shape"),
+                "rename one of them",
             );
         }
+        check_count(shape.fields.0.len(), MAX_MEMBERS, "fields", &format!("{base}.fields"), sink);
         let mut seen = HashSet::new();
         let fields = shape
             .fields
@@ -437,7 +499,15 @@ fn operation(
             format!("operation name `{name}` is not snake_case"),
             format!("write `{}`", name.to_snake_case()),
         );
+    } else if PATH_WORDS.contains(&name.as_str()) {
+        sink.error(
+            base,
+            format!("`{name}` cannot name a Rust method"),
+            format!("rename it, e.g. `{name}_operation`"),
+        );
     }
+    check_count(raw.params.0.len(), MAX_MEMBERS, "parameters", &format!("{base}.params"), sink);
+    check_count(raw.aliases.len(), MAX_ALIASES, "aliases", &format!("{base}.aliases"), sink);
     check_group(&raw.group, &format!("{base}.group"), groups, sink);
     if raw.summary.trim().is_empty() || raw.summary.contains('\n') {
         sink.error(
@@ -776,10 +846,13 @@ fn check_param_shape(
 
 /// A body key may not be both a value and an object (`order` and `order.amount`).
 fn check_nesting(params: &[Param], base: &str, sink: &mut Sink) {
-    let body: Vec<&Param> = params.iter().filter(|p| p.location == ParamLocation::Body).collect();
-    for outer in &body {
+    // Sorted wire keys: the keys inside `outer.` follow right after the prefix.
+    let body: std::collections::BTreeMap<&str, &Param> =
+        params.iter().filter(|p| p.location == ParamLocation::Body).map(|p| (p.wire.as_str(), p)).collect();
+    for outer in body.values() {
         let prefix = format!("{}.", outer.wire);
-        if let Some(inner) = body.iter().find(|p| p.wire.starts_with(&prefix)) {
+        let inside = body.range(prefix.as_str()..).next().filter(|(wire, _)| wire.starts_with(&prefix));
+        if let Some((_, inner)) = inside {
             sink.error(
                 &format!("{base}.params.{}.wire", outer.name),
                 format!("`{}` is a value, but `{}` puts `{}` inside it", outer.wire, inner.name, inner.wire),
@@ -969,6 +1042,17 @@ fn check_names(operations: &[Operation], sink: &mut Sink) {
         }
     }
     let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    // A listing also gets `<name>_pages`, a method of the same group handle.
+    for op in operations.iter().filter(|op| op.pagination.is_some()) {
+        let pages = format!("{}_pages", op.name);
+        if names.contains(pages.as_str()) {
+            sink.error(
+                &format!("operations.{pages}"),
+                format!("`{pages}` is already the method that pages through `{}`", op.name),
+                "rename the operation",
+            );
+        }
+    }
     let mut listed: HashMap<&str, &str> = HashMap::new();
     for op in operations {
         for (i, listing) in op.also_listed_as.iter().enumerate() {
