@@ -577,3 +577,32 @@ fn an_operation_with_too_many_parameters_is_refused_not_generated() {
         "{errors}"
     );
 }
+
+#[test]
+fn every_section_reports_each_of_its_mistakes() {
+    let text = SKELETON
+        .replace("  title: Small payments service", "  title: [not, text]")
+        .replace(
+            "  SubAccountId: The id of a sub-account under the parent account.",
+            "  SubAccountId: [1, 2]",
+        )
+        .replace("    title: Transfers", "    titel: Transfers")
+        .replacen("    method: POST", "    method: SEND", 1)
+        .replacen("        in: body", "        in: bdy", 1);
+    let errors = load_str("each.yaml", &text).expect_err("five mistakes");
+    let paths: Vec<&str> = errors.iter().map(|d| d.path.as_str()).collect();
+    for expected in [
+        "service.title",
+        "identifiers.SubAccountId",
+        "groups.transfers.titel",
+        "operations.bank_transfer_from_sub_account.method",
+    ] {
+        assert!(paths.contains(&expected), "{expected} not reported:\n{errors}");
+    }
+    assert!(
+        paths.iter().any(|p| p.starts_with("operations.bank_transfer_from_sub_account.params.") && p.ends_with(".in")),
+        "the parameter's location not reported:\n{errors}"
+    );
+    // One mistake, one error: the misspelt `titel` does not also report `title` missing.
+    assert!(!errors.to_string().contains("missing key `title`"), "{errors}");
+}

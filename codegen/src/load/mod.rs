@@ -220,25 +220,83 @@ fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawF
         );
         return None;
     }
-    let spec: raw::RawSpec = sink.deserialize(value, "")?;
-    let mut operations = Vec::with_capacity(spec.operations.0.len());
+    let serde_yaml::Value::Mapping(mut top) = value else { return None };
+    // Each section is read on its own, and each group, shape and operation within it, so
+    // that a mistake in one hides none in another.
+    let allowed = ["format", "service", "identifiers", "groups", "shapes", "operations"];
+    let mut unknown_keys = Vec::new();
+    for key in top.keys() {
+        match key.as_str() {
+            Some(name) if allowed.contains(&name) => {}
+            Some(name) => unknown_keys.push(name.to_owned()),
+            None => unknown_keys.push(format!("{key:?}")),
+        }
+    }
+    for key in unknown_keys {
+        let hint = match sink.suggest(&key, &allowed) {
+            Some(best) => format!("did you mean `{best}`? the keys allowed here are: {}", allowed.join(", ")),
+            None => format!("remove it; the keys allowed here are: {}", allowed.join(", ")),
+        };
+        sink.error(&key, format!("unknown key `{key}`"), hint);
+    }
+    let mut section = |name: &str, sink: &mut Sink<'_>| -> Option<serde_yaml::Value> {
+        let found = top.remove(name);
+        if found.is_none() && ["format", "service", "groups", "operations"].contains(&name) {
+            sink.error("", format!("missing key `{name}`"), format!("add `{name}:` to the top level"));
+        }
+        found
+    };
+    let format = section("format", sink).and_then(|v| sink.deserialize::<u32>(v, "format"));
+    let service = section("service", sink).and_then(|v| sink.deserialize::<raw::RawService>(v, "service"));
+    let identifiers = match section("identifiers", sink) {
+        Some(v) => sink.deserialize::<raw::Ordered<String>>(v, "identifiers"),
+        None => Some(raw::Ordered::default()),
+    };
+    let groups = section("groups", sink).and_then(|v| each::<raw::RawGroup>(sink, v, "groups"));
+    let shapes = match section("shapes", sink) {
+        Some(v) => each::<raw::RawShape>(sink, v, "shapes"),
+        None => Some(raw::Ordered::default()),
+    };
+    let operations = section("operations", sink)
+        .and_then(|v| sink.deserialize::<raw::Ordered<serde_yaml::Value>>(v, "operations"));
+
+    let mut read = Vec::new();
     let mut unreadable = Vec::new();
-    for (name, value) in spec.operations.0 {
+    for (name, value) in operations.map(|o| o.0).unwrap_or_default() {
         let path = format!("operations.{name}");
         match sink.deserialize::<raw::RawOperation>(value, &path) {
-            Some(op) => operations.push((name, op)),
+            Some(op) => read.push((name, op)),
             None => unreadable.push(name),
         }
     }
     Some(validate::RawFile {
-        format: spec.format,
-        service: spec.service,
-        identifiers: spec.identifiers,
-        groups: spec.groups,
-        shapes: spec.shapes,
-        operations,
+        format: format?,
+        service: service?,
+        identifiers: identifiers?,
+        groups: groups?,
+        shapes: shapes?,
+        operations: read,
         unreadable,
     })
+}
+
+/// Reads a mapping of named entries (`groups`, `shapes`) one entry at a time; `None` when
+/// any entry had an error (all of them reported).
+fn each<T: serde::de::DeserializeOwned>(
+    sink: &mut Sink<'_>,
+    value: serde_yaml::Value,
+    base: &str,
+) -> Option<raw::Ordered<T>> {
+    let entries = sink.deserialize::<raw::Ordered<serde_yaml::Value>>(value, base)?;
+    let mut out = Vec::with_capacity(entries.0.len());
+    let mut failed = false;
+    for (name, value) in entries.0 {
+        match sink.deserialize::<T>(value, &format!("{base}.{name}")) {
+            Some(entry) => out.push((name, entry)),
+            None => failed = true,
+        }
+    }
+    (!failed).then_some(raw::Ordered(out))
 }
 
 /// Collects diagnostics with their locations.
@@ -339,23 +397,98 @@ impl<'a> Sink<'a> {
         });
     }
 
-    /// Deserializes `value` (found at YAML `base`), recording a located error on failure.
+    /// Deserializes `value` (found at YAML `base`), recording every error it holds, at most
+    /// one per entry: after each error, the entry that holds it (the key itself when it is
+    /// unknown, else the item two levels down, such as one parameter) is taken out and the
+    /// rest read again, so one mistake hides no other. `None` when there was an error.
     fn deserialize<T: serde::de::DeserializeOwned>(
         &mut self,
-        value: serde_yaml::Value,
+        mut value: serde_yaml::Value,
         base: &str,
     ) -> Option<T> {
-        match serde_path_to_error::deserialize::<_, T>(value) {
-            Ok(parsed) => Some(parsed),
-            Err(error) => {
-                let inner = error.path().to_string();
-                let mut path = join_path(base, if inner == "." { "" } else { &inner });
-                let message = error.inner().to_string();
-                let (message, hint) = explain_serde_error(self, &message, &mut path);
-                self.error(&path, message, hint);
-                None
+        let mut removed: Vec<Vec<Step>> = Vec::new();
+        // Unknown keys reported, by the mapping that holds them.
+        let mut unknown: Vec<(Vec<Step>, String)> = Vec::new();
+        for _ in 0..MAX_ERRORS {
+            let error = match serde_path_to_error::deserialize::<_, T>(value.clone()) {
+                Ok(parsed) if removed.is_empty() => return Some(parsed),
+                Ok(_) => return None,
+                Err(error) => error,
+            };
+            let mut steps: Vec<Step> = error
+                .path()
+                .iter()
+                .filter_map(|segment| match segment {
+                    serde_path_to_error::Segment::Map { key } => Some(Step::Key(key.clone())),
+                    serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
+                    _ => None,
+                })
+                .collect();
+            let raw_message = error.inner().to_string();
+            if let Some(field) = raw_message.strip_prefix("missing field ") {
+                // A key taken out above, now missing: already reported.
+                let field = field.trim_matches('`');
+                let mut was = steps.clone();
+                was.push(Step::Key(field.to_owned()));
+                // ...or the key a reported unknown key misspelt: one mistake, one error.
+                let misspelt =
+                    unknown.iter().any(|(at, key)| *at == steps && closest(key, &[field]).is_some());
+                if removed.contains(&was) || misspelt {
+                    return None;
+                }
             }
+            let inner = error.path().to_string();
+            let mut path = join_path(base, if inner == "." { "" } else { &inner });
+            let (message, hint) = explain_serde_error(self, &raw_message, &mut path);
+            self.error(&path, message, hint);
+            if raw_message.starts_with("unknown field ") {
+                let key = raw_message.split('`').nth(1).unwrap_or_default().to_owned();
+                if steps.last() == Some(&Step::Key(key.clone())) {
+                    steps.pop();
+                }
+                unknown.push((steps.clone(), key.clone()));
+                steps.push(Step::Key(key));
+            } else if raw_message.starts_with("missing field ") {
+                return None;
+            } else {
+                steps.truncate(2);
+            }
+            if steps.is_empty() || !remove_at(&mut value, &steps) {
+                return None;
+            }
+            removed.push(steps);
         }
+        None
+    }
+}
+
+/// One step down a YAML value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Takes out the entry at `steps`; false when there is none.
+fn remove_at(value: &mut serde_yaml::Value, steps: &[Step]) -> bool {
+    let Some((last, parents)) = steps.split_last() else { return false };
+    let mut current = value;
+    for step in parents {
+        let next = match (step, current) {
+            (Step::Key(key), serde_yaml::Value::Mapping(map)) => map.get_mut(key.as_str()),
+            (Step::Index(i), serde_yaml::Value::Sequence(items)) => items.get_mut(*i),
+            _ => None,
+        };
+        let Some(next) = next else { return false };
+        current = next;
+    }
+    match (last, current) {
+        (Step::Key(key), serde_yaml::Value::Mapping(map)) => map.remove(key.as_str()).is_some(),
+        (Step::Index(i), serde_yaml::Value::Sequence(items)) if *i < items.len() => {
+            items.remove(*i);
+            true
+        }
+        _ => false,
     }
 }
 

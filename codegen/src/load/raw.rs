@@ -40,21 +40,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
     }
 }
 
-/// The whole file, with operations left as YAML values so that each one is read on its
-/// own and one bad operation does not hide the errors of the next.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawSpec {
-    pub format: u32,
-    pub service: RawService,
-    #[serde(default)]
-    pub identifiers: Ordered<String>,
-    pub groups: Ordered<RawGroup>,
-    #[serde(default)]
-    pub shapes: Ordered<RawShape>,
-    pub operations: Ordered<serde_yaml::Value>,
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawService {
