@@ -4,17 +4,21 @@ use crate::model::Spec;
 use std::path::{Path, PathBuf};
 
 /// Loads the spec at `path` for a build script: tells cargo to re-run the script when the
-/// spec changes, and prints each spec error as a `cargo::error` line that names the spec's
-/// `file:line:col`. `None` means the spec has errors; the script should then fail.
+/// spec changes, and prints each spec error once, as one `cargo::error` line that names the
+/// spec's absolute `file:line:col` (clickable wherever the build runs). `None` means the
+/// spec has errors: cargo fails the build for them, so the script should then exit
+/// successfully, or cargo prints every error a second time with the script's output.
 pub fn load_spec(path: &Path) -> Option<Spec> {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     println!("cargo::rerun-if-changed={}", path.display());
-    match crate::load(path) {
+    match crate::load(&path) {
         Ok(spec) => Some(spec),
         Err(errors) => {
             for diagnostic in errors.iter() {
-                for line in diagnostic.to_string().lines() {
-                    println!("cargo::error={line}");
-                }
+                println!("cargo::error={}", diagnostic.one_line());
+            }
+            if errors.omitted() > 0 {
+                println!("cargo::error=... and {} more errors in the spec", errors.omitted());
             }
             None
         }

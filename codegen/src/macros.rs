@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 
 /// The expansion of `generate!("path/to/spec.yaml")`.
 ///
-/// `written` is the path as the caller wrote it (it names the file in errors, so messages
-/// hold no absolute path); `caller_dir` is the directory of the calling file, against which
-/// a relative path is resolved. The expansion is the build step's code plus an
+/// `written` is the path as the caller wrote it; `caller_dir` is the directory of the
+/// calling file, against which a relative path is resolved; `shown_dir` is that directory
+/// as the compiler names the calling file in its own messages, so that a spec error names
+/// the spec the same way, openable from where the build runs. The expansion is the build step's code plus an
 /// `include_bytes!` of the spec, so that editing the spec rebuilds the caller.
-pub fn expand_generate(written: &str, caller_dir: &Path, span: Span) -> TokenStream {
+pub fn expand_generate(written: &str, caller_dir: &Path, shown_dir: &Path, span: Span) -> TokenStream {
     let path =
         if Path::new(written).is_absolute() { PathBuf::from(written) } else { caller_dir.join(written) };
     let text = match std::fs::read_to_string(&path) {
@@ -32,13 +33,19 @@ pub fn expand_generate(written: &str, caller_dir: &Path, span: Span) -> TokenStr
             return quote::quote_spanned! {span=> ::core::compile_error!(#message); };
         }
     };
-    let spec = match crate::load_str(written, &text) {
+    let shown =
+        if Path::new(written).is_absolute() { PathBuf::from(written) } else { shown_dir.join(written) };
+    let spec = match crate::load_str(&shown.to_string_lossy(), &text) {
         Ok(spec) => spec,
         Err(errors) => {
-            let errors = errors.iter().map(|d| {
-                let message = d.to_string();
-                quote::quote_spanned! {span=> ::core::compile_error!(#message); }
-            });
+            // The compiler says `error:` itself.
+            let mut messages: Vec<String> = errors.iter().map(crate::load::Diagnostic::one_line).collect();
+            if errors.omitted() > 0 {
+                messages.push(format!("... and {} more errors in the spec", errors.omitted()));
+            }
+            let errors = messages
+                .iter()
+                .map(|message| quote::quote_spanned! {span=> ::core::compile_error!(#message); });
             return quote! { #(#errors)* };
         }
     };

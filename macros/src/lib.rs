@@ -22,8 +22,8 @@ pub fn generate(input: TokenStream) -> TokenStream {
             return syn::Error::new(error.span(), message).to_compile_error().into();
         }
     };
-    let caller_dir = caller_dir();
-    payspec_codegen::macros::expand_generate(&literal.value(), &caller_dir, literal.span()).into()
+    let (caller_dir, shown_dir) = caller_dir();
+    payspec_codegen::macros::expand_generate(&literal.value(), &caller_dir, &shown_dir, literal.span()).into()
 }
 
 /// The route constant of an operation of the built-in spec (see the crate documentation).
@@ -32,19 +32,21 @@ pub fn route(input: TokenStream) -> TokenStream {
     payspec_codegen::macros::expand_route(input.into()).into()
 }
 
-/// The directory of the file that calls the macro; the crate's manifest directory when the
-/// compiler does not know the file (as with code built from a string).
-fn caller_dir() -> std::path::PathBuf {
+/// The directory of the file that calls the macro, and the same directory as the compiler
+/// names it in its messages; the crate's manifest directory (twice) when the compiler does
+/// not know the file (as with code built from a string).
+fn caller_dir() -> (std::path::PathBuf, std::path::PathBuf) {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_default();
     match proc_macro::Span::call_site().local_file() {
         Some(file) => {
+            let shown = file.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
             let file = if file.is_absolute() {
                 file
             } else {
                 std::env::current_dir().unwrap_or_default().join(file)
             };
-            file.parent().map(std::path::Path::to_path_buf).unwrap_or(manifest)
+            (file.parent().map(std::path::Path::to_path_buf).unwrap_or(manifest), shown)
         }
-        None => manifest,
+        None => (manifest.clone(), manifest),
     }
 }

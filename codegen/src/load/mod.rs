@@ -35,6 +35,25 @@ pub struct Diagnostic {
     pub hint: String,
 }
 
+impl Diagnostic {
+    /// The error on one line, without the word `error` (for tools that add their own, as
+    /// cargo and the compiler do): `file:line:col: path: message (help: hint)`.
+    pub fn one_line(&self) -> String {
+        let mut line = format!("{}:{}:{}: ", self.file, self.location.line, self.location.column);
+        if !self.path.is_empty() {
+            line.push_str(&self.path);
+            line.push_str(": ");
+        }
+        line.push_str(&self.message);
+        if !self.hint.is_empty() {
+            line.push_str(" (help: ");
+            line.push_str(&self.hint);
+            line.push(')');
+        }
+        line
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}: error: ", self.file, self.location.line, self.location.column)?;
