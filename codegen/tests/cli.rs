@@ -52,7 +52,7 @@ fn check_prints_the_summary_of_the_builtin_spec() {
     let output = payspec(&["check"]);
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     let spec = load_builtin().expect("the built-in spec loads");
-    assert_eq!(stdout(&output), format!("{}\n", report::summary(&spec)));
+    assert_eq!(stdout(&output), format!("{} (the built-in spec)\n", report::summary(&spec)));
     assert!(
         stdout(&output)
             .starts_with("spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), "),
@@ -349,4 +349,33 @@ fn audit_of_a_spec_with_an_undeclared_identical_route_exits_1() {
         .collect();
     assert_eq!(identical.len(), 1);
     assert_eq!(identical[0]["declared"], true);
+}
+
+#[test]
+fn a_spec_on_standard_input_is_read_with_dash() {
+    use std::io::Write as _;
+    let small = include_str!("../../tests/fixtures/small.yaml");
+    let run = |input: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_payspec"))
+            .args(["--spec", "-", "check"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("payspec runs");
+        child.stdin.take().expect("a stdin").write_all(input).expect("the spec is written");
+        child.wait_with_output().expect("payspec ends")
+    };
+    let output = run(small.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
+    assert!(stdout(&output).starts_with("<stdin>: ok: 4 operations"), "{}", stdout(&output));
+    assert!(stdout(&output).trim_end().ends_with("(a spec of your own)"), "{}", stdout(&output));
+
+    let output = run(b"format: 1\nservice: \xff\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).starts_with("<stdin>:2:10: error: the spec is not UTF-8 text"),
+        "{}",
+        stderr(&output)
+    );
 }

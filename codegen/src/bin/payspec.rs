@@ -10,7 +10,8 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "payspec", version, about)]
 struct Cli {
-    /// The spec file to read; the built-in spec of the payments API when absent.
+    /// The spec file to read (`-`: standard input); the built-in spec of the payments API
+    /// when absent.
     #[arg(long, global = true, value_name = "PATH")]
     spec: Option<PathBuf>,
     #[command(subcommand)]
@@ -44,6 +45,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let loaded = match &cli.spec {
+        Some(path) if path.as_os_str() == "-" => read_stdin(),
         Some(path) => load(path),
         None => load_builtin(),
     };
@@ -54,11 +56,22 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    run(&cli.command, &spec)
+    run(&cli.command, &spec, cli.spec.is_none())
 }
 
-fn run(command: &Command, spec: &Spec) -> ExitCode {
-    match write_output(command, spec) {
+/// The spec on standard input, named `<stdin>` in errors, read up to the size limit.
+fn read_stdin() -> Result<Spec, payspec_codegen::Diagnostics> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    let limit = payspec_codegen::load::MAX_SPEC_BYTES as u64 + 1;
+    if let Err(error) = io::stdin().lock().take(limit).read_to_end(&mut bytes) {
+        eprintln!("payspec: cannot read standard input: {error}");
+    }
+    payspec_codegen::load::load_bytes("<stdin>", bytes)
+}
+
+fn run(command: &Command, spec: &Spec, builtin: bool) -> ExitCode {
+    match write_output(command, spec, builtin) {
         Ok(code) => code,
         // A reader that stops early (`payspec routes --json | head`) is not an error.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -69,11 +82,14 @@ fn run(command: &Command, spec: &Spec) -> ExitCode {
     }
 }
 
-fn write_output(command: &Command, spec: &Spec) -> io::Result<ExitCode> {
+fn write_output(command: &Command, spec: &Spec, builtin: bool) -> io::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match command {
-        Command::Check => writeln!(out, "{}", report::summary(spec))?,
+        Command::Check => {
+            let which = if builtin { "the built-in spec" } else { "a spec of your own" };
+            writeln!(out, "{} ({which})", report::summary(spec))?;
+        }
         Command::Generate { out: file } => {
             let source = match payspec_codegen::generate_source(spec) {
                 Ok(source) => source,

@@ -138,45 +138,54 @@ impl std::error::Error for Diagnostics {}
 pub fn load(path: impl AsRef<Path>) -> Result<Spec, Diagnostics> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let unreadable = |location: Location, message: String, hint: &str| {
-        Err(Diagnostics::one(Diagnostic {
-            file: name.clone(),
-            location,
-            path: String::new(),
-            message,
-            hint: hint.into(),
-        }))
-    };
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if size > MAX_SPEC_BYTES as u64 {
-        return unreadable(
+        return Err(whole_file(
+            &name,
             Location::START,
             format!("the spec is {size} bytes, more than the {MAX_SPEC_BYTES} a spec may have"),
             "split the service into several specs",
-        );
+        ));
     }
     match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => load_str(&name, &text),
-            Err(error) => {
-                let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
-                // `valid` is UTF-8 by construction.
-                let text = String::from_utf8_lossy(valid);
-                let line = text.matches('\n').count() + 1;
-                let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                unreadable(
-                    Location { line, column },
-                    "the spec is not UTF-8 text: this byte is not part of a UTF-8 character".into(),
-                    "save the file as UTF-8",
-                )
-            }
-        },
-        Err(error) => unreadable(
+        Ok(bytes) => load_bytes(&name, bytes),
+        Err(error) => Err(whole_file(
+            &name,
             Location::START,
             format!("cannot read the spec: {error}"),
             "check the path; relative paths are taken from the current directory",
-        ),
+        )),
     }
+}
+
+/// Reads and validates spec `bytes` (a file's or standard input's); `file` names it in
+/// errors. Bytes that are not UTF-8 are refused where they stand.
+pub fn load_bytes(file: &str, bytes: Vec<u8>) -> Result<Spec, Diagnostics> {
+    match String::from_utf8(bytes) {
+        Ok(text) => load_str(file, &text),
+        Err(error) => {
+            let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
+            let text = String::from_utf8_lossy(valid);
+            let line = text.matches('\n').count() + 1;
+            let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            Err(whole_file(
+                file,
+                Location { line, column },
+                "the spec is not UTF-8 text: this byte is not part of a UTF-8 character".into(),
+                "save the file as UTF-8",
+            ))
+        }
+    }
+}
+
+fn whole_file(file: &str, location: Location, message: String, hint: &str) -> Diagnostics {
+    Diagnostics::one(Diagnostic {
+        file: file.to_owned(),
+        location,
+        path: String::new(),
+        message,
+        hint: hint.into(),
+    })
 }
 
 /// The spec built into the generator.
