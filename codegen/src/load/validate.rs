@@ -33,7 +33,7 @@ const PATH_WORDS: [&str; 4] = ["self", "Self", "super", "crate"];
 const CLIENT_METHODS: [&str; 2] = ["builder", "runtime"];
 
 /// How many items a spec may hold, so that no spec makes checking or generating slow.
-pub const MAX_OPERATIONS: usize = 10_000;
+pub const MAX_OPERATIONS: usize = 2_000;
 /// The most parameters of one operation, or fields of one shape.
 pub const MAX_MEMBERS: usize = 500;
 /// The most aliases of one operation.
