@@ -11,6 +11,7 @@ use payspec_client::requests::{FetchTransaction, ListCableTvPlans, RefundCheckou
 use payspec_client::runtime::{Json, ToJson};
 use payspec_client::types::{TransactionResult, TransactionResultStatus};
 use payspec_client::{Error, Outcome};
+use payspec_tests::mock::MockServer;
 use serde_json::{Value, json};
 
 /// A finished `fetch_transaction` answer with every field the spec requires.
@@ -31,15 +32,21 @@ fn transaction() -> Value {
 async fn fetch_with(data: String) -> Result<Outcome<TransactionResult>, Error> {
     let body = format!(r#"{{"code":"00","description":"ok","data":{data}}}"#);
     let body: &'static str = Box::leak(body.into_boxed_str());
-    let server = match wire_check::server_answering("fetch_transaction", body).await {
+    let (_server, client) = answering("fetch_transaction", body).await;
+    client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await
+}
+
+/// A loopback server answering `operation` with `body` (token issue aside), and a client
+/// of it.
+async fn answering(operation: &str, body: &'static str) -> (MockServer, payspec_client::Client) {
+    let server = match wire_check::server_answering(operation, body).await {
         Ok(s) => s,
         Err(e) => panic!("server: {e}"),
     };
-    let client = match wire_check::client(&server) {
-        Ok(c) => c,
+    match wire_check::client(&server) {
+        Ok(client) => (server, client),
         Err(e) => panic!("client: {e}"),
-    };
-    client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await
+    }
 }
 
 /// `transaction()` with `amount` written as the raw JSON text `amount`.
@@ -143,14 +150,7 @@ async fn a_missing_required_field_or_a_wrong_type_names_the_path_and_hides_secre
 async fn an_untyped_answer_keeps_every_number_exact() {
     // The reference does not document `list_cable_tv_plans`: its data stays exact JSON.
     let body = r#"{"code":"00","description":"ok","data":{"plans":[{"price":90071992547409.93,"fee":"0.10"}],"n":1e2}}"#;
-    let server = match wire_check::server_answering("list_cable_tv_plans", body).await {
-        Ok(s) => s,
-        Err(e) => panic!("server: {e}"),
-    };
-    let client = match wire_check::client(&server) {
-        Ok(c) => c,
-        Err(e) => panic!("client: {e}"),
-    };
+    let (_server, client) = answering("list_cable_tv_plans", body).await;
     let outcome = client.cable_tv().list_cable_tv_plans(ListCableTvPlans::new("dstv")).await;
     let data: Option<Json> = match outcome {
         Ok(Outcome::Done(envelope)) => envelope.data,
@@ -164,14 +164,7 @@ async fn an_untyped_answer_keeps_every_number_exact() {
 async fn an_answers_negative_amount_is_never_sent_in_a_request() {
     let answer = done(fetch_with(with_amount("-250.00")).await);
     let body = r#"{"code":"00","description":"ok","data":{}}"#;
-    let server = match wire_check::server_answering("refund_checkout_transaction", body).await {
-        Ok(s) => s,
-        Err(e) => panic!("server: {e}"),
-    };
-    let client = match wire_check::client(&server) {
-        Ok(c) => c,
-        Err(e) => panic!("client: {e}"),
-    };
+    let (server, client) = answering("refund_checkout_transaction", body).await;
     let refund = RefundCheckoutTransaction::new("txn-1").amount(answer.amount);
     let result = client.checkout().refund_checkout_transaction(refund).await;
     assert!(

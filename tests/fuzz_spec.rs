@@ -5,38 +5,14 @@
 //! every location inside the file, or code that parses; bounded time and memory (this
 //! binary counts its allocations).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use payspec_codegen::{generate_source, load_str};
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+use payspec_tests::counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// A small, seeded, reproducible random source (xorshift64*).
 struct Rng(u64);
@@ -177,8 +153,7 @@ fn mutate(base: &str, rng: &mut Rng) -> String {
 fn check(name: &str, text: &str, generate: bool) -> (bool, Vec<String>) {
     let mut problems = Vec::new();
     let started = Instant::now();
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = counting::reset_peak();
     let loaded = catch_unwind(AssertUnwindSafe(|| load_str(name, text)));
     let accepted = matches!(loaded, Ok(Ok(_)));
     let lines: Vec<&str> = text.split('\n').collect();
@@ -204,7 +179,7 @@ fn check(name: &str, text: &str, generate: bool) -> (bool, Vec<String>) {
         },
         Ok(Ok(_)) => {}
     }
-    let grew = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    let grew = counting::peak().saturating_sub(before);
     if grew > 100 * 1024 * 1024 {
         problems.push(format!("{grew} bytes of memory"));
     }

@@ -1,1 +1,2 @@
+pub mod counting;
 pub mod mock;

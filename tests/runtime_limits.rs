@@ -2,40 +2,16 @@
 //! ends. This test binary counts every allocation of the process, so the bound is
 //! measured, not assumed; the server counts the bytes it managed to send.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use payspec_client::requests::ListBanks;
 use payspec_client::{Client, Credentials, Environment, Error, RetryPolicy};
+use payspec_tests::counting;
 use payspec_tests::mock::{MockServer, Reply};
 
 /// The system allocator, counting the bytes live now and the most live at once.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(live, Ordering::SeqCst);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 const LIMIT: usize = 1024 * 1024;
 const GIB: u64 = 1024 * 1024 * 1024;
@@ -68,10 +44,9 @@ async fn peak_growth_of(reply: Reply) -> (Result<(), Error>, usize, u64) {
         Ok(c) => c.into(),
         Err(e) => panic!("{e}"),
     };
-    let before = LIVE.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
+    let before = counting::reset_peak();
     let result = client.transfers().list_banks(ListBanks::new()).await.map(|_| ());
-    let growth = PEAK.load(Ordering::SeqCst).saturating_sub(before);
+    let growth = counting::peak().saturating_sub(before);
     eprintln!("peak growth {growth} bytes");
     tokio::time::sleep(Duration::from_millis(100)).await;
     (result, growth, server.streamed_bytes())
