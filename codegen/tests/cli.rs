@@ -49,10 +49,15 @@ impl Drop for TempSpec {
 
 #[test]
 fn check_prints_the_summary_of_the_builtin_spec() {
-    let output = payspec(&["check"]);
+    // Away from the repository, there is no spec on disk: the built-in copy is checked.
+    let output = Command::new(env!("CARGO_BIN_EXE_payspec"))
+        .arg("check")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("payspec runs");
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     let spec = load_builtin().expect("the built-in spec loads");
-    assert_eq!(stdout(&output), format!("{} (the built-in spec)\n", report::summary(&spec)));
+    assert_eq!(stdout(&output), format!("{} (the copy built into payspec)\n", report::summary(&spec)));
     assert!(
         stdout(&output)
             .starts_with("spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), "),
@@ -369,7 +374,7 @@ fn a_spec_on_standard_input_is_read_with_dash() {
     let output = run(small.as_bytes());
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     assert!(stdout(&output).starts_with("<stdin>: ok: 4 operations"), "{}", stdout(&output));
-    assert!(stdout(&output).trim_end().ends_with("(a spec of your own)"), "{}", stdout(&output));
+    assert!(stdout(&output).trim_end().ends_with("(standard input)"), "{}", stdout(&output));
 
     let output = run(b"format: 1\nservice: \xff\n");
     assert_eq!(output.status.code(), Some(1));
@@ -378,4 +383,13 @@ fn a_spec_on_standard_input_is_read_with_dash() {
         "{}",
         stderr(&output)
     );
+}
+
+#[test]
+fn run_from_the_repository_it_checks_the_spec_on_disk() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_payspec")).arg("check").current_dir(&root).output().expect("runs");
+    assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
+    assert!(stdout(&output).trim_end().ends_with("(the file on disk)"), "{}", stdout(&output));
 }

@@ -3,15 +3,15 @@
 use clap::{Parser, Subcommand};
 use payspec_codegen::{Spec, audit, load, load_builtin, report};
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The payspec generator: one spec of the payments API, checked, audited and turned into Rust.
 #[derive(Parser)]
 #[command(name = "payspec", version, about)]
 struct Cli {
-    /// The spec file to read (`-`: standard input); the built-in spec of the payments API
-    /// when absent.
+    /// The spec file to read (`-`: standard input). Without it: `spec/payments.yaml` in the
+    /// current directory when there is one, else the copy of it built into payspec.
     #[arg(long, global = true, value_name = "PATH")]
     spec: Option<PathBuf>,
     #[command(subcommand)]
@@ -44,10 +44,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let loaded = match &cli.spec {
-        Some(path) if path.as_os_str() == "-" => read_stdin(),
-        Some(path) => load(path),
-        None => load_builtin(),
+    // Without `--spec`, the repository's own spec when run from its root (so an edit on
+    // disk is what gets checked), else the copy built into this program.
+    let on_disk = Path::new(payspec_codegen::load::BUILTIN_SPEC_NAME);
+    let (loaded, source) = match &cli.spec {
+        Some(path) if path.as_os_str() == "-" => (read_stdin(), "standard input"),
+        Some(path) => (load(path), "the file on disk"),
+        None if on_disk.is_file() => (load(on_disk), "the file on disk"),
+        None => (load_builtin(), "the copy built into payspec"),
     };
     let spec = match loaded {
         Ok(spec) => spec,
@@ -56,7 +60,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    run(&cli.command, &spec, cli.spec.is_none())
+    run(&cli.command, &spec, source)
 }
 
 /// The spec on standard input, named `<stdin>` in errors, read up to the size limit.
@@ -70,8 +74,8 @@ fn read_stdin() -> Result<Spec, payspec_codegen::Diagnostics> {
     payspec_codegen::load::load_bytes("<stdin>", bytes)
 }
 
-fn run(command: &Command, spec: &Spec, builtin: bool) -> ExitCode {
-    match write_output(command, spec, builtin) {
+fn run(command: &Command, spec: &Spec, source: &str) -> ExitCode {
+    match write_output(command, spec, source) {
         Ok(code) => code,
         // A reader that stops early (`payspec routes --json | head`) is not an error.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -82,14 +86,12 @@ fn run(command: &Command, spec: &Spec, builtin: bool) -> ExitCode {
     }
 }
 
-fn write_output(command: &Command, spec: &Spec, builtin: bool) -> io::Result<ExitCode> {
+/// `source` says where the spec came from, for `check`'s summary.
+fn write_output(command: &Command, spec: &Spec, source: &str) -> io::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     match command {
-        Command::Check => {
-            let which = if builtin { "the built-in spec" } else { "a spec of your own" };
-            writeln!(out, "{} ({which})", report::summary(spec))?;
-        }
+        Command::Check => writeln!(out, "{} ({source})", report::summary(spec))?,
         Command::Generate { out: file } => {
             let source = match payspec_codegen::generate_source(spec) {
                 Ok(source) => source,
