@@ -193,8 +193,7 @@ async fn both_clients_put_the_same_bytes_on_the_wire() {
         .environment(Environment::Custom(macro_server.url()))
         .credentials(credentials())
         .build()
-        .unwrap_or_else(|e| panic!("{e}"))
-        .into();
+        .unwrap_or_else(|e| panic!("{e}"));
     let transfers = client.transfers();
     transfers.bank_transfer(bank_transfer_from_macro()).await.unwrap_or_else(|e| panic!("{e}"));
     let mandates = client.direct_debits();
@@ -207,8 +206,7 @@ async fn both_clients_put_the_same_bytes_on_the_wire() {
         .environment(Environment::Custom(built_server.url()))
         .credentials(credentials())
         .build()
-        .unwrap_or_else(|e| panic!("{e}"))
-        .into();
+        .unwrap_or_else(|e| panic!("{e}"));
     let transfers = client.transfers();
     transfers.bank_transfer(bank_transfer_built()).await.unwrap_or_else(|e| panic!("{e}"));
     let mandates = client.direct_debits();

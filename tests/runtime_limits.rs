@@ -41,7 +41,7 @@ async fn peak_growth_of(reply: Reply) -> (Result<(), Error>, usize, u64) {
         .max_answer_bytes(LIMIT)
         .build()
     {
-        Ok(c) => c.into(),
+        Ok(c) => c,
         Err(e) => panic!("{e}"),
     };
     let before = counting::reset_peak();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use payspec_client::runtime::{Client, DecodeError, FromJson, Json};
+use payspec_client::runtime::{DecodeError, FromJson, Json, Session as Client};
 use payspec_client::{
     Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
     Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,

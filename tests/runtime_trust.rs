@@ -55,7 +55,7 @@ fn grant_ms(access: &str, refresh: &str, millis: u64) -> Reply {
                      "expiresAt": now_millis() + millis}))
 }
 
-fn builder(server: &MockServer) -> payspec_client::ClientBuilder {
+fn builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
     Client::builder()
         .environment(Environment::Custom(server.url()))
         .credentials(Credentials::new(CLIENT_ID, CLIENT_SECRET, ACCOUNT_ID))
@@ -63,9 +63,9 @@ fn builder(server: &MockServer) -> payspec_client::ClientBuilder {
         .timeout(Duration::from_secs(5))
 }
 
-fn built(builder: payspec_client::ClientBuilder) -> Client {
+fn built(builder: payspec_client::ClientBuilder<Client>) -> Client {
     match builder.build() {
-        Ok(c) => c.into(),
+        Ok(c) => c,
         Err(e) => panic!("client: {e}"),
     }
 }
@@ -298,7 +298,7 @@ async fn the_token_endpoints_retry_after_is_honoured_within_the_call() {
     // A deadline shorter than the wait: refused at once, nothing more sent.
     let started = Instant::now();
     let short = client
-        .runtime()
+        .session()
         .send_with(&ListBanks::new(), CallOptions::new().deadline(Duration::from_millis(500)))
         .await;
     assert!(
@@ -403,7 +403,7 @@ async fn a_page_stream_stops_at_its_page_limit() {
         with_token(|_, nth| Reply::ok(json!({"results": [], "cursor": format!("c{}", nth + 1)}))).await;
     let client = client(&server);
     let pages: Vec<_> =
-        client.runtime().pages_with(ListTransactions::new(), CallOptions::new().max_pages(3)).collect().await;
+        client.session().pages_with(ListTransactions::new(), CallOptions::new().max_pages(3)).collect().await;
     assert_eq!(pages.len(), 4);
     assert!(pages[..3].iter().all(Result::is_ok));
     assert!(matches!(pages[3], Err(Error::Pagination { .. })), "{:?}", pages[3]);

@@ -106,8 +106,7 @@ fn fixture() -> &'static Fixture {
             .environment(Environment::Custom(base_url.clone()))
             .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
             .build()
-            .expect("a client")
-            .into();
+            .expect("a client");
         // Obtain the token (and open the connection) before anything is timed.
         runtime
             .block_on(client.accounts().fetch_parent_account_balance(FetchParentAccountBalance::new()))

@@ -177,7 +177,7 @@ async fn main() -> ExitCode {
         .credentials(settings.credentials.clone())
         .build();
     let client: Client = match built {
-        Ok(runtime) => runtime.into(),
+        Ok(client) => client,
         Err(error) => {
             eprintln!("checkout example: {error}");
             return ExitCode::from(2);

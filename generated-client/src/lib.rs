@@ -12,8 +12,8 @@ extern crate self as payspec_client;
 pub mod runtime;
 
 pub use runtime::{reqwest, webhook};
-// `Client` at the root is the generated client (one accessor per group); the runtime's
-// client, which it wraps, stays at `runtime::Client`.
+// `Client` at the root is the generated client (one accessor per group); it wraps the
+// runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
     Credentials, Effect, Envelope, Environment, Error, ExtraFields, Method, Operation, Outcome, PageStyle,

@@ -14,7 +14,7 @@ pub(super) fn client_items(spec: &Spec) -> TokenStream {
         let doc = doc_lines(&[format!("{}: {}", group.title, group.doc.join(" "))]);
         quote! {
             #doc
-            pub fn #method(&self) -> groups::#ty<'_> { groups::#ty { runtime: &self.runtime } }
+            pub fn #method(&self) -> groups::#ty<'_> { groups::#ty { session: &self.session } }
         }
     });
     let handles = spec.groups.iter().map(|group| {
@@ -29,7 +29,7 @@ pub(super) fn client_items(spec: &Spec) -> TokenStream {
         quote! {
             #doc
             #[derive(Clone, Copy, Debug)]
-            pub struct #ty<'a> { pub(crate) runtime: &'a rt::Client }
+            pub struct #ty<'a> { pub(crate) session: &'a rt::Session }
             impl<'a> #ty<'a> { #(#methods)* }
         }
     });
@@ -59,20 +59,22 @@ pub(super) fn client_items(spec: &Spec) -> TokenStream {
         /// Build it with [`Client::builder`]; every call goes through the hand-written runtime,
         /// which obtains and refreshes tokens, retries only when it is safe, and decodes answers.
         #[derive(Clone, Debug)]
-        pub struct Client { runtime: rt::Client }
+        pub struct Client { session: rt::Session }
 
         impl Client {
-            /// A builder that already knows the spec's token routes.
-            pub fn builder() -> rt::ClientBuilder {
+            /// A builder that already knows the spec's token routes; `build()` returns this
+            /// client.
+            pub fn builder() -> rt::ClientBuilder<Client> {
                 rt::ClientBuilder::new(routes::TOKEN)
             }
-            /// The runtime client: `send_with` for a per-call retry strategy, `pages`, `revoke`.
-            pub fn runtime(&self) -> &rt::Client { &self.runtime }
+            /// The session underneath: `send_with` for per-call settings, `pages_with`,
+            /// `revoke`.
+            pub fn session(&self) -> &rt::Session { &self.session }
             #(#accessors)*
         }
 
-        impl From<rt::Client> for Client {
-            fn from(runtime: rt::Client) -> Self { Client { runtime } }
+        impl From<rt::Session> for Client {
+            fn from(session: rt::Session) -> Self { Client { session } }
         }
         }
 
@@ -118,7 +120,7 @@ fn client_methods(op: &Operation) -> TokenStream {
             pub fn #pages(self, request: requests::#ty) -> impl rt::futures::Stream<
                 Item = Result<#data, rt::Error>,
             > + 'a {
-                self.runtime.pages(request)
+                self.session.pages(request)
             }
         }
     });
@@ -128,7 +130,7 @@ fn client_methods(op: &Operation) -> TokenStream {
             self,
             request: requests::#ty,
         ) -> Result<rt::Outcome<#data>, rt::Error> {
-            self.runtime.send(&request).await
+            self.session.send(&request).await
         }
         #pages
     }

@@ -2,6 +2,7 @@
 //! reading its answer.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -45,8 +46,9 @@ impl Environment {
     }
 }
 
-/// Builds a [`Client`].
-pub struct ClientBuilder {
+/// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
+/// [`Session`] (`ClientBuilder::new(routes::TOKEN)`) for code that sends operations itself.
+pub struct ClientBuilder<C = Session> {
     auth_routes: AuthRoutes,
     environment: Environment,
     credentials: Option<Credentials>,
@@ -56,9 +58,10 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     refresh_margin: Duration,
     max_answer_bytes: usize,
+    builds: PhantomData<fn() -> C>,
 }
 
-impl fmt::Debug for ClientBuilder {
+impl<C> fmt::Debug for ClientBuilder<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")
             .field("environment", &self.environment)
@@ -75,7 +78,7 @@ impl fmt::Debug for ClientBuilder {
 /// The default limit on one answer's size.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 
-impl ClientBuilder {
+impl<C: From<Session>> ClientBuilder<C> {
     /// A builder using the spec's token routes. Defaults: sandbox, 30 s per attempt, 60 s
     /// per call (every attempt, backoff and token wait included), [`RetryPolicy::default`],
     /// tokens renewed 5 minutes before they expire, answers of at most 4 MiB.
@@ -90,6 +93,7 @@ impl ClientBuilder {
             retry: RetryPolicy::default(),
             refresh_margin: Duration::from_secs(5 * 60),
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            builds: PhantomData,
         }
     }
 
@@ -149,7 +153,7 @@ impl ClientBuilder {
 
     /// The client, or [`Error::Config`] when credentials are missing or the base URL is
     /// not an `http(s)` URL.
-    pub fn build(self) -> Result<Client, Error> {
+    pub fn build(self) -> Result<C, Error> {
         let credentials = self
             .credentials
             .ok_or_else(|| Error::Config { reason: "no credentials were given".to_owned() })?;
@@ -168,7 +172,7 @@ impl ClientBuilder {
             self.http.unwrap_or_default().redirect(reqwest::redirect::Policy::none()).build().map_err(
                 |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
             )?;
-        Ok(Client {
+        Ok(C::from(Session {
             inner: Arc::new(ClientInner {
                 http,
                 base_url,
@@ -182,20 +186,23 @@ impl ClientBuilder {
                 max_answer_bytes: self.max_answer_bytes,
                 tokens: TokenCell::default(),
             }),
-        })
+        }))
     }
 }
 
-/// A client of the payments API. Cheap to clone; clones share the token and the
-/// connection pool.
+/// An authenticated session with the service: what every generated client wraps. It sends
+/// any [`Operation`] ([`send`](Self::send), [`send_with`](Self::send_with), pages), obtains
+/// and renews tokens, and keeps the connection pool. Cheap to clone; clones share the token
+/// and the pool. Most code calls the generated `Client` instead, whose
+/// [`session`](crate::Client::session) returns this.
 #[derive(Clone)]
-pub struct Client {
+pub struct Session {
     pub(crate) inner: Arc<ClientInner>,
 }
 
-impl fmt::Debug for Client {
+impl fmt::Debug for Session {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Client")
+        f.debug_struct("Session")
             .field("base_url", &self.inner.base_url)
             .field("credentials", &self.inner.credentials)
             .finish_non_exhaustive()
@@ -230,7 +237,7 @@ impl From<Error> for Failure {
     }
 }
 
-impl Client {
+impl Session {
     /// Sends an operation with the client's retry policy and timeouts.
     pub async fn send<O: Operation>(&self, op: &O) -> Result<Outcome<O::Data>, Error> {
         self.send_with(op, CallOptions::default()).await

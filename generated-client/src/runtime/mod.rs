@@ -21,7 +21,7 @@ pub mod webhook;
 mod writer;
 
 pub use amount::{Amount, AmountError, AmountText};
-pub use client::{Client, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment};
+pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::Error;
 pub use json::{

@@ -7,7 +7,7 @@ use futures::Stream;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::client::Client;
+use super::client::Session;
 use super::error::Error;
 use super::retry::CallOptions;
 use super::route::{PageStyle, Paginated};
@@ -144,7 +144,7 @@ impl<O: Paginated> Listing<O> {
     }
 }
 
-impl Client {
+impl Session {
     /// Follows a listing: one item per page (the page's `data`), in order, until the
     /// service says there is no more. The stream ends with an error when a page fails or
     /// the service repeats a cursor or page (which would loop forever).

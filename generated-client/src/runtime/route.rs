@@ -226,7 +226,7 @@ pub enum PageStyle {
     PageSize,
 }
 
-/// A listing operation that [`Client::pages`](super::Client::pages) can follow.
+/// A listing operation that [`Session::pages`](super::Session::pages) can follow.
 pub trait Paginated: Operation + Clone {
     /// How the listing asks for its next page.
     const STYLE: PageStyle;

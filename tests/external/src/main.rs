@@ -23,16 +23,14 @@ fn main() -> Result<(), payspec_client::Error> {
     let client: Client = Client::builder()
         .environment(Environment::Custom("http://127.0.0.1:9/".into()))
         .credentials(Credentials::new("client-abc", "sk_test_external_secret", "acct-parent-1"))
-        .build()?
-        .into();
+        .build()?;
     let _transfers = client.transfers();
     println!("client: {client:?}");
 
     let small: small::Client = small::Client::builder()
         .environment(Environment::Custom(small::environments::SANDBOX.into()))
         .credentials(Credentials::new("client-abc", "sk_test_external_secret", "acct-parent-1"))
-        .build()?
-        .into();
+        .build()?;
     let _transfers = small.transfers();
     println!("small spec: {} routes, first {}", small::routes::ALL.len(), small::routes::ALL[0].operation);
     Ok(())

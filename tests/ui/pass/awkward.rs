@@ -17,8 +17,7 @@ fn main() {
         .environment(Environment::Custom("http://127.0.0.1:9".into()))
         .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
         .build()
-        .expect("a client")
-        .into();
+        .expect("a client");
     let group = client.r#match();
     drop(group.r#loop(request));
     let listed = client.r#gen().r#try(requests::Try::new());

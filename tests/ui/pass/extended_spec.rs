@@ -17,8 +17,7 @@ fn main() {
         .environment(Environment::Custom("http://127.0.0.1:9".into()))
         .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
         .build()
-        .expect("a client")
-        .into();
+        .expect("a client");
     // The future borrows the group handle, so the handle is bound first.
     let transfers = client.transfers();
     let pending = transfers.fetch_settlement(request);

@@ -33,8 +33,7 @@ fn main() {
         .environment(Environment::Custom("http://127.0.0.1:9".into()))
         .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
         .build()
-        .expect("a client")
-        .into();
+        .expect("a client");
     // The future borrows the group handle, so the handle is bound first.
     let transfers = accessor(&client);
     let pending = transfers.bank_transfer_from_sub_account(request);
