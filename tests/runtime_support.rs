@@ -348,7 +348,11 @@ impl Operation for ListAccounts {
 }
 
 impl Paginated for ListAccounts {
+    type Item = String;
     const STYLE: PageStyle = PageStyle::Cursor;
+    fn items(page: AccountsPage) -> Vec<String> {
+        page.results
+    }
     fn set_cursor(&mut self, cursor: Option<String>) {
         self.cursor = cursor;
     }
@@ -376,7 +380,11 @@ impl Operation for ListCards {
 }
 
 impl Paginated for ListCards {
+    type Item = Json;
     const STYLE: PageStyle = PageStyle::Page;
+    fn items(page: Json) -> Vec<Json> {
+        json_list(page, "results")
+    }
     fn set_cursor(&mut self, _cursor: Option<String>) {}
     fn set_page(&mut self, page: u32) {
         self.page = Some(page);
@@ -404,7 +412,11 @@ impl Operation for ListMandates {
 }
 
 impl Paginated for ListMandates {
+    type Item = Json;
     const STYLE: PageStyle = PageStyle::PageSize;
+    fn items(page: Json) -> Vec<Json> {
+        json_list(page, "items")
+    }
     fn set_cursor(&mut self, _cursor: Option<String>) {}
     fn set_page(&mut self, page: u32) {
         self.page = page;
@@ -474,5 +486,13 @@ pub async fn closed_port() -> SocketAddr {
     match listener.local_addr() {
         Ok(addr) => addr,
         Err(e) => panic!("local_addr: {e}"),
+    }
+}
+
+/// The list under `key` of an untyped page.
+fn json_list(page: Json, key: &str) -> Vec<Json> {
+    match page.get(key) {
+        Some(Json::Array(items)) => items.clone(),
+        _ => Vec::new(),
     }
 }

@@ -461,18 +461,7 @@ fn targets(server: &MockServer, path: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn generated_cursor_pages_stop_when_no_cursor_comes_back() -> CaseResult {
-    let server = server_with(|request, _| match request.query_value("cursor") {
-        // The reference shows this listing without an envelope.
-        None => {
-            Reply::json(200, json!({"results": [{"accountId": "a1"}, {"accountId": "a2"}], "cursor": "c-2"}))
-        }
-        Some("c-2") => {
-            Reply::json(200, json!({"results": [{"accountId": "a3"}, {"accountId": "a4"}], "cursor": "c-3"}))
-        }
-        Some("c-3") => Reply::json(200, json!({"results": [{"accountId": "a5"}], "cursor": ""})),
-        Some(_) => Reply::empty(404),
-    })
-    .await?;
+    let server = sub_accounts_server().await?;
     let client = fast_client(&server)?;
     let (pages, error) =
         collect(client.accounts().list_sub_accounts_pages(ListSubAccounts::new().limit(2))).await;
@@ -626,4 +615,49 @@ fn the_checkout_example_names_every_missing_variable() {
     }
     let bad_amount = checkout_example::Settings::from_sources(given, vec!["12.345".to_owned()]);
     assert!(bad_amount.is_err_and(|m| m.contains("amount")));
+}
+
+/// The cursor listing of `generated_cursor_pages_stop_when_no_cursor_comes_back`, as the
+/// reference shows it (no envelope).
+async fn sub_accounts_server() -> Result<MockServer, Box<dyn std::error::Error>> {
+    server_with(|request, _| match request.query_value("cursor") {
+        None => {
+            Reply::json(200, json!({"results": [{"accountId": "a1"}, {"accountId": "a2"}], "cursor": "c-2"}))
+        }
+        Some("c-2") => {
+            Reply::json(200, json!({"results": [{"accountId": "a3"}, {"accountId": "a4"}], "cursor": "c-3"}))
+        }
+        Some("c-3") => Reply::json(200, json!({"results": [{"accountId": "a5"}], "cursor": ""})),
+        Some(_) => Reply::empty(404),
+    })
+    .await
+}
+
+#[tokio::test]
+async fn generated_item_streams_yield_typed_records_across_pages_without_pinning() -> CaseResult {
+    let server = sub_accounts_server().await?;
+    let client = fast_client(&server)?;
+    // No `pin!`, no `StreamExt`: the listing reads itself.
+    let mut listing = client.accounts().list_sub_accounts_items(ListSubAccounts::new().limit(2));
+    let mut ids = Vec::new();
+    while let Some(account) = listing.next().await {
+        ids.push(account?.account_id.unwrap_or_default());
+    }
+    assert_eq!(ids, ["a1", "a2", "a3", "a4", "a5"]);
+    assert_eq!(server.count("GET", "/v1/accounts"), 3);
+
+    let all = client.accounts().list_sub_accounts_items(ListSubAccounts::new().limit(2)).all().await?;
+    assert_eq!(all.len(), 5);
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_item_stream_is_bounded_by_its_page_limit() -> CaseResult {
+    let server = sub_accounts_server().await?;
+    let client = fast_client(&server)?;
+    let options = payspec_client::CallOptions::new().max_pages(2);
+    let result = client.session().items_with(ListSubAccounts::new().limit(2), options).all().await;
+    assert!(matches!(result, Err(Error::Pagination { .. })), "{result:?}");
+    assert_eq!(server.count("GET", "/v1/accounts"), 2, "no third page was asked for");
+    Ok(())
 }

@@ -150,6 +150,19 @@ impl Spec {
         })
     }
 
+    /// The field of a listing's answer that holds its records: the one list field of its
+    /// answer shape (validation makes sure there is exactly one).
+    pub fn page_items(&self, op: &Operation) -> Option<(&Shape, &Field)> {
+        op.pagination?;
+        let Some(AnswerType { ty: Type::Shape(name), list: false }) = &op.response else { return None };
+        let shape = self.shape(name)?;
+        let mut lists = shape.fields.iter().filter(|f| f.list);
+        match (lists.next(), lists.next()) {
+            (Some(field), None) => Some((shape, field)),
+            _ => None,
+        }
+    }
+
     /// The number of operations whose answer data the spec types.
     pub fn typed_answers(&self) -> usize {
         self.operations.iter().filter(|op| op.response.is_some()).count()

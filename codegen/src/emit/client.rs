@@ -111,16 +111,33 @@ fn client_methods(op: &Operation) -> TokenStream {
         }
     }
     let doc = doc_lines(&doc);
-    let pages = op.pagination.map(|_| {
+    let listing = op.pagination.map(|_| {
         let pages = format_ident!("{}_pages", op.name);
-        let doc =
-            doc_lines(&[format!("Every page of [`{}`](Self::{}), one item per page.", op.name, op.name)]);
+        let items = format_ident!("{}_items", op.name);
+        let page_doc = doc_lines(&[
+            format!("Every page of [`{}`](Self::{}), in order.", op.name, op.name),
+            String::new(),
+            "Bound it with `client.session().pages_with(request, CallOptions::new().max_pages(n))`."
+                .to_owned(),
+        ]);
+        let item_doc = doc_lines(&[
+            format!("Every record of [`{}`](Self::{}), across its pages, in order:", op.name, op.name),
+            "`while let Some(record) = listing.next().await`, or `listing.all().await`.".to_owned(),
+            String::new(),
+            "Bound it with `client.session().items_with(request, CallOptions::new().max_pages(n))`."
+                .to_owned(),
+        ]);
         quote! {
-            #doc
-            pub fn #pages(self, request: requests::#ty) -> impl rt::futures::Stream<
-                Item = Result<#data, rt::Error>,
-            > + 'a {
+            #page_doc
+            pub fn #pages(self, request: requests::#ty) -> rt::Listing<'a, #data> {
                 self.session.pages(request)
+            }
+            #item_doc
+            pub fn #items(
+                self,
+                request: requests::#ty,
+            ) -> rt::Listing<'a, <requests::#ty as rt::Paginated>::Item> {
+                self.session.items(request)
             }
         }
     });
@@ -132,6 +149,6 @@ fn client_methods(op: &Operation) -> TokenStream {
         ) -> Result<rt::Outcome<#data>, rt::Error> {
             self.session.send(&request).await
         }
-        #pages
+        #listing
     }
 }

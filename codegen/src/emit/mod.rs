@@ -198,21 +198,27 @@ impl Names {
         self.enums.get(&param.name)
     }
 
-    /// The Rust type of one value of an answer field (not wrapped in `Vec` or `Option`).
-    pub(super) fn field_item_type(&self, shape: &str, field: &Field) -> TokenStream {
+    /// The Rust type of one value of an answer field (not wrapped in `Vec` or `Option`), as
+    /// seen from the module `types_path` names.
+    pub(super) fn field_item_type(
+        &self,
+        shape: &str,
+        field: &Field,
+        types_path: &TokenStream,
+    ) -> TokenStream {
         if let Some(name) = self.field_enums.get(&(shape.to_owned(), field.name.clone())) {
             let name = format_ident!("{}", name);
-            return quote! { #name };
+            return quote! { #types_path::#name };
         }
         if field.secret && matches!(field.ty, Type::String | Type::DateTime) {
             return quote! { rt::Secret };
         }
-        answer_type(&field.ty, quote! { self })
+        answer_type(&field.ty, types_path.clone())
     }
 
     /// The Rust type of an answer field as its struct holds it.
     pub(super) fn field_type(&self, shape: &str, field: &Field) -> TokenStream {
-        let item = self.field_item_type(shape, field);
+        let item = self.field_item_type(shape, field, &quote! { self });
         let value = if field.list {
             quote! { Vec<#item> }
         } else {

@@ -155,7 +155,6 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
 
     let writes = op.params.iter().map(write_call);
     let data = data_type(op, quote! { super::types });
-    let _ = spec;
     let idempotency = op.idempotency.as_deref().and_then(|name| op.param(name)).map(|param| {
         let ident = field_ident(&param.name);
         // Validation admits only caller-set body or header values, all string-like here.
@@ -182,6 +181,19 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         }
     });
     let label = ty.to_string();
+    let items = spec.page_items(op).map(|(shape, field)| {
+        let item = names.field_item_type(&shape.name, field, &quote! { super::types });
+        let ident = field_ident(&field.name);
+        let take = if field.required {
+            quote! { page.#ident }
+        } else {
+            quote! { page.#ident.unwrap_or_default() }
+        };
+        quote! {
+            type Item = #item;
+            fn items(page: Self::Data) -> Vec<Self::Item> { #take }
+        }
+    });
     let paginated = op.pagination.map(|style| {
         let variant = format_ident!("{}", style.as_str().to_upper_camel_case());
         let set_cursor = match op.param("cursor") {
@@ -194,6 +206,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         };
         quote! {
             impl rt::Paginated for #ty {
+                #items
                 const STYLE: rt::PageStyle = rt::PageStyle::#variant;
                 fn set_cursor(&mut self, cursor: Option<String>) { #set_cursor }
                 fn set_page(&mut self, page: u32) { #set_page }

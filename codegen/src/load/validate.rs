@@ -92,6 +92,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         operations.push(operation(name, op, &base, &context, sink));
     }
     check_names(&operations, sink);
+    check_listings(&operations, &shapes, sink);
     check_routes(&operations, &raw.unreadable, sink);
     let token_operations = token_operations(&raw.service, &operations, &raw.unreadable, sink);
 
@@ -629,6 +630,39 @@ fn operation(
     }
 }
 
+/// A listing's answer is a shape with exactly one list field: its records, which the
+/// generated item stream yields one by one.
+fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
+    for op in operations.iter().filter(|op| op.pagination.is_some()) {
+        let at = format!("operations.{}.response", op.name);
+        let shape = match &op.response {
+            Some(AnswerType { ty: Type::Shape(name), list: false }) => {
+                shapes.iter().find(|s| &s.name == name)
+            }
+            _ => {
+                sink.error(
+                    &at,
+                    "a listing's answer must be a shape (a page)",
+                    "name the shape of one page, whose one list field holds the records",
+                );
+                continue;
+            }
+        };
+        let Some(shape) = shape else { continue };
+        let lists = shape.fields.iter().filter(|f| f.list).count();
+        if lists != 1 {
+            sink.error(
+                &at,
+                format!(
+                    "the page shape `{}` has {lists} list fields; a page has one, its records",
+                    shape.name
+                ),
+                "mark the records' field `list: true`, and only that one",
+            );
+        }
+    }
+}
+
 /// What a shape calls the fields of an answer that it does not declare.
 pub(crate) const OTHER_FIELDS: &str = "other_fields";
 /// What `response` says for an answer the spec leaves as exact JSON.
@@ -1042,15 +1076,16 @@ fn check_names(operations: &[Operation], sink: &mut Sink) {
         }
     }
     let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
-    // A listing also gets `<name>_pages`, a method of the same group handle.
+    // A listing also gets `<name>_pages` and `<name>_items`, methods of the same group.
     for op in operations.iter().filter(|op| op.pagination.is_some()) {
-        let pages = format!("{}_pages", op.name);
-        if names.contains(pages.as_str()) {
-            sink.error(
-                &format!("operations.{pages}"),
-                format!("`{pages}` is already the method that pages through `{}`", op.name),
-                "rename the operation",
-            );
+        for method in [format!("{}_pages", op.name), format!("{}_items", op.name)] {
+            if names.contains(method.as_str()) {
+                sink.error(
+                    &format!("operations.{method}"),
+                    format!("`{method}` is already the method that follows the listing `{}`", op.name),
+                    "rename the operation",
+                );
+            }
         }
     }
     let mut listed: HashMap<&str, &str> = HashMap::new();

@@ -28,6 +28,7 @@ pub use json::{
     DecodeError, Fields, FromJson, Json, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
     deserialize_via_json, from_json_via_serde, serialize_via_json, to_json_via_serde,
 };
+pub use pages::Listing;
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
     Alias, Answers, Auth, AuthRoutes, Effect, EnvelopeKind, Method, Operation, PageStyle, Paginated,

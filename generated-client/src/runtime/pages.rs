@@ -2,6 +2,9 @@
 //! answer, so this works whatever type the operation's data is.
 
 use std::collections::HashSet;
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use futures::Stream;
 use serde::Deserialize;
@@ -56,7 +59,7 @@ fn as_flag(v: &Value) -> Option<bool> {
 }
 
 /// Where a listing stands between pages.
-struct Listing<O> {
+struct Progress<O> {
     op: O,
     finished: bool,
     /// An error found while reading a page's continuation, returned after that page.
@@ -73,7 +76,7 @@ fn looped(what: String) -> Error {
     Error::Pagination { reason: format!("the service sent {what} again, so following it would never end") }
 }
 
-impl<O: Paginated> Listing<O> {
+impl<O: Paginated> Progress<O> {
     /// Reads the continuation of the page just received and prepares the next request.
     fn advance(&mut self, next: Continuation) {
         match O::STYLE {
@@ -144,21 +147,80 @@ impl<O: Paginated> Listing<O> {
     }
 }
 
+/// A listing being followed: a [`Stream`] of records or of pages, in order, that ends
+/// after the last one, or with an error (a page failed, the service repeated a cursor or
+/// page, or [`CallOptions::max_pages`] was passed).
+///
+/// It needs no pinning and no import: `while let Some(record) = listing.next().await`
+/// reads it, and [`all`](Self::all) collects it.
+pub struct Listing<'a, T> {
+    stream: Pin<Box<dyn Stream<Item = Result<T, Error>> + Send + 'a>>,
+}
+
+impl<T> fmt::Debug for Listing<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Listing(..)")
+    }
+}
+
+impl<'a, T> Listing<'a, T> {
+    fn new(stream: impl Stream<Item = Result<T, Error>> + Send + 'a) -> Self {
+        Listing { stream: Box::pin(stream) }
+    }
+
+    /// The next record (or page), `None` after the last.
+    pub async fn next(&mut self) -> Option<Result<T, Error>> {
+        futures::StreamExt::next(&mut self.stream).await
+    }
+
+    /// Every remaining record (or page), or the first error.
+    pub async fn all(mut self) -> Result<Vec<T>, Error> {
+        let mut out = Vec::new();
+        while let Some(item) = self.next().await {
+            out.push(item?);
+        }
+        Ok(out)
+    }
+}
+
+impl<T> Stream for Listing<'_, T> {
+    type Item = Result<T, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.stream.as_mut().poll_next(cx)
+    }
+}
+
 impl Session {
     /// Follows a listing: one item per page (the page's `data`), in order, until the
     /// service says there is no more. The stream ends with an error when a page fails or
     /// the service repeats a cursor or page (which would loop forever).
-    pub fn pages<'a, O: Paginated + 'a>(&'a self, op: O) -> impl Stream<Item = Result<O::Data, Error>> + 'a {
+    pub fn pages<'a, O: Paginated + 'a>(&'a self, op: O) -> Listing<'a, O::Data> {
         self.pages_with(op, CallOptions::default())
+    }
+
+    /// Follows a listing record by record, across its pages.
+    pub fn items<'a, O: Paginated + 'a>(&'a self, op: O) -> Listing<'a, O::Item> {
+        self.items_with(op, CallOptions::default())
+    }
+
+    /// [`items`](Self::items) with per-call settings for every page, and
+    /// [`CallOptions::max_pages`] to bound how many pages are followed.
+    pub fn items_with<'a, O: Paginated + 'a>(&'a self, op: O, options: CallOptions) -> Listing<'a, O::Item> {
+        let pages = self.pages_with(op, options);
+        let records = futures::StreamExt::flat_map(pages, |page| {
+            let records: Vec<Result<O::Item, Error>> = match page {
+                Ok(page) => O::items(page).into_iter().map(Ok).collect(),
+                Err(error) => vec![Err(error)],
+            };
+            futures::stream::iter(records)
+        });
+        Listing::new(records)
     }
 
     /// [`pages`](Self::pages) with per-call settings for every page, and
     /// [`CallOptions::max_pages`] to bound how many pages are followed.
-    pub fn pages_with<'a, O: Paginated + 'a>(
-        &'a self,
-        op: O,
-        options: CallOptions,
-    ) -> impl Stream<Item = Result<O::Data, Error>> + 'a {
+    pub fn pages_with<'a, O: Paginated + 'a>(&'a self, op: O, options: CallOptions) -> Listing<'a, O::Data> {
         // The page the caller starts from, read from the request it writes, so that a
         // first answer naming the same page as next is seen as the last one.
         let mut first = RequestWriter::new(O::ROUTE);
@@ -168,7 +230,7 @@ impl Session {
             }
             _ => None,
         };
-        let listing = Listing {
+        let progress = Progress {
             op,
             finished: false,
             deferred: None,
@@ -179,7 +241,7 @@ impl Session {
         };
         let max_pages = options.max_pages;
         let options = std::sync::Arc::new(options);
-        futures::stream::try_unfold(listing, move |mut listing| {
+        Listing::new(futures::stream::try_unfold(progress, move |mut listing| {
             let options = std::sync::Arc::clone(&options);
             async move {
                 if let Some(error) = listing.deferred.take() {
@@ -208,6 +270,6 @@ impl Session {
                 listing.advance(next);
                 Ok(Some((item, listing)))
             }
-        })
+        }))
     }
 }

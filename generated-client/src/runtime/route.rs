@@ -226,10 +226,15 @@ pub enum PageStyle {
     PageSize,
 }
 
-/// A listing operation that [`Session::pages`](super::Session::pages) can follow.
+/// A listing operation that [`Session::pages`](super::Session::pages) and
+/// [`Session::items`](super::Session::items) can follow.
 pub trait Paginated: Operation + Clone {
+    /// One record of a page.
+    type Item: Send + 'static;
     /// How the listing asks for its next page.
     const STYLE: PageStyle;
+    /// The records of one page, in order.
+    fn items(page: Self::Data) -> Vec<Self::Item>;
     /// Sets the cursor of the next request (cursor style).
     fn set_cursor(&mut self, cursor: Option<String>);
     /// Sets the page number of the next request (page and page-size styles).
