@@ -106,7 +106,7 @@ fn an_operation_with_a_new_answer_shape_gets_a_typed_answer() {
     let added = [
         "pub struct Settlement {",
         "pub settled_at: Option<rt::Timestamp>,",
-        "pub status: Option<SettlementStatus>,",
+        "pub status: Option<self::SettlementStatus>,",
         "amount: fields.required(\"amount\")?,",
         "settled_at: fields.optional(\"settledAt\")?,",
         "pub enum SettlementStatus {",

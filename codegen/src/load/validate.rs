@@ -639,11 +639,13 @@ fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
             Some(AnswerType { ty: Type::Shape(name), list: false }) => {
                 shapes.iter().find(|s| &s.name == name)
             }
-            _ => {
+            other => {
+                // Where the listing is declared, when no answer is.
+                let at = if other.is_none() { format!("operations.{}.pagination", op.name) } else { at };
                 sink.error(
                     &at,
                     "a listing's answer must be a shape (a page)",
-                    "name the shape of one page, whose one list field holds the records",
+                    "add `response:` naming the shape of one page, whose one list field holds the records",
                 );
                 continue;
             }
