@@ -53,8 +53,8 @@ fn every_typed_answer_is_decoded_from_the_reference() {
 use futures::StreamExt;
 use payspec_client::requests::{
     BankTransfer, CreateCheckoutOrder, CreateSubAccount, FetchMandate, FetchVirtualAccount,
-    FilterTransactionsForSubAccount, ListMandates, ListSubAccounts, ListTokenizedCards, SubmitCardOtp,
-    WalletTransfer,
+    FilterTransactionsForSubAccount, ListMandates, ListSubAccounts, ListTokenizedCards, ListTransactions,
+    SubmitCardOtp, WalletTransfer,
 };
 use payspec_client::types::Currency;
 use payspec_client::{Amount, Client, Credentials, Environment, Error, Outcome, RetryPolicy};
@@ -659,5 +659,21 @@ async fn an_item_stream_is_bounded_by_its_page_limit() -> CaseResult {
     let result = client.session().items_with(ListSubAccounts::new().limit(2), options).all().await;
     assert!(matches!(result, Err(Error::Pagination { .. })), "{result:?}");
     assert_eq!(server.count("GET", "/v1/accounts"), 2, "no third page was asked for");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_limit_above_the_documented_maximum_is_refused_before_sending() -> CaseResult {
+    let server = server_with(|_, _| Reply::ok(json!({"results": [], "cursor": ""}))).await?;
+    let client = fast_client(&server)?;
+    let result = client.transactions().list_transactions(ListTransactions::new().limit(51)).await;
+    assert!(
+        matches!(&result, Err(Error::InvalidRequest { reason }) if reason.contains("`limit` is 51, more than the 50")),
+        "{result:?}"
+    );
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    // At the maximum it goes, and a request with no required field has a `Default`.
+    client.transactions().list_transactions(ListTransactions::default().limit(50)).await?;
+    assert_eq!(server.count("GET", "/v1/transactions/accounts"), 1);
     Ok(())
 }

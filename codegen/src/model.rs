@@ -359,6 +359,8 @@ pub struct Param {
     pub values: Vec<String>,
     /// A constant the client always sends; such a parameter is not set by the caller.
     pub fixed: Option<String>,
+    /// The largest value the service accepts (integers), checked before sending.
+    pub max: Option<i64>,
     /// Whether a number or flag travels as a JSON string (`"110.00"`), as the reference
     /// wants for a few amounts.
     pub as_string: bool,

@@ -14,7 +14,6 @@ pub(super) fn requests_module(spec: &Spec, names: &Names) -> TokenStream {
     quote! {
         /// One request type per operation: its fields carry the interface's names and
         /// travel under the spec's wire keys.
-        #[allow(clippy::new_without_default)]
         pub mod requests {
             use ::payspec_client::runtime as rt;
             use ::std::fmt;
@@ -93,13 +92,22 @@ pub(super) fn operation_doc(op: &Operation) -> Vec<String> {
 fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
     let ty = request_type(op);
     let route = route_const(op);
-    let mut doc = operation_doc(op);
-    if !op.disagreements.is_empty() {
-        doc.push(String::new());
-        doc.push("Where the interface and the reference disagree:".to_owned());
-        doc.extend(op.disagreements.iter().map(|d| format!("- {d}")));
-    }
-    let doc = doc_lines(&doc);
+    // Maintainers' notes (disagreements, origins) stay in the spec and `payspec routes`.
+    let doc = doc_lines(&operation_doc(op));
+    // Where fields the spec does not know travel: a GET has no body.
+    let extra_place = if op.method == crate::model::Method::Get { "query string" } else { "body" };
+    let extra_doc =
+        format!(" Fields the spec does not know, sent in the {extra_place} under their (dotted) wire keys.");
+    let extra_setter_doc = format!(
+        " Adds a field the spec does not know, sent in the {extra_place} under `wire_key` (dots nest: `order.splitRequest`)."
+    );
+    let default = settable(op).all(|p| !p.required).then(|| {
+        quote! {
+            impl Default for #ty {
+                fn default() -> Self { Self::new() }
+            }
+        }
+    });
 
     let fields = settable(op).map(|param| {
         let ident = field_ident(&param.name);
@@ -220,7 +228,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         #[non_exhaustive]
         pub struct #ty {
             #(#fields)*
-            /// Fields the spec does not know, sent in the body under their (dotted) wire keys.
+            #[doc = #extra_doc]
             pub extra: rt::ExtraFields,
         }
         impl #ty {
@@ -230,13 +238,13 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
                 Self { #(#ctor_fields)* extra: Default::default() }
             }
             #(#setters)*
-            /// Adds a field the spec does not know, sent in the body under `wire_key`
-            /// (dots nest: `order.splitRequest`).
+            #[doc = #extra_setter_doc]
             pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
                 self.extra.insert(wire_key, value);
                 self
             }
         }
+        #default
         impl fmt::Debug for #ty {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(#label) #(#debug_fields)* .field("extra", &self.extra).finish()
@@ -267,7 +275,17 @@ fn write_call(param: &Param) -> TokenStream {
         };
     }
     let ident = field_ident(&param.name);
-    let put = write_value(param, &ident);
+    let mut put = write_value(param, &ident);
+    if let Some(max) = param.max {
+        // Checked before anything is sent.
+        let wire = &param.wire;
+        let value = if param.required {
+            quote! { Some(&self.#ident) }
+        } else {
+            quote! { self.#ident.as_ref() }
+        };
+        put = quote! { w.at_most(#wire, #value, #max)?; #put };
+    }
     if !param.secret {
         return put;
     }

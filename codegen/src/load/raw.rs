@@ -254,6 +254,8 @@ pub struct RawParam {
     #[serde(default)]
     pub as_string: bool,
     #[serde(default)]
+    pub max: Option<i64>,
+    #[serde(default)]
     pub doc: Option<String>,
 }
 

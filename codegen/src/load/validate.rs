@@ -784,6 +784,13 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             );
         }
         check_param_shape(name, param, location, &ty, &at, sink);
+        if param.max.is_some() && ty != Type::Integer {
+            sink.error(
+                &format!("{at}.max"),
+                "only an integer parameter has a `max`",
+                "remove `max`, or make it `type: integer`",
+            );
+        }
         out.push(Param {
             name: name.clone(),
             location,
@@ -794,6 +801,7 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             origin: origin(param.origin),
             values: param.values.clone(),
             fixed: param.fixed.clone(),
+            max: param.max,
             as_string: param.as_string,
             doc: lines(param.doc.as_deref()),
         });

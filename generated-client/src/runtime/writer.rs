@@ -171,6 +171,16 @@ impl RequestWriter {
         }
     }
 
+    /// Refuses a value above the largest the service accepts (`limit` at most 50).
+    pub fn at_most(&mut self, key: &str, value: Option<&i64>, max: i64) -> Result<(), Error> {
+        match value {
+            Some(v) if *v > max => {
+                Err(Error::invalid(format!("`{key}` is {v}, more than the {max} the service accepts")))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Notes the value of a secret parameter (PIN, OTP, card details, BVN), so that the
     /// client removes it from any error or excerpt, in any spelling.
     pub fn secret<T: serde::Serialize + ?Sized>(&mut self, value: &T) {
