@@ -1,5 +1,47 @@
 //! A typed async client for the merchant payments and banking API.
 //!
+//! # Quick start
+//!
+//! Build one [`Client`], call an operation on its group, read the typed answer:
+//!
+//! ```no_run
+//! use payspec_client::requests::{CreateCheckoutOrder, ListTransactions};
+//! use payspec_client::types::Currency;
+//! use payspec_client::{Client, Credentials, Environment, Outcome};
+//!
+//! # async fn run() -> Result<(), payspec_client::Error> {
+//! let client = Client::builder()
+//!     .environment(Environment::Sandbox)
+//!     .credentials(Credentials::new("client-id", "client-secret", "parent-account-id"))
+//!     .build()?;
+//!
+//! // Required fields in `new`, the others through setters; amounts are exact decimals.
+//! let order = CreateCheckoutOrder::new("10000.00".parse()?, Currency::Ngn, "buyer@example.com",
+//!     "https://example.com/back")
+//!     .order_reference("order-1");
+//! match client.checkout().create_checkout_order(order).await? {
+//!     Outcome::Done(answer) => {
+//!         if let Some(order) = answer.data {
+//!             println!("pay at {}", order.checkout_link);
+//!         }
+//!     }
+//!     // Accepted and still in flight: look it up later, never send it again.
+//!     Outcome::Pending(answer) => println!("pending: {}", answer.description),
+//! }
+//!
+//! // A listing, record by record across its pages.
+//! let mut transactions = client.transactions().list_transactions_items(ListTransactions::new().limit(50));
+//! while let Some(transaction) = transactions.next().await {
+//!     let transaction = transaction?;
+//!     println!("{} {}", transaction.id, transaction.amount);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Errors are one [`Error`] type: match on it, and before sending a payment again check
+//! [`Error::may_have_been_applied`]. Webhooks are verified with [`webhook::Verifier`].
+//!
 //! The request types, route constants and client methods are generated from
 //! `spec/payments.yaml`; the [`runtime`] is hand-written and carries all the logic they
 //! call: sending, access tokens, errors, retries, pagination, request safety and webhook
