@@ -39,8 +39,16 @@ fn interface_text() -> Option<String> {
     }
 }
 
+/// The built-in spec as the interface checks see it: operations a user added with
+/// `origin: extension` are theirs, not the interface's, and are left out.
 fn spec() -> Spec {
-    load_builtin().unwrap_or_else(|errors| panic!("the built-in spec does not load:\n{errors}"))
+    let spec = load_builtin().unwrap_or_else(|errors| panic!("the built-in spec does not load:\n{errors}"));
+    interface_part(spec)
+}
+
+fn interface_part(mut spec: Spec) -> Spec {
+    spec.operations.retain(|op| op.origin != Origin::Extension);
+    spec
 }
 
 /// One row of an endpoint table.
@@ -502,4 +510,40 @@ fn summary_counts_operations_and_routes() {
         )
     );
     assert!(spec.parameter_count() > 300, "{summary}");
+}
+
+/// The operation of the README's "Extending the spec", exactly as the README writes it.
+fn readme_extension() -> String {
+    let readme = include_str!("../README.md");
+    let section = readme.split("## Extending the spec").nth(1).expect("the README has the section");
+    let block = section.split("```yaml\n").nth(1).expect("a YAML block");
+    block.split("```").next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_readme_extension_keeps_the_interface_checks_green() {
+    let builtin = load_builtin().unwrap_or_else(|e| panic!("{e}"));
+    // A user who followed the README already has it; otherwise it is added here.
+    let extended = if builtin.operation("fetch_settlement").is_some() {
+        builtin
+    } else {
+        let text = format!("{}{}", payspec_codegen::load::BUILTIN_SPEC, readme_extension());
+        let extended =
+            payspec_codegen::load_str("spec/payments.yaml", &text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(extended.operations.len(), builtin.operations.len() + 1);
+        extended
+    };
+    let added = extended.operation("fetch_settlement").expect("the README's operation");
+    assert_eq!(added.origin, Origin::Extension);
+    // The interface checks see exactly the spec they saw before the edit...
+    let checked = interface_part(extended.clone());
+    assert_eq!(report::summary(&checked), report::summary(&spec()));
+    // ...and the extended spec still audits and generates.
+    assert!(
+        payspec_codegen::audit::audit(&extended)
+            .iter()
+            .all(|f| !matches!(f, payspec_codegen::audit::Finding::IdenticalRoute { declared: false, .. }))
+    );
+    let source = payspec_codegen::generate_source(&extended).unwrap_or_else(|e| panic!("{e}"));
+    assert!(source.contains("pub async fn fetch_settlement("));
 }

@@ -448,6 +448,8 @@ pub enum Origin {
     Reference,
     /// Only the vendor's developer documentation (not its OpenAPI document) describes it.
     DeveloperDocs,
+    /// Added by a user of payspec, beyond the interface: interface coverage ignores it.
+    Extension,
 }
 
 impl Origin {
@@ -457,6 +459,7 @@ impl Origin {
             Origin::Interface => "interface",
             Origin::Reference => "reference",
             Origin::DeveloperDocs => "developer_docs",
+            Origin::Extension => "extension",
         }
     }
 }

@@ -39,6 +39,7 @@ fn param_doc(param: &Param) -> Vec<String> {
         crate::model::Origin::DeveloperDocs => {
             facts.push_str("; documented by the vendor's developer documentation, not the interface");
         }
+        crate::model::Origin::Extension => facts.push_str("; an extension of this spec"),
     }
     facts.push('.');
     lines.push(facts);

@@ -185,6 +185,7 @@ pub enum RawOrigin {
     Interface,
     Reference,
     DeveloperDocs,
+    Extension,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize)]

@@ -467,6 +467,7 @@ fn origin(raw: RawOrigin) -> Origin {
         RawOrigin::Interface => Origin::Interface,
         RawOrigin::Reference => Origin::Reference,
         RawOrigin::DeveloperDocs => Origin::DeveloperDocs,
+        RawOrigin::Extension => Origin::Extension,
     }
 }
 
