@@ -1,13 +1,13 @@
 //! The client: one accessor per group, one method per operation.
 
 use super::requests::{operation_doc, settable};
-use super::{data_type, doc_lines, field_ident, request_type};
+use super::{Names, data_type, doc_lines, field_ident, request_type};
 use crate::model::{Operation, Param, Spec};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-pub(super) fn client_items(spec: &Spec) -> TokenStream {
+pub(super) fn client_items(spec: &Spec, names: &Names) -> TokenStream {
     let accessors = spec.groups.iter().map(|group| {
         let method = field_ident(&group.key.to_snake_case());
         let ty = format_ident!("{}", group.key.to_upper_camel_case());
@@ -25,7 +25,11 @@ pub(super) fn client_items(spec: &Spec) -> TokenStream {
             doc.extend(group.doc.iter().cloned());
         }
         let doc = doc_lines(&doc);
-        let methods = spec.operations.iter().filter(|op| op.group == group.key).map(client_methods);
+        let methods = spec
+            .operations
+            .iter()
+            .filter(|op| op.group == group.key)
+            .map(|op| client_methods(spec, op, names));
         quote! {
             #doc
             #[derive(Clone, Copy, Debug)]
@@ -87,7 +91,7 @@ pub(super) fn client_items(spec: &Spec) -> TokenStream {
     }
 }
 
-fn client_methods(op: &Operation) -> TokenStream {
+fn client_methods(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
     let method = field_ident(&op.name);
     let ty = request_type(op);
     let data = data_type(op, quote! { super::types });
@@ -111,7 +115,8 @@ fn client_methods(op: &Operation) -> TokenStream {
         }
     }
     let doc = doc_lines(&doc);
-    let listing = op.pagination.map(|_| {
+    let listing = spec.page_items(op).map(|(shape, field)| {
+        let item = names.field_item_type(&shape.name, field, &quote! { super::types });
         let pages = format_ident!("{}_pages", op.name);
         let items = format_ident!("{}_items", op.name);
         let page_doc = doc_lines(&[
@@ -136,7 +141,7 @@ fn client_methods(op: &Operation) -> TokenStream {
             pub fn #items(
                 self,
                 request: requests::#ty,
-            ) -> rt::Listing<'a, <requests::#ty as rt::Paginated>::Item> {
+            ) -> rt::Listing<'a, #item> {
                 self.session.items(request)
             }
         }

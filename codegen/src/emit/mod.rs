@@ -33,7 +33,7 @@ pub fn generate_tokens(spec: &Spec) -> TokenStream {
     let routes = routes_module(spec, &reserved);
     let types = types_module(spec, &names);
     let requests = requests_module(spec, &names);
-    let client = client_items(spec);
+    let client = client_items(spec, &names);
 
     quote! {
         #routes

@@ -23,7 +23,7 @@ mod writer;
 pub use amount::{Amount, AmountError, AmountText};
 pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
-pub use error::Error;
+pub use error::{Error, ServiceCode};
 pub use json::{
     DecodeError, Fields, FromJson, Json, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
     deserialize_via_json, from_json_via_serde, serialize_via_json, to_json_via_serde,
