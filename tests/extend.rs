@@ -132,3 +132,45 @@ fn lines_not_kept_reports_a_changed_line() {
     assert_eq!(lines_not_kept("a\nb\nc", "a\nB\nc"), ["b"]);
     assert_eq!(lines_not_kept("a\nb", "b\na"), ["b"]);
 }
+
+/// A service with no tokens: no `token_operations`, operations without `auth`.
+const NO_TOKENS: &str = "format: 1
+service:
+  title: Open rates service
+  environments:
+    live: https://rates.example.com
+groups:
+  rates:
+    title: Rates
+operations:
+  fetch_rate:
+    group: rates
+    summary: Fetches one exchange rate.
+    method: GET
+    path: /v1/rates/{pair}
+    params:
+      pair:
+        in: path
+        type: string
+";
+
+#[test]
+fn a_spec_without_token_operations_is_valid_and_sends_no_token() {
+    let spec = load("open.yaml", NO_TOKENS);
+    assert!(spec.token_operations.is_none());
+    assert_eq!(spec.operation("fetch_rate").map(|op| op.auth), Some(payspec_codegen::model::Auth::None));
+    let source = source(&spec);
+    assert!(source.contains("pub const TOKEN: Option<rt::AuthRoutes> = None;"), "{source}");
+    assert!(source.contains("auth: rt::Auth::None,"));
+
+    // Asking for a token without naming how to get one is refused where it is asked.
+    let bearer = NO_TOKENS.replace("    method: GET\n", "    method: GET\n    auth: bearer\n");
+    let errors = load_str("open.yaml", &bearer).expect_err("a bearer operation without token operations");
+    let first = errors.first().map(ToString::to_string).unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "open.yaml:14:5: error: operations.fetch_rate.auth: this operation sends a bearer token"
+        ),
+        "{first}"
+    );
+}

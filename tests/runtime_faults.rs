@@ -455,3 +455,52 @@ async fn extra_fields_that_clash_with_known_ones_are_refused() {
     assert!(matches!(result, Err(Error::InvalidRequest { .. })), "{result:?}");
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn a_session_without_token_routes_needs_no_credentials_and_sends_no_token() {
+    let server = match payspec_tests::mock::MockServer::start(|_, _| balance_ok()).await {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let built = payspec_client::ClientBuilder::<payspec_client::runtime::Session>::new(None)
+        .environment(payspec_client::Environment::Custom(server.url()))
+        .build();
+    let session = match built {
+        Ok(s) => s,
+        Err(e) => panic!("no credentials are needed without token routes: {e}"),
+    };
+    let open = session.send(&OpenRead).await;
+    assert!(open.is_ok(), "{open:?}");
+    let sent = server.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].header("authorization"), None);
+    assert_eq!(sent[0].header("accountid"), None);
+    // An operation that sends `accountId` needs credentials: refused before sending.
+    let account = session.send(&FetchBalance::new("s")).await;
+    assert!(matches!(account, Err(Error::InvalidRequest { .. }) | Err(Error::Auth { .. })), "{account:?}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+static OPEN_READ: payspec_client::Route = payspec_client::Route {
+    operation: "fetch_rate",
+    group: "rates",
+    method: payspec_client::Method::Get,
+    path: "/v1/rates",
+    aliases: &[],
+    auth: payspec_client::Auth::None,
+    effect: payspec_client::Effect::Read,
+    reserved: &[],
+    idempotency_header: None,
+    answers: &payspec_client::Answers::STANDARD,
+};
+
+/// An operation that sends no credentials at all.
+struct OpenRead;
+
+impl payspec_client::Operation for OpenRead {
+    type Data = Json;
+    const ROUTE: &'static payspec_client::Route = &OPEN_READ;
+    fn write(&self, _: &mut payspec_client::RequestWriter) -> Result<(), Error> {
+        Ok(())
+    }
+}

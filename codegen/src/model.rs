@@ -46,7 +46,8 @@ pub struct Spec {
     /// Named base URLs (`live`, `sandbox`).
     pub environments: Vec<Environment>,
     /// The operations the client calls itself to obtain, refresh and revoke tokens.
-    pub token_operations: TokenOperations,
+    /// `None` for a service whose operations send no bearer token.
+    pub token_operations: Option<TokenOperations>,
     /// Typed identifiers (`SubAccountId`), each becoming a newtype.
     pub identifiers: Vec<Identifier>,
     /// Resource groups, in file order.

@@ -69,12 +69,17 @@ pub(super) fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) 
         }
     });
     let all = spec.operations.iter().map(route_const);
-    let token = &spec.token_operations;
-    let (issue, refresh, revoke) = (
-        format_ident!("{}", token.issue.to_shouty_snake_case()),
-        format_ident!("{}", token.refresh.to_shouty_snake_case()),
-        format_ident!("{}", token.revoke.to_shouty_snake_case()),
-    );
+    let token = match &spec.token_operations {
+        Some(token) => {
+            let (issue, refresh, revoke) = (
+                format_ident!("{}", token.issue.to_shouty_snake_case()),
+                format_ident!("{}", token.refresh.to_shouty_snake_case()),
+                format_ident!("{}", token.revoke.to_shouty_snake_case()),
+            );
+            quote! { Some(rt::AuthRoutes { issue: &#issue, refresh: &#refresh, revoke: &#revoke }) }
+        }
+        None => quote! { None },
+    };
     quote! {
         /// One constant per operation: its method, canonical path, alternative forms,
         /// credentials, effect, and the path values another route would receive instead.
@@ -84,9 +89,14 @@ pub(super) fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) 
             #(#consts)*
             /// Every route of the spec, in spec order.
             pub const ALL: &[&Route] = &[#(&#all),*];
-            /// The routes the client calls itself to obtain, refresh and revoke tokens.
-            pub const TOKEN: rt::AuthRoutes =
-                rt::AuthRoutes { issue: &#issue, refresh: &#refresh, revoke: &#revoke };
+            /// The routes the client calls itself to obtain, refresh and revoke tokens;
+            /// `None` when the spec names none (its operations send no token).
+            pub const TOKEN: Option<rt::AuthRoutes> = #token;
+            /// The route of an operation of this spec, by its name (`bank_transfer`) or by
+            /// any of its forms (`POST /v2/transfers/bank`, aliases included).
+            pub fn find(name_or_route: &str) -> Option<&'static Route> {
+                rt::find_route(ALL, name_or_route)
+            }
         }
     }
 }

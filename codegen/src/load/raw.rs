@@ -45,7 +45,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
 pub struct RawService {
     pub title: String,
     pub environments: Ordered<String>,
-    pub token_operations: RawTokenOperations,
+    #[serde(default)]
+    pub token_operations: Option<RawTokenOperations>,
     #[serde(default)]
     pub answers: Option<RawAnswers>,
 }
@@ -141,7 +142,7 @@ pub struct RawOperation {
     #[serde(default)]
     pub origin: RawOrigin,
     #[serde(default)]
-    pub auth: RawAuth,
+    pub auth: Option<RawAuth>,
     #[serde(default)]
     pub effect: Option<RawEffect>,
     #[serde(default)]

@@ -88,7 +88,13 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let mut operations = Vec::with_capacity(raw.operations.len());
     for (name, op) in raw.operations {
         let base = format!("operations.{name}");
-        let context = Context { groups: &groups, shapes: &shapes, types: &known_types, answers: &answers };
+        let context = Context {
+            groups: &groups,
+            shapes: &shapes,
+            types: &known_types,
+            answers: &answers,
+            has_tokens: raw.service.token_operations.is_some(),
+        };
         operations.push(operation(name, op, &base, &context, sink));
     }
     check_names(&operations, sink);
@@ -115,6 +121,9 @@ struct Context<'a> {
     shapes: &'a [Shape],
     types: &'a TypeNames,
     answers: &'a Answers,
+    /// Whether the spec names token operations: without them no operation sends a token,
+    /// and `auth` defaults to `none`.
+    has_tokens: bool,
 }
 
 /// The answers a spec that says nothing about them gets: `"00"` is success, and no code
@@ -235,8 +244,8 @@ fn token_operations(
     operations: &[Operation],
     unreadable: &[String],
     sink: &mut Sink,
-) -> TokenOperations {
-    let raw = &service.token_operations;
+) -> Option<TokenOperations> {
+    let raw = service.token_operations.as_ref()?;
     let names: Vec<&str> = operations.iter().map(|o| o.name.as_str()).collect();
     for (key, name) in [("issue", &raw.issue), ("refresh", &raw.refresh), ("revoke", &raw.revoke)] {
         let path = format!("service.token_operations.{key}");
@@ -257,7 +266,11 @@ fn token_operations(
             Some(_) => {}
         }
     }
-    TokenOperations { issue: raw.issue.clone(), refresh: raw.refresh.clone(), revoke: raw.revoke.clone() }
+    Some(TokenOperations {
+        issue: raw.issue.clone(),
+        refresh: raw.refresh.clone(),
+        revoke: raw.revoke.clone(),
+    })
 }
 
 fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
@@ -519,6 +532,13 @@ fn operation(
         );
     }
     let method = self::method(raw.method);
+    if !context.has_tokens && matches!(raw.auth, Some(RawAuth::Bearer | RawAuth::BearerAndAccount)) {
+        sink.error(
+            &format!("{base}.auth"),
+            "this operation sends a bearer token, but the spec names no `service.token_operations`",
+            "name the operations that issue, refresh and revoke tokens, or write `auth: none` or `auth: account`",
+        );
+    }
     let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
 
     let params = params(&raw, base, types, sink);
@@ -613,10 +633,12 @@ fn operation(
         path,
         origin: origin(raw.origin),
         auth: match raw.auth {
-            RawAuth::BearerAndAccount => Auth::BearerAndAccount,
-            RawAuth::Bearer => Auth::Bearer,
-            RawAuth::Account => Auth::Account,
-            RawAuth::None => Auth::None,
+            None if context.has_tokens => Auth::BearerAndAccount,
+            None => Auth::None,
+            Some(RawAuth::BearerAndAccount) => Auth::BearerAndAccount,
+            Some(RawAuth::Bearer) => Auth::Bearer,
+            Some(RawAuth::Account) => Auth::Account,
+            Some(RawAuth::None) => Auth::None,
         },
         effect,
         idempotency: raw.idempotency,

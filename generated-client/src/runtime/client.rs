@@ -49,7 +49,7 @@ impl Environment {
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(routes::TOKEN)`) for code that sends operations itself.
 pub struct ClientBuilder<C = Session> {
-    auth_routes: AuthRoutes,
+    auth_routes: Option<AuthRoutes>,
     environment: Environment,
     credentials: Option<Credentials>,
     http: Option<reqwest::ClientBuilder>,
@@ -82,9 +82,9 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// A builder using the spec's token routes. Defaults: sandbox, 30 s per attempt, 60 s
     /// per call (every attempt, backoff and token wait included), [`RetryPolicy::default`],
     /// tokens renewed 5 minutes before they expire, answers of at most 4 MiB.
-    pub fn new(auth_routes: AuthRoutes) -> Self {
+    pub fn new(auth_routes: impl Into<Option<AuthRoutes>>) -> Self {
         ClientBuilder {
-            auth_routes,
+            auth_routes: auth_routes.into(),
             environment: Environment::Sandbox,
             credentials: None,
             http: None,
@@ -103,7 +103,8 @@ impl<C: From<Session>> ClientBuilder<C> {
         self
     }
 
-    /// The merchant's credentials (required).
+    /// The merchant's credentials: required when the spec names token operations; for a
+    /// service without them, only operations that send `accountId` need them.
     pub fn credentials(mut self, credentials: Credentials) -> Self {
         self.credentials = Some(credentials);
         self
@@ -154,9 +155,10 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// The client, or [`Error::Config`] when credentials are missing or the base URL is
     /// not an `http(s)` URL.
     pub fn build(self) -> Result<C, Error> {
-        let credentials = self
-            .credentials
-            .ok_or_else(|| Error::Config { reason: "no credentials were given".to_owned() })?;
+        if self.credentials.is_none() && self.auth_routes.is_some() {
+            return Err(Error::Config { reason: "no credentials were given".to_owned() });
+        }
+        let credentials = self.credentials;
         let base_url = self.environment.base_url().to_owned();
         let parsed = reqwest::Url::parse(&base_url)
             .map_err(|_| Error::Config { reason: "the base URL is not a valid URL".to_owned() })?;
@@ -165,9 +167,10 @@ impl<C: From<Session>> ClientBuilder<C> {
                 reason: "the base URL must be an http or https URL without a query".to_owned(),
             });
         }
-        let account_id = HeaderValue::from_str(&credentials.account_id).map_err(|_| Error::Config {
-            reason: "the account id has characters a header cannot carry".to_owned(),
-        })?;
+        let account_id =
+            credentials.as_ref().map(|c| HeaderValue::from_str(&c.account_id)).transpose().map_err(|_| {
+                Error::Config { reason: "the account id has characters a header cannot carry".to_owned() }
+            })?;
         let http =
             self.http.unwrap_or_default().redirect(reqwest::redirect::Policy::none()).build().map_err(
                 |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
@@ -212,9 +215,9 @@ impl fmt::Debug for Session {
 pub(crate) struct ClientInner {
     http: reqwest::Client,
     base_url: String,
-    pub(crate) credentials: Credentials,
-    account_id: HeaderValue,
-    pub(crate) auth_routes: AuthRoutes,
+    pub(crate) credentials: Option<Credentials>,
+    account_id: Option<HeaderValue>,
+    pub(crate) auth_routes: Option<AuthRoutes>,
     pub(crate) timeout: Duration,
     call_timeout: Duration,
     retry: RetryPolicy,
@@ -292,7 +295,9 @@ impl ClientInner {
     /// secret parameters of `request`.
     pub(crate) fn secrets(&self, request_secrets: &[String]) -> Secrets {
         let mut secrets = Secrets::none();
-        secrets.add(self.credentials.client_secret.expose());
+        if let Some(credentials) = &self.credentials {
+            secrets.add(credentials.client_secret.expose());
+        }
         self.tokens.add_secrets(&mut secrets);
         for value in request_secrets {
             secrets.add(value);
@@ -414,7 +419,13 @@ impl ClientInner {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
         if route.auth.sends_account() {
-            headers.insert(ACCOUNT_ID_HEADER, self.account_id.clone());
+            let Some(account_id) = &self.account_id else {
+                return Err(Error::invalid(
+                    "the operation sends the accountId header: give the client credentials",
+                )
+                .into());
+            };
+            headers.insert(ACCOUNT_ID_HEADER, account_id.clone());
         }
         if route.auth.sends_bearer() {
             let Some(bearer) = bearer else {

@@ -32,7 +32,7 @@ pub use pages::Listing;
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
     Alias, Answers, Auth, AuthRoutes, Effect, EnvelopeKind, Method, Operation, PageStyle, Paginated,
-    ReservedSegment, Route,
+    ReservedSegment, Route, find_route,
 };
 pub use secret::{Credentials, Secret};
 pub use support::{Redacted, fmt_wire};

@@ -187,6 +187,32 @@ pub struct Route {
     pub answers: &'static Answers,
 }
 
+/// The route of `name_or_route` among `routes`: an operation name (`bank_transfer`) or a
+/// form `METHOD /path` (`POST /v2/transfers/bank`, aliases included, variable names
+/// ignored). What generated `routes::find` calls.
+pub fn find_route(routes: &[&'static Route], name_or_route: &str) -> Option<&'static Route> {
+    let text = name_or_route.trim();
+    if let Some(route) = routes.iter().find(|r| r.operation == text) {
+        return Some(route);
+    }
+    let (method, path) = text.split_once(char::is_whitespace)?;
+    let shape = |path: &str| -> String {
+        path.trim()
+            .split('/')
+            .map(|s| if s.starts_with('{') { "{}" } else { s })
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let wanted = shape(path);
+    let method = method.trim();
+    routes.iter().copied().find(|r| {
+        (r.method.as_str().eq_ignore_ascii_case(method) && shape(r.path) == wanted)
+            || r.aliases
+                .iter()
+                .any(|a| a.method.as_str().eq_ignore_ascii_case(method) && shape(a.path) == wanted)
+    })
+}
+
 /// The three token routes, declared by the spec and handed to the client at construction.
 #[derive(Clone, Copy, Debug)]
 pub struct AuthRoutes {

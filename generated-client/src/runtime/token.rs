@@ -18,7 +18,8 @@ use super::client::{ClientInner, Failure};
 use super::error::Error;
 use super::json::{DecodeError, Fields, FromJson, Json, Path};
 use super::redact::Secrets;
-use super::route::Route;
+use super::route::{AuthRoutes, Route};
+use super::secret::Credentials;
 use super::secret::Secret;
 use super::timestamp::parse_expiry;
 use super::writer::RequestWriter;
@@ -220,17 +221,26 @@ impl ClientInner {
         }
     }
 
+    /// The token routes and credentials, which the builder requires together.
+    fn auth(&self) -> Result<(&AuthRoutes, &Credentials), Error> {
+        match (&self.auth_routes, &self.credentials) {
+            (Some(routes), Some(credentials)) => Ok((routes, credentials)),
+            _ => Err(Error::Config { reason: "the spec names no token operations".to_owned() }),
+        }
+    }
+
     async fn issue_token(&self) -> Result<Token, Error> {
-        let route = self.auth_routes.issue;
+        let (routes, credentials) = self.auth()?;
+        let route = routes.issue;
         let mut w = RequestWriter::new(route);
         w.body("grant_type", "client_credentials")?;
-        w.body("client_id", &self.credentials.client_id)?;
-        w.body("client_secret", self.credentials.client_secret.expose())?;
+        w.body("client_id", &credentials.client_id)?;
+        w.body("client_secret", credentials.client_secret.expose())?;
         self.token_request(route, w, None).await
     }
 
     async fn refresh_token(&self, refresh_token: &Secret, bearer: &HeaderValue) -> Result<Token, Error> {
-        let route = self.auth_routes.refresh;
+        let route = self.auth()?.0.refresh;
         let mut w = RequestWriter::new(route);
         w.body("grant_type", "refresh_token")?;
         w.body("refresh_token", refresh_token.expose())?;
@@ -309,9 +319,10 @@ impl ClientInner {
             };
             (token.access.clone(), token.header.clone(), state.generation)
         };
-        let route = self.auth_routes.revoke;
+        let (routes, credentials) = self.auth()?;
+        let route = routes.revoke;
         let mut w = RequestWriter::new(route);
-        w.body("clientId", &self.credentials.client_id)?;
+        w.body("clientId", &credentials.client_id)?;
         w.body("access_token", access.expose())?;
         let request = w.finish()?;
         self.attempt(&request, Some(&header), self.timeout).await.map_err(|f| f.error)?;

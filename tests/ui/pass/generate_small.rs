@@ -24,7 +24,11 @@ fn main() {
     assert_eq!(route.method, Method::Post);
     assert_eq!(route.path, "/v2/transfers/bank/{subAccountId}");
     assert_eq!(route.aliases[0].path, "/v1/transfers/bank/{subAccountId}");
-    assert_eq!(routes::TOKEN.issue.operation, "issue_token");
+    assert_eq!(routes::TOKEN.map(|t| t.issue.operation), Some("issue_token"));
+    // The spec's own route lookup, by name or by form (aliases included).
+    assert_eq!(routes::find("bank_transfer_from_sub_account").map(|r| r.path), Some("/v2/transfers/bank/{subAccountId}"));
+    assert_eq!(routes::find("POST /v1/transfers/bank/{id}").map(|r| r.operation), Some("bank_transfer_from_sub_account"));
+    assert!(routes::find("GET /nowhere").is_none());
     assert_eq!(environments::SANDBOX, "https://sandbox.example.com");
 
     // The client and a group method, named and called (the future is built, not awaited).
