@@ -26,5 +26,16 @@ fn main() -> ExitCode {
     if !payspec_codegen::build_script::write_out("payspec_generated.rs", &source) {
         return ExitCode::FAILURE;
     }
+    // Written whatever the features, so that turning `blocking` on needs no new run.
+    let blocking = match payspec_codegen::generate_blocking_source(&spec) {
+        Ok(source) => source,
+        Err(error) => {
+            println!("cargo::error={error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !payspec_codegen::build_script::write_out("payspec_blocking.rs", &blocking) {
+        return ExitCode::FAILURE;
+    }
     ExitCode::SUCCESS
 }

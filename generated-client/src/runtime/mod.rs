@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 mod amount;
+mod blocking;
 mod client;
 mod envelope;
 mod error;
@@ -21,6 +22,7 @@ pub mod webhook;
 mod writer;
 
 pub use amount::{Amount, AmountError, AmountText};
+pub use blocking::BlockingRuntime;
 pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::{Error, ServiceCode};
