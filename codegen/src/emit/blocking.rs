@@ -2,6 +2,7 @@
 //! without an async runtime in the caller's code. Each method hands the async method to the
 //! runtime's `BlockingRuntime`; listings are read to their end.
 
+use super::client::group_accessors;
 use super::{Names, data_type, doc_lines, field_ident, request_type};
 use crate::model::{Operation, Spec};
 use heck::{ToSnakeCase, ToUpperCamelCase};
@@ -10,15 +11,7 @@ use quote::{format_ident, quote};
 
 /// The blocking client of `spec`, as items of a module inside `payspec-client`.
 pub(super) fn blocking_items(spec: &Spec, names: &Names) -> TokenStream {
-    let accessors = spec.groups.iter().map(|group| {
-        let method = field_ident(&group.key.to_snake_case());
-        let ty = format_ident!("{}", group.key.to_upper_camel_case());
-        let doc = doc_lines(&[format!("{}: {}", group.title, group.doc.join(" "))]);
-        quote! {
-            #doc
-            pub fn #method(&self) -> #ty<'_> { #ty { client: self } }
-        }
-    });
+    let accessors = group_accessors(spec, |ty| (quote! { #ty<'_> }, quote! { #ty { client: self } }));
     let handles = spec.groups.iter().map(|group| {
         let ty = format_ident!("{}", group.key.to_upper_camel_case());
         let async_group = field_ident(&group.key.to_snake_case());

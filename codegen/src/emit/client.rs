@@ -4,18 +4,33 @@ use super::requests::{operation_doc, settable};
 use super::{Names, data_type, doc_lines, field_ident, request_type};
 use crate::model::{Operation, Param, Spec};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+/// One accessor method per group, `fn <group>(&self) -> <handle>`, where `handle` makes
+/// the handle's type and its construction from the group's type name.
+pub(super) fn group_accessors(
+    spec: &Spec,
+    handle: impl Fn(&Ident) -> (TokenStream, TokenStream),
+) -> Vec<TokenStream> {
+    spec.groups
+        .iter()
+        .map(|group| {
+            let method = field_ident(&group.key.to_snake_case());
+            let ty = format_ident!("{}", group.key.to_upper_camel_case());
+            let (handle_type, construct) = handle(&ty);
+            let doc = doc_lines(&[format!("{}: {}", group.title, group.doc.join(" "))]);
+            quote! {
+                #doc
+                pub fn #method(&self) -> #handle_type { #construct }
+            }
+        })
+        .collect()
+}
+
 pub(super) fn client_items(spec: &Spec, names: &Names) -> TokenStream {
-    let accessors = spec.groups.iter().map(|group| {
-        let method = field_ident(&group.key.to_snake_case());
-        let ty = format_ident!("{}", group.key.to_upper_camel_case());
-        let doc = doc_lines(&[format!("{}: {}", group.title, group.doc.join(" "))]);
-        quote! {
-            #doc
-            pub fn #method(&self) -> groups::#ty<'_> { groups::#ty { session: &self.session } }
-        }
+    let accessors = group_accessors(spec, |ty| {
+        (quote! { groups::#ty<'_> }, quote! { groups::#ty { session: &self.session } })
     });
     let handles = spec.groups.iter().map(|group| {
         let ty = format_ident!("{}", group.key.to_upper_camel_case());
