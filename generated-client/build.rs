@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         // exit would make cargo print them all again.
         return ExitCode::SUCCESS;
     };
-    let source = match payspec_codegen::generate_source(&spec) {
+    let source = match payspec_codegen::generate_crate_source(&spec, "payspec_client") {
         Ok(source) => source,
         Err(error) => {
             println!("cargo::error={error}");

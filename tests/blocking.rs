@@ -55,7 +55,14 @@ fn the_blocking_client_sends_and_lists_without_async_code() {
     let client = blocking::Client::new(client).unwrap_or_else(|e| panic!("{e}"));
 
     let amount = "2500.00".parse().unwrap_or_else(|e| panic!("{e}"));
-    let transfer = BankTransfer::new(amount, "0123456789", "058", "tx-blocking", "Ada Obi");
+    let transfer = BankTransfer::builder()
+        .amount(amount)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref("tx-blocking")
+        .customer_name("Ada Obi")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
     let outcome = client.transfers().bank_transfer(transfer).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         matches!(&outcome, Outcome::Done(e) if e.data.as_ref().is_some_and(|d| d.id == "trf-1")),

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use heck::ToUpperCamelCase;
 use payspec_codegen::Spec;
-use payspec_codegen::model::{EnvelopeKind, Operation, Param, Type};
+use payspec_codegen::model::{DateLayout, EnvelopeKind, Operation, Param, Type};
 use serde_json::{Value, json};
 
 /// A spec name as a Rust identifier, raw where it is a keyword (as the client spells it).
@@ -30,7 +30,15 @@ fn sample(param: &Param, index: usize) -> Value {
     let text = format!("v-{} a/b?c&d=e%f", param.name);
     match &param.ty {
         Type::String | Type::Identifier(_) => json!(text),
-        Type::DateTime => json!(format!("2024-05-{:02}T07:08:09Z", 10 + index % 18)),
+        // As the parameter's layout writes it, so that what reaches the server is the sample.
+        Type::DateTime => {
+            let day = 10 + index % 18;
+            json!(match param.layout {
+                DateLayout::Seconds => format!("2024-05-{day:02}T07:08:09"),
+                DateLayout::Minutes => format!("2024-05-{day:02}T07:08"),
+                DateLayout::SpaceSeconds => format!("2024-05-{day:02} 07:08:09"),
+            })
+        }
         Type::Integer => json!(11 + index),
         Type::Boolean => json!(true),
         // Text, so the exact digits reach the `Amount` (a JSON number would lose the `0`).
@@ -42,17 +50,25 @@ fn sample(param: &Param, index: usize) -> Value {
     }
 }
 
-/// Whether the client takes this parameter as `impl Into<T>` (text, date-times and typed
-/// ids): the generated test then passes the sample as `&str`. Every other value (enums,
-/// amounts, numbers, flags, JSON, lists) is deserialized from the sample into the type the
-/// client's signature names.
+/// Whether the client takes this parameter as `impl Into<T>` of text (text and typed ids):
+/// the generated test then passes the sample as `&str`. A date-time is parsed from its
+/// sample; every other value (enums, amounts, numbers, flags, JSON, lists) is deserialized
+/// from the sample into the type the client's signature names.
 fn takes_text(param: &Param) -> bool {
-    param.values.is_empty() && matches!(param.ty, Type::String | Type::DateTime | Type::Identifier(_))
+    param.values.is_empty()
+        && (matches!(param.ty, Type::String | Type::Identifier(_))
+            || (param.secret && param.ty == Type::DateTime))
 }
 
 fn argument(param: &Param) -> String {
     let name = &param.name;
-    if takes_text(param) { format!("samples.text({name:?})?") } else { format!("samples.value({name:?})?") }
+    if takes_text(param) {
+        format!("samples.text({name:?})?")
+    } else if param.ty == Type::DateTime {
+        format!("samples.date({name:?})?")
+    } else {
+        format!("samples.value({name:?})?")
+    }
 }
 
 /// The samples of an operation: one per parameter the caller sets, as JSON text.
@@ -63,16 +79,18 @@ fn samples(op: &Operation) -> String {
     Value::Object(samples).to_string()
 }
 
-/// The generated lines that build `op`'s request from the test's samples.
-fn request_code(op: &Operation) -> String {
+/// The generated lines that build `op`'s request from the test's samples: positionally,
+/// or by naming every field where the client asks for that.
+fn request_code(spec: &Spec, op: &Operation) -> String {
     let settable: Vec<&Param> = op.params.iter().filter(|p| p.fixed.is_none()).collect();
     let ty = op.name.to_upper_camel_case();
+    let setter = |p: &&Param| format!("\n        .{}({})", ident(&p.name), argument(p));
+    if payspec_codegen::emit::uses_builder(spec, op) {
+        let setters: String = settable.iter().map(setter).collect();
+        return format!("requests::{ty}::builder(){setters}\n        .build()?");
+    }
     let required: Vec<String> = settable.iter().filter(|p| p.required).map(|p| argument(p)).collect();
-    let setters: String = settable
-        .iter()
-        .filter(|p| !p.required)
-        .map(|p| format!("\n        .{}({})", ident(&p.name), argument(p)))
-        .collect();
+    let setters: String = settable.iter().filter(|p| !p.required).map(setter).collect();
     format!("requests::{ty}::new({}){setters}", required.join(", "))
 }
 
@@ -235,9 +253,9 @@ impl Reference {
 
 /// A test that decodes the reference's answer to `op` into its typed answer and writes it
 /// back unchanged.
-fn answer_case(op: &Operation, answer: &Value, out: &mut String) {
+fn answer_case(spec: &Spec, op: &Operation, answer: &Value, out: &mut String) {
     let name = &op.name;
-    let request = request_code(op);
+    let request = request_code(spec, op);
     let _ = write!(
         out,
         r#"
@@ -267,7 +285,7 @@ async fn {test}() -> CaseResult {{{samples}
     );
 }
 
-fn test_case(op: &Operation, out: &mut String) {
+fn test_case(spec: &Spec, op: &Operation, out: &mut String) {
     let name = &op.name;
     let _ = write!(
         out,
@@ -288,7 +306,7 @@ async fn {test}() -> CaseResult {{
         method = op.method,
         path = op.path,
         test = ident(name),
-        request = request_code(op),
+        request = request_code(spec, op),
         group = ident(&op.group),
         method_ident = ident(name),
     );
@@ -318,7 +336,7 @@ fn main() -> ExitCode {
     }
     let _ = writeln!(out, "];");
     for op in &spec.operations {
-        test_case(op, &mut out);
+        test_case(&spec, op, &mut out);
     }
 
     // One test per typed answer the reference documents, beside the wire tests.
@@ -334,7 +352,7 @@ fn main() -> ExitCode {
     if let Some(reference) = &reference {
         for op in spec.operations.iter().filter(|op| op.response.is_some()) {
             if let Some(answer) = reference_answer(reference, &spec, op) {
-                answer_case(op, &answer, &mut answers);
+                answer_case(&spec, op, &answer, &mut answers);
                 covered.push(format!("{:?}", op.name));
             }
         }

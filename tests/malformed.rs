@@ -620,3 +620,27 @@ fn more_operations_than_the_limit_are_refused() {
         "{errors}"
     );
 }
+
+#[test]
+fn a_date_layout_is_one_of_the_known_patterns_and_only_on_a_date_time() {
+    let with_param = |extra: &str| {
+        SKELETON.replacen(
+            "      amount:\n        in: body\n        type: decimal\n",
+            &format!("      amount:\n        in: body\n        type: decimal\n{extra}"),
+            1,
+        )
+    };
+    let errors = load_str("layout.yaml", &with_param("        layout: \"YYYY-MM-DDThh:mm\"\n"))
+        .expect_err("a layout on a decimal");
+    assert!(errors.to_string().contains("only a `date_time` parameter has a `layout`"), "{errors}");
+
+    let text = SKELETON.replacen(
+        "      amount:\n        in: body\n        type: decimal\n",
+        "      amount:\n        in: body\n        type: decimal\n      starts:\n        in: body\n        type: date_time\n        layout: \"DD/MM/YYYY\"\n",
+        1,
+    );
+    let errors = load_str("layout.yaml", &text).expect_err("an unknown layout");
+    let error = errors.iter().find(|d| d.path.ends_with("params.starts.layout")).expect("located at the key");
+    assert!(error.message.contains("unknown layout `DD/MM/YYYY`"), "{errors}");
+    assert!(error.hint.contains("`YYYY-MM-DDThh:mm`"), "{errors}");
+}

@@ -101,27 +101,29 @@ fn the_expanded_routes_are_the_clients_routes_field_by_field() {
 }
 
 fn bank_transfer_from_macro() -> from_macro::requests::BankTransfer {
-    from_macro::requests::BankTransfer::new(
-        "2500.75".parse().expect("an amount"),
-        "0123456789",
-        "058",
-        "tx-42",
-        "Ada Obi",
-    )
-    .narration("school fees")
-    .extra_field("meta.channel", json!("app"))
+    from_macro::requests::BankTransfer::builder()
+        .amount("2500.75".parse().expect("an amount"))
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref("tx-42")
+        .customer_name("Ada Obi")
+        .narration("school fees")
+        .extra_field("meta.channel", json!("app"))
+        .build()
+        .expect("every required field is set")
 }
 
 fn bank_transfer_built() -> payspec_client::requests::BankTransfer {
-    payspec_client::requests::BankTransfer::new(
-        "2500.75".parse().expect("an amount"),
-        "0123456789",
-        "058",
-        "tx-42",
-        "Ada Obi",
-    )
-    .narration("school fees")
-    .extra_field("meta.channel", json!("app"))
+    payspec_client::requests::BankTransfer::builder()
+        .amount("2500.75".parse().expect("an amount"))
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref("tx-42")
+        .customer_name("Ada Obi")
+        .narration("school fees")
+        .extra_field("meta.channel", json!("app"))
+        .build()
+        .expect("every required field is set")
 }
 
 #[test]
@@ -131,8 +133,16 @@ fn a_request_built_the_same_way_through_both_is_the_same() {
     assert!(format!("{b:?}").contains("school fees"), "{b:?}");
 
     // Secrets are hidden the same way by both.
-    let m = from_macro::requests::RevokeToken::new("tok-secret", "client-abc");
-    let b = payspec_client::requests::RevokeToken::new("tok-secret", "client-abc");
+    let m = from_macro::requests::RevokeToken::builder()
+        .access_token("tok-secret")
+        .client_id("client-abc")
+        .build()
+        .expect("both set");
+    let b = payspec_client::requests::RevokeToken::builder()
+        .access_token("tok-secret")
+        .client_id("client-abc")
+        .build()
+        .expect("both set");
     assert_eq!(format!("{m:?}"), format!("{b:?}"));
     assert!(!format!("{b:?}").contains("tok-secret"), "{b:?}");
 }

@@ -79,7 +79,14 @@ fn transfer(reference: &str) -> BankTransfer {
         Ok(a) => a,
         Err(e) => panic!("{e}"),
     };
-    BankTransfer::new(amount, "0123456789", "058", reference, "Ada Obi")
+    BankTransfer::builder()
+        .amount(amount)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref(reference)
+        .customer_name("Ada Obi")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn wallet_transfer(reference: &str) -> WalletTransfer {
@@ -87,7 +94,12 @@ fn wallet_transfer(reference: &str) -> WalletTransfer {
         Ok(a) => a,
         Err(e) => panic!("{e}"),
     };
-    WalletTransfer::new(amount, "wallet-9", reference)
+    WalletTransfer::builder()
+        .amount(amount)
+        .destination_wallet_id("wallet-9")
+        .merchant_tx_ref(reference)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A finished transfer's data, every field the spec requires.
@@ -553,7 +565,9 @@ async fn an_echoed_token_or_secret_never_appears_in_an_error_in_any_spelling() {
         })
         .await;
         let client = client(&server);
-        let result = client.charge().submit_card_otp(SubmitCardOtp::new("ord-1", "123456", "txn-1")).await;
+        let otp =
+            SubmitCardOtp::builder().order_reference("ord-1").otp("123456").transaction_id("txn-1").build();
+        let result = client.charge().submit_card_otp(otp.unwrap_or_else(|e| panic!("{e}"))).await;
         let error = match result {
             Err(e) => e,
             Ok(o) => panic!("{body}: expected an error, got {o:?}"),

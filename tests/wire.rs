@@ -134,17 +134,17 @@ async fn checkout_order_requests() -> Result<(Samples, Vec<Recorded>), Box<dyn s
     let samples = samples_of("create_checkout_order")?;
     let server = wire_check::server_for("create_checkout_order").await?;
     let client = wire_check::client(&server)?;
-    let request = CreateCheckoutOrder::new(
-        samples.value("amount")?,
-        samples.value("currency")?,
-        samples.text("customer_email")?,
-        samples.text("redirect_url")?,
-    )
-    .order_reference(samples.text("order_reference")?)
-    .customer_name(samples.text("customer_name")?)
-    .description(samples.text("description")?)
-    .metadata(samples.value("metadata")?)
-    .tokenize_card(samples.value("tokenize_card")?);
+    let request = CreateCheckoutOrder::builder()
+        .amount(samples.value("amount")?)
+        .currency(samples.value("currency")?)
+        .customer_email(samples.text("customer_email")?)
+        .redirect_url(samples.text("redirect_url")?)
+        .order_reference(samples.text("order_reference")?)
+        .customer_name(samples.text("customer_name")?)
+        .description(samples.text("description")?)
+        .metadata(samples.value("metadata")?)
+        .tokenize_card(samples.value("tokenize_card")?)
+        .build()?;
     client.checkout().create_checkout_order(request).await?;
     Ok((samples, server.requests()))
 }
@@ -157,8 +157,8 @@ async fn filter_requests() -> Result<(Samples, Vec<Recorded>), Box<dyn std::erro
     let request = FilterTransactionsForSubAccount::new(samples.text("account_id")?)
         .limit(samples.value("limit")?)
         .cursor(samples.text("cursor")?)
-        .from_date(samples.text("from_date")?)
-        .to_date(samples.text("to_date")?)
+        .from_date(samples.date("from_date")?)
+        .to_date(samples.date("to_date")?)
         .status(samples.value("status")?)
         .transaction_type(samples.value("transaction_type")?);
     client.transactions().filter_transactions_for_sub_account(request).await?;
@@ -328,7 +328,14 @@ async fn the_checker_refuses_a_path_or_query_that_differs_from_the_spec() -> Cas
 // ---- Faults through generated operations. ----
 
 fn bank_transfer(reference: &str) -> Result<BankTransfer, Error> {
-    Ok(BankTransfer::new(amount("2500.00")?, "0123456789", "058", reference, "Ada Obi").narration("rent"))
+    BankTransfer::builder()
+        .amount(amount("2500.00")?)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref(reference)
+        .customer_name("Ada Obi")
+        .narration("rent")
+        .build()
 }
 
 #[tokio::test]
@@ -357,7 +364,11 @@ async fn a_wallet_transfer_answered_500_is_sent_exactly_once() -> CaseResult {
     })
     .await?;
     let client = fast_client(&server)?;
-    let transfer = WalletTransfer::new(amount("100.00")?, "wallet-9", "tx-w500");
+    let transfer = WalletTransfer::builder()
+        .amount(amount("100.00")?)
+        .destination_wallet_id("wallet-9")
+        .merchant_tx_ref("tx-w500")
+        .build()?;
     let result = client.transfers().wallet_transfer(transfer).await;
     assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -422,20 +433,26 @@ async fn a_path_value_with_a_slash_arrives_percent_encoded() -> CaseResult {
 
 #[test]
 fn debug_of_generated_requests_shows_no_secret() {
-    let otp = SubmitCardOtp::new("order-77", "493817", "tx-77");
+    let otp = SubmitCardOtp::builder()
+        .order_reference("order-77")
+        .otp("493817")
+        .transaction_id("tx-77")
+        .build()
+        .expect("every required field is set");
     let text = format!("{otp:?}");
     assert!(text.contains("order-77") && text.contains("tx-77"), "{text}");
     assert!(!text.contains("493817"), "{text}");
 
-    let account = CreateSubAccount::new(
-        "acct-ref-1",
-        "Ada Obi",
-        "08030000000",
-        "ada@example.com",
-        "22233344455",
-        Currency::Ngn,
-        "8642",
-    );
+    let account = CreateSubAccount::builder()
+        .account_ref("acct-ref-1")
+        .account_name("Ada Obi")
+        .phone_number("08030000000")
+        .email("ada@example.com")
+        .bvn("22233344455")
+        .currency(Currency::Ngn)
+        .pin("8642")
+        .build()
+        .expect("every required field is set");
     let text = format!("{account:?}");
     assert!(text.contains("acct-ref-1") && text.contains("ada@example.com"), "{text}");
     assert!(!text.contains("22233344455"), "bvn shown: {text}");

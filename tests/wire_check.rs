@@ -107,6 +107,13 @@ impl Samples {
         self.values.get(name).and_then(Value::as_str).ok_or_else(|| self.missing(name))
     }
 
+    /// A date-time sample, read as the client reads text (UTC unless it has an offset).
+    pub fn date(&self, name: &str) -> Result<payspec_client::runtime::DateTime, Mismatch> {
+        let text = self.text(name)?;
+        text.parse()
+            .map_err(|e| Mismatch::one(&self.operation, format!("the sample of `{name}` ({text}): {e}")))
+    }
+
     /// A sample turned into whatever type the client's signature names (enum, amount,
     /// number, flag, JSON, list).
     pub fn value<T: serde::de::DeserializeOwned>(&self, name: &str) -> Result<T, Mismatch> {

@@ -15,6 +15,6 @@ pub mod macros;
 pub mod model;
 pub mod report;
 
-pub use emit::{generate_blocking_source, generate_source, generate_tokens};
+pub use emit::{generate_blocking_source, generate_crate_source, generate_source, generate_tokens};
 pub use load::{Diagnostic, Diagnostics, load, load_builtin, load_str};
 pub use model::Spec;

@@ -365,8 +365,41 @@ pub struct Param {
     /// Whether a number or flag travels as a JSON string (`"110.00"`), as the reference
     /// wants for a few amounts.
     pub as_string: bool,
+    /// How a `date_time` value is written (the service reads it as UTC, without an
+    /// offset).
+    pub layout: DateLayout,
     /// Doc lines.
     pub doc: Vec<String>,
+}
+
+/// How a request writes a `date_time` parameter, named in the spec by its pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DateLayout {
+    /// `YYYY-MM-DDThh:mm:ss`, the default.
+    #[default]
+    Seconds,
+    /// `YYYY-MM-DDThh:mm`
+    Minutes,
+    /// `YYYY-MM-DD hh:mm:ss`
+    SpaceSeconds,
+}
+
+impl DateLayout {
+    /// Every layout, by the pattern the spec names it with.
+    pub const ALL: [(&'static str, DateLayout); 3] = [
+        ("YYYY-MM-DDThh:mm:ss", DateLayout::Seconds),
+        ("YYYY-MM-DDThh:mm", DateLayout::Minutes),
+        ("YYYY-MM-DD hh:mm:ss", DateLayout::SpaceSeconds),
+    ];
+
+    /// The pattern the spec names this layout with.
+    pub fn pattern(self) -> &'static str {
+        match self {
+            DateLayout::Seconds => "YYYY-MM-DDThh:mm:ss",
+            DateLayout::Minutes => "YYYY-MM-DDThh:mm",
+            DateLayout::SpaceSeconds => "YYYY-MM-DD hh:mm:ss",
+        }
+    }
 }
 
 /// An HTTP method.

@@ -119,7 +119,15 @@ fn fixture() -> &'static Fixture {
 
 fn transfer_request() -> BankTransfer {
     let amount: Amount = "2500.00".parse().expect("a valid amount");
-    BankTransfer::new(amount, "0123456789", "058", "tx-bench-1", "Ada Obi").narration("rent")
+    BankTransfer::builder()
+        .amount(amount)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref("tx-bench-1")
+        .customer_name("Ada Obi")
+        .narration("rent")
+        .build()
+        .expect("every required field is set")
 }
 
 async fn hand_written_get(http: &reqwest::Client, base_url: &str) -> Value {

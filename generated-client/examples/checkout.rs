@@ -113,13 +113,13 @@ fn describe<T>(step: &str, outcome: &Outcome<T>) {
 
 /// Creates the order, fetches it, and refunds it when it was paid.
 pub async fn run_checkout(client: &Client, order: &Order) -> Result<CheckoutReport, Error> {
-    let create = CreateCheckoutOrder::new(
-        order.amount,
-        Currency::Ngn,
-        order.customer_email.as_str(),
-        order.redirect_url.as_str(),
-    )
-    .order_reference(order.order_reference.as_str());
+    let create = CreateCheckoutOrder::builder()
+        .amount(order.amount)
+        .currency(Currency::Ngn)
+        .customer_email(order.customer_email.as_str())
+        .redirect_url(order.redirect_url.as_str())
+        .order_reference(order.order_reference.as_str())
+        .build()?;
     let created = client.checkout().create_checkout_order(create).await?;
     describe("create order", &created);
     // The answer is typed: `CreateOrderResponse { checkout_link, order_reference, .. }`.

@@ -16,9 +16,15 @@
 //!     .build()?;
 //!
 //! // Required fields in `new`, the others through setters; amounts are exact decimals.
-//! let order = CreateCheckoutOrder::new("10000.00".parse()?, Currency::Ngn, "buyer@example.com",
-//!     "https://example.com/back")
-//!     .order_reference("order-1");
+//! // Requests whose required fields could be swapped are built by naming each one;
+//! // `build()` refuses a missing one before anything is sent.
+//! let order = CreateCheckoutOrder::builder()
+//!     .amount("10000.00".parse()?)
+//!     .currency(Currency::Ngn)
+//!     .customer_email("buyer@example.com")
+//!     .redirect_url("https://example.com/back")
+//!     .order_reference("order-1")
+//!     .build()?;
 //! match client.checkout().create_checkout_order(order).await? {
 //!     Outcome::Done(answer) => {
 //!         if let Some(order) = answer.data {

@@ -28,7 +28,7 @@ pub(super) fn group_accessors(
         .collect()
 }
 
-pub(super) fn client_items(spec: &Spec, names: &Names) -> TokenStream {
+pub(super) fn client_items(spec: &Spec, names: &Names, examples: Option<&str>) -> TokenStream {
     let accessors = group_accessors(spec, |ty| {
         (quote! { groups::#ty<'_> }, quote! { groups::#ty { session: &self.session } })
     });
@@ -38,6 +38,9 @@ pub(super) fn client_items(spec: &Spec, names: &Names) -> TokenStream {
         if !group.doc.is_empty() {
             doc.push(String::new());
             doc.extend(group.doc.iter().cloned());
+        }
+        if let Some(krate) = examples {
+            doc.extend(super::examples::group_example(spec, group, names, krate));
         }
         let doc = doc_lines(&doc);
         let methods = spec

@@ -7,6 +7,7 @@
 
 mod blocking;
 mod client;
+mod examples;
 mod requests;
 mod routes;
 mod types;
@@ -22,11 +23,15 @@ use client::client_items;
 use requests::requests_module;
 use routes::routes_module;
 use types::types_module;
-#[cfg(test)]
-use types::variant_names;
 
 /// Generates the client code for `spec` as tokens.
 pub fn generate_tokens(spec: &Spec) -> TokenStream {
+    tokens(spec, None)
+}
+
+/// The client code; with `examples`, the crate name its documentation's examples call
+/// through (one example per group).
+fn tokens(spec: &Spec, examples: Option<&str>) -> TokenStream {
     let names = Names::new(spec);
     let findings = audit::audit(spec);
     let reserved = audit::reserved_segments(&findings);
@@ -34,7 +39,7 @@ pub fn generate_tokens(spec: &Spec) -> TokenStream {
     let routes = routes_module(spec, &reserved);
     let types = types_module(spec, &names);
     let requests = requests_module(spec, &names);
-    let client = client_items(spec, &names);
+    let client = client_items(spec, &names, examples);
 
     quote! {
         #routes
@@ -72,7 +77,17 @@ pub fn generate_blocking_source(spec: &Spec) -> Result<String, EmitError> {
 /// The source starts with a plain comment naming the spec by its file name only, so the
 /// output does not depend on where the spec lives on a machine.
 pub fn generate_source(spec: &Spec) -> Result<String, EmitError> {
-    let tokens = generate_tokens(spec);
+    format_source(spec, tokens(spec, None))
+}
+
+/// The client code for `spec` as the source of the crate `crate_name` (the build step of
+/// `payspec-client`): the same code, plus one example per group in its documentation,
+/// calling through `crate_name`, which compile as that crate's doctests.
+pub fn generate_crate_source(spec: &Spec, crate_name: &str) -> Result<String, EmitError> {
+    format_source(spec, tokens(spec, Some(crate_name)))
+}
+
+fn format_source(spec: &Spec, tokens: TokenStream) -> Result<String, EmitError> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| EmitError(e.to_string()))?;
     let name = std::path::Path::new(&spec.source)
         .file_name()
@@ -101,6 +116,13 @@ const KEYWORDS: [&str; 51] = [
     "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
     "union", "raw", "safe",
 ];
+
+/// Whether the request type of `op` is built with `builder()` ... `build()?`, naming each
+/// field, rather than with `new(..)`: so it is when two of its required fields accept the
+/// same argument and could be swapped without the compiler noticing.
+pub fn uses_builder(spec: &Spec, op: &Operation) -> bool {
+    !requests::positional(op, &Names::new(spec))
+}
 
 /// Whether `name` must be written as a raw identifier (`r#type`) in Rust.
 pub fn is_keyword(name: &str) -> bool {
@@ -204,6 +226,13 @@ impl Names {
         self.enums.values().chain(self.answer_enums.iter())
     }
 
+    /// The enum a parameter's values make and its first variant, if it has values.
+    fn first_variant(&self, param: &Param) -> Option<(String, Ident)> {
+        let def = self.enum_of(param)?;
+        let variant = types::variant_names(&def.values).into_iter().next()?;
+        Some((def.name.clone(), variant))
+    }
+
     fn enum_of(&self, param: &Param) -> Option<&EnumDef> {
         if param.values.is_empty() || param.fixed.is_some() {
             return None;
@@ -252,6 +281,9 @@ impl Names {
         }
         if is_secret_text(param) {
             return quote! { rt::Secret };
+        }
+        if param.ty == Type::DateTime {
+            return quote! { rt::DateTime };
         }
         rust_type(&param.ty, quote! { super::types })
     }
@@ -302,7 +334,8 @@ pub(super) fn is_secret_text(param: &Param) -> bool {
 
 /// Whether a constructor or setter takes `impl Into<T>` rather than `T`.
 pub(super) fn takes_into(param: &Param, names: &Names) -> bool {
-    names.enum_of(param).is_none() && matches!(param.ty, Type::String | Type::DateTime | Type::Identifier(_))
+    names.enum_of(param).is_none()
+        && (matches!(param.ty, Type::String | Type::Identifier(_)) || is_secret_text(param))
 }
 
 pub(super) fn method_tokens(method: crate::model::Method) -> TokenStream {
@@ -332,7 +365,7 @@ mod tests {
 
     #[test]
     fn variant_names_are_idents_and_unique() {
-        let names = variant_names(&["9MOBILE".into(), "GLO".into(), "glo".into(), "Other".into()]);
+        let names = types::variant_names(&["9MOBILE".into(), "GLO".into(), "glo".into(), "Other".into()]);
         let names: Vec<String> = names.iter().map(ToString::to_string).collect();
         assert_eq!(names, ["Ninemobile", "Glo", "Glo2", "Other2"]);
     }

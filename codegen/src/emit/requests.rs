@@ -33,14 +33,11 @@ fn param_doc(param: &Param) -> Vec<String> {
     if param.as_string {
         facts.push_str(", as a JSON string");
     }
-    match param.origin {
-        crate::model::Origin::Interface => {}
-        crate::model::Origin::Reference => facts.push_str("; documented by the reference, not the interface"),
-        crate::model::Origin::DeveloperDocs => {
-            facts.push_str("; documented by the vendor's developer documentation, not the interface");
-        }
-        crate::model::Origin::Extension => facts.push_str("; an extension of this spec"),
+    if param.ty == Type::DateTime {
+        facts.push_str(&format!(", in UTC as `{}`", param.layout.pattern()));
     }
+    // Where the parameter came from is a maintainers' fact: it stays in the spec and
+    // `payspec routes`.
     facts.push('.');
     lines.push(facts);
     lines
@@ -121,46 +118,8 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
         }
     });
 
-    let required: Vec<&Param> = settable(op).filter(|p| p.required).collect();
-    let ctor_args = required.iter().map(|param| {
-        let ident = field_ident(&param.name);
-        let value = names.value_type(param);
-        if takes_into(param, names) {
-            quote! { #ident: impl Into<#value> }
-        } else {
-            quote! { #ident: #value }
-        }
-    });
-    let ctor_fields = settable(op).map(|param| {
-        let ident = field_ident(&param.name);
-        match (param.required, takes_into(param, names)) {
-            (true, true) => quote! { #ident: #ident.into(), },
-            (true, false) => quote! { #ident, },
-            (false, _) => quote! { #ident: None, },
-        }
-    });
-    let setters = settable(op).filter(|p| !p.required).map(|param| {
-        let ident = field_ident(&param.name);
-        let value = names.value_type(param);
-        let doc = doc_lines(&[format!("Sets `{}`.", param.name)]);
-        if takes_into(param, names) {
-            quote! {
-                #doc
-                pub fn #ident(mut self, #ident: impl Into<#value>) -> Self {
-                    self.#ident = Some(#ident.into());
-                    self
-                }
-            }
-        } else {
-            quote! {
-                #doc
-                pub fn #ident(mut self, #ident: #value) -> Self {
-                    self.#ident = Some(#ident);
-                    self
-                }
-            }
-        }
-    });
+    let setters: Vec<TokenStream> = settable(op).filter(|p| !p.required).map(|p| setter(p, names)).collect();
+    let construct = if positional(op, names) { constructor(op, names) } else { builder(op, names, &setters) };
 
     let writes = op.params.iter().map(write_call);
     let data = data_type(op, quote! { super::types });
@@ -232,12 +191,8 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
             #[doc = #extra_doc]
             pub extra: rt::ExtraFields,
         }
+        #construct
         impl #ty {
-            /// Creates the request from its required fields; set the others with the methods below.
-            #[allow(clippy::too_many_arguments)]
-            pub fn new(#(#ctor_args),*) -> Self {
-                Self { #(#ctor_fields)* extra: Default::default() }
-            }
             #(#setters)*
             #[doc = #extra_setter_doc]
             pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
@@ -261,6 +216,161 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
             #idempotency
         }
         #paginated
+    }
+}
+
+/// Whether the required parameters can be taken positionally: no two of them accept the
+/// same argument (every string-like value converts from `&str`), so that swapping two
+/// arguments cannot compile.
+pub(super) fn positional(op: &Operation, names: &Names) -> bool {
+    let mut kinds: Vec<String> = Vec::new();
+    for param in settable(op).filter(|p| p.required) {
+        let kind =
+            if takes_into(param, names) { "text".to_owned() } else { names.value_type(param).to_string() };
+        if kinds.contains(&kind) {
+            return false;
+        }
+        kinds.push(kind);
+    }
+    true
+}
+
+/// The argument a setter or constructor takes for `param`, and how it becomes the value.
+fn argument(param: &Param, names: &Names) -> (TokenStream, TokenStream) {
+    let ident = field_ident(&param.name);
+    let value = names.value_type(param);
+    if takes_into(param, names) {
+        (quote! { #ident: impl Into<#value> }, quote! { #ident.into() })
+    } else {
+        (quote! { #ident: #value }, quote! { #ident })
+    }
+}
+
+/// The setter of one optional field, on the request and on its builder.
+fn setter(param: &Param, names: &Names) -> TokenStream {
+    let ident = field_ident(&param.name);
+    let (arg, into) = argument(param, names);
+    let doc = doc_lines(&[format!("Sets `{}`.", param.name)]);
+    quote! {
+        #doc
+        pub fn #ident(mut self, #arg) -> Self {
+            self.#ident = Some(#into);
+            self
+        }
+    }
+}
+
+/// `new`, taking the required fields positionally (they cannot be swapped).
+fn constructor(op: &Operation, names: &Names) -> TokenStream {
+    let ty = request_type(op);
+    let args = settable(op).filter(|p| p.required).map(|p| argument(p, names).0);
+    let fields = settable(op).map(|param| {
+        let ident = field_ident(&param.name);
+        if param.required && takes_into(param, names) {
+            quote! { #ident: #ident.into(), }
+        } else if param.required {
+            quote! { #ident, }
+        } else {
+            quote! { #ident: None, }
+        }
+    });
+    quote! {
+        impl #ty {
+            /// Creates the request from its required fields; set the others with the methods below.
+            pub fn new(#(#args),*) -> Self {
+                Self { #(#fields)* extra: Default::default() }
+            }
+        }
+    }
+}
+
+/// `builder()`: a request whose required fields could be swapped if taken positionally
+/// (two strings, two amounts) is built by naming each one; `build` refuses a missing one
+/// before anything is sent.
+fn builder(op: &Operation, names: &Names, optional_setters: &[TokenStream]) -> TokenStream {
+    let ty = request_type(op);
+    let builder = format_ident!("{}Builder", ty);
+    let label = ty.to_string();
+    let required: Vec<&Param> = settable(op).filter(|p| p.required).collect();
+    let fields = settable(op).map(|param| {
+        let ident = field_ident(&param.name);
+        let value = names.value_type(param);
+        quote! { #ident: Option<#value>, }
+    });
+    let required_setters = required.iter().map(|param| {
+        let ident = field_ident(&param.name);
+        let (arg, into) = argument(param, names);
+        let doc = doc_lines(&[format!("Sets `{}` (required).", param.name)]);
+        quote! {
+            #doc
+            pub fn #ident(mut self, #arg) -> Self {
+                self.#ident = Some(#into);
+                self
+            }
+        }
+    });
+    let req_idents: Vec<Ident> = required.iter().map(|p| field_ident(&p.name)).collect();
+    let req_names = required.iter().map(|p| p.name.as_str());
+    let take = settable(op).map(|param| {
+        let ident = field_ident(&param.name);
+        if param.required {
+            quote! { #ident, }
+        } else {
+            quote! { #ident: self.#ident, }
+        }
+    });
+    let debug = settable(op).map(|param| {
+        let ident = field_ident(&param.name);
+        let label = &param.name;
+        if param.secret {
+            quote! { .field(#label, &self.#ident.as_ref().map(|_| rt::Redacted)) }
+        } else {
+            quote! { .field(#label, &self.#ident) }
+        }
+    });
+    let builder_doc = format!(
+        " Builds a [`{label}`] by naming each field; [`build`]({builder}::build) checks that every required one is set."
+    );
+    let builder_label = builder.to_string();
+    let extra_doc = format!(" Adds a field the spec does not know (see [`{label}::extra`]).");
+    quote! {
+        impl #ty {
+            /// Starts a request: set each required field by name, then `build()`.
+            pub fn builder() -> #builder {
+                #builder::default()
+            }
+        }
+        #[doc = #builder_doc]
+        #[derive(Clone, Default)]
+        #[must_use]
+        pub struct #builder {
+            #(#fields)*
+            extra: rt::ExtraFields,
+        }
+        impl #builder {
+            #(#required_setters)*
+            #(#optional_setters)*
+            #[doc = #extra_doc]
+            pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
+                self.extra.insert(wire_key, value);
+                self
+            }
+            /// The request, or `Error::InvalidRequest` naming every required field not set.
+            pub fn build(self) -> Result<#ty, rt::Error> {
+                match (#(self.#req_idents),*) {
+                    (#(Some(#req_idents)),*) => Ok(#ty { #(#take)* extra: self.extra }),
+                    (#(#req_idents),*) => Err(rt::Error::missing_fields(
+                        #label,
+                        &[#((#req_names, #req_idents.is_none())),*],
+                    )),
+                }
+            }
+        }
+        impl fmt::Debug for #builder {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(#builder_label) #(#debug)* .field("extra", &self.extra).finish()
+            }
+        }
     }
 }
 
@@ -302,15 +412,17 @@ fn write_call(param: &Param) -> TokenStream {
 /// The runtime call that puts one caller-set value on the wire.
 fn write_value(param: &Param, ident: &Ident) -> TokenStream {
     let wire = &param.wire;
-    let text_like =
-        matches!(param.ty, Type::String | Type::DateTime | Type::Identifier(_)) && param.values.is_empty();
     let secret = is_secret_text(param);
+    let text_like = matches!(param.ty, Type::String | Type::Identifier(_)) && param.values.is_empty();
+    let date = param.ty == Type::DateTime && !secret;
+    let layout = format_ident!("{}", format!("{:?}", param.layout));
     // How one present value is turned into what the runtime call takes.
     let value = |v: TokenStream| -> TokenStream {
         match param.location {
             ParamLocation::Path | ParamLocation::Header | ParamLocation::Query if secret => {
                 quote! { #v.expose() }
             }
+            _ if date => quote! { &#v.to_wire(rt::DateLayout::#layout) },
             ParamLocation::Path | ParamLocation::Header if text_like => quote! { #v.as_str() },
             ParamLocation::Path | ParamLocation::Header => quote! { &#v.to_string() },
             ParamLocation::Query if param.ty == Type::StringList => quote! { &#v.join(",") },
@@ -332,6 +444,13 @@ fn write_value(param: &Param, ident: &Ident) -> TokenStream {
         };
     }
     // Optional: the runtime's `_opt` calls skip an absent value.
+    if date && param.location != ParamLocation::Header {
+        let wire_text = quote! { self.#ident.as_ref().map(|v| v.to_wire(rt::DateLayout::#layout)) };
+        return match param.location {
+            ParamLocation::Body => quote! { w.body_opt(#wire, #wire_text.as_ref())?; },
+            _ => quote! { w.query_opt(#wire, #wire_text.as_ref()); },
+        };
+    }
     match param.location {
         ParamLocation::Query if param.ty == Type::StringList => {
             quote! { w.query_opt(#wire, self.#ident.as_ref().map(|v| v.join(",")).as_ref()); }

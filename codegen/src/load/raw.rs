@@ -258,6 +258,8 @@ pub struct RawParam {
     #[serde(default)]
     pub max: Option<i64>,
     #[serde(default)]
+    pub layout: Option<String>,
+    #[serde(default)]
     pub doc: Option<String>,
 }
 

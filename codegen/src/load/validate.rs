@@ -814,6 +814,7 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
                 "remove `max`, or make it `type: integer`",
             );
         }
+        let layout = date_layout(param.layout.as_deref(), &ty, &at, sink);
         out.push(Param {
             name: name.clone(),
             location,
@@ -826,11 +827,38 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             fixed: param.fixed.clone(),
             max: param.max,
             as_string: param.as_string,
+            layout,
             doc: lines(param.doc.as_deref()),
         });
     }
     check_nesting(&out, base, sink);
     out
+}
+
+/// The layout a `date_time` parameter is written in; only such a parameter names one.
+fn date_layout(raw: Option<&str>, ty: &Type, at: &str, sink: &mut Sink) -> DateLayout {
+    let Some(raw) = raw else { return DateLayout::default() };
+    let at = format!("{at}.layout");
+    if *ty != Type::DateTime {
+        sink.error(
+            &at,
+            "only a `date_time` parameter has a `layout`",
+            "remove `layout`, or make it `type: date_time`",
+        );
+        return DateLayout::default();
+    }
+    match DateLayout::ALL.iter().find(|(pattern, _)| *pattern == raw) {
+        Some((_, layout)) => *layout,
+        None => {
+            let patterns: Vec<String> = DateLayout::ALL.iter().map(|(p, _)| format!("`{p}`")).collect();
+            sink.error(
+                &at,
+                format!("unknown layout `{raw}`"),
+                format!("use one of: {}", patterns.join(", ")),
+            );
+            DateLayout::default()
+        }
+    }
 }
 
 fn location(raw: RawLocation) -> ParamLocation {

@@ -228,6 +228,15 @@ impl Error {
         Error::InvalidRequest { reason: reason.into() }
     }
 
+    /// A request builder's `build` with required fields not set: `fields` pairs each
+    /// required field with whether it is missing. Called by generated code.
+    #[doc(hidden)]
+    pub fn missing_fields(request: &str, fields: &[(&str, bool)]) -> Self {
+        let missing: Vec<&str> =
+            fields.iter().filter(|(_, missing)| *missing).map(|(name, _)| *name).collect();
+        Error::invalid(format!("{request} needs {} set before it is sent", missing.join(", ")))
+    }
+
     /// The HTTP status of the answer behind this error, if there was one.
     pub fn status(&self) -> Option<u16> {
         match self {

@@ -38,7 +38,8 @@ pub use route::{
 };
 pub use secret::{Credentials, Secret};
 pub use support::{Redacted, fmt_wire};
-pub use timestamp::Timestamp;
+pub use time;
+pub use timestamp::{DateLayout, DateTime, Timestamp};
 pub use writer::{ExtraFields, RequestWriter};
 
 // The crates generated code names through the runtime, so a crate that expands

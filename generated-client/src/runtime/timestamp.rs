@@ -217,6 +217,24 @@ pub(crate) fn parse_retry_after(text: &str, now: SystemTime) -> Option<Duration>
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_request_date_is_held_in_utc_and_written_in_its_layout() {
+        let parsed = |text: &str| text.parse::<DateTime>().unwrap_or_else(|e| panic!("{text}: {e}"));
+        let from = parsed("2024-09-30T23:59:59.750+01:00");
+        assert_eq!(from.to_wire(DateLayout::Seconds), "2024-09-30T22:59:59");
+        assert_eq!(from.to_wire(DateLayout::Minutes), "2024-09-30T22:59");
+        assert_eq!(from.to_wire(DateLayout::SpaceSeconds), "2024-09-30 22:59:59");
+        // Without an offset it is UTC; a space and missing seconds are read too.
+        assert_eq!(parsed("2025-08-29 14:58").to_wire(DateLayout::Seconds), "2025-08-29T14:58:00");
+        assert_eq!(DateTime::from(time::Date::MIN.next_day().unwrap_or(time::Date::MIN)).utc().hour(), 0);
+        for bad in
+            ["", "30/09/2024", "2024-13-01T00:00:00", "2024-09-30T25:00:00", "2024-09-30T10:00:00+0x:00"]
+        {
+            let error = bad.parse::<DateTime>().expect_err(bad).to_string();
+            assert!(error.contains("is not a date and time"), "{bad}: {error}");
+        }
+    }
+
     fn unix(t: Option<SystemTime>) -> Option<i128> {
         let t = t?;
         Some(match t.duration_since(UNIX_EPOCH) {
@@ -293,5 +311,105 @@ mod tests {
         assert_eq!(parse_retry_after(" 3 ", now), Some(Duration::from_secs(3)));
         assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:30 GMT", now), Some(Duration::ZERO));
         assert_eq!(parse_retry_after("soon", now), None);
+    }
+}
+
+/// How a request writes a [`DateTime`]: the service reads its dates without an offset, as
+/// UTC, in one of these layouts (the spec's `layout` on a `date_time` parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DateLayout {
+    /// `2023-01-01T00:00:00`
+    Seconds,
+    /// `2025-08-29T14:58` (seconds are dropped)
+    Minutes,
+    /// `2026-01-30 12:15:00`
+    SpaceSeconds,
+}
+
+/// A date and time a request sends, held as UTC to the second.
+///
+/// Build it from a [`time::OffsetDateTime`] (converted to UTC), a [`SystemTime`], a
+/// [`time::Date`] (midnight UTC), or text: `"2024-09-30T23:59:59"`, with or without
+/// seconds, a space for the `T`, or an offset (converted to UTC).
+///
+/// ```
+/// use payspec_client::runtime::{DateLayout, DateTime};
+/// let from: DateTime = "2024-09-30T23:59:59+01:00".parse()?;
+/// assert_eq!(from.to_wire(DateLayout::Seconds), "2024-09-30T22:59:59");
+/// # Ok::<(), payspec_client::runtime::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DateTime(time::PrimitiveDateTime);
+
+impl DateTime {
+    /// The current time.
+    pub fn now() -> DateTime {
+        DateTime::from(OffsetDateTime::now_utc())
+    }
+
+    /// The date and time, in UTC.
+    pub fn utc(&self) -> time::PrimitiveDateTime {
+        self.0
+    }
+
+    /// The text a request sends in `layout`.
+    pub fn to_wire(&self, layout: DateLayout) -> String {
+        let (date, clock) = (self.0.date(), self.0.time());
+        let (y, m, d) = (date.year(), u8::from(date.month()), date.day());
+        let (hh, mm, ss) = (clock.hour(), clock.minute(), clock.second());
+        match layout {
+            DateLayout::Seconds => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}"),
+            DateLayout::Minutes => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}"),
+            DateLayout::SpaceSeconds => format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}:{ss:02}"),
+        }
+    }
+}
+
+impl std::str::FromStr for DateTime {
+    type Err = super::Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match Timestamp::parse(text) {
+            Some(t) if (0..=9999).contains(&t.instant.to_offset(time::UtcOffset::UTC).year()) => {
+                Ok(DateTime::from(t.instant))
+            }
+            _ => Err(super::Error::invalid(format!(
+                "`{}` is not a date and time such as 2024-09-30T23:59:59",
+                text.escape_debug()
+            ))),
+        }
+    }
+}
+
+impl From<OffsetDateTime> for DateTime {
+    fn from(instant: OffsetDateTime) -> Self {
+        let utc = instant.to_offset(time::UtcOffset::UTC);
+        let whole = utc.time().replace_nanosecond(0).unwrap_or(utc.time());
+        DateTime(time::PrimitiveDateTime::new(utc.date(), whole))
+    }
+}
+
+impl From<SystemTime> for DateTime {
+    fn from(instant: SystemTime) -> Self {
+        DateTime::from(OffsetDateTime::from(instant))
+    }
+}
+
+impl From<time::Date> for DateTime {
+    fn from(date: time::Date) -> Self {
+        DateTime(date.midnight())
+    }
+}
+
+impl fmt::Debug for DateTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DateTime({}Z)", self.to_wire(DateLayout::Seconds))
+    }
+}
+
+impl fmt::Display for DateTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}Z", self.to_wire(DateLayout::Seconds))
     }
 }

@@ -13,8 +13,14 @@ mod small {
 const BANK_TRANSFER: Route = payspec_macros::route!(POST / v1 / transfers / bank);
 
 fn main() -> Result<(), payspec_client::Error> {
-    let request = BankTransfer::new("2500.75".parse()?, "0123456789", "058", "tx-42", "Ada Obi")
-        .narration("school fees");
+    let request = BankTransfer::builder()
+        .amount("2500.75".parse()?)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .merchant_tx_ref("tx-42")
+        .customer_name("Ada Obi")
+        .narration("school fees")
+        .build()?;
     let route = <BankTransfer as Operation>::ROUTE;
     println!("route: {} {} ({})", route.method, route.path, route.operation);
     println!("macro route: {} {}", BANK_TRANSFER.method, BANK_TRANSFER.path);

@@ -6,13 +6,18 @@ use payspec_client::{Credentials, Environment, Method, Operation};
 payspec_macros::generate!("small.yaml");
 
 fn main() {
-    let request = requests::BankTransferFromSubAccount::new(
-        "sub-1",
-        "1500.50".parse().expect("an amount"),
-        "0123456789",
-        "tx-1",
-    )
-    .narration("rent");
+    let request = requests::BankTransferFromSubAccount::builder()
+        .account_id("sub-1")
+        .amount("1500.50".parse().expect("an amount"))
+        .destination_account_number("0123456789")
+        .merchant_tx_ref("tx-1")
+        .narration("rent")
+        .build()
+        .expect("every required field is set");
+    // A required field left out is refused before anything is sent, naming it.
+    let missing = requests::BankTransferFromSubAccount::builder().account_id("sub-1").build();
+    let message = missing.expect_err("fields are missing").to_string();
+    assert!(message.contains("amount, destination_account_number, merchant_tx_ref"), "{message}");
     assert_eq!(request.account_id, types::SubAccountId::new("sub-1"));
     assert_eq!(request.amount.to_string(), "1500.50");
     assert_eq!(request.narration.as_deref(), Some("rent"));
