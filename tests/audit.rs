@@ -2,7 +2,8 @@
 //! small inline specs.
 
 use payspec_codegen::audit::{self, Finding, KINDS, RouteName};
-use payspec_codegen::{Spec, load_builtin, load_str, report};
+use payspec_codegen::{Spec, load_str, report};
+use payspec_tests::load_builtin;
 use std::collections::BTreeSet;
 
 /// Every finding of the audit of `spec/payments.yaml`, in the form of [`key`]. An added or

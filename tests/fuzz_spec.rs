@@ -212,7 +212,7 @@ fn mutated_specs_are_refused_at_their_place_or_generate_code_that_parses() {
     std::panic::set_hook(Box::new(|_| {}));
     let (mut failures, small_accepted) = run(include_str!("fixtures/small.yaml"), 0x5eed_0001, 3000, true);
     let (builtin_failures, builtin_accepted) =
-        run(payspec_codegen::load::BUILTIN_SPEC, 0x5eed_0002, 150, false);
+        run(&payspec_tests::builtin_spec_text(), 0x5eed_0002, 150, false);
     let _ = std::panic::take_hook();
     failures.extend(builtin_failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -113,7 +113,7 @@ fn amount(text: &str) -> Result<Amount, Error> {
 
 #[test]
 fn every_operation_of_the_spec_has_a_generated_wire_test() -> CaseResult {
-    let spec = payspec_codegen::load_builtin()?;
+    let spec = payspec_tests::load_builtin()?;
     assert_eq!(every_operation::GENERATED_CASES, spec.operations.len());
     let names: Vec<&str> = spec.operations.iter().map(|op| op.name.as_str()).collect();
     assert_eq!(every_operation::GENERATED_OPERATIONS, names.as_slice());

@@ -63,7 +63,7 @@ impl std::error::Error for Mismatch {}
 /// The built-in spec, loaded once per test binary.
 pub fn spec() -> Result<&'static Spec, Mismatch> {
     static SPEC: OnceLock<Result<Spec, String>> = OnceLock::new();
-    SPEC.get_or_init(|| payspec_codegen::load_builtin().map_err(|e| e.to_string()))
+    SPEC.get_or_init(|| payspec_tests::load_builtin().map_err(|e| e.to_string()))
         .as_ref()
         .map_err(|e| Mismatch::one("(spec)", format!("the built-in spec does not load: {e}")))
 }

@@ -11,10 +11,13 @@ pub mod audit;
 pub mod build_script;
 pub mod emit;
 pub mod load;
+#[cfg(feature = "macros")]
 pub mod macros;
 pub mod model;
 pub mod report;
 
-pub use emit::{generate_blocking_source, generate_crate_source, generate_source, generate_tokens};
-pub use load::{Diagnostic, Diagnostics, load, load_builtin, load_str};
+#[cfg(feature = "format")]
+pub use emit::generate_source;
+pub use emit::{generate_blocking_source, generate_crate_source, generate_tokens};
+pub use load::{Diagnostic, Diagnostics, load, load_str};
 pub use model::Spec;

@@ -59,17 +59,15 @@ pub fn expand_generate(written: &str, caller_dir: &Path, shown_dir: &Path, span:
 }
 
 /// The expansion of `route!(...)`: the route constant of an operation, named by its
-/// operation name or by `METHOD /path` (any form, aliases included), in the built-in spec.
-pub fn expand_route(input: TokenStream) -> TokenStream {
+/// operation name or by `METHOD /path` (any form, aliases included), in the built-in spec,
+/// which the macro crate carries (`spec`: it loaded, or why not).
+pub fn expand_route(input: TokenStream, spec: Result<&Spec, &str>) -> TokenStream {
     let span = input.clone().into_iter().next().map(|t| t.span()).unwrap_or_else(Span::call_site);
-    let spec = match crate::load_builtin() {
+    let spec = match spec {
         Ok(spec) => spec,
-        Err(errors) => {
-            let message = errors.to_string();
-            return quote::quote_spanned! {span=> ::core::compile_error!(#message) };
-        }
+        Err(message) => return quote::quote_spanned! {span=> ::core::compile_error!(#message) },
     };
-    match find_route(&spec, &input_text(input)) {
+    match find_route(spec, &input_text(input)) {
         Ok(operation) => {
             let name = format_ident!("{}", operation.to_shouty_snake_case(), span = span);
             quote::quote_spanned! {span=> ::payspec_client::routes::#name }
@@ -139,10 +137,11 @@ fn not_found(wanted: &str, candidates: &[String], spec: &Spec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::BUILTIN_SPEC;
 
     fn spec() -> Spec {
-        crate::load_str(BUILTIN_SPEC_NAME, BUILTIN_SPEC).unwrap_or_else(|e| panic!("{e}"))
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/payments.yaml");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        crate::load_str(BUILTIN_SPEC_NAME, &text).unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

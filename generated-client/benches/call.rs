@@ -1,23 +1,63 @@
 //! What the generated client costs per call, against a hand-written reqwest call that sends
-//! the same request to the same loopback server and decodes the answer into a JSON value:
+//! the same request to the same loopback server and decodes the answer into serde structs:
 //! `cargo bench -p payspec-client --bench call`.
 //!
-//! The server is a minimal keep-alive HTTP/1.1 responder on 127.0.0.1, on its own thread
-//! and runtime, answering every request at once with a fixed JSON body (a token for token
-//! issue). Each iteration is one request; both sides reuse one pooled connection, and the
-//! client's token is obtained (and the server started) before timing starts.
+//! The two are alternated in small blocks in one run (the order flips every round), so
+//! that a noisy machine slows both alike, and the report is the median of the per-round
+//! ratios. Three cases: a GET and a POST one after another, and the POST 64 at a time.
+//! Allocations are counted on the calling thread (the server runs on its own thread and
+//! is not counted), per call.
+//!
+//! The server is a minimal keep-alive HTTP/1.1 responder on 127.0.0.1 answering every
+//! request at once with a fixed JSON body (a token for token issue). The client's token is
+//! obtained, and the connections opened, before anything is measured.
 
-use std::sync::OnceLock;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::time::{Duration, Instant};
 
 use payspec_client::requests::{BankTransfer, FetchParentAccountBalance};
-use payspec_client::runtime::serde_json::{self, Value, json};
+use payspec_client::runtime::serde::{Deserialize, Serialize};
+use payspec_client::runtime::serde_json;
 use payspec_client::{Amount, Client, Credentials, Environment};
+use reqwest::header::{HeaderName, HeaderValue};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-fn main() {
-    divan::main();
+/// Counts the allocations of the threads that ask for it.
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
 }
+
+fn note_allocation() {
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller upholds `alloc`'s contract, which `System` shares.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 const ACCOUNT_ID: &str = "acct-parent-bench";
 const TOKEN: &str = "tok-bench";
@@ -89,32 +129,112 @@ fn start_server() -> String {
     url
 }
 
-struct Fixture {
-    runtime: tokio::runtime::Runtime,
-    client: Client,
-    http: reqwest::Client,
-    base_url: String,
+/// What the hand-written call sends: the transfer's body.
+#[derive(Serialize)]
+#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+struct TransferBody<'a> {
+    amount: f64,
+    account_number: &'a str,
+    bank_code: &'a str,
+    narration: &'a str,
+    merchant_tx_ref: &'a str,
+    account_name: &'a str,
 }
 
-fn fixture() -> &'static Fixture {
-    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
-    FIXTURE.get_or_init(|| {
-        let base_url = start_server();
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().expect("the bench runtime");
-        let client: Client = Client::builder()
-            .environment(Environment::Custom(base_url.clone()))
-            .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
-            .build()
-            .expect("a client");
-        // Obtain the token (and open the connection) before anything is timed.
-        runtime
-            .block_on(client.accounts().fetch_parent_account_balance(FetchParentAccountBalance::new()))
-            .expect("the warm-up call");
-        let http = reqwest::Client::new();
-        runtime.block_on(hand_written_get(&http, &base_url));
-        Fixture { runtime, client, http, base_url }
-    })
+/// What the hand-written call reads: the envelope and the fields both answers share.
+#[derive(Deserialize)]
+#[serde(crate = "payspec_client::runtime::serde")]
+#[allow(dead_code)]
+struct RawEnvelope {
+    code: String,
+    description: String,
+    data: Option<RawData>,
+}
+
+#[derive(Deserialize)]
+#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[allow(dead_code)]
+struct RawData {
+    amount: String,
+    currency: Option<String>,
+    time_created: Option<String>,
+    status: Option<String>,
+    id: Option<String>,
+    r#type: Option<String>,
+    fee: Option<String>,
+    meta: Option<RawMeta>,
+}
+
+#[derive(Deserialize)]
+#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[allow(dead_code)]
+struct RawMeta {
+    merchant_tx_ref: Option<String>,
+}
+
+/// A hand-written client, as a careful developer would write one: headers that do not
+/// change prepared once, typed bodies and answers.
+struct HandWritten {
+    http: reqwest::Client,
+    balance_url: String,
+    transfer_url: String,
+    authorization: HeaderValue,
+    account_id: HeaderValue,
+}
+
+impl HandWritten {
+    fn new(base_url: &str) -> Self {
+        HandWritten {
+            http: reqwest::Client::new(),
+            balance_url: format!("{base_url}{BALANCE_PATH}"),
+            transfer_url: format!("{base_url}{TRANSFER_PATH}"),
+            authorization: HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a header value"),
+            account_id: HeaderValue::from_static(ACCOUNT_ID),
+        }
+    }
+
+    async fn read(answer: reqwest::Response) -> RawEnvelope {
+        let bytes = answer.bytes().await.expect("the body");
+        let envelope: RawEnvelope = serde_json::from_slice(&bytes).expect("a JSON answer");
+        assert_eq!(envelope.code, "00");
+        envelope
+    }
+
+    async fn balance(&self) -> RawEnvelope {
+        let answer = self
+            .http
+            .get(self.balance_url.as_str())
+            .header(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"))
+            .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
+            .header(HeaderName::from_static("accountid"), self.account_id.clone())
+            .send()
+            .await
+            .expect("the GET is answered");
+        Self::read(answer).await
+    }
+
+    async fn transfer(&self) -> RawEnvelope {
+        let body = TransferBody {
+            amount: 2500.00,
+            account_number: "0123456789",
+            bank_code: "058",
+            narration: "rent",
+            merchant_tx_ref: "tx-bench-1",
+            account_name: "Ada Obi",
+        };
+        let answer = self
+            .http
+            .post(self.transfer_url.as_str())
+            .header(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"))
+            .header(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
+            .header(HeaderName::from_static("accountid"), self.account_id.clone())
+            .body(serde_json::to_vec(&body).expect("a body"))
+            .send()
+            .await
+            .expect("the POST is answered");
+        Self::read(answer).await
+    }
 }
 
 fn transfer_request() -> BankTransfer {
@@ -130,83 +250,125 @@ fn transfer_request() -> BankTransfer {
         .expect("every required field is set")
 }
 
-async fn hand_written_get(http: &reqwest::Client, base_url: &str) -> Value {
-    let answer = http
-        .get(format!("{base_url}{BALANCE_PATH}"))
-        .header("accept", "application/json")
-        .header("authorization", format!("Bearer {TOKEN}"))
-        .header("accountId", ACCOUNT_ID)
-        .send()
-        .await
-        .expect("the GET is answered");
-    let bytes = answer.bytes().await.expect("the GET's body");
-    serde_json::from_slice(&bytes).expect("a JSON answer")
+/// One side of a case: a batch of calls.
+type Side<'a> = Box<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 'a>> + 'a>;
+
+/// The two sides of one case, each one batch of `width` calls at a time.
+struct Case<'a> {
+    name: &'static str,
+    width: usize,
+    generated: Side<'a>,
+    raw: Side<'a>,
 }
 
-async fn hand_written_post(http: &reqwest::Client, base_url: &str) -> Value {
-    let body = json!({
-        "amount": 2500.00,
-        "accountNumber": "0123456789",
-        "bankCode": "058",
-        "narration": "rent",
-        "merchantTxRef": "tx-bench-1",
-        "accountName": "Ada Obi",
-    });
-    let answer = http
-        .post(format!("{base_url}{TRANSFER_PATH}"))
-        .header("accept", "application/json")
-        .header("authorization", format!("Bearer {TOKEN}"))
-        .header("accountId", ACCOUNT_ID)
-        .json(&body)
-        .send()
-        .await
-        .expect("the POST is answered");
-    let bytes = answer.bytes().await.expect("the POST's body");
-    serde_json::from_slice(&bytes).expect("a JSON answer")
+/// Runs `batches` batches of one side; the time and allocations per call.
+fn block(
+    runtime: &tokio::runtime::Runtime,
+    side: &Side<'_>,
+    batches: usize,
+    width: usize,
+) -> (Duration, f64) {
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    let start = Instant::now();
+    for _ in 0..batches {
+        runtime.block_on(side());
+    }
+    let elapsed = start.elapsed();
+    COUNTING.with(|c| c.set(false));
+    let calls = (batches * width) as f64;
+    let allocations = ALLOCATIONS.with(Cell::get) as f64 / calls;
+    (elapsed.div_f64(calls), allocations)
 }
 
-/// `GET /v1/accounts/balance`.
-mod fetch_parent_account_balance {
-    use super::*;
-
-    /// Through the generated client: request type, runtime, envelope check, typed outcome.
-    #[divan::bench]
-    fn generated_client(bencher: divan::Bencher) {
-        let f = fixture();
-        bencher.bench_local(|| {
-            f.runtime
-                .block_on(f.client.accounts().fetch_parent_account_balance(FetchParentAccountBalance::new()))
-                .expect("the call succeeds")
-        });
-    }
-
-    /// The same request with reqwest, answer decoded into a JSON value.
-    #[divan::bench]
-    fn hand_written_reqwest(bencher: divan::Bencher) {
-        let f = fixture();
-        bencher.bench_local(|| f.runtime.block_on(hand_written_get(&f.http, &f.base_url)));
-    }
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
-/// `POST /v2/transfers/bank` with a JSON body.
-mod bank_transfer {
-    use super::*;
-
-    /// Through the generated client.
-    #[divan::bench]
-    fn generated_client(bencher: divan::Bencher) {
-        let f = fixture();
-        bencher.bench_local(|| {
-            f.runtime
-                .block_on(f.client.transfers().bank_transfer(transfer_request()))
-                .expect("the call succeeds")
-        });
-    }
-
-    /// The same request with reqwest and a `serde_json` body.
-    #[divan::bench]
-    fn hand_written_reqwest(bencher: divan::Bencher) {
-        let f = fixture();
-        bencher.bench_local(|| f.runtime.block_on(hand_written_post(&f.http, &f.base_url)));
+fn main() {
+    let base_url = start_server();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let client: Client = Client::builder()
+        .environment(Environment::Custom(base_url.clone()))
+        .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
+        .build()
+        .expect("a client");
+    let raw = HandWritten::new(&base_url);
+    let (client, raw) = (&client, &raw);
+    const WIDE: usize = 64;
+    let cases = [
+        Case {
+            name: "GET balance, sequential",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    let request = FetchParentAccountBalance::new();
+                    client.accounts().fetch_parent_account_balance(request).await.expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || Box::pin(async move { drop(raw.balance().await) })),
+        },
+        Case {
+            name: "POST bank transfer, sequential",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    client.transfers().bank_transfer(transfer_request()).await.expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
+        },
+        Case {
+            name: "POST bank transfer, 64 concurrent",
+            width: WIDE,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    let calls = (0..WIDE).map(|_| client.transfers().bank_transfer(transfer_request()));
+                    for outcome in payspec_client::runtime::futures::future::join_all(calls).await {
+                        outcome.expect("the call succeeds");
+                    }
+                })
+            }),
+            raw: Box::new(move || {
+                Box::pin(async move {
+                    payspec_client::runtime::futures::future::join_all((0..WIDE).map(|_| raw.transfer()))
+                        .await;
+                })
+            }),
+        },
+    ];
+    let rounds: usize = std::env::var("PAYSPEC_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(21);
+    println!("per call: generated client / hand-written reqwest, median of {rounds} alternating rounds");
+    for case in &cases {
+        // Warm up: token, pooled connections, caches.
+        let batches = if case.width == 1 { 200 } else { 6 };
+        block(&runtime, &case.generated, batches, case.width);
+        block(&runtime, &case.raw, batches, case.width);
+        let (mut ratios, mut generated, mut hand) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut generated_allocs, mut raw_allocs) = (0.0, 0.0);
+        for round in 0..rounds {
+            let (g, r) = if round % 2 == 0 {
+                let g = block(&runtime, &case.generated, batches, case.width);
+                (g, block(&runtime, &case.raw, batches, case.width))
+            } else {
+                let r = block(&runtime, &case.raw, batches, case.width);
+                (block(&runtime, &case.generated, batches, case.width), r)
+            };
+            ratios.push(g.0.as_secs_f64() / r.0.as_secs_f64());
+            generated.push(g.0.as_secs_f64() * 1e6);
+            hand.push(r.0.as_secs_f64() * 1e6);
+            (generated_allocs, raw_allocs) = (g.1, r.1);
+        }
+        println!(
+            "{:<34} time {:.3}x ({:.1} us vs {:.1} us)   allocations {:.1} vs {:.1} ({:+.0}%)",
+            case.name,
+            median(&mut ratios),
+            median(&mut generated),
+            median(&mut hand),
+            generated_allocs,
+            raw_allocs,
+            (generated_allocs / raw_allocs - 1.0) * 100.0,
+        );
     }
 }

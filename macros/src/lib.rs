@@ -26,10 +26,19 @@ pub fn generate(input: TokenStream) -> TokenStream {
     payspec_codegen::macros::expand_generate(&literal.value(), &caller_dir, &shown_dir, literal.span()).into()
 }
 
+/// The spec `route!` looks routes up in: the one `payspec-client` is built from.
+const BUILTIN_SPEC: &str = include_str!("../../spec/payments.yaml");
+
 /// The route constant of an operation of the built-in spec (see the crate documentation).
 #[proc_macro]
 pub fn route(input: TokenStream) -> TokenStream {
-    payspec_codegen::macros::expand_route(input.into()).into()
+    // Loaded once per compiler process, however many `route!` calls it expands.
+    static SPEC: std::sync::OnceLock<Result<payspec_codegen::Spec, String>> = std::sync::OnceLock::new();
+    let spec = SPEC.get_or_init(|| {
+        payspec_codegen::load_str(payspec_codegen::load::BUILTIN_SPEC_NAME, BUILTIN_SPEC)
+            .map_err(|e| e.to_string())
+    });
+    payspec_codegen::macros::expand_route(input.into(), spec.as_ref().map_err(String::as_str)).into()
 }
 
 /// The directory of the file that calls the macro, and the same directory as the compiler

@@ -1,7 +1,11 @@
 //! `payspec`: check, list, audit and generate from the payments spec.
 
 use clap::{Parser, Subcommand};
-use payspec_codegen::{Spec, audit, load, load_builtin, report};
+use payspec_codegen::load::BUILTIN_SPEC_NAME;
+use payspec_codegen::{Spec, audit, load, load_str, report};
+
+/// The spec built into this program, checked when it runs outside a repository.
+const BUILTIN_SPEC: &str = include_str!("../../../spec/payments.yaml");
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -46,12 +50,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Without `--spec`, the repository's own spec when run from its root (so an edit on
     // disk is what gets checked), else the copy built into this program.
-    let on_disk = Path::new(payspec_codegen::load::BUILTIN_SPEC_NAME);
+    let on_disk = Path::new(BUILTIN_SPEC_NAME);
     let (loaded, source) = match &cli.spec {
         Some(path) if path.as_os_str() == "-" => (read_stdin(), "standard input"),
         Some(path) => (load(path), "the file on disk"),
         None if on_disk.is_file() => (load(on_disk), "the file on disk"),
-        None => (load_builtin(), "the copy built into payspec"),
+        None => (load_str(BUILTIN_SPEC_NAME, BUILTIN_SPEC), "the copy built into payspec"),
     };
     let spec = match loaded {
         Ok(spec) => spec,

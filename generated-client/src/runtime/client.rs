@@ -171,6 +171,14 @@ impl<C: From<Session>> ClientBuilder<C> {
             credentials.as_ref().map(|c| HeaderValue::from_str(&c.account_id)).transpose().map_err(|_| {
                 Error::Config { reason: "the account id has characters a header cannot carry".to_owned() }
             })?;
+        if parsed.scheme() == "https" && !TLS {
+            return Err(Error::Config {
+                reason: "this build of payspec-client has no TLS: enable its `rustls-ring` (default), \
+                         `rustls-aws-lc-rs` or `native-tls` feature"
+                    .to_owned(),
+            });
+        }
+        install_tls_provider();
         let http =
             self.http.unwrap_or_default().redirect(reqwest::redirect::Policy::none()).build().map_err(
                 |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
@@ -583,4 +591,18 @@ fn describe(e: &(dyn std::error::Error + 'static)) -> String {
         current = err.source();
     }
     parts.join(": ")
+}
+
+/// Whether this build can speak TLS (one of the TLS features is on).
+const TLS: bool = cfg!(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"));
+
+/// With the `rustls-ring` feature, rustls needs a process-wide crypto provider: ring's is
+/// installed unless the program installed one of its own first. With `rustls-aws-lc-rs`
+/// too, reqwest's own aws-lc-rs default is left in charge.
+fn install_tls_provider() {
+    #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc-rs")))]
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Another thread may install one between the check and here; either is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
 }
