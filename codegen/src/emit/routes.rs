@@ -33,7 +33,8 @@ pub(super) fn routes_module(spec: &Spec, reserved: &[(&str, &str, &str, &str)]) 
         let doc = doc_lines(&[format!("`{} {}`: {}", op.method, op.path, op.summary)]);
         let idempotency_header = match &op.idempotency_header {
             Some(header) => {
-                let wire = &header.wire;
+                // Lowercase, as HTTP sends header names: the runtime then uses it as is.
+                let wire = header.wire.to_ascii_lowercase();
                 quote! { Some(#wire) }
             }
             None => quote! { None },

@@ -33,11 +33,14 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
             }
             impl rt::FromJson for #name {
                 fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
-                    rt::from_json_via_serde(value, at, "an identifier (a string)")
+                    match value {
+                        rt::Json::String(text) => Ok(Self(text)),
+                        other => Err(rt::DecodeError::expected(at, "an identifier (a string)", &other)),
+                    }
                 }
             }
             impl rt::ToJson for #name {
-                fn to_json(&self) -> rt::Json { rt::to_json_via_serde(self) }
+                fn to_json(&self) -> rt::Json { rt::Json::String(self.0.clone()) }
             }
         }
     });
@@ -46,8 +49,9 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
         let variants = variant_names(&def.values);
         let items = def.values.iter().zip(&variants).map(|(value, variant)| {
             let doc = format!(" `{value}`");
-            quote! { #[doc = #doc] #[serde(rename = #value)] #variant, }
+            quote! { #[doc = #doc] #variant, }
         });
+        let values = &def.values;
         let doc = format!(
             " The values the reference lists for `{}`; `Other` keeps any value added later.",
             def.values.join("`, `")
@@ -55,26 +59,52 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
         quote! {
             #[doc = #doc]
             #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-            #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
-            #[serde(crate = "::payspec_client::runtime::serde")]
             pub enum #name {
                 #(#items)*
                 /// A value this spec does not list.
-                #[serde(untagged)]
                 Other(String),
+            }
+            impl #name {
+                /// The value as the service writes it.
+                pub fn as_str(&self) -> &str {
+                    match self {
+                        #(Self::#variants => #values,)*
+                        Self::Other(text) => text,
+                    }
+                }
+                /// The variant the service's text names (`Other` for a value not listed).
+                pub fn from_wire(text: String) -> Self {
+                    match text.as_str() {
+                        #(#values => Self::#variants,)*
+                        _ => Self::Other(text),
+                    }
+                }
             }
             impl fmt::Display for #name {
                 fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    rt::fmt_wire(self, f)
+                    f.write_str(self.as_str())
+                }
+            }
+            impl rt::serde::Serialize for #name {
+                fn serialize<S: rt::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+            impl<'de> rt::serde::Deserialize<'de> for #name {
+                fn deserialize<D: rt::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    <String as rt::serde::Deserialize>::deserialize(deserializer).map(Self::from_wire)
                 }
             }
             impl rt::FromJson for #name {
                 fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
-                    rt::from_json_via_serde(value, at, "one of the listed values (a string)")
+                    match value {
+                        rt::Json::String(text) => Ok(Self::from_wire(text)),
+                        other => Err(rt::DecodeError::expected(at, "one of the listed values (a string)", &other)),
+                    }
                 }
             }
             impl rt::ToJson for #name {
-                fn to_json(&self) -> rt::Json { rt::to_json_via_serde(self) }
+                fn to_json(&self) -> rt::Json { rt::Json::String(self.as_str().to_owned()) }
             }
         }
     });

@@ -203,7 +203,11 @@ impl serde::Serialize for Amount {
     /// answer's may be) is refused, so it never leaves.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let checked = self.for_request().map_err(serde::ser::Error::custom)?;
-        let raw = RawValue::from_string(checked.value.to_string()).map_err(serde::ser::Error::custom)?;
+        // Written on the stack and borrowed as raw JSON: no allocation per amount.
+        let mut text = StackText::default();
+        fmt::Write::write_fmt(&mut text, format_args!("{}", checked.value))
+            .map_err(|_| serde::ser::Error::custom("the amount is too long to write"))?;
+        let raw: &RawValue = serde_json::from_str(text.as_str()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
     }
 }
@@ -298,6 +302,38 @@ impl serde::Serialize for AmountText {
 impl<'de> serde::Deserialize<'de> for AmountText {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Amount::deserialize(deserializer).map(AmountText)
+    }
+}
+
+/// Text written into a fixed buffer on the stack (an amount is at most a few dozen
+/// characters); writing more than it holds is an error, not a reallocation.
+struct StackText {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        StackText { bytes: [0; 64], len: 0 }
+    }
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are written.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        if end > self.bytes.len() {
+            return Err(fmt::Error);
+        }
+        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 

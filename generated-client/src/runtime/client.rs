@@ -222,7 +222,7 @@ impl fmt::Debug for Session {
 
 pub(crate) struct ClientInner {
     http: reqwest::Client,
-    base_url: String,
+    pub(crate) base_url: String,
     pub(crate) credentials: Option<Credentials>,
     account_id: Option<HeaderValue>,
     pub(crate) auth_routes: Option<AuthRoutes>,
@@ -290,7 +290,7 @@ impl Session {
             if let (Some(header), Some(key)) = (route.idempotency_header, key) {
                 writer.header(header, key)?;
             }
-            let request = writer.finish()?;
+            let request = writer.finish_at(&self.inner.base_url)?;
             self.inner.execute(&request, key.is_some(), options).await
         }
         .instrument(span)
@@ -313,35 +313,28 @@ impl ClientInner {
         secrets
     }
 
-    pub(crate) fn decode_outcome<T: FromJson>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
+    pub(crate) fn decode_outcome<T: FromJson>(&self, mut answer: RawAnswer) -> Result<Outcome<T>, Error> {
+        let data = answer.data.take();
         if answer.pending {
-            let data =
-                answer.data.as_deref().map(|raw| self.decode_data::<Json>(&answer, raw)).transpose()?;
             return Ok(Outcome::Pending(Envelope {
                 code: answer.code,
                 description: answer.description,
                 data,
             }));
         }
-        let data = answer.data.as_deref().map(|raw| self.decode_data::<T>(&answer, raw)).transpose()?;
+        let data = data.map(|data| self.decode_data::<T>(&answer, data)).transpose()?;
         Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data }))
     }
 
-    /// Reads an answer's data (`raw`, already checked JSON) as `T`, exactly.
-    pub(crate) fn decode_data<T: FromJson>(
-        &self,
-        answer: &RawAnswer,
-        raw: &serde_json::value::RawValue,
-    ) -> Result<T, Error> {
-        let error = |path: Option<String>, reason: String| Error::Decode {
+    /// Reads an answer's data (taken out of `answer`) as `T`, exactly.
+    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: Json) -> Result<T, Error> {
+        T::from_json(data, &Path::root("data")).map_err(|e| Error::Decode {
             status: answer.status,
             operation: answer.operation,
-            path,
-            reason,
-            excerpt: redact::excerpt(raw.get().as_bytes(), &self.secrets(&answer.request_secrets)),
-        };
-        let value = Json::from_raw(raw).map_err(|e| error(None, envelope::json_reason(&e)))?;
-        T::from_json(value, &Path::root("data")).map_err(|e| error(Some(e.path), e.problem))
+            path: Some(e.path),
+            reason: e.problem,
+            excerpt: redact::excerpt(&answer.body, &self.secrets(&answer.request_secrets)),
+        })
     }
 
     /// Sends a request, renewing the token once after a 401 and retrying as the policy
@@ -420,11 +413,14 @@ impl ClientInner {
         timeout: Duration,
     ) -> Result<RawAnswer, Failure> {
         let route = request.route;
-        let url = format!("{}{}", self.base_url, request.path_and_query);
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-        if request.body.is_some() {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let mut builder = self
+            .http
+            .request(route.method.to_reqwest(), request.url.as_str())
+            .header(ACCEPT, HeaderValue::from_static("application/json"));
+        if let Some(body) = &request.body {
+            // A clone of the bytes written once: a reference count, not a copy.
+            builder =
+                builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json")).body(body.clone());
         }
         if route.auth.sends_account() {
             let Some(account_id) = &self.account_id else {
@@ -433,7 +429,10 @@ impl ClientInner {
                 )
                 .into());
             };
-            headers.insert(ACCOUNT_ID_HEADER, account_id.clone());
+            // Unless the operation sets its own (an explicit `accountId` wins).
+            if !request.headers.iter().any(|(name, _)| name == ACCOUNT_ID_HEADER) {
+                builder = builder.header(ACCOUNT_ID_HEADER, account_id.clone());
+            }
         }
         if route.auth.sends_bearer() {
             let Some(bearer) = bearer else {
@@ -441,15 +440,10 @@ impl ClientInner {
                     Error::invalid("no access token was available for an operation that needs one").into()
                 );
             };
-            headers.insert(AUTHORIZATION, bearer.clone());
+            builder = builder.header(AUTHORIZATION, bearer.clone());
         }
         for (name, value) in &request.headers {
-            // An operation's own header (e.g. an explicit `accountId`) wins over the default.
-            headers.insert(name.clone(), value.clone());
-        }
-        let mut builder = self.http.request(route.method.to_reqwest(), url).headers(headers);
-        if let Some(body) = &request.body {
-            builder = builder.body(body.clone());
+            builder = builder.header(name.clone(), value.clone());
         }
         let limit = self.max_answer_bytes;
         let exchange = async {
@@ -511,7 +505,7 @@ impl ClientInner {
 
 /// What one exchange brought back.
 enum Exchange {
-    Answer { status: u16, meta: Option<ErrorMeta>, body: Vec<u8> },
+    Answer { status: u16, meta: Option<ErrorMeta>, body: bytes::Bytes },
     Redirect { status: u16, location: Option<String> },
     TooLarge { status: u16 },
 }
@@ -542,28 +536,36 @@ impl ErrorMeta {
 async fn read_limited(
     mut response: reqwest::Response,
     limit: usize,
-) -> Result<Option<Vec<u8>>, reqwest::Error> {
+) -> Result<Option<bytes::Bytes>, reqwest::Error> {
     let declared = response.content_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));
     if declared.is_some_and(|len| len > limit) {
         return Ok(None);
     }
-    let mut chunks = Vec::new();
+    // Most answers arrive in one chunk, kept as it is; more are joined once at the end.
+    let mut first: Option<bytes::Bytes> = None;
+    let mut more: Vec<bytes::Bytes> = Vec::new();
     let mut total = 0usize;
     while let Some(chunk) = response.chunk().await? {
         if chunk.len() > limit - total {
             return Ok(None);
         }
         total += chunk.len();
-        chunks.push(chunk);
+        if first.is_none() {
+            first = Some(chunk);
+        } else {
+            more.push(chunk);
+        }
     }
-    if let [only] = chunks.as_slice() {
-        return Ok(Some(only.to_vec()));
+    let Some(first) = first else { return Ok(Some(bytes::Bytes::new())) };
+    if more.is_empty() {
+        return Ok(Some(first));
     }
     let mut body = Vec::with_capacity(total);
-    for chunk in &chunks {
+    body.extend_from_slice(&first);
+    for chunk in &more {
         body.extend_from_slice(chunk);
     }
-    Ok(Some(body))
+    Ok(Some(body.into()))
 }
 
 /// Maps a connection-level failure, telling apart failures before the request was

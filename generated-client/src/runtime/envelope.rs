@@ -5,7 +5,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::Error;
-use super::json::Json;
+use super::json::{Json, Key};
+use super::json_parse;
 use super::redact::{self, Secrets};
 use super::route::{Answers, Effect, EnvelopeKind, Route};
 
@@ -142,8 +143,8 @@ impl<T> Outcome<T> {
     }
 }
 
-/// A successful answer whose data is still raw text, so it can be read both as the
-/// operation's type and for page continuation fields, exactly.
+/// A successful answer, read once into a tree: its data is decoded into the operation's
+/// type after the envelope and the in-flight check read what they need from it.
 #[derive(Debug)]
 pub(crate) struct RawAnswer {
     pub(crate) status: u16,
@@ -151,10 +152,12 @@ pub(crate) struct RawAnswer {
     pub(crate) operation: &'static str,
     pub(crate) code: String,
     pub(crate) description: String,
-    pub(crate) data: Option<Box<RawValue>>,
+    pub(crate) data: Option<Json>,
     pub(crate) pending: bool,
     /// The secret parameters of the request answered, removed from any decode error.
     pub(crate) request_secrets: Vec<String>,
+    /// The body as it came, for the excerpt of a decode error.
+    pub(crate) body: bytes::Bytes,
 }
 
 /// The code and description of any answer body, if it has them (for error statuses).
@@ -168,22 +171,11 @@ pub(crate) fn peek_code(body: &[u8]) -> (Option<String>, Option<String>) {
     }
 }
 
-/// A position-only description of a JSON error (its message could quote a value).
-pub(crate) fn json_reason(e: &serde_json::Error) -> String {
-    let kind = match e.classify() {
-        serde_json::error::Category::Io => "input error",
-        serde_json::error::Category::Syntax => "malformed JSON",
-        serde_json::error::Category::Data => "unexpected shape",
-        serde_json::error::Category::Eof => "unexpected end of JSON",
-    };
-    format!("{kind} at line {} column {}", e.line(), e.column())
-}
-
 /// Reads a 2xx answer as the route's [`Answers`] say: success, pending, a refusal, or
-/// (for money) an outcome the answer does not settle.
+/// (for money) an outcome the answer does not settle. The body is parsed once.
 pub(crate) fn read_success(
     status: u16,
-    body: &[u8],
+    body: &bytes::Bytes,
     route: &Route,
     secrets: &dyn Fn() -> Secrets,
 ) -> Result<RawAnswer, Error> {
@@ -194,40 +186,66 @@ pub(crate) fn read_success(
         reason,
         excerpt: redact::excerpt(body, &secrets()),
     };
+    let answer = |code: String, description: String, data: Option<Json>, pending: bool| RawAnswer {
+        status,
+        operation: route.operation,
+        code,
+        description,
+        data: data.filter(|d| !d.is_null()),
+        pending,
+        request_secrets: Vec::new(),
+        body: body.clone(),
+    };
     if route.answers.envelope == EnvelopeKind::Unwrapped {
-        let data: Box<RawValue> = serde_json::from_slice(body).map_err(|e| unreadable(json_reason(&e)))?;
+        let tree = Json::parse_bytes(body).map_err(|e| unreadable(e.to_string()))?;
         let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
-        return Ok(RawAnswer {
-            status,
-            operation: route.operation,
-            code,
-            description: String::new(),
-            pending: status == 202,
-            data: Some(data).filter(|d| d.get() != "null"),
-            request_secrets: Vec::new(),
-        });
+        return Ok(answer(code, String::new(), Some(tree), status == 202));
     }
-    let wire: EnvelopeWire<Box<RawValue>> =
-        serde_json::from_slice(body).map_err(|e| unreadable(json_reason(&e)))?;
-    let (code, description, data) = wire.into_parts();
-    let Some(code) = code else {
+    // The envelope's own keys are kept as they pass (the first of each, in order of
+    // preference); the object around them is never built.
+    let (mut code, mut description, mut data) = ([None, None], [None, None, None], None);
+    let mut keep = |key: Key, value: Json| {
+        let text = |value: Json| match value {
+            Json::String(text) => Some(text),
+            Json::Number(number) => Some(number.as_str().to_owned()),
+            Json::Bool(flag) => Some(flag.to_string()),
+            _ => None,
+        };
+        let slot = match key.as_str() {
+            "code" => &mut code[0],
+            "responseCode" => &mut code[1],
+            "description" => &mut description[0],
+            "responseMessage" => &mut description[1],
+            "message" => &mut description[2],
+            "data" => {
+                if data.is_none() {
+                    data = Some(value);
+                }
+                return;
+            }
+            _ => return,
+        };
+        if slot.is_none() {
+            // A description is text; a code may also be a number.
+            *slot = if matches!(key.as_str(), "code" | "responseCode") {
+                text(value)
+            } else if let Json::String(t) = value {
+                Some(t)
+            } else {
+                None
+            };
+        }
+    };
+    json_parse::parse_entries(body, &mut keep).map_err(|e| unreadable(e.to_string()))?;
+    let Some(code) = code.into_iter().flatten().next() else {
         return Err(unreadable("the answer has no code".to_owned()));
     };
-    let description = description.unwrap_or_default();
-    let data = data.filter(|d| d.get() != "null");
+    let description = description.into_iter().flatten().next().unwrap_or_default();
     let answers = route.answers;
     let success = answers.success_codes.contains(&code.as_str());
-    let pending = (status == 202 && success) || is_pending(answers, &description, data.as_deref());
+    let pending = (status == 202 && success) || is_pending(answers, &description, data.as_ref());
     if pending || success {
-        return Ok(RawAnswer {
-            status,
-            operation: route.operation,
-            code,
-            description,
-            data,
-            pending,
-            request_secrets: Vec::new(),
-        });
+        return Ok(answer(code, description, data, pending));
     }
     let description = redact::redact_text(&description, &secrets());
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
@@ -241,30 +259,14 @@ fn one_of(list: &[&str], value: &str) -> bool {
 }
 
 /// Whether the description or `data.status` is one the spec lists as still in flight.
-fn is_pending(answers: &Answers, description: &str, data: Option<&RawValue>) -> bool {
-    #[derive(Deserialize)]
-    struct StatusField {
-        #[serde(default)]
-        status: Option<serde::de::IgnoredAny>,
-    }
-    #[derive(Deserialize)]
-    struct StatusText {
-        status: String,
-    }
+fn is_pending(answers: &Answers, description: &str, data: Option<&Json>) -> bool {
     if one_of(answers.pending_descriptions, description) {
         return true;
     }
-    if answers.pending_statuses.is_empty() {
-        return false;
-    }
-    let Some(data) = data else {
-        return false;
-    };
     // `status` may be any JSON type; only text can name a pending state.
-    let has_status = serde_json::from_str::<StatusField>(data.get()).is_ok_and(|s| s.status.is_some());
-    has_status
-        && serde_json::from_str::<StatusText>(data.get())
-            .is_ok_and(|s| one_of(answers.pending_statuses, &s.status))
+    data.and_then(|d| d.get("status"))
+        .and_then(Json::as_str)
+        .is_some_and(|s| one_of(answers.pending_statuses, s))
 }
 
 #[cfg(test)]
@@ -305,7 +307,7 @@ mod tests {
     }
 
     fn read(status: u16, body: &str, route: &Route) -> Result<RawAnswer, Error> {
-        read_success(status, body.as_bytes(), route, &Secrets::none)
+        read_success(status, &bytes::Bytes::copy_from_slice(body.as_bytes()), route, &Secrets::none)
     }
 
     #[test]

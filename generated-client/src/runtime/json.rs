@@ -10,9 +10,11 @@
 use std::fmt;
 
 use serde::Deserialize as _;
-use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
+use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde_json::value::RawValue;
+
+pub use super::json_parse::JsonError;
 
 /// A JSON value whose numbers keep their exact text: what an untyped answer decodes to,
 /// and what a typed answer keeps of the fields the spec does not know.
@@ -33,37 +35,113 @@ pub enum Json {
     Object(JsonObject),
 }
 
+/// Text kept inline when short (keys, numbers), so that reading an answer does not
+/// allocate for each.
+#[derive(Clone)]
+enum SmallText {
+    Inline { len: u8, bytes: [u8; 22] },
+    Heap(Box<str>),
+}
+
+impl SmallText {
+    fn new(text: &str) -> Self {
+        if text.len() <= 22 {
+            let mut bytes = [0; 22];
+            bytes[..text.len()].copy_from_slice(text.as_bytes());
+            // At most 22, so it fits.
+            SmallText::Inline { len: text.len() as u8, bytes }
+        } else {
+            SmallText::Heap(text.into())
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Always the bytes of a `&str`, cut at its end.
+            SmallText::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or("")
+            }
+            SmallText::Heap(text) => text,
+        }
+    }
+}
+
+impl PartialEq for SmallText {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SmallText {}
+
+impl std::hash::Hash for SmallText {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+/// An object key, inline when short.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Key(SmallText);
+
+impl Key {
+    pub(crate) fn new(text: &str) -> Self {
+        Key(SmallText::new(text))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+impl From<String> for Key {
+    fn from(text: String) -> Self {
+        if text.len() <= 22 { Key::new(&text) } else { Key(SmallText::Heap(text.into_boxed_str())) }
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 /// A JSON number as the service wrote it.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct JsonNumber(Box<str>);
+pub struct JsonNumber(SmallText);
 
 impl JsonNumber {
+    /// The number's exact text (already checked to be a JSON number).
+    pub(crate) fn from_text(text: &str) -> Self {
+        JsonNumber(SmallText::new(text))
+    }
+
     /// The number's exact text.
     pub fn as_str(&self) -> &str {
-        &self.0
+        self.0.as_str()
     }
 
     /// The number as an `i64`, when it is a whole number in range.
     pub fn as_i64(&self) -> Option<i64> {
-        self.0.parse().ok()
+        self.as_str().parse().ok()
     }
 }
 
 impl fmt::Debug for JsonNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
 impl fmt::Display for JsonNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
 /// A JSON object with its keys in arrival order.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct JsonObject(Vec<(String, Json)>);
+pub struct JsonObject(Vec<(Key, Json)>);
 
 impl JsonObject {
     /// An empty object.
@@ -71,9 +149,13 @@ impl JsonObject {
         Self::default()
     }
 
+    pub(crate) fn from_entries(entries: Vec<(Key, Json)>) -> Self {
+        JsonObject(entries)
+    }
+
     /// The value of `key` (the first, if the object repeats it).
     pub fn get(&self, key: &str) -> Option<&Json> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.0.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
     }
 
     /// The entries, in arrival order.
@@ -93,44 +175,25 @@ impl JsonObject {
 
     /// Adds an entry at the end.
     pub fn push(&mut self, key: impl Into<String>, value: Json) {
-        self.0.push((key.into(), value));
+        self.0.push((Key::from(key.into()), value));
     }
 
-    fn take(&mut self, key: &str) -> Option<Json> {
-        let index = self.0.iter().position(|(k, _)| k == key)?;
+    /// Takes the value of `key` out (the first, if the object repeats it).
+    pub(crate) fn take(&mut self, key: &str) -> Option<Json> {
+        let index = self.0.iter().position(|(k, _)| k.as_str() == key)?;
         Some(self.0.remove(index).1)
     }
 }
 
 impl Json {
     /// Parses JSON text, keeping every number's text.
-    pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
-        let raw: Box<RawValue> = serde_json::from_str(text)?;
-        Json::from_raw(&raw)
+    pub fn parse(text: &str) -> Result<Json, JsonError> {
+        super::json_parse::parse(text.as_bytes())
     }
 
-    /// Reads an already checked JSON value.
-    pub(crate) fn from_raw(raw: &RawValue) -> Result<Json, serde_json::Error> {
-        let text = raw.get();
-        Ok(match text.as_bytes().first() {
-            Some(b'{') => {
-                let entries: RawEntries = serde_json::from_str(text)?;
-                let mut object = Vec::with_capacity(entries.0.len());
-                for (key, value) in entries.0 {
-                    object.push((key, Json::from_raw(&value)?));
-                }
-                Json::Object(JsonObject(object))
-            }
-            Some(b'[') => {
-                let items: Vec<Box<RawValue>> = serde_json::from_str(text)?;
-                Json::Array(items.iter().map(|item| Json::from_raw(item)).collect::<Result<_, _>>()?)
-            }
-            Some(b'"') => Json::String(serde_json::from_str(text)?),
-            Some(b't') => Json::Bool(true),
-            Some(b'f') => Json::Bool(false),
-            Some(b'n') => Json::Null,
-            _ => Json::Number(JsonNumber(text.into())),
-        })
+    /// Parses JSON bytes (an answer's body), keeping every number's text.
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Json, JsonError> {
+        super::json_parse::parse(bytes)
     }
 
     /// The value of `key`, if this is an object that has it.
@@ -167,29 +230,6 @@ impl Json {
     }
 }
 
-/// An object's entries as raw text, in order.
-struct RawEntries(Vec<(String, Box<RawValue>)>);
-
-impl<'de> serde::Deserialize<'de> for RawEntries {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EntriesVisitor;
-        impl<'de> Visitor<'de> for EntriesVisitor {
-            type Value = RawEntries;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntries, A::Error> {
-                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(64));
-                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
-                    entries.push(entry);
-                }
-                Ok(RawEntries(entries))
-            }
-        }
-        deserializer.deserialize_map(EntriesVisitor)
-    }
-}
-
 impl serde::Serialize for Json {
     /// Writes the value back with every number's exact text.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -197,7 +237,7 @@ impl serde::Serialize for Json {
             Json::Null => serializer.serialize_unit(),
             Json::Bool(b) => serializer.serialize_bool(*b),
             Json::Number(n) => {
-                let raw = RawValue::from_string(n.0.to_string()).map_err(serde::ser::Error::custom)?;
+                let raw = RawValue::from_string(n.as_str().to_owned()).map_err(serde::ser::Error::custom)?;
                 raw.serialize(serializer)
             }
             Json::String(s) => serializer.serialize_str(s),
@@ -211,7 +251,7 @@ impl serde::Serialize for Json {
             Json::Object(object) => {
                 let mut map = serializer.serialize_map(Some(object.len()))?;
                 for (k, v) in &object.0 {
-                    map.serialize_entry(k, v)?;
+                    map.serialize_entry(k.as_str(), v)?;
                 }
                 map.end()
             }
@@ -223,7 +263,7 @@ impl<'de> serde::Deserialize<'de> for Json {
     /// Reads from `serde_json` only (it needs the raw text to keep numbers exact).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
-        Json::from_raw(&raw).map_err(D::Error::custom)
+        Json::parse(raw.get()).map_err(D::Error::custom)
     }
 }
 
@@ -380,7 +420,7 @@ impl FromJson for i64 {
 
 impl ToJson for i64 {
     fn to_json(&self) -> Json {
-        Json::Number(JsonNumber(self.to_string().into()))
+        Json::Number(JsonNumber::from_text(&self.to_string()))
     }
 }
 
@@ -533,7 +573,7 @@ mod tests {
         let text = r#"{"a":1500.10,"b":90071992547409.93,"c":[0.10,-5,1e400],"d":"x","e":null,"f":true}"#;
         let value = Json::parse(text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(serde_json::to_string(&value).ok().as_deref(), Some(text));
-        assert_eq!(value.get("a"), Some(&Json::Number(JsonNumber("1500.10".into()))));
+        assert_eq!(value.get("a"), Some(&Json::Number(JsonNumber::from_text("1500.10"))));
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod client;
 mod envelope;
 mod error;
 mod json;
+mod json_parse;
 mod pages;
 mod redact;
 mod retry;
@@ -27,7 +28,7 @@ pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::{Error, ServiceCode};
 pub use json::{
-    DecodeError, Fields, FromJson, Json, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
+    DecodeError, Fields, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
     deserialize_via_json, from_json_via_serde, serialize_via_json, to_json_via_serde,
 };
 pub use pages::Listing;

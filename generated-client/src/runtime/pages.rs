@@ -6,8 +6,8 @@ use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use super::json::Json;
 use futures::Stream;
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::client::Session;
@@ -17,20 +17,29 @@ use super::route::{PageStyle, Paginated};
 use super::writer::RequestWriter;
 
 /// The continuation fields of a page's `data`, whatever their JSON type.
-#[derive(Default, Deserialize)]
+#[derive(Default)]
 struct Continuation {
-    #[serde(default)]
     cursor: Option<Value>,
-    #[serde(default, rename = "nextPage")]
     next_page: Option<Value>,
-    #[serde(default, rename = "hasMore")]
     has_more: Option<Value>,
-    #[serde(default)]
     page: Option<Value>,
-    #[serde(default, rename = "currentPage")]
     current_page: Option<Value>,
-    #[serde(default, rename = "totalPages")]
     total_pages: Option<Value>,
+}
+
+impl Continuation {
+    fn read(data: &Json) -> Self {
+        let field =
+            |key: &str| data.get(key).and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null());
+        Continuation {
+            cursor: field("cursor"),
+            next_page: field("nextPage"),
+            has_more: field("hasMore"),
+            page: field("page"),
+            current_page: field("currentPage"),
+            total_pages: field("totalPages"),
+        }
+    }
 }
 
 fn as_text(v: &Value) -> Option<String> {
@@ -262,11 +271,12 @@ impl Session {
                         reason: "the service answered a page as still being processed".to_owned(),
                     });
                 }
-                let Some(raw) = answer.data.as_deref() else {
+                let mut answer = answer;
+                let Some(data) = answer.data.take() else {
                     return Ok(None);
                 };
-                let item: O::Data = self.inner.decode_data(&answer, raw)?;
-                let next: Continuation = serde_json::from_str(raw.get()).unwrap_or_default();
+                let next = Continuation::read(&data);
+                let item: O::Data = self.inner.decode_data(&answer, data)?;
                 listing.advance(next);
                 Ok(Some((item, listing)))
             }

@@ -22,7 +22,11 @@ pub struct Timestamp {
 impl Timestamp {
     /// Reads an ISO-8601 date and time.
     pub fn parse(text: &str) -> Option<Timestamp> {
-        let instant = OffsetDateTime::parse(&normalized(text.trim())?, &Rfc3339).ok()?;
+        // Strict RFC 3339, the common case, is read as is; other spellings are normalized.
+        let instant = match OffsetDateTime::parse(text, &Rfc3339) {
+            Ok(instant) => instant,
+            Err(_) => OffsetDateTime::parse(&normalized(text.trim())?, &Rfc3339).ok()?,
+        };
         Some(Timestamp { text: text.into(), instant })
     }
 

@@ -260,16 +260,17 @@ impl ClientInner {
             route = route.path,
         );
         async {
-            let request = w.finish()?;
+            let request = w.finish_at(&self.base_url)?;
             let answer = self.attempt(&request, bearer, self.timeout).await.map_err(|f: Failure| f.error)?;
-            let raw = answer.data.as_deref().ok_or_else(|| Error::Decode {
+            let mut answer = answer;
+            let data = answer.data.take().ok_or_else(|| Error::Decode {
                 status: answer.status,
                 operation: route.operation,
                 path: None,
                 reason: "the token answer has no data".to_owned(),
                 excerpt: String::new(),
             })?;
-            let grant: TokenGrant = self.decode_data(&answer, raw)?;
+            let grant: TokenGrant = self.decode_data(&answer, data)?;
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
                     status: answer.status,
@@ -324,7 +325,7 @@ impl ClientInner {
         let mut w = RequestWriter::new(route);
         w.body("clientId", &credentials.client_id)?;
         w.body("access_token", access.expose())?;
-        let request = w.finish()?;
+        let request = w.finish_at(&self.base_url)?;
         self.attempt(&request, Some(&header), self.timeout).await.map_err(|f| f.error)?;
         let mut state = self.tokens.lock();
         if state.generation == generation {

@@ -275,7 +275,7 @@ impl fmt::Debug for UnsignedData {
 impl UnsignedData {
     /// `data` as exact JSON (`Null` when absent): numbers keep their text.
     pub fn value(&self) -> Json {
-        self.raw.as_ref().and_then(|raw| Json::from_raw(raw).ok()).unwrap_or_default()
+        self.raw.as_ref().and_then(|raw| Json::parse(raw.get()).ok()).unwrap_or_default()
     }
 
     /// `data.transaction.transactionAmount` as the notification claims it, read exactly;

@@ -1,11 +1,12 @@
 //! Turns an operation's fields into a request: path values (encoded and checked), query
 //! pairs, a JSON body with dotted keys nested, and headers.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{HeaderName, HeaderValue};
-use serde_json::value::RawValue;
 
 use super::error::Error;
 use super::route::{Method, Route};
@@ -60,22 +61,35 @@ impl fmt::Debug for ExtraFields {
     }
 }
 
-/// A JSON object whose leaves keep their exact serialized text (amounts stay exact).
+/// A JSON object being written: each leaf is serialized once, at once, into one buffer
+/// (amounts keep their exact text); dotted keys nest. The finished body is written from
+/// it in one pass.
 #[derive(Default)]
 struct BodyObject {
-    entries: Vec<(String, BodyNode)>,
+    entries: Vec<(Cow<'static, str>, BodyNode)>,
 }
 
 enum BodyNode {
-    Leaf(Box<RawValue>),
+    /// The leaf's JSON text: a range of the writer's buffer.
+    Leaf(Range<usize>),
     Object(BodyObject),
 }
 
 impl BodyObject {
-    fn insert(&mut self, dotted: &str, value: Box<RawValue>) -> Result<(), Error> {
-        let mut parts = dotted.split('.').peekable();
+    /// Places the leaf `value` at `dotted`; `key` makes each segment's key (borrowed when
+    /// the key is the generated code's own static text).
+    fn insert(
+        &mut self,
+        dotted: &str,
+        key: impl Fn(&str, usize) -> Cow<'static, str>,
+        value: Range<usize>,
+    ) -> Result<(), Error> {
         let mut object = self;
+        let mut offset = 0;
+        let mut parts = dotted.split('.').peekable();
         while let Some(part) = parts.next() {
+            let at = offset;
+            offset += part.len() + 1;
             if part.is_empty() {
                 return Err(Error::invalid(format!("the body key `{dotted}` has an empty segment")));
             }
@@ -84,13 +98,16 @@ impl BodyObject {
                 if position.is_some() {
                     return Err(Error::invalid(format!("the body field `{dotted}` is set twice")));
                 }
-                object.entries.push((part.to_owned(), BodyNode::Leaf(value)));
+                if object.entries.capacity() == 0 {
+                    object.entries.reserve_exact(8);
+                }
+                object.entries.push((key(part, at), BodyNode::Leaf(value)));
                 return Ok(());
             }
             let index = match position {
                 Some(i) => i,
                 None => {
-                    object.entries.push((part.to_owned(), BodyNode::Object(BodyObject::default())));
+                    object.entries.push((key(part, at), BodyNode::Object(BodyObject::default())));
                     object.entries.len() - 1
                 }
             };
@@ -105,25 +122,38 @@ impl BodyObject {
         }
         Ok(())
     }
-}
 
-impl serde::Serialize for BodyObject {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
-        for (k, v) in &self.entries {
-            map.serialize_entry(k, v)?;
+    /// Writes the object, its leaves taken from `leaves`.
+    fn write(&self, leaves: &[u8], out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        out.push(b'{');
+        for (i, (key, node)) in self.entries.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, key.as_ref())?;
+            out.push(b':');
+            match node {
+                BodyNode::Leaf(range) => out.extend_from_slice(&leaves[range.clone()]),
+                BodyNode::Object(inner) => inner.write(leaves, out)?,
+            }
         }
-        map.end()
+        out.push(b'}');
+        Ok(())
     }
-}
 
-impl serde::Serialize for BodyNode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            BodyNode::Leaf(raw) => raw.serialize(serializer),
-            BodyNode::Object(o) => o.serialize(serializer),
+    /// The size of the written object, keys and punctuation included (keys are counted as
+    /// their text and quotes; escapes, rare in keys, grow the buffer once).
+    fn written_len(&self, leaves: usize) -> usize {
+        fn keys(object: &BodyObject) -> usize {
+            object
+                .entries
+                .iter()
+                .map(|(k, node)| {
+                    k.len() + 4 + if let BodyNode::Object(inner) = node { keys(inner) + 2 } else { 0 }
+                })
+                .sum()
         }
+        leaves + keys(self) + 2
     }
 }
 
@@ -134,6 +164,8 @@ pub struct RequestWriter {
     path_values: Vec<(&'static str, String)>,
     query: Vec<(String, String)>,
     body: BodyObject,
+    /// The serialized leaves of `body`.
+    leaves: Vec<u8>,
     has_body: bool,
     headers: Vec<(HeaderName, HeaderValue)>,
     secrets: Vec<String>,
@@ -149,10 +181,12 @@ impl fmt::Debug for RequestWriter {
 #[derive(Clone, Debug)]
 pub(crate) struct PreparedRequest {
     pub(crate) route: &'static Route,
-    /// Encoded path and query, e.g. `/v1/accounts/a%2Fb?limit=10`.
-    pub(crate) path_and_query: String,
+    /// The base URL, then the encoded path and query (`/v1/accounts/a%2Fb?limit=10`),
+    /// written once for every attempt.
+    pub(crate) url: String,
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
-    pub(crate) body: Option<String>,
+    /// Written once; each attempt sends the same bytes (a clone is a reference count).
+    pub(crate) body: Option<bytes::Bytes>,
     /// The values of the request's secret parameters, removed from any error.
     pub(crate) secrets: Vec<String>,
 }
@@ -165,6 +199,7 @@ impl RequestWriter {
             path_values: Vec::new(),
             query: Vec::new(),
             body: BodyObject::default(),
+            leaves: Vec::new(),
             has_body: false,
             headers: Vec::new(),
             secrets: Vec::new(),
@@ -241,7 +276,11 @@ impl RequestWriter {
 
     /// Sets a body field by dotted wire key (`order.amount` nests under `order`).
     pub fn body<T: serde::Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.body_dynamic(key, value)
+        // The generated key is static text: its segments are borrowed, never copied.
+        self.body_leaf(key, value, |_, at| {
+            let rest = &key[at..];
+            Cow::Borrowed(rest.split('.').next().unwrap_or(rest))
+        })
     }
 
     /// Sets a body field when the value is set.
@@ -257,21 +296,45 @@ impl RequestWriter {
     }
 
     fn body_dynamic<T: serde::Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        let text = serde_json::to_string(value).map_err(|e| {
+        self.body_leaf(key, value, |part, _| Cow::Owned(part.to_owned()))
+    }
+
+    fn body_leaf<T: serde::Serialize + ?Sized>(
+        &mut self,
+        dotted: &str,
+        value: &T,
+        key: impl Fn(&str, usize) -> Cow<'static, str>,
+    ) -> Result<(), Error> {
+        if self.leaves.capacity() == 0 {
+            self.leaves.reserve(256);
+        }
+        let start = self.leaves.len();
+        if let Err(e) = serde_json::to_writer(&mut self.leaves, value) {
+            self.leaves.truncate(start);
             // The message is the value's own refusal (an amount's), never the value.
-            Error::invalid(format!("the body field `{key}` cannot be sent: {e}"))
-        })?;
-        let raw = RawValue::from_string(text)
-            .map_err(|_| Error::invalid(format!("the body field `{key}` is not valid JSON")))?;
-        self.body.insert(key, raw)?;
+            return Err(Error::invalid(format!("the body field `{dotted}` cannot be sent: {e}")));
+        }
+        let range = start..self.leaves.len();
+        if let Err(e) = self.body.insert(dotted, key, range) {
+            self.leaves.truncate(start);
+            return Err(e);
+        }
         self.has_body = true;
         Ok(())
     }
 
     /// Sets a header. Values that cannot travel in a header are refused.
     pub fn header(&mut self, name: &'static str, value: &str) -> Result<(), Error> {
-        let header_name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| Error::invalid(format!("`{name}` is not a valid header name")))?;
+        // A lowercase name is used as the static text it is; any other is checked and
+        // lowercased (header names are case-insensitive).
+        let header_name = if !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            HeaderName::from_static(name)
+        } else {
+            HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| Error::invalid(format!("`{name}` is not a valid header name")))?
+        };
         if header_name == reqwest::header::AUTHORIZATION {
             return Err(Error::invalid("the Authorization header is set by the client, not by an operation"));
         }
@@ -307,10 +370,17 @@ impl RequestWriter {
         self.query.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
-    /// Fills the path template and finishes the request.
+    /// Fills the path template and finishes the request, its URL only the path and query.
+    #[cfg(test)]
     pub(crate) fn finish(self) -> Result<PreparedRequest, Error> {
+        self.finish_at("")
+    }
+
+    /// Fills the path template and finishes the request, its URL under `base_url`.
+    pub(crate) fn finish_at(self, base_url: &str) -> Result<PreparedRequest, Error> {
         let template = self.route.path;
-        let mut path = String::with_capacity(template.len() + 16);
+        let mut path = String::with_capacity(base_url.len() + template.len() + 48);
+        path.push_str(base_url);
         let mut used = 0;
         let mut rest = template;
         while let Some(open) = rest.find('{') {
@@ -352,18 +422,19 @@ impl RequestWriter {
             }
         }
         let body = if self.has_body {
-            let text = serde_json::to_string(&self.body).map_err(|e| {
+            let mut out = Vec::with_capacity(self.body.written_len(self.leaves.len()));
+            self.body.write(&self.leaves, &mut out).map_err(|e| {
                 Error::invalid(format!("the body cannot be written as JSON ({:?})", e.classify()))
             })?;
-            Some(text)
+            Some(bytes::Bytes::from(out))
         } else if self.route.method.sends_empty_body() {
-            Some("{}".to_owned())
+            Some(bytes::Bytes::from_static(b"{}"))
         } else {
             None
         };
         Ok(PreparedRequest {
             route: self.route,
-            path_and_query: path,
+            url: path,
             headers: self.headers,
             body,
             secrets: self.secrets,
@@ -416,11 +487,11 @@ mod tests {
         extra.insert("order.metadata.channel", serde_json::json!("web"));
         w.extra(&extra)?;
         let p = prepared(w);
-        assert_eq!(p.path_and_query, "/v1/direct-debits/m%201%2F2/x/%C3%BC?limit=10&q=a%26b%3Dc");
+        assert_eq!(p.url, "/v1/direct-debits/m%201%2F2/x/%C3%BC?limit=10&q=a%26b%3Dc");
         assert_eq!(
             p.body.as_deref(),
             Some(
-                r#"{"order":{"amount":10000.00,"orderReference":"ref-1","metadata":{"channel":"web"}},"tokenizeCard":true}"#
+                &br#"{"order":{"amount":10000.00,"orderReference":"ref-1","metadata":{"channel":"web"}},"tokenizeCard":true}"#[..]
             )
         );
         Ok(())
@@ -465,7 +536,7 @@ mod tests {
         let mut w = RequestWriter::new(&ROUTE);
         assert!(w.path("mandateId", "m").is_ok());
         assert!(w.path("other", "o").is_ok());
-        assert_eq!(prepared(w).body.as_deref(), Some("{}"));
+        assert_eq!(prepared(w).body.as_deref(), Some(&b"{}"[..]));
     }
 
     #[test]
@@ -497,7 +568,7 @@ mod tests {
         extra.insert("limit", serde_json::json!(5));
         w.extra(&extra)?;
         let p = prepared(w);
-        assert_eq!(p.path_and_query, "/v1/transfers/banks?country=NG&limit=5");
+        assert_eq!(p.url, "/v1/transfers/banks?country=NG&limit=5");
         assert!(p.body.is_none());
         Ok(())
     }
