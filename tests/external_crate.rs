@@ -1,11 +1,14 @@
 //! A crate outside the workspace (`external/`) depends on `payspec-client` and
 //! `payspec-macros` by path, as a user's project does, and builds and runs.
 //!
-//! It builds in its own target directory (`target/external`): the cargo running this test
-//! holds the lock on the workspace's. The first run compiles every dependency there once
-//! (minutes); later runs only relink. `--locked`: `external/Cargo.lock` is committed, and a
-//! change to the client's dependencies must update it (`cargo update --manifest-path
-//! tests/external/Cargo.toml --workspace`).
+//! It cannot build in the workspace's target directory (the cargo running this test holds
+//! its lock), so it builds where the trybuild cases of `macros.rs` build, with the same
+//! target, flags and settings trybuild uses: the two share their compiled dependencies, and
+//! a cold `cargo test` compiles each of them twice in all (here and in the workspace), not
+//! three times. If trybuild changes its flags, the sharing stops but nothing breaks.
+//! `--locked`: `external/Cargo.lock` is committed, and a change to the client's
+//! dependencies must update it (`cargo update --manifest-path tests/external/Cargo.toml
+//! --workspace`).
 
 use std::path::Path;
 use std::process::Command;
@@ -19,9 +22,13 @@ fn a_crate_outside_the_workspace_builds_and_calls_the_client() {
 
     let mut command = Command::new(cargo);
     command
-        .args(["run", "--quiet", "--locked", "--manifest-path"])
+        .args(["run", "--quiet", "--locked", "--target", &host_triple(), "--manifest-path"])
         .arg(&manifest)
-        .env("CARGO_TARGET_DIR", workspace.join("target/external"))
+        // What trybuild passes (its `cargo.rs` and `rustflags.rs`).
+        .arg(r#"--config=build.rustflags=["--cfg","trybuild","--verbose","-A","dead_code","--diagnostic-width=140"]"#)
+        .env("CARGO_TARGET_DIR", workspace.join("target/tests/trybuild"))
+        .env("CARGO_INCREMENTAL", "0")
+        .env_remove("RUSTFLAGS")
         .current_dir(workspace);
     // What cargo set for this test binary describes this package, not the external one.
     for name in ["CARGO_MANIFEST_DIR", "CARGO_MANIFEST_PATH", "CARGO_PRIMARY_PACKAGE", "OUT_DIR"] {
@@ -46,4 +53,15 @@ fn a_crate_outside_the_workspace_builds_and_calls_the_client() {
     let client = lines.iter().find(|l| l.starts_with("client: Client {")).expect("the client line");
     assert!(client.contains("\"http://127.0.0.1:9\""), "the custom base URL, trimmed: {client}");
     assert!(!stdout.contains("sk_test_external_secret"), "the client secret was printed:\n{stdout}");
+}
+
+/// The host's target triple, as the compiler names it (trybuild builds for it explicitly).
+fn host_triple() -> String {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc).arg("-vV").output().unwrap_or_else(|e| panic!("cannot run rustc: {e}"));
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("rustc -vV names no host"))
 }

@@ -31,16 +31,61 @@ fn emit_tokens(bencher: divan::Bencher) {
     bencher.bench(|| payspec_codegen::generate_tokens(divan::black_box(&spec)));
 }
 
-/// Emit and format (syn + prettyplease): what the build step writes.
+/// Emit and format (syn + prettyplease): what `payspec generate` writes.
 #[divan::bench]
 fn emit_and_format(bencher: divan::Bencher) {
     let spec = load();
     bencher.bench(|| payspec_codegen::generate_source(divan::black_box(&spec)));
 }
 
-/// The whole job of the build step: load, validate, emit, format.
-#[divan::bench(sample_count = 30)]
-fn load_validate_emit_format() -> String {
+/// The whole job of the build step: load and validate the spec, emit the client and the
+/// blocking client, laid out line by line (not formatted).
+#[divan::bench(sample_count = 50)]
+fn build_step() -> (String, String) {
     let spec = load();
-    payspec_codegen::generate_source(&spec).expect("the built-in spec generates")
+    let client = payspec_codegen::generate_crate_source(&spec, "payspec_client");
+    (client, payspec_codegen::generate_blocking_source(&spec))
+}
+
+/// The spec eight times over (776 operations, every route under its own prefix), loaded.
+fn eight_times() -> payspec_codegen::Spec {
+    let mut doc: serde_yaml::Value = serde_yaml::from_str(BUILTIN_SPEC).expect("the spec is YAML");
+    let operations = doc["operations"].as_mapping().cloned().expect("operations");
+    let all = doc["operations"].as_mapping_mut().expect("operations");
+    for copy in 1..8 {
+        for (name, op) in &operations {
+            let mut op = op.clone();
+            let prefix = |path: &serde_yaml::Value| {
+                serde_yaml::Value::from(format!("/c{copy}{}", path.as_str().unwrap_or("")))
+            };
+            op["path"] = prefix(&op["path"]);
+            if let Some(aliases) = op.get_mut("aliases").and_then(|a| a.as_sequence_mut()) {
+                for alias in aliases {
+                    alias["path"] = prefix(&alias["path"]);
+                    if let Some(same) = alias.get("same_route_as").and_then(|v| v.as_str()).map(str::to_owned)
+                    {
+                        alias["same_route_as"] = format!("{same}_c{copy}").into();
+                    }
+                }
+            }
+            if let Some(listings) = op.get_mut("also_listed_as").and_then(|a| a.as_sequence_mut()) {
+                for listing in listings {
+                    if let Some(other) = listing.get("name").and_then(|v| v.as_str()).map(str::to_owned) {
+                        listing["name"] = format!("{other}_c{copy}").into();
+                    }
+                }
+            }
+            let name = format!("{}_c{copy}", name.as_str().unwrap_or(""));
+            all.insert(name.into(), op);
+        }
+    }
+    let text = serde_yaml::to_string(&doc).expect("the spec writes back");
+    payspec_codegen::load_str("eight.yaml", &text).expect("the enlarged spec is valid")
+}
+
+/// Audit every route of 776 operations: grows as n log n.
+#[divan::bench]
+fn audit_776_operations(bencher: divan::Bencher) {
+    let spec = eight_times();
+    bencher.bench(|| payspec_codegen::audit::audit(divan::black_box(&spec)));
 }

@@ -158,12 +158,14 @@ pub const KINDS: [(&str, &str); 5] = [
 /// Audits every route of `spec`.
 pub fn audit(spec: &Spec) -> Vec<Finding> {
     let routes: Vec<RouteRef<'_>> = spec.routes().collect();
+    // Each route's shape once (method and shape group the checks below: n log n, not n²).
+    let shapes: Vec<String> = routes.iter().map(|r| r.path.shape()).collect();
     let mut findings = Vec::new();
-    identical_routes(&routes, &mut findings);
+    identical_routes(&routes, &shapes, &mut findings);
     for op in &spec.operations {
         alternative_forms(op, &mut findings);
     }
-    method_ambiguity(&routes, &mut findings);
+    method_ambiguity(&routes, &shapes, &mut findings);
     for op in &spec.operations {
         listed_twice(op, &mut findings);
     }
@@ -176,15 +178,17 @@ pub fn has_undeclared_identical_route(findings: &[Finding]) -> bool {
     findings.iter().any(|f| matches!(f, Finding::IdenticalRoute { declared: false, .. }))
 }
 
-fn identical_routes(routes: &[RouteRef<'_>], out: &mut Vec<Finding>) {
-    let mut by_shape: BTreeMap<(Method, String), Vec<&RouteRef<'_>>> = BTreeMap::new();
-    for route in routes {
-        by_shape.entry((route.method, route.path.shape())).or_default().push(route);
+fn identical_routes(routes: &[RouteRef<'_>], shapes: &[String], out: &mut Vec<Finding>) {
+    // Route indices by method and shape; each group keeps spec order.
+    let mut by_shape: BTreeMap<(Method, &str), Vec<usize>> = BTreeMap::new();
+    for (i, route) in routes.iter().enumerate() {
+        by_shape.entry((route.method, shapes[i].as_str())).or_default().push(i);
     }
-    // Keep spec order: report each group at its first route.
-    let mut groups: Vec<Vec<&RouteRef<'_>>> = by_shape.into_values().filter(|g| g.len() > 1).collect();
-    groups.sort_by_key(|g| route_position(routes, g[0]));
+    // Report each group at its first route, in spec order.
+    let mut groups: Vec<Vec<usize>> = by_shape.into_values().filter(|g| g.len() > 1).collect();
+    groups.sort_by_key(|g| g[0]);
     for group in groups {
+        let group: Vec<&RouteRef<'_>> = group.into_iter().map(|i| &routes[i]).collect();
         let declared = group.iter().enumerate().all(|(i, route)| {
             group
                 .iter()
@@ -196,15 +200,6 @@ fn identical_routes(routes: &[RouteRef<'_>], out: &mut Vec<Finding>) {
             declared,
         });
     }
-}
-
-fn route_position(routes: &[RouteRef<'_>], route: &RouteRef<'_>) -> usize {
-    routes
-        .iter()
-        .position(|r| {
-            std::ptr::eq(r.operation, route.operation) && r.method == route.method && r.path == route.path
-        })
-        .unwrap_or(usize::MAX)
 }
 
 fn declares(route: &RouteRef<'_>, other: &RouteRef<'_>) -> bool {
@@ -239,19 +234,20 @@ fn param_names(op: &Operation) -> Vec<String> {
     names
 }
 
-fn method_ambiguity(routes: &[RouteRef<'_>], out: &mut Vec<Finding>) {
-    for get in routes.iter().filter(|r| r.method == Method::Get) {
-        for post in routes.iter().filter(|r| r.method == Method::Post) {
-            if get.path.shape() != post.path.shape() {
-                continue;
-            }
-            let same_op = std::ptr::eq(get.operation, post.operation);
-            let params = param_names(get.operation);
-            if same_op || params == param_names(post.operation) {
+fn method_ambiguity(routes: &[RouteRef<'_>], shapes: &[String], out: &mut Vec<Finding>) {
+    let mut posts: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, _) in routes.iter().enumerate().filter(|(_, r)| r.method == Method::Post) {
+        posts.entry(shapes[i].as_str()).or_default().push(i);
+    }
+    for (i, get) in routes.iter().enumerate().filter(|(_, r)| r.method == Method::Get) {
+        let Some(same_shape) = posts.get(shapes[i].as_str()) else { continue };
+        let params = param_names(get.operation);
+        for post in same_shape.iter().map(|&j| &routes[j]) {
+            if std::ptr::eq(get.operation, post.operation) || params == param_names(post.operation) {
                 out.push(Finding::MethodAmbiguity {
                     get: RouteName::of(get),
                     post: RouteName::of(post),
-                    params,
+                    params: params.clone(),
                 });
             }
         }
@@ -273,29 +269,112 @@ fn listed_twice(op: &Operation, out: &mut Vec<Finding>) {
     out.push(Finding::ListedTwice { operation: op.name.clone(), group: op.group.clone(), listings });
 }
 
-fn shadowing(routes: &[RouteRef<'_>], out: &mut Vec<Finding>) {
-    for variable in routes {
-        for literal in routes {
-            if variable.method != literal.method || std::ptr::eq(variable, literal) {
-                continue;
+/// The routes as a tree of segments, one per method: a route's path leads from its
+/// method's root through one child per segment (literals by text, variables to one shared
+/// child), and it is listed where its path ends.
+#[derive(Default)]
+struct RouteTree<'a> {
+    nodes: Vec<TreeNode<'a>>,
+    roots: BTreeMap<Method, usize>,
+}
+
+#[derive(Default)]
+struct TreeNode<'a> {
+    literals: BTreeMap<&'a str, usize>,
+    variable: Option<usize>,
+    ends: Vec<usize>,
+}
+
+impl<'a> RouteTree<'a> {
+    fn new(routes: &'a [RouteRef<'a>]) -> Self {
+        let mut tree = RouteTree::default();
+        for (i, route) in routes.iter().enumerate() {
+            let mut node = tree.root(route.method);
+            for segment in route.path.segments() {
+                let next = match segment {
+                    Segment::Literal(text) => tree.nodes[node].literals.get(text.as_str()).copied(),
+                    Segment::Variable(_) => tree.nodes[node].variable,
+                };
+                node = match next {
+                    Some(next) => next,
+                    None => {
+                        let fresh = tree.push();
+                        match segment {
+                            Segment::Literal(text) => tree.nodes[node].literals.insert(text.as_str(), fresh),
+                            Segment::Variable(_) => tree.nodes[node].variable.replace(fresh),
+                        };
+                        fresh
+                    }
+                };
             }
-            let (a, b) = (variable.path.segments(), literal.path.segments());
-            if a.len() != b.len() {
-                continue;
-            }
-            // Every position must accept the same request; collect where `literal` is more specific.
-            let mut misrouted = Vec::new();
-            let compatible = a.iter().zip(b).all(|pair| match pair {
-                (Segment::Literal(x), Segment::Literal(y)) => x == y,
-                (Segment::Variable(name), Segment::Literal(value)) => {
-                    misrouted.push((name.clone(), value.clone()));
-                    true
+            tree.nodes[node].ends.push(i);
+        }
+        tree
+    }
+
+    fn push(&mut self) -> usize {
+        self.nodes.push(TreeNode::default());
+        self.nodes.len() - 1
+    }
+
+    fn root(&mut self, method: Method) -> usize {
+        if let Some(&root) = self.roots.get(&method) {
+            return root;
+        }
+        let root = self.push();
+        self.roots.insert(method, root);
+        root
+    }
+
+    /// Every route of `method` that a request matching `segments` could also match: each
+    /// literal agrees with a literal or a variable; a variable agrees with anything.
+    fn compatible(&self, method: Method, segments: &[Segment], found: &mut Vec<usize>) {
+        fn walk(tree: &RouteTree<'_>, node: usize, segments: &[Segment], found: &mut Vec<usize>) {
+            let node = &tree.nodes[node];
+            let Some((first, rest)) = segments.split_first() else {
+                found.extend(&node.ends);
+                return;
+            };
+            match first {
+                Segment::Literal(text) => {
+                    if let Some(&next) = node.literals.get(text.as_str()) {
+                        walk(tree, next, rest, found);
+                    }
                 }
-                _ => true,
-            });
-            if !compatible {
-                continue;
+                Segment::Variable(_) => {
+                    for &next in node.literals.values() {
+                        walk(tree, next, rest, found);
+                    }
+                }
             }
+            if let Some(next) = node.variable {
+                walk(tree, next, rest, found);
+            }
+        }
+        if let Some(&root) = self.roots.get(&method) {
+            walk(self, root, segments, found);
+        }
+    }
+}
+
+fn shadowing(routes: &[RouteRef<'_>], out: &mut Vec<Finding>) {
+    let tree = RouteTree::new(routes);
+    let mut found = Vec::new();
+    for (i, variable) in routes.iter().enumerate() {
+        if !variable.path.segments().iter().any(|s| matches!(s, Segment::Variable(_))) {
+            continue;
+        }
+        found.clear();
+        tree.compatible(variable.method, variable.path.segments(), &mut found);
+        // In spec order, as the routes are listed.
+        found.sort_unstable();
+        for literal in found.iter().filter(|&&j| j != i).map(|&j| &routes[j]) {
+            // Where `literal` is more specific, its request goes to it, not to `variable`.
+            let misrouted =
+                variable.path.segments().iter().zip(literal.path.segments()).filter_map(|pair| match pair {
+                    (Segment::Variable(name), Segment::Literal(value)) => Some((name.clone(), value.clone())),
+                    _ => None,
+                });
             for (variable_name, misrouted_value) in misrouted {
                 out.push(Finding::Shadowing {
                     literal: RouteName::of(literal),

@@ -79,14 +79,12 @@ impl Writer<'_> {
                 }
                 TokenTree::Group(group) => self.group_inline(&group, depth),
                 TokenTree::Ident(ident) => {
-                    let text = ident.to_string();
-                    self.text(depth, &text);
+                    self.display(depth, &ident);
                     self.joint = false;
                     self.word = true;
                 }
                 TokenTree::Literal(literal) => {
-                    let text = literal.to_string();
-                    self.text(depth, &text);
+                    self.display(depth, &literal);
                     self.joint = false;
                     self.word = true;
                 }
@@ -122,6 +120,12 @@ impl Writer<'_> {
 
     /// Writes a token, with a space before it unless it starts a line, follows a joined
     /// punctuation or an opening delimiter, or is a closing one.
+    /// Writes an identifier or literal straight into the output (no text of its own).
+    fn display(&mut self, depth: usize, token: &dyn std::fmt::Display) {
+        self.text(depth, "");
+        let _ = std::fmt::Write::write_fmt(self.out, format_args!("{token}"));
+    }
+
     fn text(&mut self, depth: usize, text: &str) {
         if self.line_start {
             for _ in 0..depth {
