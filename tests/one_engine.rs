@@ -100,30 +100,29 @@ fn the_expanded_routes_are_the_clients_routes_field_by_field() {
     }
 }
 
+/// The same transfer, built through the request type at `$requests` (two distinct types).
+macro_rules! bank_transfer {
+    ($requests:path) => {{
+        use $requests as requests;
+        requests::BankTransfer::builder()
+            .amount("2500.75".parse().expect("an amount"))
+            .destination_account_number("0123456789")
+            .destination_bank_code("058")
+            .merchant_tx_ref("tx-42")
+            .customer_name("Ada Obi")
+            .narration("school fees")
+            .extra_field("meta.channel", json!("app"))
+            .build()
+            .expect("every required field is set")
+    }};
+}
+
 fn bank_transfer_from_macro() -> from_macro::requests::BankTransfer {
-    from_macro::requests::BankTransfer::builder()
-        .amount("2500.75".parse().expect("an amount"))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .merchant_tx_ref("tx-42")
-        .customer_name("Ada Obi")
-        .narration("school fees")
-        .extra_field("meta.channel", json!("app"))
-        .build()
-        .expect("every required field is set")
+    bank_transfer!(from_macro::requests)
 }
 
 fn bank_transfer_built() -> payspec_client::requests::BankTransfer {
-    payspec_client::requests::BankTransfer::builder()
-        .amount("2500.75".parse().expect("an amount"))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .merchant_tx_ref("tx-42")
-        .customer_name("Ada Obi")
-        .narration("school fees")
-        .extra_field("meta.channel", json!("app"))
-        .build()
-        .expect("every required field is set")
+    bank_transfer!(payspec_client::requests)
 }
 
 #[test]

@@ -246,11 +246,13 @@ fn argument(param: &Param, names: &Names) -> (TokenStream, TokenStream) {
     }
 }
 
-/// The setter of one optional field, on the request and on its builder.
+/// The setter of one field: an optional one on the request and on its builder, a required
+/// one on the builder (said in its doc).
 fn setter(param: &Param, names: &Names) -> TokenStream {
     let ident = field_ident(&param.name);
     let (arg, into) = argument(param, names);
-    let doc = doc_lines(&[format!("Sets `{}`.", param.name)]);
+    let need = if param.required { " (required)" } else { "" };
+    let doc = doc_lines(&[format!("Sets `{}`{need}.", param.name)]);
     quote! {
         #doc
         pub fn #ident(mut self, #arg) -> Self {
@@ -297,18 +299,7 @@ fn builder(op: &Operation, names: &Names, optional_setters: &[TokenStream]) -> T
         let value = names.value_type(param);
         quote! { #ident: Option<#value>, }
     });
-    let required_setters = required.iter().map(|param| {
-        let ident = field_ident(&param.name);
-        let (arg, into) = argument(param, names);
-        let doc = doc_lines(&[format!("Sets `{}` (required).", param.name)]);
-        quote! {
-            #doc
-            pub fn #ident(mut self, #arg) -> Self {
-                self.#ident = Some(#into);
-                self
-            }
-        }
-    });
+    let required_setters = required.iter().map(|param| setter(param, names));
     let req_idents: Vec<Ident> = required.iter().map(|p| field_ident(&p.name)).collect();
     let req_names = required.iter().map(|p| p.name.as_str());
     let take = settable(op).map(|param| {
