@@ -457,23 +457,6 @@ impl<T: ToJson> ToJson for Vec<T> {
     }
 }
 
-/// Reads a value through its serde form, for the generated identifiers and enumerations
-/// (their `Deserialize` accepts any text, so only a value of the wrong kind fails).
-pub fn from_json_via_serde<T: serde::de::DeserializeOwned>(
-    value: Json,
-    at: &Path<'_>,
-    expected: &str,
-) -> Result<T, DecodeError> {
-    let kind = value.kind();
-    let text = serde_json::to_string(&value).map_err(|_| DecodeError::at(at, "the value cannot be read"))?;
-    serde_json::from_str(&text).map_err(|_| DecodeError::at(at, format!("expected {expected}, found {kind}")))
-}
-
-/// Writes a value through its serde form, for the generated identifiers and enumerations.
-pub fn to_json_via_serde<T: serde::Serialize>(value: &T) -> Json {
-    serde_json::to_string(value).ok().and_then(|text| Json::parse(&text).ok()).unwrap_or_default()
-}
-
 /// The fields of an object being read into a generated struct: each declared field is
 /// taken out by its wire key, and what is left is kept as the struct's unknown fields.
 #[derive(Debug)]

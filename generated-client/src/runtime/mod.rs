@@ -29,7 +29,7 @@ pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::{Error, ServiceCode};
 pub use json::{
     DecodeError, Fields, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
-    deserialize_via_json, from_json_via_serde, serialize_via_json, to_json_via_serde,
+    deserialize_via_json, serialize_via_json,
 };
 pub use pages::Listing;
 pub use retry::{CallOptions, RetryPolicy};
@@ -38,7 +38,7 @@ pub use route::{
     ReservedSegment, Route, find_route,
 };
 pub use secret::{Credentials, Secret};
-pub use support::{Redacted, fmt_wire};
+pub use support::Redacted;
 pub use time;
 pub use timestamp::{DateLayout, DateTime, Timestamp};
 pub use writer::{ExtraFields, RequestWriter};

@@ -328,6 +328,7 @@ impl RequestWriter {
         // A lowercase name is used as the static text it is; any other is checked and
         // lowercased (header names are case-insensitive).
         let header_name = if !name.is_empty()
+            && name.len() < 1 << 12
             && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         {
             HeaderName::from_static(name)
