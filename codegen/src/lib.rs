@@ -14,6 +14,8 @@ pub mod load;
 #[cfg(feature = "macros")]
 pub mod macros;
 pub mod model;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod report;
 
 #[cfg(feature = "format")]

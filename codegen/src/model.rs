@@ -282,8 +282,8 @@ pub struct Operation {
     pub aliases: Vec<Alias>,
     /// Other listings of this operation in the interface.
     pub also_listed_as: Vec<Listing>,
-    /// Where the interface and the reference disagree about it.
-    pub disagreements: Vec<String>,
+    /// Where the interface, the spec and the vendor's reference disagree about it.
+    pub disagreements: Vec<Disagreement>,
     /// Its parameters, in file order.
     pub params: Vec<Param>,
     /// Where it is declared.
@@ -303,6 +303,74 @@ impl Operation {
 }
 
 /// One route of an operation: its canonical form or an alias.
+/// What a recorded disagreement is about: the kind of difference `payspec diff` matches
+/// it with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Concern {
+    /// The operation's method or path, or a form one side lists and the other does not.
+    Route,
+    /// Where a parameter travels (path, query, header, body).
+    Location,
+    /// A wire key one side has and the other does not.
+    WireKey,
+    /// A parameter's type.
+    Type,
+    /// Whether a parameter is required.
+    Required,
+    /// A field of the answer (present on one side only, or typed otherwise).
+    AnswerField,
+    /// The bearer token or the `accountId` header.
+    Auth,
+    /// A fact for readers that no tool matches (the interface's names, say).
+    Note,
+}
+
+impl Concern {
+    /// Every concern with its spec keyword.
+    pub const ALL: [(&'static str, Concern); 8] = [
+        ("route", Concern::Route),
+        ("location", Concern::Location),
+        ("wire_key", Concern::WireKey),
+        ("type", Concern::Type),
+        ("required", Concern::Required),
+        ("answer_field", Concern::AnswerField),
+        ("auth", Concern::Auth),
+        ("note", Concern::Note),
+    ];
+
+    /// The spec keyword.
+    pub fn as_str(self) -> &'static str {
+        Concern::ALL.iter().find(|(_, c)| *c == self).map_or("note", |(name, _)| name)
+    }
+}
+
+/// One recorded disagreement: its human text, and what a tool matches it by.
+#[derive(Debug, Clone)]
+pub struct Disagreement {
+    pub concerns: Concern,
+    /// Parameters of the operation it concerns, by their spec names (`param`).
+    pub params: Vec<String>,
+    /// Wire keys the spec does not send (`key`): what the vendor documents and the spec
+    /// leaves out. Body keys are dotted (`order.accountId`); a key covers the keys below it.
+    pub keys: Vec<String>,
+    /// Answer fields, as wire paths inside the answer's data (`field`): `results[].id`;
+    /// a field covers the fields below it.
+    pub fields: Vec<String>,
+    /// Routes (`route`), as `METHOD /path`.
+    pub routes: Vec<String>,
+    /// What a reader is told.
+    pub text: String,
+    /// Where it is written.
+    pub location: Location,
+}
+
+impl Disagreement {
+    /// The things it names, in order: routes, parameters, keys, fields.
+    pub fn subjects(&self) -> impl Iterator<Item = &str> {
+        self.routes.iter().chain(&self.params).chain(&self.keys).chain(&self.fields).map(String::as_str)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct RouteRef<'a> {
     /// The operation it belongs to.

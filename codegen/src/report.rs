@@ -51,7 +51,10 @@ pub fn operation_json(op: &Operation) -> Value {
             |a| if a.list { format!("[{}]", a.ty.name()) } else { a.ty.name().to_owned() }
         ),
         "envelope": op.answers.envelope.as_str(),
-        "disagreements": op.disagreements,
+        "disagreements": op.disagreements.iter().map(|d| json!({
+            "concerns": d.concerns.as_str(), "params": d.params, "keys": d.keys,
+            "fields": d.fields, "routes": d.routes, "text": d.text,
+        })).collect::<Vec<_>>(),
     })
 }
 

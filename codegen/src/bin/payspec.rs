@@ -38,6 +38,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Writes the spec as an OpenAPI 3.1 document (JSON).
+    Openapi {
+        /// The file to write; standard output when absent.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Compares the spec with an OpenAPI 3.x document (JSON or YAML) and prints every
+    /// difference, recorded (a disagreement in the spec accounts for it) or new. Exits 1
+    /// when a difference is new or a recorded disagreement matches nothing.
+    Diff {
+        /// The OpenAPI document to compare with.
+        #[arg(long, value_name = "FILE")]
+        openapi: PathBuf,
+        /// One JSON object per line: differences, then stale disagreements, then quirks.
+        #[arg(long)]
+        json: bool,
+    },
     /// Writes the generated client code (the same code the build step and the macro produce).
     Generate {
         /// The file to write; standard output when absent.
@@ -115,6 +132,24 @@ fn write_output(command: &Command, spec: &Spec, source: &str) -> io::Result<Exit
                 }
             }
         }
+        Command::Openapi { out: file } => {
+            let document = payspec_codegen::openapi::export_json(spec);
+            match file {
+                None => out.write_all(document.as_bytes())?,
+                Some(path) => {
+                    if let Err(error) = std::fs::write(path, &document) {
+                        eprintln!("payspec: cannot write {}: {error}", path.display());
+                        return Ok(ExitCode::FAILURE);
+                    }
+                    eprintln!(
+                        "payspec: wrote {} (OpenAPI {})",
+                        path.display(),
+                        payspec_codegen::openapi::OPENAPI_VERSION
+                    );
+                }
+            }
+        }
+        Command::Diff { openapi, json } => return diff(spec, openapi, *json, &mut out),
         Command::Routes { json: true } => {
             for op in &spec.operations {
                 writeln!(out, "{}", report::operation_json(op))?;
@@ -142,4 +177,88 @@ fn write_output(command: &Command, spec: &Spec, source: &str) -> io::Result<Exit
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `payspec diff`: every difference, stale disagreement and quirk, then a summary line on
+/// standard error.
+fn diff(spec: &Spec, file: &Path, json: bool, out: &mut impl Write) -> io::Result<ExitCode> {
+    use payspec_codegen::openapi;
+    let name = file.display().to_string();
+    let text = match read_limited(file, openapi::MAX_DOCUMENT_BYTES) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("payspec: cannot read {name}: {error}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let document = match openapi::read_document(&name, &text) {
+        Ok(document) => document,
+        Err(error) => {
+            eprintln!("{error}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let report = openapi::diff(spec, &document);
+    for difference in &report.differences {
+        if json {
+            serde_json::to_writer(&mut *out, difference)?;
+            out.write_all(b"\n")?;
+        } else {
+            writeln!(out, "{difference}")?;
+        }
+    }
+    for stale in &report.stale {
+        if json {
+            let mut value = serde_json::to_value(stale).unwrap_or_default();
+            value["status"] = "stale".into();
+            serde_json::to_writer(&mut *out, &value)?;
+            out.write_all(b"\n")?;
+        } else {
+            writeln!(out, "{stale}")?;
+        }
+    }
+    for quirk in &report.quirks {
+        let line = quirk.location.map(|l| format!("{}:{}", l.line, l.column));
+        if json {
+            let value = serde_json::json!({
+                "status": "quirk",
+                "method": quirk.method.map(|m| m.as_str()),
+                "path": quirk.path,
+                "at": line,
+                "message": quirk.message,
+            });
+            serde_json::to_writer(&mut *out, &value)?;
+            out.write_all(b"\n")?;
+        } else {
+            let method = quirk.method.map_or(String::new(), |m| format!("{m} "));
+            let at = line.map_or(String::new(), |l| format!(" ({name}:{l})"));
+            writeln!(out, "quirk    {method}{}{at}: {}", quirk.path, quirk.message)?;
+        }
+    }
+    out.flush()?;
+    let new = report.new_differences().count();
+    eprintln!(
+        "payspec: {} differences ({} recorded, {new} new), {} stale disagreements, {} quirks of the document{}",
+        report.differences.len(),
+        report.differences.len() - new,
+        report.stale.len(),
+        report.quirks.len(),
+        if report.disagreements_checked {
+            ""
+        } else {
+            "; disagreements not checked (the document is payspec's own export)"
+        },
+    );
+    Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// A file's text, refused past `limit` bytes or when it is not UTF-8.
+fn read_limited(path: &Path, limit: usize) -> io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > limit {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("larger than {limit} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
 }

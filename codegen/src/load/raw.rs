@@ -164,7 +164,7 @@ pub struct RawOperation {
     #[serde(default)]
     pub also_listed_as: Vec<RawListing>,
     #[serde(default)]
-    pub disagreements: Vec<String>,
+    pub disagreements: Vec<RawDisagreementEntry>,
     #[serde(default)]
     pub params: Ordered<RawParam>,
 }
@@ -213,6 +213,62 @@ pub enum RawPageStyle {
     Cursor,
     Page,
     PageSize,
+}
+
+/// A disagreement as written: structured, or a bare line of text (refused with a hint,
+/// since no tool can match it).
+#[derive(Debug)]
+pub enum RawDisagreementEntry {
+    Text(String),
+    Structured(RawDisagreement),
+}
+
+impl<'de> Deserialize<'de> for RawDisagreementEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Read as a value first, so a mapping's own errors (an unknown field, a missing
+        // `text`) are reported as they are, not as "no variant matched".
+        match serde_yaml::Value::deserialize(deserializer)? {
+            serde_yaml::Value::String(text) => Ok(RawDisagreementEntry::Text(text)),
+            value => serde_yaml::from_value(value)
+                .map(RawDisagreementEntry::Structured)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDisagreement {
+    pub concerns: String,
+    #[serde(default)]
+    pub param: OneOrMany,
+    #[serde(default)]
+    pub key: OneOrMany,
+    #[serde(default)]
+    pub field: OneOrMany,
+    #[serde(default)]
+    pub route: OneOrMany,
+    pub text: String,
+}
+
+/// One text or a list of texts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::None => Vec::new(),
+            OneOrMany::One(one) => vec![one],
+            OneOrMany::Many(many) => many,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -2,8 +2,9 @@
 
 use super::Sink;
 use super::raw::{
-    Ordered, RawAnswers, RawAuth, RawEffect, RawEnvelope, RawField, RawGroup, RawIdempotencyHeader,
-    RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam, RawService, RawShape,
+    Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawField, RawGroup,
+    RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam,
+    RawService, RawShape,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -648,9 +649,103 @@ fn operation(
         response,
         aliases,
         also_listed_as,
-        disagreements: raw.disagreements,
+        disagreements: disagreements(raw.disagreements, &params, base, sink),
         params,
     }
+}
+
+/// Structured disagreements: a known concern, subjects that fit it, parameters that exist,
+/// routes written `METHOD /path`, and a text for readers.
+fn disagreements(
+    raw: Vec<RawDisagreementEntry>,
+    params: &[Param],
+    base: &str,
+    sink: &mut Sink,
+) -> Vec<Disagreement> {
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    let known = || Concern::ALL.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ");
+    raw.into_iter()
+        .enumerate()
+        .filter_map(|(i, raw)| {
+            let at = format!("{base}.disagreements[{i}]");
+            let raw = match raw {
+                RawDisagreementEntry::Structured(raw) => raw,
+                RawDisagreementEntry::Text(text) => {
+                    let start: String = text.chars().take(40).collect();
+                    sink.error(
+                        &at,
+                        format!("a disagreement is a mapping with `concerns` and `text`, not a bare line (\"{start}…\")"),
+                        format!(
+                            "write `concerns: <{}>`, what it names (`param`, `key`, `field` or `route`) and `text: <the line>`",
+                            Concern::ALL.map(|(name, _)| name).join(" | ")
+                        ),
+                    );
+                    return None;
+                }
+            };
+            let concerns = match Concern::ALL.iter().find(|(name, _)| *name == raw.concerns) {
+                Some((_, concern)) => Some(*concern),
+                None => {
+                    sink.error(
+                        &format!("{at}.concerns"),
+                        format!("unknown concern `{}`", raw.concerns),
+                        format!("write one of {}", known()),
+                    );
+                    None
+                }
+            };
+            if raw.text.trim().is_empty() {
+                sink.error(&format!("{at}.text"), "a disagreement needs a text", "say what differs, and what the spec does about it");
+            }
+            let disagreement = Disagreement {
+                concerns: concerns.unwrap_or(Concern::Note),
+                params: raw.param.into_vec(),
+                keys: raw.key.into_vec(),
+                fields: raw.field.into_vec(),
+                routes: raw.route.into_vec(),
+                text: raw.text.trim().to_owned(),
+                location: sink.locate(&at),
+            };
+            for name in &disagreement.params {
+                if !names.contains(&name.as_str()) {
+                    let hint = match sink.suggest(name, &names) {
+                        Some(close) => format!("did you mean `{close}`? Name a parameter of this operation, or use `key` for a wire key the spec does not send"),
+                        None => "name a parameter of this operation, or use `key` for a wire key the spec does not send".to_owned(),
+                    };
+                    sink.error(&format!("{at}.param"), format!("no parameter `{name}` in this operation"), hint);
+                }
+            }
+            for route in &disagreement.routes {
+                let well_formed = route
+                    .split_once(' ')
+                    .is_some_and(|(method, path)| Method::parse(method).is_some() && path.starts_with('/'));
+                if !well_formed {
+                    sink.error(&format!("{at}.route"), format!("`{route}` is not a route"), "write `METHOD /path`, e.g. `POST /v1/transfers/bank`");
+                }
+            }
+            let subjects = |d: &Disagreement| (!d.routes.is_empty(), !d.params.is_empty() || !d.keys.is_empty(), !d.fields.is_empty());
+            let (routes, keys, fields) = subjects(&disagreement);
+            let misfit = match disagreement.concerns {
+                Concern::Route => (keys || fields).then_some("a route disagreement names routes only (`route`)"),
+                Concern::Location | Concern::WireKey | Concern::Type | Concern::Required => {
+                    if routes || fields {
+                        Some("a parameter disagreement names parameters (`param`) or wire keys (`key`) only")
+                    } else if !keys {
+                        Some("name the parameter it concerns with `param`, or the wire key the spec does not send with `key`")
+                    } else {
+                        None
+                    }
+                }
+                Concern::AnswerField => (!fields || routes || keys).then_some("an answer disagreement names the answer fields it concerns with `field` (wire paths inside the data, `results[].id`)"),
+                Concern::Auth => (routes || keys || fields).then_some("an auth disagreement names nothing; it concerns the operation's token and accountId header"),
+                Concern::Note => (routes || keys || fields).then_some("a note names nothing a tool matches; give it a concern to name parameters, fields or routes"),
+            };
+            if let (Some(hint), Some(concerns)) = (misfit, concerns) {
+                sink.error(&format!("{at}.concerns"), format!("the subjects do not fit `concerns: {}`", concerns.as_str()), hint);
+            }
+            Some(disagreement)
+        })
+        .collect()
 }
 
 /// A listing's answer is a shape with exactly one list field: its records, which the

@@ -1,0 +1,303 @@
+//! The spec written as an OpenAPI 3.1 document.
+//!
+//! Every route is an operation: the canonical form under the operation's name, each
+//! alternative form under `<name>__alias_<n>` with `x-payspec-alias-of`. Bodies keep their
+//! nesting and exact types; answers sit inside the service's envelope; errors are the error
+//! envelope. What OpenAPI has no word for is an `x-payspec-` extension: the effect, the
+//! idempotency key and header, the page style, secrets and date layouts.
+//!
+//! The output is a function of the spec alone: the same spec writes the same bytes.
+
+use super::diff::{answer_wire_type, param_wire_type};
+use super::read::WireType;
+use crate::model::{
+    AnswerType, Auth, DateLayout, EnvelopeKind, Operation, Param, ParamLocation, Shape, Spec, Type,
+};
+use serde_json::{Map, Value, json};
+
+/// The OpenAPI version written.
+pub const OPENAPI_VERSION: &str = "3.1.0";
+
+/// The document as JSON text, pretty-printed, with a final newline.
+pub fn export_json(spec: &Spec) -> String {
+    let mut text = serde_json::to_string_pretty(&export(spec)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The document as a JSON value.
+pub fn export(spec: &Spec) -> Value {
+    let mut paths = Map::new();
+    for op in &spec.operations {
+        insert(&mut paths, op.path.as_str(), op.method.as_str(), operation(spec, op, None));
+        for (i, alias) in op.aliases.iter().enumerate() {
+            // A form identical to another operation's route is that operation in the document.
+            if alias.same_route_as.is_some() {
+                continue;
+            }
+            let mut object = operation(spec, op, Some(i));
+            object["x-payspec-alias-of"] = json!(op.name);
+            object["description"] = json!(format!("An alternative form of `{}`. {}", op.name, alias.note));
+            insert(&mut paths, alias.path.as_str(), alias.method.as_str(), object);
+        }
+    }
+    let mut schemas = Map::new();
+    for shape in &spec.shapes {
+        schemas.insert(shape.name.clone(), shape_schema(spec, shape));
+    }
+    schemas.insert(
+        "Error".to_owned(),
+        json!({
+            "type": "object",
+            "description": "The service's error envelope: a code and a description that says what went wrong.",
+            "properties": {
+                "code": {"type": "string"},
+                "description": {"type": "string"},
+            },
+            "required": ["code", "description"],
+        }),
+    );
+    json!({
+        "openapi": OPENAPI_VERSION,
+        "info": {
+            "title": spec.title,
+            "version": "1",
+            "description": format!("Written by payspec from {}.", spec.source),
+        },
+        "x-payspec": {"format": 1, "source": spec.source},
+        "servers": spec.environments.iter().map(|e| json!({"url": e.url, "description": e.name})).collect::<Vec<_>>(),
+        "tags": spec.groups.iter().map(|g| json!({"name": g.key, "description": g.title})).collect::<Vec<_>>(),
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "The access token from the token operations."},
+                "accountId": {"type": "apiKey", "in": "header", "name": "accountId", "description": "The parent account's id."},
+            },
+            "schemas": schemas,
+        },
+    })
+}
+
+fn insert(paths: &mut Map<String, Value>, path: &str, method: &str, object: Value) {
+    let item = paths.entry(path.to_owned()).or_insert_with(|| json!({}));
+    item[method.to_ascii_lowercase()] = object;
+}
+
+fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
+    let mut object = Map::new();
+    let id = match alias {
+        None => op.name.clone(),
+        Some(i) => format!("{}__alias_{}", op.name, i + 1),
+    };
+    object.insert("operationId".to_owned(), json!(id));
+    object.insert("tags".to_owned(), json!([op.group]));
+    object.insert("summary".to_owned(), json!(op.summary));
+    if !op.doc.is_empty() {
+        object.insert("description".to_owned(), json!(op.doc.join("\n")));
+    }
+    let parameters: Vec<Value> = op
+        .params
+        .iter()
+        .filter(|p| p.location != ParamLocation::Body)
+        .map(|p| {
+            let mut param = json!({
+                "name": p.wire,
+                "in": p.location.as_str(),
+                "required": p.required || p.fixed.is_some() || p.location == ParamLocation::Path,
+                "schema": param_schema(p),
+            });
+            if !p.doc.is_empty() {
+                param["description"] = json!(p.doc.join("\n"));
+            }
+            param
+        })
+        .collect();
+    if !parameters.is_empty() {
+        object.insert("parameters".to_owned(), Value::Array(parameters));
+    }
+    let body: Vec<&Param> = op.params_in(ParamLocation::Body).collect();
+    if !body.is_empty() {
+        object.insert(
+            "requestBody".to_owned(),
+            json!({
+                "required": body.iter().any(|p| p.required || p.fixed.is_some()),
+                "content": {"application/json": {"schema": body_schema(&body)}},
+            }),
+        );
+    }
+    object.insert(
+        "responses".to_owned(),
+        json!({
+            "200": {
+                "description": "The service's answer envelope; `data` is the answer.",
+                "content": {"application/json": {"schema": answer_schema(spec, op)}},
+            },
+            "default": {
+                "description": "An error envelope.",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            },
+        }),
+    );
+    let security = match op.auth {
+        Auth::BearerAndAccount => json!([{"bearer": [], "accountId": []}]),
+        Auth::Bearer => json!([{"bearer": []}]),
+        Auth::Account => json!([{"accountId": []}]),
+        Auth::None => json!([]),
+    };
+    object.insert("security".to_owned(), security);
+    object.insert("x-payspec-effect".to_owned(), json!(op.effect.as_str()));
+    if let Some(key) = &op.idempotency {
+        let mut idempotency = json!({"key": op.param(key).map_or(key.as_str(), |p| p.wire.as_str())});
+        if let Some(header) = &op.idempotency_header {
+            idempotency["header"] = json!(header.wire);
+        }
+        object.insert("x-payspec-idempotency".to_owned(), idempotency);
+    }
+    if let Some(style) = op.pagination {
+        object.insert("x-payspec-pagination".to_owned(), json!({"style": style.as_str()}));
+    }
+    Value::Object(object)
+}
+
+/// A request value's schema: its exact wire type, with the spec's allowed values, limits,
+/// constants and date layouts.
+fn param_schema(p: &Param) -> Value {
+    let mut schema = match (param_wire_type(p), &p.ty) {
+        (WireType::String, Type::DateTime) => {
+            json!({"type": "string", "pattern": layout_pattern(p.layout), "x-payspec-layout": p.layout.pattern()})
+        }
+        (WireType::String, Type::Decimal) => json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"}),
+        (WireType::String, Type::Integer) => json!({"type": "string", "pattern": "^-?[0-9]+$"}),
+        (WireType::String, Type::Boolean) => json!({"type": "string", "enum": ["true", "false"]}),
+        (WireType::Array, _) => json!({"type": "array", "items": {"type": "string"}}),
+        (WireType::Any, _) => json!({}),
+        (ty, _) => json!({"type": ty.as_str()}),
+    };
+    if let Type::Identifier(name) = &p.ty {
+        schema["x-payspec-identifier"] = json!(name);
+    }
+    if !p.values.is_empty() {
+        schema["enum"] = json!(p.values);
+    }
+    if let Some(fixed) = &p.fixed {
+        schema["const"] = json!(fixed);
+    }
+    if let Some(max) = p.max {
+        schema["maximum"] = json!(max);
+    }
+    if p.secret {
+        schema["x-payspec-secret"] = json!(true);
+    }
+    schema
+}
+
+fn layout_pattern(layout: DateLayout) -> &'static str {
+    match layout {
+        DateLayout::Seconds => "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$",
+        DateLayout::Minutes => "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$",
+        DateLayout::SpaceSeconds => "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
+    }
+}
+
+/// The body as nested objects: `order.amount` is `amount` inside `order`. An object is
+/// required when a field below it is.
+fn body_schema(body: &[&Param]) -> Value {
+    let mut root = json!({"type": "object", "properties": {}});
+    for p in body {
+        let mut node = &mut root;
+        let mut parts = p.wire.split('.').peekable();
+        while let Some(part) = parts.next() {
+            if p.required || p.fixed.is_some() {
+                push_required(node, part);
+            }
+            if parts.peek().is_none() {
+                let mut schema = param_schema(p);
+                if !p.doc.is_empty() {
+                    schema["description"] = json!(p.doc.join("\n"));
+                }
+                node["properties"][part] = schema;
+            } else {
+                if node["properties"].get(part).is_none() {
+                    node["properties"][part] = json!({"type": "object", "properties": {}});
+                }
+                node = &mut node["properties"][part];
+            }
+        }
+    }
+    root
+}
+
+fn push_required(node: &mut Value, name: &str) {
+    let list = node.as_object_mut().map(|o| o.entry("required").or_insert_with(|| json!([])));
+    if let Some(Value::Array(list)) = list
+        && !list.iter().any(|v| v == name)
+    {
+        list.push(json!(name));
+    }
+}
+
+/// The answer: the data's schema inside the envelope the operation answers with.
+fn answer_schema(spec: &Spec, op: &Operation) -> Value {
+    let data = match &op.response {
+        None => json!({}),
+        Some(AnswerType { ty, list }) => value_schema(spec, ty, *list),
+    };
+    let (code, description) = match op.answers.envelope {
+        EnvelopeKind::Unwrapped => return data,
+        EnvelopeKind::Standard => ("code", "description"),
+        EnvelopeKind::ResponseCode => ("responseCode", "responseMessage"),
+    };
+    json!({
+        "type": "object",
+        "properties": {code: {"type": "string"}, description: {"type": "string"}, "data": data},
+        "required": [code],
+    })
+}
+
+/// An answer value's schema; a shape is a reference to its component.
+fn value_schema(spec: &Spec, ty: &Type, list: bool) -> Value {
+    if list {
+        return json!({"type": "array", "items": value_schema(spec, ty, false)});
+    }
+    match ty {
+        Type::Shape(name) if spec.shape(name).is_some() => {
+            json!({"$ref": format!("#/components/schemas/{name}")})
+        }
+        Type::StringList => json!({"type": "array", "items": {"type": "string"}}),
+        other => match answer_wire_type(other) {
+            WireType::NumberOrString => json!({"type": ["number", "string"]}),
+            WireType::Any => json!({}),
+            wire => json!({"type": wire.as_str()}),
+        },
+    }
+}
+
+fn shape_schema(spec: &Spec, shape: &Shape) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for field in &shape.fields {
+        let mut schema = value_schema(spec, &field.ty, field.list);
+        if !field.doc.is_empty() && schema.get("$ref").is_none() {
+            schema["description"] = json!(field.doc.join("\n"));
+        }
+        if !field.values.is_empty() {
+            // An open list: the client keeps any other value too.
+            schema["x-payspec-values"] = json!(field.values);
+        }
+        if field.secret {
+            schema["x-payspec-secret"] = json!(true);
+        }
+        if field.required {
+            required.push(field.wire.clone());
+        }
+        properties.insert(field.wire.clone(), schema);
+    }
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !shape.doc.is_empty() {
+        schema["description"] = json!(shape.doc.join("\n"));
+    }
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
+}
