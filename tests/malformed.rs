@@ -95,6 +95,21 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         r#"tests/fixtures/malformed/body_param_on_get.yaml:80:9: error: operations.fetch_balance.params.currency.in: `currency` travels in the body of a GET request"#,
         "move it to the query, or write `allows_body: true`",
     ),
+    (
+        "disagreement_bare_line",
+        r#"tests/fixtures/malformed/disagreement_bare_line.yaml:36:7: error: operations.bank_transfer_from_sub_account.disagreements[0]: a disagreement is a mapping with `concerns` and `text`, not a bare line ("The reference documents only the v2 form…")"#,
+        "write `concerns: <route | location | wire_key | type | required | answer_field | auth | note>`",
+    ),
+    (
+        "disagreement_unknown_concern",
+        r#"tests/fixtures/malformed/disagreement_unknown_concern.yaml:36:9: error: operations.bank_transfer_from_sub_account.disagreements[0].concerns: unknown concern `wire_keys`"#,
+        "write one of route, location, wire_key",
+    ),
+    (
+        "disagreement_unknown_param",
+        r#"tests/fixtures/malformed/disagreement_unknown_param.yaml:37:9: error: operations.bank_transfer_from_sub_account.disagreements[0].param: no parameter `amont` in this operation"#,
+        "did you mean `amount`?",
+    ),
     // KNOWN BUG (load/mod.rs, yaml_syntax): serde_yaml places a duplicate key at the start of
     // its mapping, line 24 (the first entry); the duplicate is at 73:3. See `known_loader_bugs`.
     (

@@ -400,3 +400,100 @@ fn run_from_the_repository_it_checks_the_spec_on_disk() {
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     assert!(stdout(&output).trim_end().ends_with("(the file on disk)"), "{}", stdout(&output));
 }
+
+/// The vendor's OpenAPI document, beside the project (relative to the workspace root).
+const VENDOR_DOCUMENT: &str = "../shared/reference/nomba-openapi.json";
+
+#[test]
+fn openapi_writes_a_document_that_diff_finds_equal_to_the_spec() {
+    let out = TempSpec::new("export", "");
+    let output = payspec(&["openapi", "--out", out.path()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("(OpenAPI 3.1.0)"), "{}", stderr(&output));
+    let written = std::fs::read_to_string(out.path()).expect("the document");
+    let on_stdout = payspec(&["openapi"]);
+    assert_eq!(stdout(&on_stdout), written, "--out and standard output write the same document");
+    let doc: Value = serde_json::from_str(&written).expect("JSON");
+    assert_eq!(doc["openapi"], "3.1.0");
+
+    let output = payspec(&["diff", "--openapi", out.path()]);
+    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).contains("0 differences"), "{}", stderr(&output));
+}
+
+#[test]
+fn diff_against_the_vendor_document_finds_only_recorded_differences() {
+    let output = payspec(&["diff", "--openapi", VENDOR_DOCUMENT]);
+    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.lines().any(|l| l.starts_with("recorded") && l.contains("POST /v1/transfers/bank ")),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("quirk") && l.contains("query string")), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("new") || l.starts_with("stale")), "{text}");
+
+    let output = payspec(&["diff", "--openapi", VENDOR_DOCUMENT, "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<Value> =
+        stdout(&output).lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
+    assert!(lines.len() > 100);
+    for line in &lines {
+        assert!(["recorded", "quirk"].contains(&line["status"].as_str().unwrap_or("")), "{line}");
+    }
+    let transfer = lines
+        .iter()
+        .find(|l| l["kind"] == "operation" && l["path"] == "/v1/transfers/bank")
+        .expect("the v1 transfer form, which the vendor does not document");
+    assert_eq!(transfer["operation"], "bank_transfer");
+    assert_eq!(transfer["method"], "POST");
+    assert_eq!(transfer["document"], Value::Null);
+}
+
+#[test]
+fn diff_fails_on_a_new_difference_and_on_a_stale_disagreement() {
+    let vendor =
+        std::fs::read_to_string(workspace_root().join(VENDOR_DOCUMENT)).expect("the vendor's document");
+    // The vendor now documents the sub-account type the spec records it lacks, and drops
+    // the bank list.
+    let mut doc: Value = serde_json::from_str(&vendor).expect("JSON");
+    doc["components"]["schemas"]["CreateAccountRequest"]["properties"]["accountType"] =
+        serde_json::json!({"type": "string"});
+    doc["paths"].as_object_mut().expect("paths").remove("/v1/transfers/banks");
+    let changed = TempSpec::new("changed-vendor", &doc.to_string());
+    let output = payspec(&["diff", "--openapi", changed.path()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.lines().any(|l| l.starts_with("new") && l.contains("GET /v1/transfers/banks")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("stale") && l.contains("account_type")), "{text}");
+    assert!(stderr(&output).contains("1 new"), "{}", stderr(&output));
+}
+
+#[test]
+fn diff_refuses_what_is_not_an_openapi_document_with_its_place() {
+    let cases = [
+        ("garbage", "\u{0}\u{1}{{{ not: [yaml", "neither JSON nor valid YAML"),
+        ("swagger", "{\"swagger\": \"2.0\"}", "Swagger 2.0"),
+        (
+            "broken-ref",
+            "openapi: 3.1.0\npaths:\n  /x:\n    get:\n      responses:\n        '200': {$ref: '#/components/responses/Gone'}\n",
+            "broken `$ref: #/components/responses/Gone`",
+        ),
+    ];
+    for (name, text, message) in cases {
+        let file = TempSpec::new(name, text);
+        let output = payspec(&["diff", "--openapi", file.path()]);
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let error = stderr(&output);
+        assert!(error.contains(message), "{name}: {error}");
+        assert!(
+            error.starts_with(&format!("{}:", file.path())),
+            "{name}: the file and place come first: {error}"
+        );
+        assert!(!error.contains("panicked"), "{name}: {error}");
+    }
+    let output = payspec(&["diff", "--openapi", "no/such/file.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("cannot read no/such/file.json"), "{}", stderr(&output));
+}

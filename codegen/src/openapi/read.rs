@@ -516,17 +516,9 @@ impl<'a> Reader<'a> {
         if let Some(body) = operation.get("requestBody") {
             let at = format!("{pointer}/requestBody");
             let body = self.resolve(body, &at)?;
-            if let Some(schema) = json_schema(body) {
+            if let Some((schema, at)) = json_schema(body, &at) {
                 let mut budget = MAX_FIELDS;
-                self.body_fields(
-                    schema,
-                    String::new(),
-                    true,
-                    0,
-                    &format!("{at}/content"),
-                    &mut params,
-                    &mut budget,
-                )?;
+                self.body_fields(schema, String::new(), true, 0, &at, &mut params, &mut budget)?;
             }
         }
         let answer = match operation.get("responses") {
@@ -633,7 +625,7 @@ impl<'a> Reader<'a> {
         for code in codes {
             let at = format!("{pointer}/{code}");
             let response = self.resolve(&responses[code.as_str()], &at)?;
-            if let Some(schema) = json_schema(response) {
+            if let Some((schema, at)) = json_schema(response, &at) {
                 let mut fields = Vec::new();
                 let mut budget = MAX_FIELDS;
                 self.answer_fields(schema, String::new(), 0, &at, &mut fields, &mut budget)?;
@@ -777,14 +769,15 @@ impl RawParameter {
     }
 }
 
-/// The JSON schema of a request body or an answer: its `application/json` content, or
-/// any JSON-like content when that is absent.
-fn json_schema(value: &Value) -> Option<&Value> {
+/// The JSON schema of a request body or an answer, with its pointer below `at`: its
+/// `application/json` content, or any JSON-like content when that is absent.
+fn json_schema<'v>(value: &'v Value, at: &str) -> Option<(&'v Value, String)> {
     let content = value.get("content")?.as_object()?;
-    content
-        .get("application/json")
-        .or_else(|| content.iter().find(|(kind, _)| kind.contains("json")).map(|(_, v)| v))?
-        .get("schema")
+    let (kind, media) = content
+        .get_key_value("application/json")
+        .or_else(|| content.iter().find(|(kind, _)| kind.contains("json")))?;
+    let schema = media.get("schema")?;
+    Some((schema, format!("{at}/content/{}/schema", escape(kind))))
 }
 
 /// The wire type a schema declares: `type` (a list of types without `null` counts as its
