@@ -97,6 +97,34 @@ fn a_changed_vendor_document_shows_new_differences() {
 }
 
 #[test]
+fn a_moved_method_and_a_moved_parameter_are_their_own_differences() {
+    let spec = spec();
+    let mut document = vendor_json();
+    let paths = document["paths"].as_object_mut().expect("paths");
+    // The bank list answered on POST instead of GET.
+    let banks = paths["/v1/transfers/banks"]["get"].take();
+    paths["/v1/transfers/banks"] = json!({"post": banks});
+    // The checkout transaction's id sent as a header instead of the query.
+    let fetch = &mut paths["/v1/checkout/transaction"]["get"]["parameters"];
+    let id = fetch.as_array_mut().expect("parameters").iter_mut().find(|p| p["name"] == "id").expect("id");
+    id["in"] = json!("header");
+    let text = serde_json::to_string(&document).expect("JSON");
+    let report = openapi::diff(&spec, &read(&text).expect("readable"));
+    let new: Vec<_> = report.new_differences().collect();
+    let method = new.iter().find(|d| d.kind == DifferenceKind::Method).expect("a method difference");
+    assert_eq!(
+        (method.operation.as_deref(), method.spec.as_deref(), method.document.as_deref()),
+        (Some("list_banks"), Some("GET"), Some("POST"))
+    );
+    let location = new.iter().find(|d| d.kind == DifferenceKind::Location).expect("a location difference");
+    assert_eq!(
+        (location.subject.as_str(), location.spec.as_deref(), location.document.as_deref()),
+        ("id", Some("query"), Some("header"))
+    );
+    assert_eq!(new.len(), 2, "{new:#?}");
+}
+
+#[test]
 fn a_disagreement_that_no_longer_matches_is_stale() {
     // The vendor now documents what a disagreement says it lacks: the record is stale.
     let spec = spec();

@@ -47,6 +47,26 @@ fn build_step() -> (String, String) {
     (client, payspec_codegen::generate_blocking_source(&spec))
 }
 
+/// Write the spec as an OpenAPI 3.1 document (`payspec openapi`).
+#[divan::bench]
+fn openapi_export(bencher: divan::Bencher) {
+    let spec = load();
+    bencher.bench(|| payspec_codegen::openapi::export_json(divan::black_box(&spec)));
+}
+
+/// Read an OpenAPI document (the export, 0.5 MB of JSON) and diff it against the spec
+/// (`payspec diff --openapi`).
+#[divan::bench]
+fn openapi_read_and_diff(bencher: divan::Bencher) {
+    let spec = load();
+    let text = payspec_codegen::openapi::export_json(&spec);
+    bencher.bench(|| {
+        let document = payspec_codegen::openapi::read_document("export.json", divan::black_box(&text))
+            .expect("the export reads back");
+        payspec_codegen::openapi::diff(&spec, &document)
+    });
+}
+
 /// The spec eight times over (776 operations, every route under its own prefix), loaded.
 fn eight_times() -> payspec_codegen::Spec {
     let mut doc: serde_yaml::Value = serde_yaml::from_str(BUILTIN_SPEC).expect("the spec is YAML");
