@@ -601,7 +601,11 @@ const TLS: bool = cfg!(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"
 /// With the `rustls-ring` feature, rustls needs a process-wide crypto provider: ring's is
 /// installed unless the program installed one of its own first. With `rustls-aws-lc-rs`
 /// too, reqwest's own aws-lc-rs default is left in charge.
-fn install_tls_provider() {
+///
+/// The client calls it when it is built; call it yourself before building another
+/// `reqwest::Client` beside it (the sandbox's webhook sender does), which would otherwise
+/// find no provider.
+pub fn install_tls_provider() {
     #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc-rs")))]
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Another thread may install one between the check and here; either is fine.

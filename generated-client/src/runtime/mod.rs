@@ -24,7 +24,7 @@ mod writer;
 
 pub use amount::{Amount, AmountError, AmountText};
 pub use blocking::BlockingRuntime;
-pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session};
+pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session, install_tls_provider};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::{Error, ServiceCode};
 pub use json::{

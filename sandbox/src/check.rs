@@ -1,0 +1,401 @@
+//! Routing and checking requests against the spec: the route and method (aliases
+//! included), then every path, query and body value: its key, type, required flag, allowed
+//! values, constant, limit, date layout and an amount's decimals. A request that fails is
+//! a [`Refusal`]: the service's error envelope with the status the reference uses.
+
+use payspec_codegen::model::{DateLayout, Method, Operation, Param, ParamLocation, Spec, Type};
+use percent_encoding::percent_decode_str;
+use rust_decimal::Decimal;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::str::FromStr;
+
+/// A request the sandbox refuses, as the service would.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The HTTP status.
+    pub status: u16,
+    /// The envelope's `code`: `01` generic, `02` validation, `05` not permitted, `06` do not retry.
+    pub code: &'static str,
+    /// What is wrong, naming the key or value.
+    pub description: String,
+}
+
+impl Refusal {
+    /// A validation failure: 400 with code `02`.
+    pub(crate) fn invalid(description: impl Into<String>) -> Refusal {
+        Refusal { status: 400, code: "02", description: description.into() }
+    }
+
+    pub(crate) fn not_found(description: impl Into<String>) -> Refusal {
+        Refusal { status: 404, code: "05", description: description.into() }
+    }
+
+    pub(crate) fn unauthorized(description: impl Into<String>) -> Refusal {
+        Refusal { status: 401, code: "01", description: description.into() }
+    }
+
+    pub(crate) fn forbidden(description: impl Into<String>) -> Refusal {
+        Refusal { status: 403, code: "05", description: description.into() }
+    }
+
+    /// A request the state forbids (a balance too low, a reference reused with another
+    /// body): 422 with code `06`, do not retry.
+    pub(crate) fn unprocessable(description: impl Into<String>) -> Refusal {
+        Refusal { status: 422, code: "06", description: description.into() }
+    }
+}
+
+#[derive(Debug)]
+enum Segment {
+    Literal(String),
+    Variable(String),
+}
+
+#[derive(Debug)]
+struct Route {
+    operation: usize,
+    method: Method,
+    segments: Vec<Segment>,
+    literals: usize,
+}
+
+/// Every route of the spec, canonical and alternative.
+#[derive(Debug)]
+pub(crate) struct RouteTable {
+    routes: Vec<Route>,
+}
+
+impl RouteTable {
+    pub(crate) fn new(spec: &Spec) -> RouteTable {
+        let index: HashMap<&str, usize> =
+            spec.operations.iter().enumerate().map(|(i, op)| (op.name.as_str(), i)).collect();
+        let routes = spec
+            .routes()
+            .map(|route| {
+                let segments: Vec<Segment> = route
+                    .path
+                    .as_str()
+                    .trim_start_matches('/')
+                    .split('/')
+                    .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                        Some(name) => Segment::Variable(name.to_owned()),
+                        None => Segment::Literal(s.to_owned()),
+                    })
+                    .collect();
+                let literals = segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count();
+                Route {
+                    operation: index[route.operation.name.as_str()],
+                    method: route.method,
+                    segments,
+                    literals,
+                }
+            })
+            .collect();
+        RouteTable { routes }
+    }
+
+    /// The operation a method and path name, and its path variables (decoded). The most
+    /// literal route wins, so `/v1/accounts/balance` is not `/v1/accounts/{id}`.
+    pub(crate) fn find(&self, method: &str, path: &str) -> Result<(usize, HashMap<String, String>), Refusal> {
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let mut best: Option<(&Route, HashMap<String, String>)> = None;
+        let mut other_method = false;
+        for route in &self.routes {
+            if route.segments.len() != parts.len() {
+                continue;
+            }
+            let mut vars = HashMap::new();
+            let fits = route.segments.iter().zip(&parts).all(|(segment, part)| match segment {
+                Segment::Literal(text) => text == part,
+                Segment::Variable(name) => {
+                    let value = percent_decode_str(part).decode_utf8_lossy().into_owned();
+                    let ok = !value.is_empty();
+                    vars.insert(name.clone(), value);
+                    ok
+                }
+            });
+            if !fits {
+                continue;
+            }
+            if !route.method.as_str().eq_ignore_ascii_case(method) {
+                other_method = true;
+                continue;
+            }
+            if best.as_ref().is_none_or(|(b, _)| route.literals > b.literals) {
+                best = Some((route, vars));
+            }
+        }
+        match best {
+            Some((route, vars)) => Ok((route.operation, vars)),
+            None if other_method => Err(Refusal {
+                status: 405,
+                code: "05",
+                description: format!("{path} does not answer {method}"),
+            }),
+            None => Err(Refusal::not_found(format!("no operation at {method} {path}"))),
+        }
+    }
+}
+
+/// A request that passed the checks: its values by wire key (body keys dotted).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Checked {
+    pub values: HashMap<String, Value>,
+    /// The body as sent (an object, or null when there was none).
+    pub body: Value,
+}
+
+impl Checked {
+    pub(crate) fn text(&self, key: &str) -> Option<&str> {
+        self.values.get(key).and_then(Value::as_str)
+    }
+
+    /// A decimal sent as a JSON number or as text.
+    pub(crate) fn decimal(&self, key: &str) -> Option<Decimal> {
+        match self.values.get(key)? {
+            Value::Number(n) => Decimal::from_str(&n.to_string()).ok(),
+            Value::String(s) => Decimal::from_str(s).ok(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn integer(&self, key: &str) -> Option<i64> {
+        match self.values.get(key)? {
+            Value::Number(n) => n.as_i64(),
+            Value::String(s) => s.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// The most bytes of body the sandbox reads.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// Checks the query, path variables and body of a request to `op`.
+pub(crate) fn check_request(
+    op: &Operation,
+    path_vars: HashMap<String, String>,
+    query: Option<&str>,
+    body: &[u8],
+) -> Result<Checked, Refusal> {
+    let mut checked = Checked::default();
+    for (name, value) in path_vars {
+        if let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Path && p.wire == name) {
+            check_text(param, &value)?;
+        }
+        checked.values.insert(name, Value::String(value));
+    }
+
+    let mut seen: Vec<String> = Vec::new();
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = decode_query(key);
+        let value = decode_query(value);
+        let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Query && p.wire == key)
+        else {
+            return Err(Refusal::invalid(format!(
+                "unknown query parameter `{key}`{}",
+                known(op, ParamLocation::Query)
+            )));
+        };
+        if seen.contains(&key) {
+            return Err(Refusal::invalid(format!("query parameter `{key}` is given twice")));
+        }
+        check_text(param, &value)?;
+        seen.push(key.clone());
+        checked.values.insert(key, Value::String(value));
+    }
+
+    let body_params: Vec<&Param> = op.params_in(ParamLocation::Body).collect();
+    let body_text = std::str::from_utf8(body).map_err(|_| Refusal::invalid("the body is not UTF-8"))?;
+    if body_text.trim().is_empty() {
+        checked.body = Value::Null;
+    } else {
+        let value: Value = serde_json::from_str(body_text)
+            .map_err(|e| Refusal::invalid(format!("the body is not JSON: {e}")))?;
+        let Value::Object(object) = &value else {
+            return Err(Refusal::invalid("the body is not a JSON object"));
+        };
+        if body_params.is_empty() && !object.is_empty() {
+            return Err(Refusal::invalid(format!("{} {} takes no body", op.method, op.path.as_str())));
+        }
+        walk_body(op, &body_params, object, "", &mut checked.values)?;
+        checked.body = value;
+    }
+
+    for param in &op.params {
+        let required = param.required || param.fixed.is_some();
+        if required && param.location != ParamLocation::Header && !checked.values.contains_key(&param.wire) {
+            return Err(Refusal::invalid(format!(
+                "`{}` is required ({})",
+                param.wire,
+                param.location.as_str()
+            )));
+        }
+    }
+    Ok(checked)
+}
+
+fn decode_query(text: &str) -> String {
+    percent_decode_str(&text.replace('+', " ")).decode_utf8_lossy().into_owned()
+}
+
+fn known(op: &Operation, location: ParamLocation) -> String {
+    let keys: Vec<&str> = op.params_in(location).map(|p| p.wire.as_str()).collect();
+    if keys.is_empty() {
+        String::from("; this operation takes none")
+    } else {
+        format!("; known: {}", keys.join(", "))
+    }
+}
+
+/// Every body key must be a parameter's wire key or an object above one.
+fn walk_body(
+    op: &Operation,
+    params: &[&Param],
+    object: &Map<String, Value>,
+    prefix: &str,
+    out: &mut HashMap<String, Value>,
+) -> Result<(), Refusal> {
+    for (key, value) in object {
+        let wire = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+        if let Some(param) = params.iter().find(|p| p.wire == wire) {
+            check_json(param, value)?;
+            out.insert(wire, value.clone());
+            continue;
+        }
+        let parent = format!("{wire}.");
+        if params.iter().any(|p| p.wire.starts_with(&parent)) {
+            let Value::Object(inner) = value else {
+                return Err(Refusal::invalid(format!("`{wire}` must be an object")));
+            };
+            walk_body(op, params, inner, &wire, out)?;
+            continue;
+        }
+        return Err(Refusal::invalid(format!("unknown body key `{wire}`{}", known(op, ParamLocation::Body))));
+    }
+    Ok(())
+}
+
+/// A query or path value (always text on the wire).
+fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
+    let key = &param.wire;
+    match &param.ty {
+        Type::Integer => {
+            let n: i64 = text
+                .parse()
+                .map_err(|_| Refusal::invalid(format!("`{key}` must be an integer, not `{text}`")))?;
+            check_max(param, n)?;
+        }
+        Type::Boolean if !matches!(text, "true" | "false") => {
+            return Err(Refusal::invalid(format!("`{key}` must be true or false, not `{text}`")));
+        }
+        Type::Decimal => check_decimal(param, text)?,
+        Type::DateTime => check_layout(param, text)?,
+        _ => check_values(param, text)?,
+    }
+    Ok(())
+}
+
+/// A body value: its JSON type, then what its text must be.
+fn check_json(param: &Param, value: &Value) -> Result<(), Refusal> {
+    let key = &param.wire;
+    let wrong = |expected: &str| Refusal::invalid(format!("`{key}` must be {expected}, not {}", kind(value)));
+    match (&param.ty, value) {
+        (Type::Json, _) => Ok(()),
+        (_, Value::String(text)) if param.as_string => check_text(param, text),
+        (_, _) if param.as_string => Err(wrong("a string")),
+        (Type::Decimal, Value::Number(n)) => check_decimal(param, &n.to_string()),
+        (Type::Decimal, _) => Err(wrong("a number")),
+        (Type::Integer, Value::Number(n)) => match n.as_i64() {
+            Some(n) => check_max(param, n),
+            None => Err(wrong("an integer")),
+        },
+        (Type::Integer, _) => Err(wrong("an integer")),
+        (Type::Boolean, Value::Bool(_)) => Ok(()),
+        (Type::Boolean, _) => Err(wrong("true or false")),
+        (Type::StringList, Value::Array(items)) if items.iter().all(Value::is_string) => Ok(()),
+        (Type::StringList, _) => Err(wrong("a list of strings")),
+        (Type::DateTime, Value::String(text)) => check_layout(param, text),
+        (Type::String | Type::Identifier(_) | Type::Shape(_), Value::String(text)) => {
+            check_values(param, text)
+        }
+        _ => Err(wrong("a string")),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn check_values(param: &Param, text: &str) -> Result<(), Refusal> {
+    if let Some(fixed) = &param.fixed
+        && text != fixed
+    {
+        return Err(Refusal::invalid(format!("`{}` must be `{fixed}`, not `{text}`", param.wire)));
+    }
+    if !param.values.is_empty() && !param.values.iter().any(|v| v == text) {
+        return Err(Refusal::invalid(format!(
+            "`{}` must be one of {}, not `{text}`",
+            param.wire,
+            param.values.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+fn check_max(param: &Param, n: i64) -> Result<(), Refusal> {
+    match param.max {
+        Some(max) if n > max => Err(Refusal::invalid(format!("`{}` is at most {max}, not {n}", param.wire))),
+        _ => Ok(()),
+    }
+}
+
+/// A decimal's text; an amount has at most two decimals (kobo) and is not negative.
+fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
+    let key = &param.wire;
+    let value = Decimal::from_str(text)
+        .or_else(|_| Decimal::from_scientific(text))
+        .map_err(|_| Refusal::invalid(format!("`{key}` must be a decimal number, not `{text}`")))?;
+    if is_amount(param) {
+        if value.normalize().scale() > 2 {
+            return Err(Refusal::invalid(format!("`{key}` has more than two decimals: {text}")));
+        }
+        if value.is_sign_negative() {
+            return Err(Refusal::invalid(format!("`{key}` must not be negative: {text}")));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a decimal parameter is an amount of money (its wire key says so).
+pub(crate) fn is_amount(param: &Param) -> bool {
+    param.wire.rsplit('.').next().is_some_and(|leaf| leaf.to_ascii_lowercase().ends_with("amount"))
+}
+
+fn check_layout(param: &Param, text: &str) -> Result<(), Refusal> {
+    let shape = match param.layout {
+        DateLayout::Seconds => "dddd-dd-ddTdd:dd:dd",
+        DateLayout::Minutes => "dddd-dd-ddTdd:dd",
+        DateLayout::SpaceSeconds => "dddd-dd-dd dd:dd:dd",
+    };
+    let fits = text.len() == shape.len()
+        && text.bytes().zip(shape.bytes()).all(|(c, s)| if s == b'd' { c.is_ascii_digit() } else { c == s });
+    if fits {
+        Ok(())
+    } else {
+        Err(Refusal::invalid(format!(
+            "`{}` must be written {}, not `{text}`",
+            param.wire,
+            param.layout.pattern()
+        )))
+    }
+}

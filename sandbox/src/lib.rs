@@ -1,0 +1,329 @@
+//! A local sandbox of the payments API, served on loopback from the same spec the client
+//! is generated from: an integration can be tested whole, offline, with money that stays
+//! consistent across calls and faults on demand.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use payspec_client::{Client, Environment};
+//!
+//! let sandbox = payspec_sandbox::Sandbox::start().await?;
+//! let client: Client = Client::builder()
+//!     .environment(Environment::Custom(sandbox.base_url().to_owned()))
+//!     .credentials(sandbox.credentials())
+//!     .build()?;
+//! let balance = client.accounts().fetch_parent_account_balance().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! What it does:
+//! - Serves every operation of the spec, at every route (alternative forms too).
+//! - Checks each request as the service would: the token it issued and the `accountId`
+//!   header where the operation needs them, then every key, type, required field, allowed
+//!   value, date layout and amount (two decimals at most). A request that fails gets the
+//!   error envelope (`code`, `description` naming the problem) with the status the
+//!   reference uses.
+//! - Keeps state for the flows that move money: tokens (issued, refreshed, revoked, with
+//!   real expiry), the parent account and sub-accounts with balances, virtual accounts,
+//!   checkout orders (paid by [`Sandbox::pay_order`]), bank and wallet transfers and bill
+//!   payments that debit the paying account (deduplicated by `merchantTxRef` and by the
+//!   idempotency header: the same request twice moves money once, the same reference with
+//!   another request is refused), transactions in cursor pages, mandates in numbered pages.
+//!   Every other operation answers a valid value of its typed answer.
+//! - Delivers `payment_success` and `payout_success` webhooks, signed as the service signs
+//!   them, to the URL given by [`SandboxBuilder::webhook`].
+//! - Plays faults on demand ([`Sandbox::inject`]): 429 with `Retry-After`, 500, a delay, a
+//!   dropped connection, a pending answer.
+//!
+//! It is not the service: nothing settles for real, there are no fraud checks or limits
+//! beyond the balance, and a sample answer's values are placeholders.
+
+mod answer;
+mod check;
+mod ledger;
+mod server;
+
+pub use check::Refusal;
+pub use ledger::{Delivery, Fault};
+
+use check::RouteTable;
+use hyper_util::rt::TokioIo;
+use ledger::{Config, Ledger};
+use rust_decimal::Decimal;
+use server::Shared;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// The spec the sandbox serves unless told otherwise: the repository's.
+const BUILTIN_SPEC: &str = include_str!("../../spec/payments.yaml");
+
+/// The client id the sandbox accepts unless told otherwise.
+pub const CLIENT_ID: &str = "sandbox-client";
+/// The client secret the sandbox accepts unless told otherwise.
+pub const CLIENT_SECRET: &str = "sandbox-secret";
+/// The parent account id unless told otherwise.
+pub const ACCOUNT_ID: &str = "sandbox-parent-account";
+
+/// Why a sandbox did not start, or a control call failed.
+#[derive(Debug)]
+pub enum SandboxError {
+    /// The spec does not load: every error, located.
+    Spec(payspec_codegen::Diagnostics),
+    /// The port could not be bound.
+    Bind(std::io::Error),
+    /// A control call named no operation of the spec.
+    UnknownOperation(String),
+    /// The sandbox refused a control call (an unknown order, say).
+    Refused(Refusal),
+}
+
+impl std::fmt::Display for SandboxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SandboxError::Spec(errors) => write!(f, "the spec does not load:\n{errors}"),
+            SandboxError::Bind(error) => write!(f, "cannot listen: {error}"),
+            SandboxError::UnknownOperation(name) => write!(f, "no operation `{name}` in the spec"),
+            SandboxError::Refused(refusal) => write!(f, "{} ({})", refusal.description, refusal.status),
+        }
+    }
+}
+
+impl std::error::Error for SandboxError {}
+
+/// How to start a sandbox.
+#[derive(Debug, Clone)]
+pub struct SandboxBuilder {
+    spec: Option<(String, String)>,
+    port: u16,
+    config: Config,
+}
+
+impl Default for SandboxBuilder {
+    fn default() -> Self {
+        SandboxBuilder {
+            spec: None,
+            port: 0,
+            config: Config {
+                client_id: CLIENT_ID.to_owned(),
+                client_secret: CLIENT_SECRET.to_owned(),
+                account_id: ACCOUNT_ID.to_owned(),
+                token_ttl: Duration::from_secs(30 * 60),
+                static_token: None,
+                opening_balance: Decimal::new(1_000_000_00, 2),
+                webhook: None,
+            },
+        }
+    }
+}
+
+impl SandboxBuilder {
+    /// Serve another spec (its text, and the name errors give it).
+    pub fn spec(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.spec = Some((name.into(), text.into()));
+        self
+    }
+
+    /// Listen on this loopback port (0, the default, picks a free one).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// The client id, secret and parent account id the sandbox accepts.
+    pub fn credentials(mut self, client_id: &str, client_secret: &str, account_id: &str) -> Self {
+        self.config.client_id = client_id.to_owned();
+        self.config.client_secret = client_secret.to_owned();
+        self.config.account_id = account_id.to_owned();
+        self
+    }
+
+    /// How long an issued access token lives (30 minutes unless set, as the service's).
+    pub fn token_ttl(mut self, ttl: Duration) -> Self {
+        self.config.token_ttl = ttl;
+        self
+    }
+
+    /// A bearer token accepted on every call without being issued, for tools that cannot
+    /// fetch one (a contract tester).
+    pub fn static_token(mut self, token: impl Into<String>) -> Self {
+        self.config.static_token = Some(token.into());
+        self
+    }
+
+    /// The parent account's balance at start (1,000,000.00 unless set).
+    pub fn opening_balance(mut self, amount: Decimal) -> Self {
+        self.config.opening_balance = amount;
+        self
+    }
+
+    /// Where webhooks go, and the key they are signed with.
+    pub fn webhook(mut self, url: impl Into<String>, signing_key: impl Into<String>) -> Self {
+        self.config.webhook = Some((url.into(), signing_key.into()));
+        self
+    }
+
+    /// Loads the spec, binds `127.0.0.1:<port>` and starts serving on the current Tokio
+    /// runtime.
+    pub async fn start(self) -> Result<Sandbox, SandboxError> {
+        let spec = match &self.spec {
+            Some((name, text)) => payspec_codegen::load_str(name, text),
+            None => payspec_codegen::load_str(payspec_codegen::load::BUILTIN_SPEC_NAME, BUILTIN_SPEC),
+        }
+        .map_err(SandboxError::Spec)?;
+        let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], self.port)))
+            .await
+            .map_err(SandboxError::Bind)?;
+        let address = listener.local_addr().map_err(SandboxError::Bind)?;
+        let shared = Arc::new(Shared {
+            routes: RouteTable::new(&spec),
+            spec,
+            ledger: std::sync::Mutex::new(Ledger::new(self.config)),
+            http: {
+                payspec_client::runtime::install_tls_provider();
+                reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()
+            },
+        });
+        let (stop, stopped) = oneshot::channel();
+        let task = tokio::spawn(accept(listener, Arc::clone(&shared), stopped));
+        Ok(Sandbox { base_url: format!("http://{address}"), address, shared, stop: Some(stop), task })
+    }
+}
+
+async fn accept(listener: TcpListener, shared: Arc<Shared>, mut stopped: oneshot::Receiver<()>) {
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = &mut stopped => break,
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let shared = Arc::clone(&shared);
+                connections.spawn(async move {
+                    let service = hyper::service::service_fn(move |request| server::serve(Arc::clone(&shared), request));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    // Dropping the set ends every open connection.
+}
+
+/// A running sandbox; it stops when dropped.
+pub struct Sandbox {
+    base_url: String,
+    address: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox").field("base_url", &self.base_url).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.task.abort();
+    }
+}
+
+impl Sandbox {
+    /// A sandbox of the built-in spec on a free loopback port, with the default
+    /// credentials ([`CLIENT_ID`], [`CLIENT_SECRET`], [`ACCOUNT_ID`]).
+    pub async fn start() -> Result<Sandbox, SandboxError> {
+        SandboxBuilder::default().start().await
+    }
+
+    /// How to start one otherwise.
+    pub fn builder() -> SandboxBuilder {
+        SandboxBuilder::default()
+    }
+
+    /// `http://127.0.0.1:<port>`, for `Environment::Custom`.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The credentials it accepts, for the client.
+    pub fn credentials(&self) -> payspec_client::Credentials {
+        let ledger = self.shared.ledger();
+        let config = &ledger.config;
+        payspec_client::Credentials::new(
+            config.client_id.clone(),
+            config.client_secret.clone(),
+            config.account_id.clone(),
+        )
+    }
+
+    /// An account's balance (`None`: the parent account), or `None` when there is no such
+    /// account.
+    pub fn balance(&self, account: Option<&str>) -> Option<Decimal> {
+        let ledger = self.shared.ledger();
+        let id = account.unwrap_or(&ledger.config.account_id).to_owned();
+        ledger.account(&id).map(|a| a.balance)
+    }
+
+    /// How many requests reached an operation (whatever their answer).
+    pub fn received(&self, operation: &str) -> usize {
+        self.shared.ledger().received.get(operation).copied().unwrap_or(0)
+    }
+
+    /// Makes the next `times` calls of an operation play a fault.
+    pub fn inject(&self, operation: &str, fault: Fault, times: usize) -> Result<(), SandboxError> {
+        if self.shared.spec.operation(operation).is_none() {
+            return Err(SandboxError::UnknownOperation(operation.to_owned()));
+        }
+        let mut ledger = self.shared.ledger();
+        ledger.faults.entry(operation.to_owned()).or_default().extend(std::iter::repeat_n(fault, times));
+        Ok(())
+    }
+
+    /// Marks a checkout order paid, as if its customer had paid: the parent account is
+    /// credited, a transaction recorded and `payment_success` sent. Returns the
+    /// transaction id.
+    pub fn pay_order(&self, reference: &str) -> Result<String, SandboxError> {
+        let paid = self.shared.ledger().pay_order(reference);
+        let (id, webhooks) = paid.map_err(SandboxError::Refused)?;
+        server::deliver(&self.shared, webhooks);
+        Ok(id)
+    }
+
+    /// Settles every transfer answered as pending; returns how many.
+    pub fn settle_pending(&self) -> usize {
+        let (settled, webhooks) = self.shared.ledger().settle_pending();
+        server::deliver(&self.shared, webhooks);
+        settled
+    }
+
+    /// The webhooks sent so far, in the order their deliveries ended.
+    pub fn deliveries(&self) -> Vec<Delivery> {
+        self.shared.ledger().deliveries.clone()
+    }
+
+    /// Waits until `count` webhooks were delivered (or failed), for at most `timeout`.
+    pub async fn wait_for_deliveries(&self, count: usize, timeout: Duration) -> Vec<Delivery> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let deliveries = self.deliveries();
+            if deliveries.len() >= count || Instant::now() >= deadline {
+                return deliveries;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! `payspec-sandbox`: the sandbox as a program, for tools and tests in other languages.
+//!
+//! ```text
+//! payspec-sandbox [--port N] [--spec FILE] [--token TOKEN] [--webhook URL --signing-key KEY]
+//! ```
+
+use std::process::ExitCode;
+
+const USAGE: &str =
+    "usage: payspec-sandbox [--port N] [--spec FILE] [--token TOKEN] [--webhook URL --signing-key KEY]
+
+Serves every operation of the spec on 127.0.0.1:N (a free port when N is 0 or absent)
+until stopped. --token accepts TOKEN as a bearer token without issuing it (for contract
+testers); --webhook sends payment and payout notifications, signed with KEY, to URL.
+The control API is under /__sandbox/: GET state, POST faults, POST orders/<ref>/pay,
+POST settle, PUT webhook.";
+
+fn main() -> ExitCode {
+    let mut builder = payspec_sandbox::Sandbox::builder();
+    let mut args = std::env::args().skip(1);
+    let mut webhook: (Option<String>, Option<String>) = (None, None);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        let step = match arg.as_str() {
+            "--port" => value("--port")
+                .and_then(|v| v.parse::<u16>().map_err(|_| format!("--port: `{v}` is not a port")))
+                .map(|port| {
+                    builder = builder.clone().port(port);
+                }),
+            "--spec" => value("--spec").and_then(|path| {
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
+                builder = builder.clone().spec(path, text);
+                Ok(())
+            }),
+            "--token" => value("--token").map(|token| builder = builder.clone().static_token(token)),
+            "--webhook" => value("--webhook").map(|url| webhook.0 = Some(url)),
+            "--signing-key" => value("--signing-key").map(|key| webhook.1 = Some(key)),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => Err(format!("unknown argument `{other}`")),
+        };
+        if let Err(message) = step {
+            eprintln!("payspec-sandbox: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    match webhook {
+        (Some(url), Some(key)) => builder = builder.webhook(url, key),
+        (None, None) => {}
+        _ => {
+            eprintln!("payspec-sandbox: --webhook and --signing-key go together\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("payspec-sandbox: cannot start a runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let sandbox = match builder.start().await {
+            Ok(sandbox) => sandbox,
+            Err(error) => {
+                eprintln!("payspec-sandbox: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        println!("payspec-sandbox listening on {}", sandbox.base_url());
+        println!(
+            "client id {}, client secret {}, accountId {}",
+            payspec_sandbox::CLIENT_ID,
+            payspec_sandbox::CLIENT_SECRET,
+            payspec_sandbox::ACCOUNT_ID
+        );
+        std::future::pending::<()>().await;
+        ExitCode::SUCCESS
+    })
+}

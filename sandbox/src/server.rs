@@ -1,0 +1,268 @@
+//! The HTTP/1 server: routes a request, plays a queued fault, checks authentication and
+//! the request, and answers from the ledger. Webhooks are delivered after the answer, each
+//! on its own task. The control API lives under `/__sandbox/`.
+
+use crate::check::{MAX_BODY_BYTES, Refusal, RouteTable, check_request};
+use crate::ledger::{Delivery, Fault, Ledger, snapshot};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use hyper::{Request, Response, StatusCode};
+use payspec_codegen::model::{Auth, Spec};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub spec: Spec,
+    pub routes: RouteTable,
+    pub ledger: Mutex<Ledger>,
+    /// Sends webhooks; `None` when no HTTP client could be built (each delivery then fails).
+    pub http: Option<reqwest::Client>,
+}
+
+impl Shared {
+    /// The ledger; a panic elsewhere while it was held does not poison the sandbox.
+    pub(crate) fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Returned instead of an answer to close the connection (the `Drop` fault).
+#[derive(Debug)]
+pub(crate) struct Dropped;
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped on purpose")
+    }
+}
+
+impl std::error::Error for Dropped {}
+
+type Answer = Response<Full<Bytes>>;
+
+fn json_response(status: u16, body: &Value) -> Answer {
+    let mut response = Response::new(Full::new(Bytes::from(serde_json::to_vec(body).unwrap_or_default())));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn refusal(refusal: &Refusal) -> Answer {
+    json_response(
+        refusal.status,
+        &json!({"code": refusal.code, "description": refusal.description, "data": null}),
+    )
+}
+
+pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Answer, Dropped> {
+    let method = request.method().as_str().to_owned();
+    let path = request.uri().path().to_owned();
+    let query = request.uri().query().map(str::to_owned);
+    if let Some(rest) = path.strip_prefix("/__sandbox/") {
+        let body = match read_body(request).await {
+            Ok(body) => body,
+            Err(refused) => return Ok(refusal(&refused)),
+        };
+        return Ok(control(&shared, &method, rest, &body));
+    }
+    let (index, vars) = match shared.routes.find(&method, &path) {
+        Ok(found) => found,
+        Err(refused) => return Ok(refusal(&refused)),
+    };
+    let op = &shared.spec.operations[index];
+    let fault = {
+        let mut ledger = shared.ledger();
+        *ledger.received.entry(op.name.clone()).or_default() += 1;
+        ledger.next_fault(&op.name)
+    };
+    let mut pending = false;
+    match fault {
+        None => {}
+        Some(Fault::Drop) => return Err(Dropped),
+        Some(Fault::Delay(wait)) => tokio::time::sleep(wait).await,
+        Some(Fault::TooManyRequests { retry_after }) => {
+            let mut answer = refusal(&Refusal {
+                status: 429,
+                code: "01",
+                description: "too many requests (a fault the sandbox was asked to play)".to_owned(),
+            });
+            answer.headers_mut().insert(RETRY_AFTER, HeaderValue::from(retry_after.as_secs()));
+            return Ok(answer);
+        }
+        Some(Fault::ServerError) => {
+            return Ok(refusal(&Refusal {
+                status: 500,
+                code: "01",
+                description: "downstream system error (a fault the sandbox was asked to play)".to_owned(),
+            }));
+        }
+        Some(Fault::Pending) => pending = true,
+    }
+    let headers = request.headers().clone();
+    let body = match read_body(request).await {
+        Ok(body) => body,
+        Err(refused) => return Ok(refusal(&refused)),
+    };
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+
+    let outcome = {
+        let mut ledger = shared.ledger();
+        let authorized = authorize(&ledger, op.auth, op.name == "refresh_token", &header);
+        let result =
+            authorized.and_then(|()| check_request(op, vars, query.as_deref(), &body)).and_then(|checked| {
+                let key = op.idempotency_header.as_ref().and_then(|h| header(&h.wire));
+                ledger.handle(&shared.spec, op, &checked, key.as_deref(), pending)
+            });
+        match result {
+            Ok(outcome) => outcome,
+            Err(refused) => return Ok(refusal(&refused)),
+        }
+    };
+    deliver(&shared, outcome.webhooks);
+    Ok(json_response(outcome.status, &outcome.body))
+}
+
+/// The token and the account header the operation's authentication asks for.
+fn authorize(
+    ledger: &Ledger,
+    auth: Auth,
+    refresh: bool,
+    header: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), Refusal> {
+    let (bearer, account) = match auth {
+        Auth::BearerAndAccount => (true, true),
+        Auth::Bearer => (true, false),
+        Auth::Account => (false, true),
+        Auth::None => (false, false),
+    };
+    if bearer {
+        let given =
+            header("authorization").ok_or_else(|| Refusal::unauthorized("no Authorization header"))?;
+        let token = given
+            .strip_prefix("Bearer ")
+            .ok_or_else(|| Refusal::unauthorized("the Authorization header is not `Bearer <token>`"))?;
+        ledger.token_valid(token.trim(), refresh)?;
+    }
+    if account {
+        match header("accountid") {
+            None => return Err(Refusal::forbidden("no accountId header")),
+            Some(id) if id != ledger.config.account_id => {
+                return Err(Refusal::forbidden("the accountId header names another parent account"));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+async fn read_body(request: Request<Incoming>) -> Result<Vec<u8>, Refusal> {
+    match Limited::new(request.into_body(), MAX_BODY_BYTES).collect().await {
+        Ok(collected) => Ok(collected.to_bytes().to_vec()),
+        Err(_) => Err(Refusal {
+            status: 413,
+            code: "02",
+            description: format!("the body is larger than {MAX_BODY_BYTES} bytes, or was cut off"),
+        }),
+    }
+}
+
+/// Sends each webhook on its own task, signed as the service signs them; the outcome is
+/// recorded in the ledger.
+pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<(String, String, Vec<u8>)>) {
+    for (url, event, body) in webhooks {
+        let shared = Arc::clone(shared);
+        tokio::spawn(async move {
+            let key = shared.ledger().config.webhook.as_ref().map(|(_, key)| key.clone()).unwrap_or_default();
+            let transaction_id = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/data/transaction/transactionId").and_then(Value::as_str).map(str::to_owned)
+                })
+                .unwrap_or_default();
+            let signed = payspec_client::webhook::sign(&body, SystemTime::now(), key.as_bytes());
+            let status = match (signed, &shared.http) {
+                (Ok(signed), Some(http)) => http
+                    .post(&url)
+                    .headers(signed.headers())
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .ok()
+                    .map(|r| r.status().as_u16()),
+                _ => None,
+            };
+            shared.ledger().deliveries.push(Delivery { event_type: event, transaction_id, status });
+        });
+    }
+}
+
+/// The control API: faults, paying an order, settling pending transfers, the webhook
+/// receiver, and a snapshot of the state.
+fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answer {
+    let request: Value =
+        if body.is_empty() { json!({}) } else { serde_json::from_slice(body).unwrap_or(Value::Null) };
+    let bad = |message: String| refusal(&Refusal::invalid(message));
+    match (method, rest.split('/').collect::<Vec<_>>().as_slice()) {
+        ("GET", ["state"]) => json_response(200, &snapshot(&shared.ledger())),
+        ("POST", ["faults"]) => {
+            let operation = request.get("operation").and_then(Value::as_str).unwrap_or_default();
+            if shared.spec.operation(operation).is_none() {
+                return bad(format!("no operation `{operation}` in the spec"));
+            }
+            let times = request.get("times").and_then(Value::as_u64).unwrap_or(1).min(10_000) as usize;
+            let seconds =
+                |key: &str, default: u64| request.get(key).and_then(Value::as_u64).unwrap_or(default);
+            let fault = match request.get("fault").and_then(Value::as_str).unwrap_or_default() {
+                "too_many_requests" => Fault::TooManyRequests {
+                    retry_after: Duration::from_secs(seconds("retry_after_seconds", 1)),
+                },
+                "server_error" => Fault::ServerError,
+                "delay" => Fault::Delay(Duration::from_millis(seconds("delay_ms", 1000).min(600_000))),
+                "drop" => Fault::Drop,
+                "pending" => Fault::Pending,
+                other => {
+                    return bad(format!(
+                        "unknown fault `{other}`: too_many_requests, server_error, delay, drop or pending"
+                    ));
+                }
+            };
+            let mut ledger = shared.ledger();
+            ledger.faults.entry(operation.to_owned()).or_default().extend(std::iter::repeat_n(fault, times));
+            json_response(200, &json!({"operation": operation, "queued": ledger.faults[operation].len()}))
+        }
+        ("POST", ["orders", reference, "pay"]) => {
+            let paid = shared.ledger().pay_order(reference);
+            match paid {
+                Ok((id, webhooks)) => {
+                    deliver(shared, webhooks);
+                    json_response(200, &json!({"transactionId": id}))
+                }
+                Err(refused) => refusal(&refused),
+            }
+        }
+        ("POST", ["settle"]) => {
+            let (settled, webhooks) = shared.ledger().settle_pending();
+            deliver(shared, webhooks);
+            json_response(200, &json!({"settled": settled}))
+        }
+        ("PUT", ["webhook"]) => {
+            let url = request.get("url").and_then(Value::as_str);
+            let key = request.get("signing_key").and_then(Value::as_str);
+            match (url, key) {
+                (Some(url), Some(key)) => {
+                    shared.ledger().config.webhook = Some((url.to_owned(), key.to_owned()));
+                    json_response(200, &json!({"url": url}))
+                }
+                _ => bad("give `url` and `signing_key`".to_owned()),
+            }
+        }
+        _ => refusal(&Refusal::not_found(format!(
+            "no control call {method} /__sandbox/{rest}: GET state, POST faults, POST orders/<reference>/pay, POST settle, PUT webhook"
+        ))),
+    }
+}
