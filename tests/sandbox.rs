@@ -401,7 +401,7 @@ async fn every_operation_answers_a_valid_request_without_a_server_error() -> Tes
     let sandbox = Sandbox::builder().static_token("tok").start().await?;
     let spec = payspec_tests::load_builtin()?;
     for op in &spec.operations {
-        let path = op.path.as_str().replace('{', "").replace('}', "");
+        let path = op.path.as_str().replace(['{', '}'], "");
         let body = op.params.iter().any(|p| p.location.as_str() == "body").then(|| json!({}));
         let (status, answer) = raw(&sandbox, op.method.as_str(), &path, Some("tok"), body).await?;
         assert!((200..500).contains(&status), "{} answered {status}: {answer}", op.name);

@@ -68,10 +68,8 @@ pub use runtime::{
     Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
 };
 
-// The README's Rust examples compile as doctests, so they cannot drift from the API.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-mod readme {}
+// The README's Rust examples compile as doctests of `payspec-sandbox`, the one crate that
+// sees both the client and the sandbox they use.
 
 /// The same operations for code without an async runtime (the `blocking` feature):
 /// `blocking::Client::new(Client::builder()...build()?)?.transfers().bank_transfer(request)`.

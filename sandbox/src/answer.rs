@@ -57,8 +57,8 @@ fn sample(spec: &Spec, ty: &Type, list: bool, values: &[String], now: &str, dept
     }
 }
 
-/// Sets a field at a dotted path, only where the sample has it.
-pub(crate) fn set(data: &mut Value, path: &str, value: Value) {
+/// Writes a field at a dotted path, only where the sample has it.
+fn put(data: &mut Value, path: &str, value: Value) {
     let mut node = data;
     let mut parts = path.split('.').peekable();
     while let Some(part) = parts.next() {
@@ -69,6 +69,27 @@ pub(crate) fn set(data: &mut Value, path: &str, value: Value) {
         }
         node = next;
     }
+}
+
+/// Sets a field at a dotted path, only where the sample has it and holds the same kind of
+/// value: a stored record copied into another shape keeps that shape's types. A number
+/// where the sample has text (an amount) is written as its text.
+pub(crate) fn set(data: &mut Value, path: &str, value: Value) {
+    let mut node: &Value = data;
+    for part in path.split('.') {
+        let Some(next) = node.get(part) else { return };
+        node = next;
+    }
+    let value = match (node, value) {
+        (Value::String(_), Value::Number(n)) => Value::String(n.to_string()),
+        (Value::String(_), v @ Value::String(_))
+        | (Value::Number(_), v @ Value::Number(_))
+        | (Value::Bool(_), v @ Value::Bool(_))
+        | (Value::Array(_), v @ Value::Array(_))
+        | (Value::Object(_), v @ Value::Object(_)) => v,
+        _ => return,
+    };
+    put(data, path, value);
 }
 
 /// The data wrapped in the operation's envelope, with its first success code.

@@ -50,12 +50,20 @@ pub(crate) struct Config {
     pub webhook: Option<(String, String)>,
 }
 
+/// A webhook to send: where, which event, and its body (signed when it is sent).
+#[derive(Debug, Clone)]
+pub(crate) struct Notification {
+    pub url: String,
+    pub event: String,
+    pub body: Vec<u8>,
+}
+
 /// An answer, and the webhooks it sets off.
 #[derive(Debug)]
 pub(crate) struct Outcome {
     pub status: u16,
     pub body: Value,
-    pub webhooks: Vec<(String, String, Vec<u8>)>,
+    pub webhooks: Vec<Notification>,
 }
 
 #[derive(Debug)]
@@ -537,10 +545,7 @@ impl Ledger {
 
     /// Marks a checkout order paid: the parent account is credited, a transaction
     /// recorded, and `payment_success` sent. Returns the transaction id and the webhook.
-    pub(crate) fn pay_order(
-        &mut self,
-        reference: &str,
-    ) -> Result<(String, Vec<(String, String, Vec<u8>)>), Refusal> {
+    pub(crate) fn pay_order(&mut self, reference: &str) -> Result<(String, Vec<Notification>), Refusal> {
         let now = now_text();
         let order = self
             .orders
@@ -637,7 +642,7 @@ impl Ledger {
 
     /// Settles every pending transfer: `SUCCESS`, and `payout_success` for each. Returns
     /// how many, and the webhooks.
-    pub(crate) fn settle_pending(&mut self) -> (usize, Vec<(String, String, Vec<u8>)>) {
+    pub(crate) fn settle_pending(&mut self) -> (usize, Vec<Notification>) {
         let now = now_text();
         let pending: Vec<usize> = (0..self.transactions.len())
             .filter(|&i| self.transactions[i].status == "PENDING_BILLING")
@@ -730,7 +735,7 @@ impl Ledger {
         account: &str,
         reference: Option<&str>,
         now: &str,
-    ) -> Vec<(String, String, Vec<u8>)> {
+    ) -> Vec<Notification> {
         let Some((url, _)) = self.config.webhook.clone() else { return Vec::new() };
         let request_id = self.id("sbx-req");
         let balance = self.account(account).map_or(Decimal::ZERO, |a| a.balance);
@@ -750,7 +755,11 @@ impl Ledger {
                 },
             },
         });
-        vec![(url, event.to_owned(), serde_json::to_vec(&body).unwrap_or_default())]
+        vec![Notification {
+            url,
+            event: event.to_owned(),
+            body: serde_json::to_vec(&body).unwrap_or_default(),
+        }]
     }
 }
 

@@ -11,7 +11,8 @@
 //!     .environment(Environment::Custom(sandbox.base_url().to_owned()))
 //!     .credentials(sandbox.credentials())
 //!     .build()?;
-//! let balance = client.accounts().fetch_parent_account_balance().await?;
+//! let request = payspec_client::requests::FetchParentAccountBalance::default();
+//! let balance = client.accounts().fetch_parent_account_balance(request).await?;
 //! # Ok(()) }
 //! ```
 //!
@@ -36,6 +37,12 @@
 //!
 //! It is not the service: nothing settles for real, there are no fraud checks or limits
 //! beyond the balance, and a sample answer's values are placeholders.
+
+// The README's Rust examples (the client's and the sandbox's) compile as doctests here,
+// so they cannot drift from either API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+mod readme {}
 
 mod answer;
 mod check;
@@ -112,7 +119,7 @@ impl Default for SandboxBuilder {
                 account_id: ACCOUNT_ID.to_owned(),
                 token_ttl: Duration::from_secs(30 * 60),
                 static_token: None,
-                opening_balance: Decimal::new(1_000_000_00, 2),
+                opening_balance: Decimal::new(100_000_000, 2),
                 webhook: None,
             },
         }

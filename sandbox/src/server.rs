@@ -3,7 +3,7 @@
 //! on its own task. The control API lives under `/__sandbox/`.
 
 use crate::check::{MAX_BODY_BYTES, Refusal, RouteTable, check_request};
-use crate::ledger::{Delivery, Fault, Ledger, snapshot};
+use crate::ledger::{Delivery, Fault, Ledger, Notification, snapshot};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -172,8 +172,8 @@ async fn read_body(request: Request<Incoming>) -> Result<Vec<u8>, Refusal> {
 
 /// Sends each webhook on its own task, signed as the service signs them; the outcome is
 /// recorded in the ledger.
-pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<(String, String, Vec<u8>)>) {
-    for (url, event, body) in webhooks {
+pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
+    for Notification { url, event, body } in webhooks {
         let shared = Arc::clone(shared);
         tokio::spawn(async move {
             let key = shared.ledger().config.webhook.as_ref().map(|(_, key)| key.clone()).unwrap_or_default();
