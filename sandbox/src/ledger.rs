@@ -387,6 +387,21 @@ impl Ledger {
         Ok(outcome)
     }
 
+    /// A cursor page: its records and the next cursor, in the operation's answer.
+    fn cursor_answer(
+        &self,
+        spec: &Spec,
+        op: &Operation,
+        results: Vec<Value>,
+        next: String,
+        now: &str,
+    ) -> Outcome {
+        let mut data = sample_data(spec, op, now);
+        set(&mut data, "results", Value::Array(results));
+        set(&mut data, "cursor", Value::String(next));
+        self.plain(op, data)
+    }
+
     fn plain(&self, op: &Operation, data: Value) -> Outcome {
         Outcome { status: 200, body: envelope(op, data, "Success"), webhooks: Vec::new() }
     }
@@ -497,10 +512,7 @@ impl Ledger {
                 item
             })
             .collect();
-        let mut data = sample_data(spec, op, now);
-        set(&mut data, "results", json!(results));
-        set(&mut data, "cursor", json!(next));
-        Ok(self.plain(op, data))
+        Ok(self.cursor_answer(spec, op, results, next, now))
     }
 
     fn create_order(
@@ -689,10 +701,7 @@ impl Ledger {
         let (page, next) = cursor_page(&mine, checked)?;
         let results: Vec<Value> =
             page.iter().filter_map(|t| transaction_answer(spec, "TransactionResult", t, now)).collect();
-        let mut data = sample_data(spec, op, now);
-        set(&mut data, "results", json!(results));
-        set(&mut data, "cursor", json!(next));
-        Ok(self.plain(op, data))
+        Ok(self.cursor_answer(spec, op, results, next, now))
     }
 
     fn list_mandates(

@@ -233,13 +233,11 @@ pub fn diff(spec: &Spec, document: &ApiDocument) -> DiffReport {
         }
         let doc_op = &document.operations[i];
         if doc_op.path != route.path {
-            push(
-                Some(route.op),
-                route.method,
-                route.path,
+            route_difference(
+                &mut push,
+                route,
                 DifferenceKind::Path,
-                format!("{} {}", route.method, route.path),
-                Some(route.path.to_owned()),
+                route.path.to_owned(),
                 Some(doc_op.path.clone()),
             );
         }
@@ -255,26 +253,14 @@ pub fn diff(spec: &Spec, document: &ApiDocument) -> DiffReport {
             Some(i) => {
                 matched[i] = true;
                 let doc_op = &document.operations[i];
-                push(
-                    Some(route.op),
-                    route.method,
-                    route.path,
-                    DifferenceKind::Method,
-                    format!("{} {}", route.method, route.path),
-                    Some(route.method.to_string()),
-                    Some(doc_op.method.to_string()),
-                );
+                let (ours, theirs) = (route.method.to_string(), Some(doc_op.method.to_string()));
+                route_difference(&mut push, route, DifferenceKind::Method, ours, theirs);
                 add_pair(&mut pairs, route.op, i);
             }
-            None => push(
-                Some(route.op),
-                route.method,
-                route.path,
-                DifferenceKind::Operation,
-                format!("{} {}", route.method, route.path),
-                Some(format!("{} {}", route.method, route.path)),
-                None,
-            ),
+            None => {
+                let ours = format!("{} {}", route.method, route.path);
+                route_difference(&mut push, route, DifferenceKind::Operation, ours, None);
+            }
         }
     }
     for (i, op) in document.operations.iter().enumerate() {
@@ -321,6 +307,25 @@ pub fn diff(spec: &Spec, document: &ApiDocument) -> DiffReport {
         ))
     });
     DiffReport { differences: found, stale, quirks: document.quirks.clone(), disagreements_checked: checked }
+}
+
+/// A difference about one of the spec's routes, named `METHOD /path`.
+fn route_difference(
+    push: &mut Push<'_>,
+    route: &SpecRoute<'_>,
+    kind: DifferenceKind,
+    spec: String,
+    document: Option<String>,
+) {
+    push(
+        Some(route.op),
+        route.method,
+        route.path,
+        kind,
+        format!("{} {}", route.method, route.path),
+        Some(spec),
+        document,
+    );
 }
 
 fn add_pair<'a>(pairs: &mut Vec<(&'a Operation, Vec<usize>)>, op: &'a Operation, i: usize) {
