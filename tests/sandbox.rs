@@ -411,3 +411,45 @@ async fn every_operation_answers_a_valid_request_without_a_server_error() -> Tes
     }
     Ok(())
 }
+
+#[tokio::test]
+async fn the_control_api_plays_faults_pays_orders_and_reports_state() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    let fault = json!({"operation": "fetch_parent_account_balance", "fault": "too_many_requests", "times": 2, "retry_after_seconds": 7});
+    let (status, body) = raw(&sandbox, "POST", "/__sandbox/faults", None, Some(fault)).await?;
+    assert_eq!((status, body["queued"].as_u64()), (200, Some(2)), "{body}");
+    let http = payspec_client::reqwest::Client::new();
+    let answer = http
+        .get(format!("{}/v1/accounts/balance", sandbox.base_url()))
+        .header("Authorization", "Bearer tok")
+        .header("accountId", payspec_sandbox::ACCOUNT_ID)
+        .send()
+        .await?;
+    assert_eq!(answer.status().as_u16(), 429);
+    assert_eq!(answer.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("7"));
+
+    let bad = json!({"operation": "fetch_parent_account_balance", "fault": "gremlins"});
+    let (status, body) = raw(&sandbox, "POST", "/__sandbox/faults", None, Some(bad)).await?;
+    assert_eq!(status, 400);
+    assert!(body["description"].as_str().unwrap_or("").contains("unknown fault `gremlins`"), "{body}");
+    let unknown = json!({"operation": "nothing", "fault": "drop"});
+    assert_eq!(raw(&sandbox, "POST", "/__sandbox/faults", None, Some(unknown)).await?.0, 400);
+
+    let order = json!({"order": {"orderReference": "o-1", "amount": 99.5, "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com"}});
+    assert_eq!(raw(&sandbox, "POST", "/v1/checkout/order", Some("tok"), Some(order)).await?.0, 200);
+    let (status, body) = raw(&sandbox, "POST", "/__sandbox/orders/o-1/pay", None, None).await?;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["transactionId"].is_string());
+    assert_eq!(raw(&sandbox, "POST", "/__sandbox/orders/o-1/pay", None, None).await?.0, 400, "paid twice");
+    assert_eq!(raw(&sandbox, "POST", "/__sandbox/orders/o-404/pay", None, None).await?.0, 404);
+
+    let (status, state) = raw(&sandbox, "GET", "/__sandbox/state", None, None).await?;
+    assert_eq!(status, 200);
+    assert_eq!(state["balances"][payspec_sandbox::ACCOUNT_ID], json!("1000099.50"));
+    assert_eq!(state["received"]["fetch_parent_account_balance"], json!(1));
+    assert_eq!(state["transactions"], json!(1));
+    let (status, body) = raw(&sandbox, "POST", "/__sandbox/settle", None, None).await?;
+    assert_eq!((status, body["settled"].as_u64()), (200, Some(0)));
+    assert_eq!(raw(&sandbox, "GET", "/__sandbox/nothing", None, None).await?.0, 404);
+    Ok(())
+}
