@@ -451,5 +451,17 @@ async fn the_control_api_plays_faults_pays_orders_and_reports_state() -> TestRes
     let (status, body) = raw(&sandbox, "POST", "/__sandbox/settle", None, None).await?;
     assert_eq!((status, body["settled"].as_u64()), (200, Some(0)));
     assert_eq!(raw(&sandbox, "GET", "/__sandbox/nothing", None, None).await?.0, 404);
+
+    // Two orders near the largest exact amount: the second payment would overflow the
+    // balance, and is refused rather than wrapping or panicking.
+    for reference in ["big-1", "big-2"] {
+        let order = json!({"order": {"orderReference": reference, "amount": 70000000000000000000000000000u128 as f64, "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com"}});
+        assert_eq!(raw(&sandbox, "POST", "/v1/checkout/order", Some("tok"), Some(order)).await?.0, 200);
+    }
+    assert_eq!(raw(&sandbox, "POST", "/__sandbox/orders/big-1/pay", None, None).await?.0, 200);
+    let (status, body) = raw(&sandbox, "POST", "/__sandbox/orders/big-2/pay", None, None).await?;
+    assert_eq!(status, 422, "{body}");
+    let (status, _) = raw(&sandbox, "GET", "/__sandbox/state", None, None).await?;
+    assert_eq!(status, 200, "the sandbox still answers");
     Ok(())
 }

@@ -153,11 +153,12 @@ impl Checked {
 
     /// A decimal sent as a JSON number or as text.
     pub(crate) fn decimal(&self, key: &str) -> Option<Decimal> {
-        match self.values.get(key)? {
-            Value::Number(n) => Decimal::from_str(&n.to_string()).ok(),
-            Value::String(s) => Decimal::from_str(s).ok(),
-            _ => None,
-        }
+        let text = match self.values.get(key)? {
+            Value::Number(n) => n.to_string(),
+            Value::String(s) => s.clone(),
+            _ => return None,
+        };
+        Decimal::from_str(&text).or_else(|_| Decimal::from_scientific(&text)).ok()
     }
 
     pub(crate) fn integer(&self, key: &str) -> Option<i64> {

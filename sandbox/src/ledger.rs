@@ -567,11 +567,13 @@ impl Ledger {
             return Err(Refusal::invalid(format!("the order `{reference}` is paid already")));
         }
         let amount = order.amount;
-        let id = self.id("sbx-tx");
         let parent = self.config.account_id.clone();
-        if let Some(account) = self.account_mut(&parent) {
-            account.balance += amount;
-        }
+        let account = self.account_mut(&parent).ok_or_else(|| unknown_account(&parent))?;
+        account.balance = account
+            .balance
+            .checked_add(amount)
+            .ok_or_else(|| Refusal::unprocessable("the balance would exceed what an exact decimal holds"))?;
+        let id = self.id("sbx-tx");
         self.transactions.push(Transaction {
             id: id.clone(),
             account: parent.clone(),
@@ -618,14 +620,17 @@ impl Ledger {
         let id = self.id("sbx-tx");
         let status = if pending { "PENDING_BILLING" } else { "SUCCESS" };
         let reference = checked.text("merchantTxRef").map(str::to_owned);
-        if let Some(account) = self.account_mut(&source) {
-            account.balance -= amount;
-        }
-        // A wallet transfer to another account of this sandbox credits it.
+        // A wallet transfer to another account of this sandbox credits it; the money
+        // came from this sandbox, so the sum fits, but it is checked all the same.
         if let Some(receiver) = checked.text("receiverAccountId").map(str::to_owned)
             && let Some(account) = self.account_mut(&receiver)
         {
-            account.balance += amount;
+            account.balance = account.balance.checked_add(amount).ok_or_else(|| {
+                Refusal::unprocessable("the balance would exceed what an exact decimal holds")
+            })?;
+        }
+        if let Some(account) = self.account_mut(&source) {
+            account.balance -= amount;
         }
         self.transactions.push(Transaction {
             id: id.clone(),
