@@ -465,3 +465,49 @@ async fn the_control_api_plays_faults_pays_orders_and_reports_state() -> TestRes
     assert_eq!(status, 200, "the sandbox still answers");
     Ok(())
 }
+
+#[tokio::test]
+async fn amounts_stay_exact_duplicate_keys_are_refused_and_secrets_are_not_repeated() -> TestResult {
+    // A PIN restricted to listed values, so that a wrong one is refused by value.
+    let spec = payspec_tests::builtin_spec_text().replacen(
+        "        secret: true\n        origin: reference\n        doc: Transaction PIN",
+        "        secret: true\n        values: [\"1111\"]\n        origin: reference\n        doc: Transaction PIN",
+        1,
+    );
+    let sandbox = Sandbox::builder()
+        .spec("edited.yaml", spec)
+        .static_token("tok")
+        .opening_balance(decimal("100000000000000000.00"))
+        .start()
+        .await?;
+
+    // Seventeen significant digits and two decimals: a float would lose the kobo.
+    let body = r#"{"amount": 12345678901234567.89, "accountNumber": "0123456789", "bankCode": "058", "accountName": "Ada", "merchantTxRef": "exact-1"}"#;
+    let http = payspec_client::reqwest::Client::new();
+    let send = |body: &'static str| {
+        http.post(format!("{}/v2/transfers/bank", sandbox.base_url()))
+            .header("Authorization", "Bearer tok")
+            .header("accountId", payspec_sandbox::ACCOUNT_ID)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    assert_eq!(send(body).await?.status().as_u16(), 200);
+    assert_eq!(sandbox.balance(None), Some(decimal("87654321098765432.11")));
+
+    let twice = r#"{"amount": 1, "amount": 2, "accountNumber": "0123456789", "bankCode": "058", "accountName": "Ada", "merchantTxRef": "dup-1"}"#;
+    let answer = send(twice).await?;
+    assert_eq!(answer.status().as_u16(), 400);
+    let text = answer.text().await?;
+    assert!(text.contains("body key `amount` is given twice"), "{text}");
+    assert_eq!(sandbox.received("bank_transfer"), 2);
+    assert_eq!(sandbox.balance(None), Some(decimal("87654321098765432.11")));
+
+    let account = json!({"accountRef": "s-1", "accountName": "Shop", "phoneNumber": "080", "email": "a@b.c", "bvn": "22222222222", "currency": "NGN", "pin": "9876-secret"});
+    let (status, body) = raw(&sandbox, "POST", "/v1/accounts", Some("tok"), Some(account)).await?;
+    assert_eq!(status, 400);
+    let description = body["description"].as_str().unwrap_or_default();
+    assert!(description.contains("`pin` must be one of"), "{body}");
+    assert!(!body.to_string().contains("9876-secret"), "the secret is repeated: {body}");
+    Ok(())
+}

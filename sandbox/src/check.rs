@@ -3,10 +3,11 @@
 //! values, constant, limit, date layout and an amount's decimals. A request that fails is
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
+use payspec_client::runtime::{Json, JsonObject};
 use payspec_codegen::model::{DateLayout, Method, Operation, Param, ParamLocation, Spec, Type};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::str::FromStr;
 
@@ -213,16 +214,18 @@ pub(crate) fn check_request(
     if body_text.trim().is_empty() {
         checked.body = Value::Null;
     } else {
-        let value: Value = serde_json::from_str(body_text)
-            .map_err(|e| Refusal::invalid(format!("the body is not JSON: {e}")))?;
-        let Value::Object(object) = &value else {
+        // Read with the client's exact reader: an amount keeps its text and never passes
+        // through a float; nesting is bounded.
+        let value =
+            Json::parse(body_text).map_err(|e| Refusal::invalid(format!("the body is not JSON: {e}")))?;
+        let Json::Object(object) = &value else {
             return Err(Refusal::invalid("the body is not a JSON object"));
         };
         if body_params.is_empty() && !object.is_empty() {
             return Err(Refusal::invalid(format!("{} {} takes no body", op.method, op.path.as_str())));
         }
         walk_body(op, &body_params, object, "", &mut checked.values)?;
-        checked.body = value;
+        checked.body = plain(&value);
     }
 
     for param in &op.params {
@@ -251,24 +254,27 @@ fn known(op: &Operation, location: ParamLocation) -> String {
     }
 }
 
-/// Every body key must be a parameter's wire key or an object above one.
+/// Every body key must be a parameter's wire key or an object above one, and appear once.
 fn walk_body(
     op: &Operation,
     params: &[&Param],
-    object: &Map<String, Value>,
+    object: &JsonObject,
     prefix: &str,
     out: &mut HashMap<String, Value>,
 ) -> Result<(), Refusal> {
-    for (key, value) in object {
-        let wire = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+    for (key, value) in object.iter() {
+        let wire = if prefix.is_empty() { key.to_owned() } else { format!("{prefix}.{key}") };
+        if object.iter().filter(|(k, _)| *k == key).nth(1).is_some() {
+            return Err(Refusal::invalid(format!("body key `{wire}` is given twice")));
+        }
         if let Some(param) = params.iter().find(|p| p.wire == wire) {
             check_json(param, value)?;
-            out.insert(wire, value.clone());
+            out.insert(wire, plain(value));
             continue;
         }
         let parent = format!("{wire}.");
         if params.iter().any(|p| p.wire.starts_with(&parent)) {
-            let Value::Object(inner) = value else {
+            let Json::Object(inner) = value else {
                 return Err(Refusal::invalid(format!("`{wire}` must be an object")));
             };
             walk_body(op, params, inner, &wire, out)?;
@@ -279,18 +285,37 @@ fn walk_body(
     Ok(())
 }
 
+/// A value as the ledger keeps it: an integer stays a number, any other number becomes
+/// its exact text (a decimal never becomes a float).
+fn plain(value: &Json) -> Value {
+    match value {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::from(i),
+            None => Value::String(n.as_str().to_owned()),
+        },
+        Json::String(s) => Value::String(s.clone()),
+        Json::Array(items) => Value::Array(items.iter().map(plain).collect()),
+        Json::Object(object) => Value::Object(object.iter().map(|(k, v)| (k.to_owned(), plain(v))).collect()),
+    }
+}
+
 /// A query or path value (always text on the wire).
 fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
     let key = &param.wire;
     match &param.ty {
         Type::Integer => {
-            let n: i64 = text
-                .parse()
-                .map_err(|_| Refusal::invalid(format!("`{key}` must be an integer, not `{text}`")))?;
+            let n: i64 = text.parse().map_err(|_| {
+                Refusal::invalid(format!("`{key}` must be an integer, not {}", shown(param, text)))
+            })?;
             check_max(param, n)?;
         }
         Type::Boolean if !matches!(text, "true" | "false") => {
-            return Err(Refusal::invalid(format!("`{key}` must be true or false, not `{text}`")));
+            return Err(Refusal::invalid(format!(
+                "`{key}` must be true or false, not {}",
+                shown(param, text)
+            )));
         }
         Type::Decimal => check_decimal(param, text)?,
         Type::DateTime => check_layout(param, text)?,
@@ -300,54 +325,56 @@ fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
 }
 
 /// A body value: its JSON type, then what its text must be.
-fn check_json(param: &Param, value: &Value) -> Result<(), Refusal> {
+fn check_json(param: &Param, value: &Json) -> Result<(), Refusal> {
     let key = &param.wire;
-    let wrong = |expected: &str| Refusal::invalid(format!("`{key}` must be {expected}, not {}", kind(value)));
+    let wrong =
+        |expected: &str| Refusal::invalid(format!("`{key}` must be {expected}, not {}", value.kind()));
     match (&param.ty, value) {
         (Type::Json, _) => Ok(()),
-        (_, Value::String(text)) if param.as_string => check_text(param, text),
+        (_, Json::String(text)) if param.as_string => check_text(param, text),
         (_, _) if param.as_string => Err(wrong("a string")),
-        (Type::Decimal, Value::Number(n)) => check_decimal(param, &n.to_string()),
+        (Type::Decimal, Json::Number(n)) => check_decimal(param, n.as_str()),
         (Type::Decimal, _) => Err(wrong("a number")),
-        (Type::Integer, Value::Number(n)) => match n.as_i64() {
+        (Type::Integer, Json::Number(n)) => match n.as_i64() {
             Some(n) => check_max(param, n),
             None => Err(wrong("an integer")),
         },
         (Type::Integer, _) => Err(wrong("an integer")),
-        (Type::Boolean, Value::Bool(_)) => Ok(()),
+        (Type::Boolean, Json::Bool(_)) => Ok(()),
         (Type::Boolean, _) => Err(wrong("true or false")),
-        (Type::StringList, Value::Array(items)) if items.iter().all(Value::is_string) => Ok(()),
+        (Type::StringList, Json::Array(items)) if items.iter().all(|i| matches!(i, Json::String(_))) => {
+            Ok(())
+        }
         (Type::StringList, _) => Err(wrong("a list of strings")),
-        (Type::DateTime, Value::String(text)) => check_layout(param, text),
-        (Type::String | Type::Identifier(_) | Type::Shape(_), Value::String(text)) => {
+        (Type::DateTime, Json::String(text)) => check_layout(param, text),
+        (Type::String | Type::Identifier(_) | Type::Shape(_), Json::String(text)) => {
             check_values(param, text)
         }
         _ => Err(wrong("a string")),
     }
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
+/// A value as an error may quote it: a secret is never quoted.
+fn shown(param: &Param, text: &str) -> String {
+    if param.secret { "the value given (a secret, not repeated)".to_owned() } else { format!("`{text}`") }
 }
 
 fn check_values(param: &Param, text: &str) -> Result<(), Refusal> {
     if let Some(fixed) = &param.fixed
         && text != fixed
     {
-        return Err(Refusal::invalid(format!("`{}` must be `{fixed}`, not `{text}`", param.wire)));
+        return Err(Refusal::invalid(format!(
+            "`{}` must be `{fixed}`, not {}",
+            param.wire,
+            shown(param, text)
+        )));
     }
     if !param.values.is_empty() && !param.values.iter().any(|v| v == text) {
         return Err(Refusal::invalid(format!(
-            "`{}` must be one of {}, not `{text}`",
+            "`{}` must be one of {}, not {}",
             param.wire,
-            param.values.join(", ")
+            param.values.join(", "),
+            shown(param, text)
         )));
     }
     Ok(())
@@ -355,7 +382,11 @@ fn check_values(param: &Param, text: &str) -> Result<(), Refusal> {
 
 fn check_max(param: &Param, n: i64) -> Result<(), Refusal> {
     match param.max {
-        Some(max) if n > max => Err(Refusal::invalid(format!("`{}` is at most {max}, not {n}", param.wire))),
+        Some(max) if n > max => Err(Refusal::invalid(format!(
+            "`{}` is at most {max}, not {}",
+            param.wire,
+            shown(param, &n.to_string())
+        ))),
         _ => Ok(()),
     }
 }
@@ -363,15 +394,18 @@ fn check_max(param: &Param, n: i64) -> Result<(), Refusal> {
 /// A decimal's text; an amount has at most two decimals (kobo) and is not negative.
 fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
     let key = &param.wire;
-    let value = Decimal::from_str(text)
-        .or_else(|_| Decimal::from_scientific(text))
-        .map_err(|_| Refusal::invalid(format!("`{key}` must be a decimal number, not `{text}`")))?;
+    let value = Decimal::from_str(text).or_else(|_| Decimal::from_scientific(text)).map_err(|_| {
+        Refusal::invalid(format!("`{key}` must be a decimal number, not {}", shown(param, text)))
+    })?;
     if is_amount(param) {
         if value.normalize().scale() > 2 {
-            return Err(Refusal::invalid(format!("`{key}` has more than two decimals: {text}")));
+            return Err(Refusal::invalid(format!(
+                "`{key}` has more than two decimals: {}",
+                shown(param, text)
+            )));
         }
         if value.is_sign_negative() {
-            return Err(Refusal::invalid(format!("`{key}` must not be negative: {text}")));
+            return Err(Refusal::invalid(format!("`{key}` must not be negative: {}", shown(param, text))));
         }
     }
     Ok(())
@@ -394,9 +428,10 @@ fn check_layout(param: &Param, text: &str) -> Result<(), Refusal> {
         Ok(())
     } else {
         Err(Refusal::invalid(format!(
-            "`{}` must be written {}, not `{text}`",
+            "`{}` must be written {}, not {}",
             param.wire,
-            param.layout.pattern()
+            param.layout.pattern(),
+            shown(param, text)
         )))
     }
 }

@@ -209,7 +209,10 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, mut stopped: oneshot
                 let shared = Arc::clone(&shared);
                 connections.spawn(async move {
                     let service = hyper::service::service_fn(move |request| server::serve(Arc::clone(&shared), request));
+                    // A client that stops sending its head is dropped, not waited on forever.
                     let _ = hyper::server::conn::http1::Builder::new()
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .header_read_timeout(server::READ_TIMEOUT)
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
                 });

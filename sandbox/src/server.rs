@@ -44,6 +44,9 @@ impl std::error::Error for Dropped {}
 
 type Answer = Response<Full<Bytes>>;
 
+/// How long a request's head, and then its body, may take to arrive.
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
 fn json_response(status: u16, body: &Value) -> Answer {
     let mut response = Response::new(Full::new(Bytes::from(serde_json::to_vec(body).unwrap_or_default())));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -160,9 +163,15 @@ fn authorize(
 }
 
 async fn read_body(request: Request<Incoming>) -> Result<Vec<u8>, Refusal> {
-    match Limited::new(request.into_body(), MAX_BODY_BYTES).collect().await {
-        Ok(collected) => Ok(collected.to_bytes().to_vec()),
+    let body = Limited::new(request.into_body(), MAX_BODY_BYTES).collect();
+    match tokio::time::timeout(READ_TIMEOUT, body).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes().to_vec()),
         Err(_) => Err(Refusal {
+            status: 408,
+            code: "02",
+            description: format!("the body did not arrive within {} s", READ_TIMEOUT.as_secs()),
+        }),
+        Ok(Err(_)) => Err(Refusal {
             status: 413,
             code: "02",
             description: format!("the body is larger than {MAX_BODY_BYTES} bytes, or was cut off"),
