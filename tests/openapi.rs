@@ -335,6 +335,27 @@ fn broken_and_hostile_references_are_errors_not_hangs() {
     );
     assert!(error.message.contains("more than"), "{error}");
 
+    // An `allOf` that holds itself, and one that doubles at every level.
+    let error = refused(
+        "all-loop.json",
+        &with_body(
+            json!({"$ref": "#/components/schemas/A"}),
+            json!({"A": {"type": "object", "allOf": [{"$ref": "#/components/schemas/B"}]}, "B": {"allOf": [{"$ref": "#/components/schemas/A"}]}}),
+        ),
+    );
+    assert!(error.message.contains("`allOf` nests deeper than"), "{error}");
+    let mut doubling = serde_json::Map::new();
+    for level in 0..40 {
+        let next = json!({"$ref": format!("#/components/schemas/D{}", level + 1)});
+        doubling.insert(format!("D{level}"), json!({"allOf": [next.clone(), next]}));
+    }
+    doubling.insert("D40".to_owned(), json!({"type": "object", "properties": {"x": {"type": "string"}}}));
+    let error = refused(
+        "all-wide.json",
+        &with_body(json!({"$ref": "#/components/schemas/D0"}), Value::Object(doubling)),
+    );
+    assert!(error.message.contains("more than"), "{error}");
+
     // A schema that holds itself is legal: it is followed to a bounded depth.
     let text = with_body(
         json!({"$ref": "#/components/schemas/Node"}),
@@ -347,6 +368,21 @@ fn broken_and_hostile_references_are_errors_not_hangs() {
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     let error = refused("deep.json", &deep);
     assert!(error.message.contains("recursion limit"), "{error}");
+}
+
+#[test]
+fn a_document_of_many_quirky_paths_is_read_in_one_pass_over_its_text() {
+    // Every path carries a query string (a quirk each): only the first ones are located,
+    // so the text is not searched once per path.
+    let paths: serde_json::Map<String, Value> = (0..20_000)
+        .map(|i| (format!("/p{i}?q={{q}}"), json!({"get": {"responses": {"200": {"description": "ok"}}}})))
+        .collect();
+    let text = json!({"openapi": "3.0.0", "paths": paths}).to_string();
+    let document = read(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(document.quirks.len(), 20_000);
+    let located = document.quirks.iter().filter(|q| q.location.is_some()).count();
+    assert!(located > 0 && located <= 256, "{located} located");
+    assert!(document.operations.iter().all(|op| op.params.iter().any(|p| p.key == "q")));
 }
 
 #[test]

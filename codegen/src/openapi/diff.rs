@@ -433,9 +433,14 @@ fn answer_type_fields(
     }
 }
 
-/// Whether `key` lies below one of `opaque` (a free-form value that stands for its keys).
-fn covered(key: &str, opaque: &[&str]) -> bool {
-    opaque.iter().any(|o| below(key, o))
+/// Whether `key` lies below one of `set` (a free-form value that stands for its keys, or
+/// a key already reported): each of the key's ancestors is looked up, so the cost follows
+/// the key's length, not the size of the set.
+fn covered(key: &str, set: &HashSet<&str>) -> bool {
+    if key.is_empty() {
+        return false;
+    }
+    set.contains("") || key.char_indices().any(|(i, c)| matches!(c, '.' | '[') && set.contains(&key[..i]))
 }
 
 /// Whether `key` is strictly below `parent` (`order.amount` below `order`, `a[].b` below `a`).
@@ -454,9 +459,9 @@ fn compare_params(
 ) {
     let (method, path) = (doc.method, doc.path.as_str());
     let doc_params = &doc.params;
-    let spec_opaque: Vec<&str> =
+    let spec_opaque: HashSet<&str> =
         spec_params.iter().filter(|(p, _)| p.ty.is_opaque()).map(|(p, _)| p.key.as_str()).collect();
-    let doc_opaque: Vec<&str> =
+    let doc_opaque: HashSet<&str> =
         doc_params.iter().filter(|p| p.ty.is_opaque()).map(|p| p.key.as_str()).collect();
     // Path variables that differ only in name are one `path` difference, already reported.
     let renamed_path = op.path.as_str() != path && !op.aliases.iter().any(|a| a.path.as_str() == path);
@@ -517,7 +522,7 @@ fn compare_params(
             }
         }
     }
-    let mut reported: Vec<&str> = Vec::new();
+    let mut reported: HashSet<&str> = HashSet::new();
     for dp in doc_params {
         if renamed_path && dp.location == ParamLocation::Path {
             continue;
@@ -531,7 +536,7 @@ fn compare_params(
             continue;
         }
         push(Some(op), method, path, DifferenceKind::WireKey, dp.key.clone(), None, Some(describe(dp)));
-        reported.push(&dp.key);
+        reported.insert(&dp.key);
     }
 }
 
@@ -578,26 +583,30 @@ fn compare_answers(op: &Operation, spec_fields: &[ApiField], doc: &ApiOperation,
     };
     let spec_by_key: BTreeMap<&str, WireType> = spec_fields.iter().map(|f| (f.key.as_str(), f.ty)).collect();
     let doc_by_key: BTreeMap<&str, WireType> = doc_fields.iter().map(|f| (f.key.as_str(), f.ty)).collect();
-    let spec_opaque: Vec<&str> = spec_fields
+    let spec_opaque: HashSet<&str> = spec_fields
         .iter()
         .filter(|f| f.ty.is_opaque() && f.ty != WireType::Object)
         .map(|f| f.key.as_str())
         .collect();
-    let doc_opaque: Vec<&str> =
-        doc_fields.iter().filter(|f| f.ty == WireType::Any).map(|f| f.key.as_str()).collect();
-    // An object with no fields listed stands for anything below it too.
-    let doc_open: Vec<&str> = doc_fields
+    // Any value, or an object with no fields listed (the fields come depth first, so an
+    // object has fields when the next one lies below it), stands for anything below it.
+    let doc_opaque: HashSet<&str> = doc_fields
         .iter()
-        .filter(|f| f.ty == WireType::Object && !doc_fields.iter().any(|g| below(&g.key, &f.key)))
-        .map(|f| f.key.as_str())
+        .enumerate()
+        .filter(|(i, f)| {
+            f.ty == WireType::Any
+                || (f.ty == WireType::Object
+                    && doc_fields.get(i + 1).is_none_or(|next| !below(&next.key, &f.key)))
+        })
+        .map(|(_, f)| f.key.as_str())
         .collect();
-    let mut reported: Vec<&str> = Vec::new();
+    let mut reported: HashSet<&str> = HashSet::new();
     for (key, ty) in &spec_by_key {
         if covered(key, &reported) {
             continue;
         }
         match doc_by_key.get(key) {
-            None if covered(key, &doc_opaque) || covered(key, &doc_open) => {}
+            None if covered(key, &doc_opaque) => {}
             None => {
                 push(
                     Some(op),
@@ -608,7 +617,7 @@ fn compare_answers(op: &Operation, spec_fields: &[ApiField], doc: &ApiOperation,
                     Some(ty.as_str().to_owned()),
                     None,
                 );
-                reported.push(key);
+                reported.insert(key);
             }
             Some(doc_ty) if !ty.compatible(*doc_ty) => {
                 push(
@@ -620,7 +629,7 @@ fn compare_answers(op: &Operation, spec_fields: &[ApiField], doc: &ApiOperation,
                     Some(ty.as_str().to_owned()),
                     Some(doc_ty.as_str().to_owned()),
                 );
-                reported.push(key);
+                reported.insert(key);
             }
             Some(_) => {}
         }
@@ -638,7 +647,7 @@ fn compare_answers(op: &Operation, spec_fields: &[ApiField], doc: &ApiOperation,
             None,
             Some(ty.as_str().to_owned()),
         );
-        reported.push(key);
+        reported.insert(key);
     }
 }
 

@@ -11,7 +11,7 @@
 use crate::load::Location;
 use crate::model::{Method, ParamLocation};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// The largest document read, in bytes.
@@ -21,9 +21,12 @@ const MAX_REF_HOPS: usize = 64;
 /// How deep a schema is followed (nested objects and list items); deeper levels are cut,
 /// on both sides of a diff alike, so a schema that holds itself is read in bounded time.
 pub const MAX_SCHEMA_DEPTH: usize = 12;
-/// The most parameters and answer fields one operation may expand to. References can
-/// multiply a small document into an enormous one; past this it is refused.
-const MAX_FIELDS: usize = 50_000;
+/// The most parameters, answer fields and `allOf` members a whole document may expand to.
+/// References can multiply a small document into an enormous one; past this it is refused.
+const MAX_FIELDS: usize = 200_000;
+/// How many quirks and operations get a line and column (each is a search of the text);
+/// past this they are reported without one, so a huge document is not searched over and over.
+const MAX_LOCATED: usize = 256;
 
 /// The JSON type a value travels as, as far as a diff is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -100,6 +103,7 @@ pub struct ApiOperation {
     pub operation_id: Option<String>,
     /// Where it is: `/paths/~1v1~1accounts/get`.
     pub pointer: String,
+    /// Its path key's line and column (for the first operations of a very large document).
     pub location: Option<Location>,
     /// Path, query, header (other than the authentication headers) and body parameters.
     pub params: Vec<ApiParam>,
@@ -208,7 +212,13 @@ pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentErro
             ));
         }
     };
-    let reader = Reader { file, text, root: &root };
+    let reader = Reader {
+        file,
+        text,
+        root: &root,
+        budget: std::cell::Cell::new(MAX_FIELDS),
+        located: std::cell::Cell::new(0),
+    };
     let mut document = ApiDocument {
         file: file.to_owned(),
         version,
@@ -306,6 +316,10 @@ struct Reader<'a> {
     file: &'a str,
     text: &'a str,
     root: &'a Value,
+    /// What is left of [`MAX_FIELDS`].
+    budget: std::cell::Cell<usize>,
+    /// How many places were located so far (at most [`MAX_LOCATED`]).
+    located: std::cell::Cell<usize>,
 }
 
 /// A path key split into its path and the query parameters written inside it.
@@ -356,6 +370,29 @@ pub(crate) fn path_shape(path: &str) -> String {
 }
 
 impl<'a> Reader<'a> {
+    /// The line and column of `needle`, while fewer than [`MAX_LOCATED`] were looked up.
+    fn locate_some(&self, needle: &str) -> Option<Location> {
+        let done = self.located.get();
+        if done >= MAX_LOCATED {
+            return None;
+        }
+        self.located.set(done + 1);
+        locate(self.text, needle)
+    }
+
+    /// Takes one from the document's budget of fields.
+    fn spend(&self, pointer: &str) -> Result<(), DocumentError> {
+        match self.budget.get().checked_sub(1) {
+            Some(left) => {
+                self.budget.set(left);
+                Ok(())
+            }
+            None => {
+                Err(self.error(pointer, "", format!("the document expands to more than {MAX_FIELDS} fields")))
+            }
+        }
+    }
+
     fn error(&self, pointer: &str, needle: &str, message: String) -> DocumentError {
         DocumentError {
             file: self.file.to_owned(),
@@ -401,7 +438,7 @@ impl<'a> Reader<'a> {
             return Err(self.error(&pointer, key, format!("the path item `{key}` is not a mapping")));
         };
         let split = split_path_key(key);
-        let location = locate(self.text, key);
+        let location = self.locate_some(key);
         if !split.query.is_empty() {
             let names: Vec<&str> = split.query.iter().map(|(n, _)| n.as_str()).collect();
             document.quirks.push(Quirk {
@@ -517,8 +554,7 @@ impl<'a> Reader<'a> {
             let at = format!("{pointer}/requestBody");
             let body = self.resolve(body, &at)?;
             if let Some((schema, at)) = json_schema(body, &at) {
-                let mut budget = MAX_FIELDS;
-                self.body_fields(schema, String::new(), true, 0, &at, &mut params, &mut budget)?;
+                self.body_fields(schema, String::new(), true, 0, &at, &mut params)?;
             }
         }
         let answer = match operation.get("responses") {
@@ -594,27 +630,21 @@ impl<'a> Reader<'a> {
         depth: usize,
         pointer: &str,
         out: &mut Vec<ApiParam>,
-        budget: &mut usize,
     ) -> Result<(), DocumentError> {
         let schema = self.resolve(schema, pointer)?;
         let ty = wire_type(schema);
-        let properties = self.properties(schema, pointer)?;
+        let Members { properties, required: needed } = self.members(schema, pointer)?;
         if ty == WireType::Object && !properties.is_empty() && depth < MAX_SCHEMA_DEPTH {
-            let needed = self.required(schema, pointer)?;
             for (name, sub) in properties {
                 let sub_key = if key.is_empty() { name.clone() } else { format!("{key}.{name}") };
                 let sub_required = required && needed.iter().any(|n| n == name);
-                self.body_fields(sub, sub_key, sub_required, depth + 1, pointer, out, budget)?;
+                self.body_fields(sub, sub_key, sub_required, depth + 1, pointer, out)?;
             }
             return Ok(());
         }
-        spend(budget).ok_or_else(|| self.too_many(pointer))?;
+        self.spend(pointer)?;
         out.push(ApiParam { location: ParamLocation::Body, key, ty, required });
         Ok(())
-    }
-
-    fn too_many(&self, pointer: &str) -> DocumentError {
-        self.error(pointer, "", format!("the operation expands to more than {MAX_FIELDS} fields"))
     }
 
     /// The fields of the first `2xx` answer with a JSON schema (`200` first).
@@ -627,8 +657,7 @@ impl<'a> Reader<'a> {
             let response = self.resolve(&responses[code.as_str()], &at)?;
             if let Some((schema, at)) = json_schema(response, &at) {
                 let mut fields = Vec::new();
-                let mut budget = MAX_FIELDS;
-                self.answer_fields(schema, String::new(), 0, &at, &mut fields, &mut budget)?;
+                self.answer_fields(schema, String::new(), 0, &at, &mut fields)?;
                 return Ok(Some(fields));
             }
         }
@@ -642,15 +671,14 @@ impl<'a> Reader<'a> {
         depth: usize,
         pointer: &str,
         out: &mut Vec<ApiField>,
-        budget: &mut usize,
     ) -> Result<(), DocumentError> {
         let schema = self.resolve(schema, pointer)?;
         let mut ty = wire_type(schema);
-        let properties = self.properties(schema, pointer)?;
+        let properties = self.members(schema, pointer)?.properties;
         if ty == WireType::Any && !properties.is_empty() {
             ty = WireType::Object;
         }
-        spend(budget).ok_or_else(|| self.too_many(pointer))?;
+        self.spend(pointer)?;
         out.push(ApiField { key: key.clone(), ty });
         if depth >= MAX_SCHEMA_DEPTH {
             return Ok(());
@@ -659,12 +687,12 @@ impl<'a> Reader<'a> {
             WireType::Object => {
                 for (name, sub) in properties {
                     let sub_key = if key.is_empty() { name.clone() } else { format!("{key}.{name}") };
-                    self.answer_fields(sub, sub_key, depth + 1, pointer, out, budget)?;
+                    self.answer_fields(sub, sub_key, depth + 1, pointer, out)?;
                 }
             }
             WireType::Array => {
                 if let Some(items) = schema.get("items") {
-                    self.answer_fields(items, format!("{key}[]"), depth + 1, pointer, out, budget)?;
+                    self.answer_fields(items, format!("{key}[]"), depth + 1, pointer, out)?;
                 }
             }
             _ => {}
@@ -672,40 +700,44 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// A schema's properties, with those of its `allOf` members.
-    fn properties(
-        &self,
-        schema: &'a Value,
-        pointer: &str,
-    ) -> Result<Vec<(&'a String, &'a Value)>, DocumentError> {
-        let mut out: Vec<(&'a String, &'a Value)> = Vec::new();
-        if let Some(Value::Object(properties)) = schema.get("properties") {
-            out.extend(properties.iter());
-        }
-        if let Some(Value::Array(members)) = schema.get("allOf") {
-            for member in members {
-                let member = self.resolve(member, pointer)?;
-                for (name, sub) in self.properties(member, pointer)? {
-                    if !out.iter().any(|(n, _)| *n == name) {
-                        out.push((name, sub));
+    /// A schema's properties and required names, with those of its `allOf` members (the
+    /// first definition of a name wins). Members are visited breadth first, at most
+    /// [`MAX_REF_HOPS`] levels deep, each one spending the document's budget, so an
+    /// `allOf` that holds itself, or multiplies, ends with an error.
+    fn members(&self, schema: &'a Value, pointer: &str) -> Result<Members<'a>, DocumentError> {
+        let mut found = Members::default();
+        let mut names: HashSet<&'a str> = HashSet::new();
+        let mut level = vec![schema];
+        for _ in 0..MAX_REF_HOPS {
+            let mut next = Vec::new();
+            for schema in level {
+                if let Some(Value::Object(properties)) = schema.get("properties") {
+                    for (name, sub) in properties {
+                        if names.insert(name.as_str()) {
+                            found.properties.push((name, sub));
+                        }
+                    }
+                }
+                if let Some(Value::Array(required)) = schema.get("required") {
+                    found.required.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                if let Some(Value::Array(all)) = schema.get("allOf") {
+                    for member in all {
+                        self.spend(pointer)?;
+                        next.push(self.resolve(member, pointer)?);
                     }
                 }
             }
-        }
-        Ok(out)
-    }
-
-    fn required(&self, schema: &'a Value, pointer: &str) -> Result<Vec<String>, DocumentError> {
-        let mut out: Vec<String> = match schema.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-            _ => Vec::new(),
-        };
-        if let Some(Value::Array(members)) = schema.get("allOf") {
-            for member in members {
-                out.extend(self.required(self.resolve(member, pointer)?, pointer)?);
+            if next.is_empty() {
+                return Ok(found);
             }
+            level = next;
         }
-        Ok(out)
+        Err(self.error(
+            pointer,
+            "allOf",
+            format!("`allOf` nests deeper than {MAX_REF_HOPS} levels (a loop?)"),
+        ))
     }
 
     /// Whether the security requirements ask for a bearer token and for the `accountId`
@@ -749,9 +781,11 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn spend(budget: &mut usize) -> Option<()> {
-    *budget = budget.checked_sub(1)?;
-    Some(())
+/// What [`Reader::members`] gathers.
+#[derive(Default)]
+struct Members<'a> {
+    properties: Vec<(&'a String, &'a Value)>,
+    required: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
