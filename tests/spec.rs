@@ -546,5 +546,5 @@ fn the_readme_extension_keeps_the_interface_checks_green() {
             .all(|f| !matches!(f, payspec_codegen::audit::Finding::IdenticalRoute { declared: false, .. }))
     );
     let source = payspec_codegen::generate_source(&extended).unwrap_or_else(|e| panic!("{e}"));
-    assert!(source.contains("pub async fn fetch_settlement("));
+    assert!(source.contains("pub fn fetch_settlement("));
 }

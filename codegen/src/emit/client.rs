@@ -52,6 +52,9 @@ pub(super) fn client_items(spec: &Spec, names: &Names, examples: Option<&str>) -
             #doc
             #[derive(Clone, Copy, Debug)]
             pub struct #ty<'a> { pub(crate) session: &'a rt::Session }
+            // Each method returns a block rather than being an `async fn`, whose future would
+            // hold its request twice.
+            #[allow(clippy::manual_async_fn)]
             impl<'a> #ty<'a> { #(#methods)* }
         }
     });
@@ -166,11 +169,11 @@ fn client_methods(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
     });
     quote! {
         #doc
-        pub async fn #method(
+        pub fn #method(
             self,
             request: requests::#ty,
-        ) -> Result<rt::Outcome<#data>, rt::Error> {
-            self.session.send(&request).await
+        ) -> impl rt::Future<Output = Result<rt::Outcome<#data>, rt::Error>> + 'a {
+            async move { self.session.send(&request).await }
         }
         #listing
     }

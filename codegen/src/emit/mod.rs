@@ -287,10 +287,12 @@ impl Names {
         if is_secret_text(param) {
             return quote! { rt::Secret };
         }
-        if param.ty == Type::DateTime {
-            return quote! { rt::DateTime };
+        match param.ty {
+            Type::DateTime => quote! { rt::DateTime },
+            // Short text without an allocation.
+            Type::String => quote! { rt::Text },
+            _ => rust_type(&param.ty, quote! { super::types }),
         }
-        rust_type(&param.ty, quote! { super::types })
     }
 }
 
@@ -366,9 +368,7 @@ mod tests {
         let spec = crate::load_str(crate::load::BUILTIN_SPEC_NAME, &text).unwrap_or_else(|e| panic!("{e}"));
         let source = generate_crate_source(&spec, "payspec_client");
         assert!(source.contains("\n    pub struct BankTransfer {\n"));
-        assert!(
-            source.contains("\n        pub async fn bank_transfer(self, request: requests::BankTransfer,")
-        );
+        assert!(source.contains("\n        pub fn bank_transfer(self, request: requests::BankTransfer,"));
         assert!(source.contains("\n    pub const BANK_TRANSFER: Route = Route {\n"));
         // The one-pass layout is Rust that parses to the same tokens the emitter made.
         #[cfg(feature = "format")]

@@ -121,7 +121,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
     let setters: Vec<TokenStream> = settable(op).filter(|p| !p.required).map(|p| setter(p, names)).collect();
     let construct = if positional(op, names) { constructor(op, names) } else { builder(op, names, &setters) };
 
-    let writes = op.params.iter().map(write_call);
+    let writes = write_order(&op.params).into_iter().map(write_call);
     let data = data_type(op, quote! { super::types });
     let idempotency = op.idempotency.as_deref().and_then(|name| op.param(name)).map(|param| {
         let ident = field_ident(&param.name);
@@ -165,7 +165,7 @@ fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
     let paginated = op.pagination.map(|style| {
         let variant = format_ident!("{}", style.as_str().to_upper_camel_case());
         let set_cursor = match op.param("cursor") {
-            Some(_) => quote! { self.cursor = cursor; },
+            Some(_) => quote! { self.cursor = cursor.map(rt::Text::from); },
             None => quote! { let _ = cursor; },
         };
         let set_page = match op.param("page") {
@@ -363,6 +363,37 @@ fn builder(op: &Operation, names: &Names, optional_setters: &[TokenStream]) -> T
             }
         }
     }
+}
+
+/// The order the parameters are written in: the others as declared, then the body fields
+/// with each object's fields together, each object where its first field was declared.
+/// The runtime writes a body in that order straight into its text, and the text is the
+/// one any other order would give.
+fn write_order(params: &[Param]) -> Vec<&Param> {
+    let body: Vec<&Param> = params.iter().filter(|p| p.location == ParamLocation::Body).collect();
+    // The first field declared inside each object.
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, param) in body.iter().enumerate() {
+        for (at, _) in param.wire.match_indices('.') {
+            first.entry(&param.wire[..at]).or_insert(i);
+        }
+    }
+    let mut keyed: Vec<(Vec<usize>, &Param)> = body
+        .iter()
+        .enumerate()
+        .map(|(i, param)| {
+            let mut key: Vec<usize> =
+                param.wire.match_indices('.').map(|(at, _)| first[&param.wire[..at]]).collect();
+            key.push(i);
+            (key, *param)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    params
+        .iter()
+        .filter(|p| p.location != ParamLocation::Body)
+        .chain(keyed.into_iter().map(|(_, p)| p))
+        .collect()
 }
 
 /// The runtime call that puts one parameter on the wire.

@@ -15,18 +15,18 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
             #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
             #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
             #[serde(crate = "::payspec_client::runtime::serde", transparent)]
-            pub struct #name(String);
+            pub struct #name(rt::Text);
             impl #name {
                 /// Wraps an identifier the service gave.
-                pub fn new(value: impl Into<String>) -> Self { Self(value.into()) }
+                pub fn new(value: impl Into<rt::Text>) -> Self { Self(value.into()) }
                 /// The identifier as text.
                 pub fn as_str(&self) -> &str { &self.0 }
             }
             impl From<&str> for #name {
-                fn from(value: &str) -> Self { Self(value.to_owned()) }
+                fn from(value: &str) -> Self { Self(value.into()) }
             }
             impl From<String> for #name {
-                fn from(value: String) -> Self { Self(value) }
+                fn from(value: String) -> Self { Self(value.into()) }
             }
             impl fmt::Display for #name {
                 fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(&self.0) }
@@ -34,13 +34,13 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
             impl rt::FromJson for #name {
                 fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
                     match value {
-                        rt::Json::String(text) => Ok(Self(text)),
+                        rt::Json::String(text) => Ok(Self(text.into())),
                         other => Err(rt::DecodeError::expected(at, "an identifier (a string)", &other)),
                     }
                 }
             }
             impl rt::ToJson for #name {
-                fn to_json(&self) -> rt::Json { rt::Json::String(self.0.clone()) }
+                fn to_json(&self) -> rt::Json { rt::Json::String(self.0.to_string()) }
             }
         }
     });

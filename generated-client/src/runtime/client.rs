@@ -1,9 +1,11 @@
 //! The client: construction, sending one operation (with auth, timeout and retries), and
 //! reading its answer.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
@@ -15,7 +17,7 @@ use super::error::Error;
 use super::json::{FromJson, Json, Path};
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
-use super::route::{AuthRoutes, Operation};
+use super::route::{AuthRoutes, Operation, Route};
 use super::secret::Credentials;
 use super::timestamp::parse_retry_after;
 use super::token::TokenCell;
@@ -196,6 +198,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 refresh_margin: self.refresh_margin,
                 max_answer_bytes: self.max_answer_bytes,
                 tokens: TokenCell::default(),
+                urls: Mutex::new(UrlCache::default()),
             }),
         }))
     }
@@ -232,6 +235,8 @@ pub(crate) struct ClientInner {
     pub(crate) refresh_margin: Duration,
     max_answer_bytes: usize,
     pub(crate) tokens: TokenCell,
+    /// The parsed URLs of routes without variables.
+    urls: Mutex<UrlCache>,
 }
 
 /// Why one attempt failed, with what the retry decision needs.
@@ -250,18 +255,25 @@ impl From<Error> for Failure {
 
 impl Session {
     /// Sends an operation with the client's retry policy and timeouts.
-    pub async fn send<O: Operation>(&self, op: &O) -> Result<Outcome<O::Data>, Error> {
-        self.send_with(op, CallOptions::default()).await
+    pub fn send<'s, O: Operation>(
+        &'s self,
+        op: &'s O,
+    ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + 's {
+        self.send_with(op, CallOptions::default())
     }
 
     /// Sends an operation with per-call settings.
-    pub async fn send_with<O: Operation>(
-        &self,
-        op: &O,
+    #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `options` twice in its future")]
+    pub fn send_with<'s, O: Operation>(
+        &'s self,
+        op: &'s O,
         options: CallOptions,
-    ) -> Result<Outcome<O::Data>, Error> {
-        let answer = self.send_raw(op, &options).await?;
-        self.inner.decode_outcome(answer)
+    ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + 's {
+        // A block, not an `async fn`: the future holds `options` once.
+        async move {
+            let answer = self.send_raw(op, &options).await?;
+            self.inner.decode_outcome(answer)
+        }
     }
 
     /// Revokes the current access token, if the client holds one. The next call obtains
@@ -284,14 +296,17 @@ impl Session {
             route = route.path,
         );
         async {
-            let mut writer = RequestWriter::new(route);
-            op.write(&mut writer)?;
-            let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
-            if let (Some(header), Some(key)) = (route.idempotency_header, key) {
-                writer.header(header, key)?;
-            }
-            let request = writer.finish_at(&self.inner.base_url)?;
-            self.inner.execute(&request, key.is_some(), options).await
+            // The writer ends before the first await, so the call's future does not hold it.
+            let (request, keyed) = {
+                let mut writer = RequestWriter::new(route);
+                op.write(&mut writer)?;
+                let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
+                if let Some(key) = key {
+                    writer.idempotency(key)?;
+                }
+                (writer.finish_at(&self.inner.base_url)?, key.is_some())
+            };
+            self.inner.execute(&request, keyed, options).await
         }
         .instrument(span)
         .await
@@ -392,31 +407,62 @@ impl ClientInner {
         deadline: Instant,
         budget: Duration,
     ) -> Result<RawAnswer, Failure> {
-        let bearer =
-            if request.route.auth.sends_bearer() { Some(self.bearer(deadline, budget).await?) } else { None };
-        let left = deadline.saturating_duration_since(Instant::now());
+        let mut now = Instant::now();
+        let bearer = if !request.route.auth.sends_bearer() {
+            None
+        } else if let Some(bearer) = self.ready_bearer(now) {
+            Some(bearer)
+        } else {
+            // Waiting for a renewal is rare: its future is boxed, so that every call's
+            // future stays small.
+            let bearer = Box::pin(self.bearer(deadline, budget)).await?;
+            now = Instant::now();
+            Some(bearer)
+        };
+        let left = deadline.saturating_duration_since(now);
         if left.is_zero() {
             return Err(Error::Timeout { after: budget, may_have_reached_server: false }.into());
         }
         let header = bearer.as_ref().map(|b| &b.header);
-        self.attempt(request, header, per_attempt.min(left)).await.map_err(|mut f| {
+        self.attempt(request, header, per_attempt.min(left), now).await.map_err(|mut f| {
             f.token_generation = bearer.map(|b| b.generation);
             f
         })
     }
 
-    /// One exchange: send, read the answer up to the size limit, classify it.
+    /// The URL of a route without variables, parsed once per client and route.
+    fn route_url(&self, route: &'static Route) -> Result<reqwest::Url, Error> {
+        // Keyed by where the static path text lives: no hashing of the text per call.
+        let key = (route.path.as_ptr() as usize, route.path.len());
+        let mut urls = self.urls.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(url) = urls.get(&key) {
+            return Ok(url.clone());
+        }
+        let url = reqwest::Url::parse(&format!("{}{}", self.base_url, route.path)).map_err(|_| {
+            Error::Config { reason: format!("the URL of {} is not a valid URL", route.operation) }
+        })?;
+        // Routes are static, so the map is as large as the program's routes; bounded anyway.
+        if urls.len() < MAX_CACHED_URLS {
+            urls.insert(key, url.clone());
+        }
+        Ok(url)
+    }
+
+    /// One exchange, started at `now` and given `timeout`: send, read the answer up to the
+    /// size limit, classify it.
     pub(crate) async fn attempt(
         &self,
         request: &PreparedRequest,
         bearer: Option<&HeaderValue>,
         timeout: Duration,
+        now: Instant,
     ) -> Result<RawAnswer, Failure> {
         let route = request.route;
-        let mut builder = self
-            .http
-            .request(route.method.to_reqwest(), request.url.as_str())
-            .header(ACCEPT, HeaderValue::from_static("application/json"));
+        let builder = match &request.url {
+            Some(url) => self.http.request(route.method.to_reqwest(), url.as_str()),
+            None => self.http.request(route.method.to_reqwest(), self.route_url(route)?),
+        };
+        let mut builder = builder.header(ACCEPT, HeaderValue::from_static("application/json"));
         if let Some(body) = &request.body {
             // A clone of the bytes written once: a reference count, not a copy.
             builder =
@@ -445,6 +491,9 @@ impl ClientInner {
         for (name, value) in &request.headers {
             builder = builder.header(name.clone(), value.clone());
         }
+        if let Some((name, value)) = &request.idempotency {
+            builder = builder.header(name.clone(), value.clone());
+        }
         let limit = self.max_answer_bytes;
         let exchange = async {
             let response = builder.send().await?;
@@ -462,7 +511,7 @@ impl ClientInner {
                 None => Ok(Exchange::TooLarge { status }),
             }
         };
-        let (status, meta, body) = match tokio::time::timeout(timeout, exchange).await {
+        let (status, meta, body) = match tokio::time::timeout_at(now + timeout, exchange).await {
             Err(_) => return Err(Error::Timeout { after: timeout, may_have_reached_server: true }.into()),
             Ok(Err(e)) => return Err(transport_error(e, timeout).into()),
             Ok(Ok(Exchange::Redirect { status, location })) => {
@@ -500,6 +549,36 @@ impl ClientInner {
             }
         };
         Err(Failure { error, retry_after, unauthorized: status == 401, token_generation: None })
+    }
+}
+
+/// The most route URLs a client keeps parsed.
+const MAX_CACHED_URLS: usize = 4096;
+
+/// Parsed route URLs, by the address and length of the route's static path text.
+type UrlCache = HashMap<(usize, usize), reqwest::Url, BuildHasherDefault<AddressHasher>>;
+
+/// Mixes the two words of a [`UrlCache`] key (addresses need no keyed hash).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.write_u64(u64::from(*byte));
+        }
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(26) ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 

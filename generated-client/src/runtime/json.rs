@@ -64,6 +64,14 @@ impl SmallText {
             SmallText::Heap(text) => text,
         }
     }
+
+    /// The text's bytes, without checking them again (for comparisons).
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            SmallText::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            SmallText::Heap(text) => text.as_bytes(),
+        }
+    }
 }
 
 impl PartialEq for SmallText {
@@ -91,6 +99,11 @@ impl Key {
 
     pub(crate) fn as_str(&self) -> &str {
         self.0.as_str()
+    }
+
+    /// Whether the key is `text`.
+    pub(crate) fn is(&self, text: &str) -> bool {
+        self.0.as_bytes() == text.as_bytes()
     }
 }
 
@@ -155,7 +168,7 @@ impl JsonObject {
 
     /// The value of `key` (the first, if the object repeats it).
     pub fn get(&self, key: &str) -> Option<&Json> {
-        self.0.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+        self.0.iter().find(|(k, _)| k.is(key)).map(|(_, v)| v)
     }
 
     /// The entries, in arrival order.
@@ -176,12 +189,6 @@ impl JsonObject {
     /// Adds an entry at the end.
     pub fn push(&mut self, key: impl Into<String>, value: Json) {
         self.0.push((Key::from(key.into()), value));
-    }
-
-    /// Takes the value of `key` out (the first, if the object repeats it).
-    pub(crate) fn take(&mut self, key: &str) -> Option<Json> {
-        let index = self.0.iter().position(|(k, _)| k.as_str() == key)?;
-        Some(self.0.remove(index).1)
     }
 }
 
@@ -462,6 +469,10 @@ impl<T: ToJson> ToJson for Vec<T> {
 #[derive(Debug)]
 pub struct Fields<'a> {
     object: JsonObject,
+    /// Which of the first 64 entries a declaration took (later ones are removed instead).
+    taken: u64,
+    /// Where the next search starts: fields mostly arrive in the order they are declared.
+    next: usize,
     at: &'a Path<'a>,
 }
 
@@ -469,33 +480,61 @@ impl<'a> Fields<'a> {
     /// The fields of `value`, which must be an object.
     pub fn new(value: Json, at: &'a Path<'a>) -> Result<Self, DecodeError> {
         match value {
-            Json::Object(object) => Ok(Fields { object, at }),
+            Json::Object(object) => Ok(Fields { object, taken: 0, next: 0, at }),
             other => Err(DecodeError::expected(at, "an object", &other)),
+        }
+    }
+
+    /// Takes the value of `key` out (the first, if the object repeats it), searching from
+    /// where the last one was found.
+    fn take(&mut self, key: &str) -> Option<Json> {
+        let entries = &mut self.object.0;
+        let len = entries.len();
+        let untaken = |i: usize| i >= 64 || self.taken & (1 << i) == 0;
+        let found = (self.next..len)
+            .find(|&i| untaken(i) && entries[i].0.is(key))
+            .or_else(|| (0..self.next.min(len)).find(|&i| untaken(i) && entries[i].0.is(key)))?;
+        self.next = found + 1;
+        if found < 64 {
+            self.taken |= 1 << found;
+            Some(std::mem::take(&mut entries[found].1))
+        } else {
+            self.next = found;
+            Some(entries.remove(found).1)
         }
     }
 
     /// A field the spec marks required: present and not `null`.
     pub fn required<T: FromJson>(&mut self, key: &str) -> Result<T, DecodeError> {
-        let at = self.at.key(key);
-        match self.object.take(key) {
-            None => Err(DecodeError::at(&at, "missing, though the spec marks it required")),
-            Some(Json::Null) => Err(DecodeError::at(&at, "null, though the spec marks it required")),
-            Some(value) => T::from_json(value, &at),
+        match self.take(key) {
+            None => Err(DecodeError::at(&self.at.key(key), "missing, though the spec marks it required")),
+            Some(Json::Null) => {
+                Err(DecodeError::at(&self.at.key(key), "null, though the spec marks it required"))
+            }
+            Some(value) => T::from_json(value, &self.at.key(key)),
         }
     }
 
     /// A field that may be absent or `null`.
     pub fn optional<T: FromJson>(&mut self, key: &str) -> Result<Option<T>, DecodeError> {
-        let at = self.at.key(key);
-        match self.object.take(key) {
+        match self.take(key) {
             None | Some(Json::Null) => Ok(None),
-            Some(value) => T::from_json(value, &at).map(Some),
+            Some(value) => T::from_json(value, &self.at.key(key)).map(Some),
         }
     }
 
     /// The fields no declaration took, kept as they came.
     pub fn rest(self) -> JsonObject {
-        self.object
+        let mut object = self.object;
+        if self.taken != 0 {
+            let mut i = 0;
+            object.0.retain(|_| {
+                let keep = i >= 64 || self.taken & (1 << i) == 0;
+                i += 1;
+                keep
+            });
+        }
+        object
     }
 }
 
@@ -579,6 +618,27 @@ mod tests {
             serde_json::to_string(&Json::Object(rest)).ok().as_deref(),
             Some(r#"{"extra":{"k":1.0}}"#)
         );
+    }
+
+    #[test]
+    fn fields_are_found_in_any_order_in_objects_of_any_size() {
+        let text: Vec<String> = (0..70).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        let value = Json::parse(&format!(r#"{{{},"k3":"again"}}"#, text.join(","))).unwrap_or_default();
+        let root = Path::root("data");
+        let mut fields = Fields::new(value, &root).unwrap_or_else(|e| panic!("{e}"));
+        // Backwards, forwards, past the 64th entry, and a key the object repeats.
+        for i in [69, 65, 64, 63, 0, 1, 2, 3, 66, 10] {
+            assert_eq!(fields.required::<i64>(&format!("k{i}")), Ok(i), "k{i}");
+        }
+        assert_eq!(fields.required::<String>("k3"), Ok("again".to_owned()));
+        assert_eq!(fields.optional::<i64>("k3"), Ok(None));
+        let rest = fields.rest();
+        let keys: Vec<&str> = rest.iter().map(|(k, _)| k).collect();
+        let expected: Vec<String> = (0..70)
+            .filter(|i| ![69, 65, 64, 63, 0, 1, 2, 3, 66, 10].contains(i))
+            .map(|i| format!("k{i}"))
+            .collect();
+        assert_eq!(keys, expected);
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod retry;
 mod route;
 mod secret;
 mod support;
+mod text;
 mod timestamp;
 mod token;
 pub mod webhook;
@@ -39,9 +40,13 @@ pub use route::{
 };
 pub use secret::{Credentials, Secret};
 pub use support::Redacted;
+pub use text::Text;
 pub use time;
 pub use timestamp::{DateLayout, DateTime, Timestamp};
 pub use writer::{ExtraFields, RequestWriter};
+
+// What the generated methods return (a `Future` named so that no spec's group can shadow it).
+pub use std::future::Future;
 
 // The crates generated code names through the runtime, so a crate that expands
 // `payspec_macros::generate!` needs no dependency of its own on them.

@@ -22,12 +22,12 @@ pub struct Timestamp {
 impl Timestamp {
     /// Reads an ISO-8601 date and time.
     pub fn parse(text: &str) -> Option<Timestamp> {
-        // Strict RFC 3339, the common case, is read as is; other spellings are normalized.
-        let instant = match OffsetDateTime::parse(text, &Rfc3339) {
-            Ok(instant) => instant,
-            Err(_) => OffsetDateTime::parse(&normalized(text.trim())?, &Rfc3339).ok()?,
-        };
-        Some(Timestamp { text: text.into(), instant })
+        Some(Timestamp { instant: instant(text)?, text: text.into() })
+    }
+
+    /// Reads an owned text, kept without a copy.
+    fn parse_owned(text: String) -> Option<Timestamp> {
+        Some(Timestamp { instant: instant(&text)?, text: text.into_boxed_str() })
     }
 
     /// The text as the service sent it.
@@ -43,6 +43,15 @@ impl Timestamp {
     /// The instant as a [`SystemTime`].
     pub fn to_system_time(&self) -> SystemTime {
         SystemTime::from(self.instant)
+    }
+}
+
+/// The instant an ISO-8601 text names. Strict RFC 3339, the common case, is read as is;
+/// other spellings are normalized first.
+fn instant(text: &str) -> Option<OffsetDateTime> {
+    match OffsetDateTime::parse(text, &Rfc3339) {
+        Ok(instant) => Some(instant),
+        Err(_) => OffsetDateTime::parse(&normalized(text.trim())?, &Rfc3339).ok(),
     }
 }
 
@@ -119,11 +128,11 @@ impl fmt::Display for Timestamp {
 
 impl FromJson for Timestamp {
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
-        match &value {
-            Json::String(text) => Timestamp::parse(text).ok_or_else(|| {
+        match value {
+            Json::String(text) => Timestamp::parse_owned(text).ok_or_else(|| {
                 DecodeError::at(at, "expected an ISO-8601 date and time, found a string that is not one")
             }),
-            other => Err(DecodeError::expected(at, "an ISO-8601 date and time", other)),
+            other => Err(DecodeError::expected(at, "an ISO-8601 date and time", &other)),
         }
     }
 }

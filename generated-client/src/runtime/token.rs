@@ -146,6 +146,19 @@ impl ClientInner {
     /// is started beside it when the token is due); otherwise the call waits for the
     /// renewal in flight, until `deadline`.
     /// `budget` is the call's whole allowance, named in the timeout error.
+    /// The current token's header when it can be used now, without waiting (and a renewal
+    /// started when it is due): what nearly every call needs.
+    pub(crate) fn ready_bearer(self: &Arc<Self>, now: Instant) -> Option<Bearer> {
+        let mut state = self.tokens.lock();
+        let token = state.current.as_ref().filter(|t| t.usable(now))?;
+        let bearer = Bearer { header: token.header.clone(), generation: state.generation };
+        let due = now >= token.renew_at;
+        if due && !state.renewing && state.failed.as_ref().is_none_or(|f| now >= f.until) {
+            self.start_renewal(&mut state);
+        }
+        Some(bearer)
+    }
+
     pub(crate) async fn bearer(
         self: &Arc<Self>,
         deadline: Instant,
@@ -261,7 +274,10 @@ impl ClientInner {
         );
         async {
             let request = w.finish_at(&self.base_url)?;
-            let answer = self.attempt(&request, bearer, self.timeout).await.map_err(|f: Failure| f.error)?;
+            let answer = self
+                .attempt(&request, bearer, self.timeout, Instant::now())
+                .await
+                .map_err(|f: Failure| f.error)?;
             let mut answer = answer;
             let data = answer.data.take().ok_or_else(|| Error::Decode {
                 status: answer.status,
@@ -326,7 +342,7 @@ impl ClientInner {
         w.body("clientId", &credentials.client_id)?;
         w.body("access_token", access.expose())?;
         let request = w.finish_at(&self.base_url)?;
-        self.attempt(&request, Some(&header), self.timeout).await.map_err(|f| f.error)?;
+        self.attempt(&request, Some(&header), self.timeout, Instant::now()).await.map_err(|f| f.error)?;
         let mut state = self.tokens.lock();
         if state.generation == generation {
             state.current = None;

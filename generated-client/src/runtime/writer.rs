@@ -163,12 +163,215 @@ pub struct RequestWriter {
     route: &'static Route,
     path_values: Vec<(&'static str, String)>,
     query: Vec<(String, String)>,
-    body: BodyObject,
-    /// The serialized leaves of `body`.
-    leaves: Vec<u8>,
-    has_body: bool,
+    body: Body,
     headers: Vec<(HeaderName, HeaderValue)>,
+    idempotency: Option<(HeaderName, HeaderValue)>,
     secrets: Vec<String>,
+}
+
+/// The body as written so far.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a writer lives on the stack while one request is written; a box would cost an allocation per request"
+)]
+enum Body {
+    /// No field yet.
+    Empty,
+    /// Fields written straight into JSON text, in the order given (see [`Stream`]).
+    Stream(Stream),
+    /// Fields placed by dotted key in any order, written out when the request is finished.
+    Tree { root: BodyObject, leaves: Vec<u8> },
+}
+
+/// The most fields a streamed body records; past it the body becomes a tree.
+const STREAM_KEYS: usize = 32;
+
+/// A body written as it goes: one buffer, one pass, no tree. It stays so while each key
+/// lands in the object its predecessor left open or in a new one, which is the order the
+/// generated code gives its keys in. A key that would reopen an object already closed
+/// turns it into a tree; one set twice or nested under a value is refused, as a tree
+/// refuses it.
+struct Stream {
+    /// The JSON text, objects still open at its end.
+    out: Vec<u8>,
+    /// The objects open: the parents of the last key written (`order.customer`).
+    open: &'static str,
+    /// How many objects are open.
+    depth: usize,
+    /// Every key written, in order.
+    keys: [&'static str; STREAM_KEYS],
+    count: usize,
+}
+
+/// A header name: a lowercase one is used as the static text it is; any other is checked
+/// and lowercased (header names are case-insensitive).
+fn header_name(name: &'static str) -> Result<HeaderName, Error> {
+    if !name.is_empty()
+        && name.len() < 1 << 12
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        Ok(HeaderName::from_static(name))
+    } else {
+        HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| Error::invalid(format!("`{name}` is not a valid header name")))
+    }
+}
+
+/// Whether `key` lies inside the object `prefix` (`order.amount` inside `order`).
+fn inside(key: &str, prefix: &str) -> bool {
+    // The dot first: most keys fail there, before any comparison of text.
+    key.len() > prefix.len() && key.as_bytes()[prefix.len()] == b'.' && key.starts_with(prefix)
+}
+
+/// The object segments of a dotted key (all but the last).
+fn parents(key: &str) -> &str {
+    key.rfind('.').map_or("", |dot| &key[..dot])
+}
+
+/// How many leading segments two parent paths share.
+fn shared_segments(a: &str, b: &str) -> usize {
+    if a.is_empty() || b.is_empty() {
+        return 0;
+    }
+    a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).count()
+}
+
+/// Writes an object key and its colon.
+fn write_key(out: &mut Vec<u8>, key: &str) {
+    if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
+    } else {
+        // A string always serializes.
+        let _ = serde_json::to_writer(&mut *out, key);
+        out.push(b':');
+    }
+}
+
+/// A comma unless the object at the end of `out` is still empty.
+fn separate(out: &mut Vec<u8>) {
+    if out.last() != Some(&b'{') {
+        out.push(b',');
+    }
+}
+
+/// What a streamed body cannot take without becoming a tree.
+enum Unstreamable {
+    /// The key would reopen an object already closed, or the record is full.
+    NeedsTree,
+    Refused(Error),
+}
+
+impl Stream {
+    fn new() -> Self {
+        let mut out = Vec::with_capacity(256);
+        out.push(b'{');
+        Stream { out, open: "", depth: 0, keys: [""; STREAM_KEYS], count: 0 }
+    }
+
+    fn written(&self) -> &[&'static str] {
+        &self.keys[..self.count]
+    }
+
+    /// Writes `value` at `dotted`.
+    fn push<T: serde::Serialize + ?Sized>(
+        &mut self,
+        dotted: &'static str,
+        value: &T,
+    ) -> Result<(), Unstreamable> {
+        for key in self.written() {
+            if *key == dotted || inside(key, dotted) {
+                return Err(Unstreamable::Refused(Error::invalid(format!(
+                    "the body field `{dotted}` is set twice"
+                ))));
+            }
+            if inside(dotted, key) {
+                return Err(Unstreamable::Refused(Error::invalid(format!(
+                    "the body field `{dotted}` is nested under a field that already has a value"
+                ))));
+            }
+        }
+        if self.count == STREAM_KEYS {
+            return Err(Unstreamable::NeedsTree);
+        }
+        let wanted = parents(dotted);
+        let shared = if wanted == self.open { self.depth } else { shared_segments(self.open, wanted) };
+        let wanted_depth =
+            if wanted.is_empty() { 0 } else { wanted.bytes().filter(|b| *b == b'.').count() + 1 };
+        // Each object to open must be new: one closed before would be written twice.
+        if wanted_depth > shared {
+            let ends = wanted.match_indices('.').map(|(at, _)| at).chain(std::iter::once(wanted.len()));
+            for end in ends.skip(shared) {
+                if self.written().iter().any(|key| inside(key, &wanted[..end])) {
+                    return Err(Unstreamable::NeedsTree);
+                }
+            }
+        }
+        let mark = self.out.len();
+        for _ in shared..self.depth {
+            self.out.push(b'}');
+        }
+        if wanted_depth > shared {
+            for segment in wanted.split('.').skip(shared) {
+                separate(&mut self.out);
+                write_key(&mut self.out, segment);
+                self.out.push(b'{');
+            }
+        }
+        separate(&mut self.out);
+        write_key(&mut self.out, &dotted[wanted.len() + usize::from(!wanted.is_empty())..]);
+        if let Err(e) = serde_json::to_writer(&mut self.out, value) {
+            self.out.truncate(mark);
+            // The message is the value's own refusal (an amount's), never the value.
+            return Err(Unstreamable::Refused(Error::invalid(format!(
+                "the body field `{dotted}` cannot be sent: {e}"
+            ))));
+        }
+        self.keys[self.count] = dotted;
+        self.count += 1;
+        self.open = wanted;
+        self.depth = wanted_depth;
+        Ok(())
+    }
+
+    /// The finished JSON text: every object closed.
+    fn finish(mut self) -> Vec<u8> {
+        for _ in 0..=self.depth {
+            self.out.push(b'}');
+        }
+        self.out
+    }
+
+    /// The same fields as a tree, each key where it was, for what a stream cannot take.
+    fn into_tree(self) -> Result<(BodyObject, Vec<u8>), Error> {
+        let keys = self.keys;
+        let count = self.count;
+        let text = self.finish();
+        let parsed = super::json::Json::parse_bytes(&text)
+            .map_err(|e| Error::invalid(format!("the body cannot be read back as JSON ({e})")))?;
+        let mut root = BodyObject::default();
+        let mut leaves = Vec::with_capacity(text.len());
+        for &key in &keys[..count] {
+            let value = key
+                .split('.')
+                .try_fold(&parsed, |node, segment| node.get(segment))
+                .ok_or_else(|| Error::invalid(format!("the body field `{key}` was lost while writing")))?;
+            let start = leaves.len();
+            serde_json::to_writer(&mut leaves, value)
+                .map_err(|e| Error::invalid(format!("the body field `{key}` cannot be sent: {e}")))?;
+            root.insert(key, static_segment(key), start..leaves.len())?;
+        }
+        Ok((root, leaves))
+    }
+}
+
+/// Makes each segment of a static dotted key as borrowed text.
+fn static_segment(key: &'static str) -> impl Fn(&str, usize) -> Cow<'static, str> {
+    move |_, at| {
+        let rest = &key[at..];
+        Cow::Borrowed(rest.split('.').next().unwrap_or(rest))
+    }
 }
 
 impl fmt::Debug for RequestWriter {
@@ -182,9 +385,12 @@ impl fmt::Debug for RequestWriter {
 pub(crate) struct PreparedRequest {
     pub(crate) route: &'static Route,
     /// The base URL, then the encoded path and query (`/v1/accounts/a%2Fb?limit=10`),
-    /// written once for every attempt.
-    pub(crate) url: String,
+    /// written once for every attempt; `None` when that is the base URL and the route's
+    /// path as it is (no variables, no query), which the client keeps parsed.
+    pub(crate) url: Option<String>,
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    /// The value of the route's idempotency header, when the request has a key.
+    pub(crate) idempotency: Option<(HeaderName, HeaderValue)>,
     /// Written once; each attempt sends the same bytes (a clone is a reference count).
     pub(crate) body: Option<bytes::Bytes>,
     /// The values of the request's secret parameters, removed from any error.
@@ -198,10 +404,9 @@ impl RequestWriter {
             route,
             path_values: Vec::new(),
             query: Vec::new(),
-            body: BodyObject::default(),
-            leaves: Vec::new(),
-            has_body: false,
+            body: Body::Empty,
             headers: Vec::new(),
+            idempotency: None,
             secrets: Vec::new(),
         }
     }
@@ -274,13 +479,39 @@ impl RequestWriter {
         }
     }
 
-    /// Sets a body field by dotted wire key (`order.amount` nests under `order`).
+    /// Sets a body field by dotted wire key (`order.amount` nests under `order`). Keys may
+    /// come in any order; those that keep each object's keys together (as the generated
+    /// code does) are written straight into the body's text.
     pub fn body<T: serde::Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        if matches!(self.body, Body::Empty) {
+            self.body = Body::Stream(Stream::new());
+        }
+        if let Body::Stream(stream) = &mut self.body {
+            if key.is_empty() || key.starts_with('.') || key.ends_with('.') || key.contains("..") {
+                return Err(Error::invalid(format!("the body key `{key}` has an empty segment")));
+            }
+            match stream.push(key, value) {
+                Ok(()) => return Ok(()),
+                Err(Unstreamable::Refused(e)) => return Err(e),
+                Err(Unstreamable::NeedsTree) => self.make_tree()?,
+            }
+        }
         // The generated key is static text: its segments are borrowed, never copied.
-        self.body_leaf(key, value, |_, at| {
-            let rest = &key[at..];
-            Cow::Borrowed(rest.split('.').next().unwrap_or(rest))
-        })
+        self.body_leaf(key, value, static_segment(key))
+    }
+
+    /// Turns a streamed body into a tree, for keys in an order a stream cannot take.
+    fn make_tree(&mut self) -> Result<(), Error> {
+        let (root, leaves) = match std::mem::replace(&mut self.body, Body::Empty) {
+            Body::Stream(stream) => stream.into_tree()?,
+            Body::Empty => (BodyObject::default(), Vec::new()),
+            tree @ Body::Tree { .. } => {
+                self.body = tree;
+                return Ok(());
+            }
+        };
+        self.body = Body::Tree { root, leaves };
+        Ok(())
     }
 
     /// Sets a body field when the value is set.
@@ -299,43 +530,45 @@ impl RequestWriter {
         self.body_leaf(key, value, |part, _| Cow::Owned(part.to_owned()))
     }
 
+    /// Places a field into the tree (a streamed body becomes one first).
     fn body_leaf<T: serde::Serialize + ?Sized>(
         &mut self,
         dotted: &str,
         value: &T,
         key: impl Fn(&str, usize) -> Cow<'static, str>,
     ) -> Result<(), Error> {
-        if self.leaves.capacity() == 0 {
-            self.leaves.reserve(256);
-        }
-        let start = self.leaves.len();
-        if let Err(e) = serde_json::to_writer(&mut self.leaves, value) {
-            self.leaves.truncate(start);
+        self.make_tree()?;
+        let Body::Tree { root, leaves } = &mut self.body else {
+            return Err(Error::invalid("the body could not be written"));
+        };
+        let start = leaves.len();
+        if let Err(e) = serde_json::to_writer(&mut *leaves, value) {
+            leaves.truncate(start);
             // The message is the value's own refusal (an amount's), never the value.
             return Err(Error::invalid(format!("the body field `{dotted}` cannot be sent: {e}")));
         }
-        let range = start..self.leaves.len();
-        if let Err(e) = self.body.insert(dotted, key, range) {
-            self.leaves.truncate(start);
+        let range = start..leaves.len();
+        if let Err(e) = root.insert(dotted, key, range) {
+            leaves.truncate(start);
             return Err(e);
         }
-        self.has_body = true;
+        Ok(())
+    }
+
+    /// Sets the route's idempotency header to the request's key.
+    pub(crate) fn idempotency(&mut self, key: &str) -> Result<(), Error> {
+        if let Some(name) = self.route.idempotency_header {
+            let name = header_name(name)?;
+            let value = HeaderValue::from_str(key)
+                .map_err(|_| Error::invalid("the idempotency key has characters a header cannot carry"))?;
+            self.idempotency = Some((name, value));
+        }
         Ok(())
     }
 
     /// Sets a header. Values that cannot travel in a header are refused.
     pub fn header(&mut self, name: &'static str, value: &str) -> Result<(), Error> {
-        // A lowercase name is used as the static text it is; any other is checked and
-        // lowercased (header names are case-insensitive).
-        let header_name = if !name.is_empty()
-            && name.len() < 1 << 12
-            && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        {
-            HeaderName::from_static(name)
-        } else {
-            HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| Error::invalid(format!("`{name}` is not a valid header name")))?
-        };
+        let header_name = header_name(name)?;
         if header_name == reqwest::header::AUTHORIZATION {
             return Err(Error::invalid("the Authorization header is set by the client, not by an operation"));
         }
@@ -380,6 +613,36 @@ impl RequestWriter {
     /// Fills the path template and finishes the request, its URL under `base_url`.
     pub(crate) fn finish_at(self, base_url: &str) -> Result<PreparedRequest, Error> {
         let template = self.route.path;
+        let url = if self.path_values.is_empty() && self.query.is_empty() && !template.contains('{') {
+            None
+        } else {
+            Some(self.url(base_url)?)
+        };
+        let body = match self.body {
+            Body::Stream(stream) if stream.count > 0 => Some(bytes::Bytes::from(stream.finish())),
+            Body::Tree { root, leaves } if !root.entries.is_empty() => {
+                let mut out = Vec::with_capacity(root.written_len(leaves.len()));
+                root.write(&leaves, &mut out).map_err(|e| {
+                    Error::invalid(format!("the body cannot be written as JSON ({:?})", e.classify()))
+                })?;
+                Some(bytes::Bytes::from(out))
+            }
+            _ if self.route.method.sends_empty_body() => Some(bytes::Bytes::from_static(b"{}")),
+            _ => None,
+        };
+        Ok(PreparedRequest {
+            route: self.route,
+            url,
+            headers: self.headers,
+            idempotency: self.idempotency,
+            body,
+            secrets: self.secrets,
+        })
+    }
+
+    /// The URL: `base_url`, the path template filled, the query.
+    fn url(&self, base_url: &str) -> Result<String, Error> {
+        let template = self.route.path;
         let mut path = String::with_capacity(base_url.len() + template.len() + 48);
         path.push_str(base_url);
         let mut used = 0;
@@ -422,24 +685,7 @@ impl RequestWriter {
                 path.extend(utf8_percent_encode(v, COMPONENT));
             }
         }
-        let body = if self.has_body {
-            let mut out = Vec::with_capacity(self.body.written_len(self.leaves.len()));
-            self.body.write(&self.leaves, &mut out).map_err(|e| {
-                Error::invalid(format!("the body cannot be written as JSON ({:?})", e.classify()))
-            })?;
-            Some(bytes::Bytes::from(out))
-        } else if self.route.method.sends_empty_body() {
-            Some(bytes::Bytes::from_static(b"{}"))
-        } else {
-            None
-        };
-        Ok(PreparedRequest {
-            route: self.route,
-            url: path,
-            headers: self.headers,
-            body,
-            secrets: self.secrets,
-        })
+        Ok(path)
     }
 }
 
@@ -447,6 +693,7 @@ impl RequestWriter {
 mod tests {
     use super::*;
     use crate::runtime::amount::Amount;
+    use crate::runtime::json::{FromJson, Json, JsonNumber, Path};
     use crate::runtime::route::{Answers, Auth, Effect, Method, ReservedSegment};
 
     static ROUTE: Route = Route {
@@ -488,13 +735,97 @@ mod tests {
         extra.insert("order.metadata.channel", serde_json::json!("web"));
         w.extra(&extra)?;
         let p = prepared(w);
-        assert_eq!(p.url, "/v1/direct-debits/m%201%2F2/x/%C3%BC?limit=10&q=a%26b%3Dc");
+        assert_eq!(p.url.as_deref(), Some("/v1/direct-debits/m%201%2F2/x/%C3%BC?limit=10&q=a%26b%3Dc"));
         assert_eq!(
             p.body.as_deref(),
             Some(
                 &br#"{"order":{"amount":10000.00,"orderReference":"ref-1","metadata":{"channel":"web"}},"tokenizeCard":true}"#[..]
             )
         );
+        Ok(())
+    }
+
+    /// The body `keys` give, each set to its position, streamed or (`tree`) placed.
+    fn body_of(keys: &[&'static str], tree: bool) -> Result<String, Error> {
+        let mut w = RequestWriter::new(&ROUTE);
+        w.path("mandateId", "m")?;
+        w.path("other", "o")?;
+        if tree {
+            w.make_tree()?;
+        }
+        for (i, key) in keys.iter().enumerate() {
+            w.body(key, &i)?;
+        }
+        let body = prepared(w).body.unwrap_or_default();
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[test]
+    fn a_streamed_body_is_the_text_a_tree_writes_in_any_key_order() -> Result<(), Error> {
+        let keys =
+            ["order.amount", "tokenizeCard", "order.customer.email", "order.currency", "order.customer.name"];
+        // Every order of the keys: grouped ones stream, the others reopen an object and
+        // become a tree; both must write what a tree writes.
+        let mut orders = vec![keys.to_vec()];
+        for _ in 0..119 {
+            let mut next = orders[orders.len() - 1].clone();
+            // The next permutation in lexicographic order of positions.
+            let positions: Vec<usize> =
+                next.iter().map(|k| keys.iter().position(|x| x == k).unwrap_or(0)).collect();
+            let mut p = positions.clone();
+            let Some(i) = (0..p.len() - 1).rev().find(|&i| p[i] < p[i + 1]) else { break };
+            let j = (i + 1..p.len()).rev().find(|&j| p[j] > p[i]).unwrap_or(i);
+            p.swap(i, j);
+            p[i + 1..].reverse();
+            next = p.iter().map(|&k| keys[k]).collect();
+            orders.push(next);
+        }
+        assert_eq!(orders.len(), 120);
+        for order in &orders {
+            assert_eq!(body_of(order, false)?, body_of(order, true)?, "{order:?}");
+        }
+        assert_eq!(
+            body_of(&keys, false)?,
+            r#"{"order":{"amount":0,"customer":{"email":2,"name":4},"currency":3},"tokenizeCard":1}"#
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_streamed_body_refuses_what_a_tree_refuses() -> Result<(), Error> {
+        for keys in [
+            &["amount", "amount"][..],
+            &["order.amount", "order"],
+            &["order", "order.amount"],
+            &["order.customer.email", "order.customer"],
+            &["a..b"],
+            &[".a"],
+        ] {
+            assert!(body_of(keys, false).is_err(), "{keys:?}");
+            assert!(body_of(keys, true).is_err(), "{keys:?}");
+        }
+        // A value that cannot be sent leaves nothing behind.
+        let mut w = RequestWriter::new(&ROUTE);
+        w.path("mandateId", "m")?;
+        w.path("other", "o")?;
+        let one: Amount = "1.00".parse()?;
+        w.body("order.amount", &one)?;
+        // An answer's amount may have three places; a request's may not.
+        let fine = Amount::from_json(Json::Number(JsonNumber::from_text("1.005")), &Path::root("fee"))
+            .map_err(|e| Error::invalid(e.problem))?;
+        assert!(w.body("order.customer.fee", &fine).is_err());
+        w.body("order.currency", "NGN")?;
+        assert_eq!(prepared(w).body.as_deref(), Some(&br#"{"order":{"amount":1.00,"currency":"NGN"}}"#[..]));
+        Ok(())
+    }
+
+    #[test]
+    fn a_body_past_the_stream_record_becomes_a_tree() -> Result<(), Error> {
+        let keys: Vec<&'static str> =
+            (0..STREAM_KEYS + 8).map(|i| &*Box::leak(format!("k{i}").into_boxed_str())).collect();
+        let text = body_of(&keys, false)?;
+        assert_eq!(text, body_of(&keys, true)?);
+        assert!(text.ends_with(&format!(r#""k{}":{}}}"#, STREAM_KEYS + 7, STREAM_KEYS + 7)), "{text}");
         Ok(())
     }
 
@@ -569,7 +900,7 @@ mod tests {
         extra.insert("limit", serde_json::json!(5));
         w.extra(&extra)?;
         let p = prepared(w);
-        assert_eq!(p.url, "/v1/transfers/banks?country=NG&limit=5");
+        assert_eq!(p.url.as_deref(), Some("/v1/transfers/banks?country=NG&limit=5"));
         assert!(p.body.is_none());
         Ok(())
     }
