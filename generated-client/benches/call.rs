@@ -4,7 +4,8 @@
 //!
 //! The two are alternated in small blocks in one run (the order flips every round), so
 //! that a noisy machine slows both alike, and the report is the median of the per-round
-//! ratios. Three cases: a GET and a POST one after another, and the POST 64 at a time.
+//! ratios. Four cases: a GET and a POST one after another, the POST 64 at a time, and the
+//! same against a hand-written client without a timeout.
 //! Allocations are counted on the calling thread (the server runs on its own thread and
 //! is not counted), per call.
 //!
@@ -173,7 +174,9 @@ struct RawMeta {
 }
 
 /// A hand-written client, as a careful developer would write one: headers that do not
-/// change prepared once, typed bodies and answers.
+/// change prepared once, typed bodies and answers, and a timeout on every request (30 s,
+/// as the generated client's default; progenitor's generated clients set one too), so
+/// that no call can hang. `untimed` is the same without it, for the last case.
 struct HandWritten {
     http: reqwest::Client,
     balance_url: String,
@@ -183,9 +186,13 @@ struct HandWritten {
 }
 
 impl HandWritten {
-    fn new(base_url: &str) -> Self {
+    fn new(base_url: &str, timeout: Option<Duration>) -> Self {
+        let http = match timeout {
+            Some(timeout) => reqwest::Client::builder().timeout(timeout),
+            None => reqwest::Client::builder(),
+        };
         HandWritten {
-            http: reqwest::Client::new(),
+            http: http.build().expect("a reqwest client"),
             balance_url: format!("{base_url}{BALANCE_PATH}"),
             transfer_url: format!("{base_url}{TRANSFER_PATH}"),
             authorization: HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a header value"),
@@ -229,6 +236,11 @@ impl HandWritten {
             .header(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
             .header(HeaderName::from_static("accountid"), self.account_id.clone())
+            // The transfer's reference, as the generated client sends it.
+            .header(
+                HeaderName::from_static("x-idempotent-key"),
+                HeaderValue::from_str(body.merchant_tx_ref).expect("a header value"),
+            )
             .body(serde_json::to_vec(&body).expect("a body"))
             .send()
             .await
@@ -249,6 +261,21 @@ fn transfer_request() -> BankTransfer {
         .build()
         .expect("every required field is set")
 }
+
+/// The generated client's side of the concurrent cases.
+fn concurrent_transfers(client: &Client) -> Side<'_> {
+    Box::new(move || {
+        Box::pin(async move {
+            let calls = (0..WIDE).map(|_| client.transfers().bank_transfer(transfer_request()));
+            for outcome in payspec_client::runtime::futures::future::join_all(calls).await {
+                outcome.expect("the call succeeds");
+            }
+        })
+    })
+}
+
+/// How many calls the concurrent cases make at a time.
+const WIDE: usize = 64;
 
 /// One side of a case: a batch of calls.
 type Side<'a> = Box<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + 'a>> + 'a>;
@@ -294,9 +321,9 @@ fn main() {
         .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
         .build()
         .expect("a client");
-    let raw = HandWritten::new(&base_url);
-    let (client, raw) = (&client, &raw);
-    const WIDE: usize = 64;
+    let raw = HandWritten::new(&base_url, Some(Duration::from_secs(30)));
+    let untimed = HandWritten::new(&base_url, None);
+    let (client, raw, untimed) = (&client, &raw, &untimed);
     let cases = [
         Case {
             name: "GET balance, sequential",
@@ -322,14 +349,7 @@ fn main() {
         Case {
             name: "POST bank transfer, 64 concurrent",
             width: WIDE,
-            generated: Box::new(move || {
-                Box::pin(async move {
-                    let calls = (0..WIDE).map(|_| client.transfers().bank_transfer(transfer_request()));
-                    for outcome in payspec_client::runtime::futures::future::join_all(calls).await {
-                        outcome.expect("the call succeeds");
-                    }
-                })
-            }),
+            generated: concurrent_transfers(client),
             raw: Box::new(move || {
                 Box::pin(async move {
                     payspec_client::runtime::futures::future::join_all((0..WIDE).map(|_| raw.transfer()))
@@ -337,9 +357,43 @@ fn main() {
                 })
             }),
         },
+        Case {
+            name: "same, raw without a timeout",
+            width: WIDE,
+            generated: concurrent_transfers(client),
+            raw: Box::new(move || {
+                Box::pin(async move {
+                    payspec_client::runtime::futures::future::join_all((0..WIDE).map(|_| untimed.transfer()))
+                        .await;
+                })
+            }),
+        },
     ];
-    let rounds: usize = std::env::var("PAYSPEC_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(21);
+    if std::env::var("PAYSPEC_BENCH_SIZES").is_ok() {
+        let f = client.transfers().bank_transfer(transfer_request());
+        println!(
+            "bank_transfer future: {} bytes; request {} bytes",
+            std::mem::size_of_val(&f),
+            std::mem::size_of::<BankTransfer>()
+        );
+        let r = raw.transfer();
+        println!("raw transfer future: {} bytes", std::mem::size_of_val(&r));
+        return;
+    }
+    let rounds: usize = std::env::var("PAYSPEC_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(41);
     println!("per call: generated client / hand-written reqwest, median of {rounds} alternating rounds");
+    let only = std::env::var("PAYSPEC_BENCH_ONLY").ok();
+    if let Some(only) = only {
+        // Profiling aid: one side of one case, for perf/strace.
+        let (case, side) = only.split_once(':').expect("CASE:generated|raw");
+        let case = &cases[case.parse::<usize>().expect("a case index")];
+        let side = if side == "raw" { &case.raw } else { &case.generated };
+        let batches = if case.width == 1 { 200 } else { 6 };
+        block(&runtime, side, batches, case.width);
+        let (t, a) = block(&runtime, side, batches * rounds, case.width);
+        println!("{} {side:?}: {:.1} us {a:.1} allocs", case.name, t.as_secs_f64() * 1e6, side = only);
+        return;
+    }
     for case in &cases {
         // Warm up: token, pooled connections, caches.
         let batches = if case.width == 1 { 200 } else { 6 };
