@@ -9,6 +9,10 @@
 //! Allocations are counted on the calling thread (the server runs on its own thread and
 //! is not counted), per call.
 //!
+//! `PAYSPEC_BENCH_ROUNDS=N` sets the rounds (41); `PAYSPEC_BENCH_ONLY=CASE:generated` (or
+//! `:raw`, CASE counted from 0) runs one side of one case alone, for a profiler;
+//! `PAYSPEC_BENCH_SIZES=1` prints the size of one call's future on each side.
+//!
 //! The server is a minimal keep-alive HTTP/1.1 responder on 127.0.0.1 answering every
 //! request at once with a fixed JSON body (a token for token issue). The client's token is
 //! obtained, and the connections opened, before anything is measured.
