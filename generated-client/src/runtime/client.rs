@@ -691,3 +691,38 @@ pub fn install_tls_provider() {
         let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(environment: Environment) -> Result<Session, Error> {
+        ClientBuilder::<Session>::new(None).environment(environment).build()
+    }
+
+    /// Run by CI in a build without any TLS feature
+    /// (`cargo test -p payspec-client --no-default-features --lib`).
+    #[test]
+    #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
+    fn a_build_without_tls_refuses_an_https_base_url_before_any_request() {
+        for environment in
+            [Environment::Live, Environment::Sandbox, Environment::Custom("https://x.test".into())]
+        {
+            match built(environment) {
+                Err(Error::Config { reason }) => assert!(reason.contains("no TLS"), "{reason}"),
+                other => panic!("an https client was built without TLS: {other:?}"),
+            }
+        }
+        assert!(built(Environment::Custom("http://127.0.0.1:8080".into())).is_ok());
+    }
+
+    #[test]
+    #[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
+    fn a_build_with_tls_builds_https_clients() {
+        for environment in
+            [Environment::Live, Environment::Sandbox, Environment::Custom("https://x.test".into())]
+        {
+            assert!(built(environment).is_ok());
+        }
+    }
+}
