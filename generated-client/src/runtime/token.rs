@@ -142,10 +142,6 @@ impl FromJson for TokenGrant {
 }
 
 impl ClientInner {
-    /// A bearer header for the next attempt. A usable token is returned at once (a renewal
-    /// is started beside it when the token is due); otherwise the call waits for the
-    /// renewal in flight, until `deadline`.
-    /// `budget` is the call's whole allowance, named in the timeout error.
     /// The current token's header when it can be used now, without waiting (and a renewal
     /// started when it is due): what nearly every call needs.
     pub(crate) fn ready_bearer(self: &Arc<Self>, now: Instant) -> Option<Bearer> {
@@ -159,6 +155,10 @@ impl ClientInner {
         Some(bearer)
     }
 
+    /// A bearer header for the next attempt. A usable token is returned at once (a renewal
+    /// is started beside it when the token is due); otherwise the call waits for the
+    /// renewal in flight, until `deadline`.
+    /// `budget` is the call's whole allowance, named in the timeout error.
     pub(crate) async fn bearer(
         self: &Arc<Self>,
         deadline: Instant,
