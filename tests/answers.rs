@@ -147,6 +147,34 @@ async fn a_missing_required_field_or_a_wrong_type_names_the_path_and_hides_secre
 }
 
 #[tokio::test]
+async fn data_that_is_not_json_is_the_answer_s_fault_at_its_place_whatever_the_read_reached() {
+    // A well-formed envelope around data that is not JSON: the typed read checks the
+    // text it reads, and a fault anywhere in it is reported for the whole answer, with
+    // its place, before any field's type.
+    let id = r#""id":"txn-1","#;
+    for (data, place) in [
+        (format!(r#"{{{id}"amount":tru}}"#), "expected a value"),
+        (format!(r#"{{{id}"gatewayMessage":"a\x"}}"#), "invalid escape"),
+        (format!("{{{id}\"gatewayMessage\":\"a{}b\"}}", '\u{1}'), "control character"),
+        (format!(r#"{{{id}"status":"SUCCESS",}}"#), "expected a key"),
+        (format!(r#"{{{id}"status" "SUCCESS"}}"#), "expected `:`"),
+        (format!(r#"{{{id}"newField":[1 2]}}"#), "expected `,` or `]`"),
+        // The wrong kind comes first, the fault after it.
+        (r#"{"id":5,"amount":01}"#.to_owned(), "expected `,` or `}`"),
+        (r#"[{"id":"a"} {"id":"b"}]"#.to_owned(), "expected `,` or `]`"),
+        (format!("{}{}", "[".repeat(130), "]".repeat(130)), "nested too deeply"),
+    ] {
+        match fetch_with(data.clone()).await {
+            Err(Error::Decode { path: None, reason, .. }) => {
+                assert!(reason.contains(place), "{data}: {reason}");
+                assert!(reason.contains("line 1 column"), "{data}: {reason}");
+            }
+            other => panic!("{data}: expected the answer's fault, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
 async fn an_untyped_answer_keeps_every_number_exact() {
     // The reference does not document `list_cable_tv_plans`: its data stays exact JSON.
     let body = r#"{"code":"00","description":"ok","data":{"plans":[{"price":90071992547409.93,"fee":"0.10"}],"n":1e2}}"#;

@@ -483,6 +483,31 @@ async fn a_200_whose_status_is_in_flight_is_pending() {
 }
 
 #[tokio::test]
+async fn a_pending_status_is_read_with_the_data_whatever_else_the_data_holds() {
+    // The status is found in the same pass as the typed answer, and on its own when the
+    // data is not the answer's type (a pending answer's data need not be); the first
+    // `status` is the one that counts; text that is not JSON is an error, never pending.
+    for (data, pending) in [
+        (r#"{"amount":"oops","status":"PENDING_BILLING"}"#, Some(true)),
+        (r#"{"id":7,"meta":[],"status":"NEW"}"#, Some(true)),
+        (r#"{"status":"SUCCESS","status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#, Some(false)),
+        (r#"{"status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#, Some(true)),
+        (r#"{"status":{"x":"PENDING_BILLING"},"amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#, None),
+        (r#"{"status":"PENDING_BILLING","amount":tru}"#, None),
+    ] {
+        let body: &'static str = Box::leak(format!(r#"{{"code":"00","description":"x","data":{data}}}"#).into_boxed_str());
+        let server = with_token(move |_, _| Reply::text(200, body)).await;
+        let outcome = client(&server).transfers().bank_transfer(transfer("tx-s")).await;
+        match (pending, &outcome) {
+            (Some(true), Ok(Outcome::Pending(_))) | (Some(false), Ok(Outcome::Done(_))) => {}
+            (None, Err(Error::Decode { .. })) => {}
+            _ => panic!("{data}: {outcome:?}"),
+        }
+        assert_eq!(server.count("POST", TRANSFER), 1, "{data}");
+    }
+}
+
+#[tokio::test]
 async fn the_references_code_200_is_a_successful_transfer() {
     let server = with_token(|_, _| {
         Reply::json(200, json!({"code": "200", "description": "SUCCESS", "data": transfer_data("SUCCESS")}))

@@ -32,11 +32,8 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
                 fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(&self.0) }
             }
             impl rt::FromJson for #name {
-                fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
-                    match value {
-                        rt::Json::String(text) => Ok(Self(text.into())),
-                        other => Err(rt::DecodeError::expected(at, "an identifier (a string)", &other)),
-                    }
+                fn read(reader: &mut rt::Reader<'_>, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
+                    reader.str(at, "an identifier (a string)").map(|text| Self(text.into()))
                 }
             }
             impl rt::ToJson for #name {
@@ -96,11 +93,8 @@ pub(super) fn types_module(spec: &Spec, names: &Names) -> TokenStream {
                 }
             }
             impl rt::FromJson for #name {
-                fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
-                    match value {
-                        rt::Json::String(text) => Ok(Self::from_wire(text)),
-                        other => Err(rt::DecodeError::expected(at, "one of the listed values (a string)", &other)),
-                    }
+                fn read(reader: &mut rt::Reader<'_>, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
+                    reader.string(at, "one of the listed values (a string)").map(Self::from_wire)
                 }
             }
             impl rt::ToJson for #name {
@@ -156,7 +150,8 @@ pub(super) fn variant_names(values: &[String]) -> Vec<Ident> {
 }
 
 /// One answer shape: a struct of its declared fields plus the ones the spec does not know,
-/// and the straight-line lists of `Fields` and `ObjectWriter` calls that read and write it.
+/// a `read` that fills one `Slot` per field straight from the answer's text, and the
+/// straight-line list of `ObjectWriter` calls that writes it.
 fn answer_struct(shape: &Shape, names: &Names) -> TokenStream {
     let name = format_ident!("{}", shape.name);
     let mut doc = shape.doc.clone();
@@ -174,13 +169,17 @@ fn answer_struct(shape: &Shape, names: &Names) -> TokenStream {
         let doc = doc_lines(&lines);
         quote! { #doc pub #ident: #ty, }
     });
-    let reads = shape.fields.iter().map(|field| {
+    // One slot per field, named by position so that no field name can shadow `reader`,
+    // `at` or `key`.
+    let slots: Vec<Ident> = (0..shape.fields.len()).map(|i| format_ident!("slot{}", i)).collect();
+    let wires: Vec<&str> = shape.fields.iter().map(|field| field.wire.as_str()).collect();
+    let values = shape.fields.iter().zip(&slots).map(|(field, slot)| {
         let ident = field_ident(&field.name);
         let wire = &field.wire;
         if field.required {
-            quote! { #ident: fields.required(#wire)?, }
+            quote! { #ident: #slot.required(at, #wire)?, }
         } else {
-            quote! { #ident: fields.optional(#wire)?, }
+            quote! { #ident: #slot.optional(), }
         }
     });
     let writes = shape.fields.iter().map(|field| {
@@ -212,9 +211,14 @@ fn answer_struct(shape: &Shape, names: &Names) -> TokenStream {
             pub other_fields: rt::JsonObject,
         }
         impl rt::FromJson for #name {
-            fn from_json(value: rt::Json, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
-                let mut fields = rt::Fields::new(value, at)?;
-                Ok(Self { #(#reads)* other_fields: fields.rest() })
+            fn read(reader: &mut rt::Reader<'_>, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {
+                #(let mut #slots = rt::Slot::new();)*
+                let mut other_fields = rt::JsonObject::new();
+                reader.object(at, |key, reader| match key {
+                    #(#wires if #slots.is_absent() => #slots.read(reader, at, key),)*
+                    _ => other_fields.read_entry(key, reader, at),
+                })?;
+                Ok(Self { #(#values)* other_fields })
             }
         }
         impl rt::ToJson for #name {

@@ -8,7 +8,7 @@ use rust_decimal::Decimal;
 use serde_json::value::RawValue;
 
 use super::error::Error;
-use super::json::{DecodeError, FromJson, Json, Path, ToJson};
+use super::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
 /// An amount of naira: an exact decimal, never a float.
 ///
@@ -239,6 +239,18 @@ fn exact_decimal(text: &str) -> Result<Decimal, &'static str> {
 
 impl FromJson for Amount {
     /// An answer's amount, from a JSON number or a string holding one, exactly.
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let kind = reader.kind();
+        let Some((text, quoted)) = reader.number_or_string(at)? else {
+            return Err(reader.mismatch(at, "an amount"));
+        };
+        match exact_decimal(&text) {
+            Ok(value) => Ok(Amount { value, quoted }),
+            Err("an amount") => Err(DecodeError::at(at, format!("expected an amount, found {kind}"))),
+            Err(problem) => Err(DecodeError::at(at, format!("expected an amount, found {problem}"))),
+        }
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         let (text, quoted) = match &value {
             Json::Number(n) => (n.as_str(), false),

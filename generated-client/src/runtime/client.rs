@@ -2,6 +2,7 @@
 //! reading its answer.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
@@ -13,8 +14,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::envelope::{self, Envelope, Outcome, RawAnswer};
+use super::json_parse;
 use super::error::Error;
-use super::json::{FromJson, Json, Path};
+use super::json::{FromJson, Path};
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
 use super::route::{AuthRoutes, Operation, Route};
@@ -328,28 +330,85 @@ impl ClientInner {
         secrets
     }
 
-    pub(crate) fn decode_outcome<T: FromJson>(&self, mut answer: RawAnswer) -> Result<Outcome<T>, Error> {
-        let data = answer.data.take();
-        if answer.pending {
-            return Ok(Outcome::Pending(Envelope {
-                code: answer.code,
-                description: answer.description,
-                data,
-            }));
+    pub(crate) fn decode_outcome<T: FromJson>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
+        let Some(data) = answer.data.clone().filter(|_| !answer.pending) else {
+            return self.pending_or_empty(answer);
+        };
+        let watch = !answer.pending_statuses.is_empty();
+        let (read, status) = self.read_data::<T>(&answer, &data, watch);
+        if watch {
+            // Read with the data; or, when the read stopped short of it (pending data need
+            // not be the operation's type), on its own.
+            let pending = match (&read, status) {
+                (Ok(_), Some(status)) => answer.is_pending_status(&status),
+                (Ok(_), None) => false,
+                (Err(_), _) => answer.status_pending(),
+            };
+            if pending {
+                let mut answer = answer;
+                answer.pending = true;
+                return self.pending_or_empty(answer);
+            }
         }
-        let data = data.map(|data| self.decode_data::<T>(&answer, data)).transpose()?;
-        Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data }))
+        Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data: Some(read?) }))
     }
 
-    /// Reads an answer's data (taken out of `answer`) as `T`, exactly.
-    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: Json) -> Result<T, Error> {
-        T::from_json(data, &Path::root("data")).map_err(|e| Error::Decode {
+    /// A pending answer, its data as a tree; or a finished one without data.
+    fn pending_or_empty<T>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
+        if !answer.pending {
+            return Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data: None }));
+        }
+        if let Err(fault) = json_parse::span(&answer.body) {
+            return Err(self.unreadable(&answer, None, fault.to_string()));
+        }
+        let data = answer.data_tree();
+        Ok(Outcome::Pending(Envelope { code: answer.code, description: answer.description, data }))
+    }
+
+    /// Reads an answer's data (at `data` in its body) as `T`, exactly, straight from the
+    /// text, checking that text as JSON as it goes: text that is not JSON is reported as
+    /// the whole answer's fault, with its place in the body, as a value of the wrong kind
+    /// is with its path.
+    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &Range<usize>) -> Result<T, Error> {
+        self.read_data(answer, data, false).0
+    }
+
+    /// [`ClientInner::decode_data`], noting the data's `status` as it passes when
+    /// `watch_status` (`None` when there is none, or it is not text).
+    fn read_data<T: FromJson>(
+        &self,
+        answer: &RawAnswer,
+        data: &Range<usize>,
+        watch_status: bool,
+    ) -> (Result<T, Error>, Option<String>) {
+        let mut reader = answer.data_reader(data);
+        if watch_status {
+            reader.watch_status();
+        }
+        let read = T::read(&mut reader, &Path::root("data"));
+        let end = read.is_ok().then_some(data.end);
+        let (path, reason) = match (reader.fault(end), read) {
+            (None, Ok(value)) => return (Ok(value), reader.noted_status()),
+            (Some(fault), _) => (None, fault.to_string()),
+            // A value of the wrong kind stops the read: text past it that is not JSON is
+            // the first fault to report, as it would be had the whole body been read.
+            (None, Err(e)) => match json_parse::span(&answer.body) {
+                Err(fault) => (None, fault.to_string()),
+                Ok(_) => (Some(e.path), e.problem),
+            },
+        };
+        (Err(self.unreadable(answer, path, reason)), None)
+    }
+
+    /// A decode error for `answer`, its excerpt with every secret removed.
+    fn unreadable(&self, answer: &RawAnswer, path: Option<String>, reason: String) -> Error {
+        Error::Decode {
             status: answer.status,
             operation: answer.operation,
-            path: Some(e.path),
-            reason: e.problem,
+            path,
+            reason,
             excerpt: redact::excerpt(&answer.body, &self.secrets(&answer.request_secrets)),
-        })
+        }
     }
 
     /// Sends a request, renewing the token once after a 401 and retrying as the policy

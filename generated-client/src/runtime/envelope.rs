@@ -5,10 +5,12 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::Error;
-use super::json::{Json, Key};
+use std::ops::Range;
+
+use super::json::{Json, Reader};
 use super::json_parse;
 use super::redact::{self, Secrets};
-use super::route::{Answers, Effect, EnvelopeKind, Route};
+use super::route::{Effect, EnvelopeKind, Route};
 
 /// The code of a successful answer.
 pub const SUCCESS_CODE: &str = "00";
@@ -143,8 +145,10 @@ impl<T> Outcome<T> {
     }
 }
 
-/// A successful answer, read once into a tree: its data is decoded into the operation's
-/// type after the envelope and the in-flight check read what they need from it.
+/// A successful answer: the envelope's code and description are read, and its data is
+/// found, to be read straight into the operation's type. A finished answer's data is
+/// checked as JSON by that read ([`Reader`] checks all it passes); any other answer's
+/// body is checked whole before it is returned.
 #[derive(Debug)]
 pub(crate) struct RawAnswer {
     pub(crate) status: u16,
@@ -152,7 +156,13 @@ pub(crate) struct RawAnswer {
     pub(crate) operation: &'static str,
     pub(crate) code: String,
     pub(crate) description: String,
-    pub(crate) data: Option<Json>,
+    /// Where the data lies in `body` (never a `null`).
+    pub(crate) data: Option<Range<usize>>,
+    /// How deep the data is nested in `body`: 1 in an envelope, 0 when it is the body.
+    pub(crate) data_depth: usize,
+    /// The values of `data.status` that mean the operation is still being processed:
+    /// a finished answer's status is read with its data, in the same pass.
+    pub(crate) pending_statuses: &'static [&'static str],
     pub(crate) pending: bool,
     /// The secret parameters of the request answered, removed from any decode error.
     pub(crate) request_secrets: Vec<String>,
@@ -171,8 +181,38 @@ pub(crate) fn peek_code(body: &[u8]) -> (Option<String>, Option<String>) {
     }
 }
 
+impl RawAnswer {
+    /// A reader over the data at `data`, and where it must stop.
+    pub(crate) fn data_reader(&self, data: &Range<usize>) -> Reader<'_> {
+        Reader::within(&self.body, data, self.data_depth)
+    }
+
+    /// Whether `data.status` names a pending state, read on its own (for an answer whose
+    /// data is not read whole, or whose read stopped before its status).
+    pub(crate) fn status_pending(&self) -> bool {
+        if self.pending_statuses.is_empty() {
+            return false;
+        }
+        let status = self.data.as_ref().and_then(|d| data_status(self.body.get(d.clone())?));
+        status.is_some_and(|s| self.is_pending_status(&s))
+    }
+
+    /// Whether `status`, read with the data, names a pending state.
+    pub(crate) fn is_pending_status(&self, status: &str) -> bool {
+        one_of(self.pending_statuses, status)
+    }
+
+    /// The data as a tree (for a pending answer, whose data is not the operation's type,
+    /// and whose body was checked whole).
+    pub(crate) fn data_tree(&self) -> Option<Json> {
+        let data = self.data.as_ref()?;
+        Json::parse_bytes(self.body.get(data.clone())?).ok()
+    }
+}
+
 /// Reads a 2xx answer as the route's [`Answers`] say: success, pending, a refusal, or
-/// (for money) an outcome the answer does not settle. The body is parsed once.
+/// (for money) an outcome the answer does not settle. The body is checked as JSON once,
+/// and its data is not built.
 pub(crate) fn read_success(
     status: u16,
     body: &bytes::Bytes,
@@ -186,64 +226,78 @@ pub(crate) fn read_success(
         reason,
         excerpt: redact::excerpt(body, &secrets()),
     };
-    let answer = |code: String, description: String, data: Option<Json>, pending: bool| RawAnswer {
+    let answer = |code: String, description: String, data: Option<Range<usize>>, pending: bool| RawAnswer {
         status,
         operation: route.operation,
         code,
         description,
-        data: data.filter(|d| !d.is_null()),
+        data: data.filter(|d| body.get(d.clone()) != Some(&b"null"[..])),
+        data_depth: if route.answers.envelope == EnvelopeKind::Unwrapped { 0 } else { 1 },
+        pending_statuses: route.answers.pending_statuses,
         pending,
         request_secrets: Vec::new(),
         body: body.clone(),
     };
     if route.answers.envelope == EnvelopeKind::Unwrapped {
-        let tree = Json::parse_bytes(body).map_err(|e| unreadable(e.to_string()))?;
+        let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
         let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
-        return Ok(answer(code, String::new(), Some(tree), status == 202));
+        return Ok(answer(code, String::new(), Some(data), status == 202));
     }
     // The envelope's own keys are kept as they pass (the first of each, in order of
-    // preference); the object around them is never built.
+    // preference), and the place of its data; the object around them is never built.
     let (mut code, mut description, mut data) = ([None, None], [None, None, None], None);
-    let mut keep = |key: Key, value: Json| {
-        let text = |value: Json| match value {
-            Json::String(text) => Some(text),
-            Json::Number(number) => Some(number.as_str().to_owned()),
-            Json::Bool(flag) => Some(flag.to_string()),
-            _ => None,
-        };
-        let slot = match key.as_str() {
+    let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
+        let slot = match key {
             "code" => &mut code[0],
             "responseCode" => &mut code[1],
             "description" => &mut description[0],
             "responseMessage" => &mut description[1],
             "message" => &mut description[2],
-            "data" => {
-                if data.is_none() {
-                    data = Some(value);
-                }
-                return;
+            // Found, not checked: the read into the operation's type checks it, and any
+            // other answer is checked whole below.
+            "data" if data.is_none() => {
+                data = Some(parser.skip_unchecked(1)?);
+                return Ok(());
             }
-            _ => return,
+            _ => return parser.skip(1),
         };
-        if slot.is_none() {
-            // A description is text; a code may also be a number.
-            *slot = if matches!(key.as_str(), "code" | "responseCode") {
-                text(value)
-            } else if let Json::String(t) = value {
-                Some(t)
-            } else {
-                None
-            };
+        if slot.is_some() {
+            return parser.skip(1);
         }
+        // A description is text; a code may also be a number.
+        let is_code = matches!(key, "code" | "responseCode");
+        *slot = match parser.value(1)? {
+            Json::String(text) => Some(text),
+            Json::Number(number) if is_code => Some(number.as_str().to_owned()),
+            Json::Bool(flag) if is_code => Some(flag.to_string()),
+            _ => None,
+        };
+        Ok(())
     };
-    json_parse::parse_entries(body, &mut keep).map_err(|e| unreadable(e.to_string()))?;
+    if let Err(error) = json_parse::parse_entries(body, &mut keep) {
+        // Where a full check places the fault, if it finds one first.
+        let error = json_parse::span(body).err().unwrap_or(error);
+        return Err(unreadable(error.to_string()));
+    }
     let Some(code) = code.into_iter().flatten().next() else {
         return Err(unreadable("the answer has no code".to_owned()));
     };
     let description = description.into_iter().flatten().next().unwrap_or_default();
     let answers = route.answers;
     let success = answers.success_codes.contains(&code.as_str());
-    let pending = (status == 202 && success) || is_pending(answers, &description, data.as_ref());
+    // A success's `data.status` is read with its data (`ClientInner::decode_outcome`); any
+    // other answer's, here.
+    let by_status = || {
+        let status = data.as_ref().and_then(|d| data_status(body.get(d.clone())?));
+        status.is_some_and(|s| one_of(answers.pending_statuses, &s))
+    };
+    let pending = (status == 202 && success)
+        || one_of(answers.pending_descriptions, &description)
+        || (!success && !answers.pending_statuses.is_empty() && by_status());
+    if pending || !success {
+        // Only a finished answer's data is read (and so checked) later.
+        json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
+    }
     if pending || success {
         return Ok(answer(code, description, data, pending));
     }
@@ -258,20 +312,26 @@ fn one_of(list: &[&str], value: &str) -> bool {
     list.iter().any(|item| item.eq_ignore_ascii_case(value.trim()))
 }
 
-/// Whether the description or `data.status` is one the spec lists as still in flight.
-fn is_pending(answers: &Answers, description: &str, data: Option<&Json>) -> bool {
-    if one_of(answers.pending_descriptions, description) {
-        return true;
-    }
-    // `status` may be any JSON type; only text can name a pending state.
-    data.and_then(|d| d.get("status"))
-        .and_then(Json::as_str)
-        .is_some_and(|s| one_of(answers.pending_statuses, s))
+/// The text of `status` in the data, if the data is an object whose first `status` is a
+/// string (`status` may be any JSON type; only text can name a pending state). The other
+/// values are stepped over unchecked: the data is checked before it is used.
+fn data_status(data: &[u8]) -> Option<String> {
+    let mut status = None;
+    let mut seen = false;
+    let object = json_parse::parse_entries(data, &mut |key, parser| {
+        if key == "status" && !std::mem::replace(&mut seen, true) && parser.peek() == Some(b'"') {
+            status = Some(parser.str()?.into_owned());
+            return Ok(());
+        }
+        parser.skip_unchecked(1).map(drop)
+    });
+    object.ok().and(status)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::route::Answers;
 
     #[test]
     fn reads_both_envelope_spellings() {
@@ -322,9 +382,13 @@ mod tests {
             &transfer,
         );
         assert!(processing.is_ok_and(|a| a.pending));
+        // A success's status is read with its data, later; a refusal's, at once.
         let pending_200 =
             read(200, r#"{"code":"00","description":"x","data":{"status":"pending_billing"}}"#, &transfer);
-        assert!(pending_200.is_ok_and(|a| a.pending));
+        assert!(pending_200.is_ok_and(|a| !a.pending && a.status_pending()));
+        let pending_99 =
+            read(200, r#"{"code":"99","description":"x","data":{"n":[1],"status":"NEW"}}"#, &transfer);
+        assert!(pending_99.is_ok_and(|a| a.pending));
         let created = read(201, r#"{"code":"00","description":"created","data":{"id":"1"}}"#, &plain);
         assert!(created.is_ok_and(|a| !a.pending));
         let accepted = read(202, r#"{"code":"00","description":"accepted"}"#, &plain);

@@ -1,11 +1,12 @@
 //! Answers as exact values: a JSON tree whose numbers keep the text the service sent, and
 //! the decoding rules every generated answer type follows, written once here.
 //!
-//! Generated answer structs list their fields and call [`Fields`] for each one; the rules
-//! (amounts from a number or a string, open enumerations, optional fields that may be
+//! Answers are read straight from their text by a [`Reader`]: generated answer structs
+//! keep a [`Slot`] for each declared field and hand the rest to their `other_fields`. The
+//! rules (amounts from a number or a string, open enumerations, optional fields that may be
 //! absent or null, unknown fields kept, errors that name the field path) live in this
 //! module and in the `FromJson` impls of the runtime's types. No value passes through a
-//! float.
+//! float, and no answer is built as a tree first.
 
 use std::fmt;
 
@@ -14,7 +15,7 @@ use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde_json::value::RawValue;
 
-pub use super::json_parse::JsonError;
+pub use super::json_parse::{JsonError, Reader};
 
 /// A JSON value whose numbers keep their exact text: what an untyped answer decodes to,
 /// and what a typed answer keeps of the fields the spec does not know.
@@ -356,10 +357,19 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// A value that can be read from an answer.
+/// A value that can be read from an answer: straight from its text ([`FromJson::read`],
+/// how the client reads every answer), or from a tree ([`FromJson::from_json`]).
 pub trait FromJson: Sized {
-    /// Reads the value at `at`.
-    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError>;
+    /// Reads the value at `at` from the text, with the reader just before it.
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError>;
+
+    /// Reads the value at `at` from a tree, by the same rules as [`FromJson::read`] (by
+    /// default, through the tree's text).
+    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let text = serde_json::to_vec(&value).map_err(|e| DecodeError::at(at, e.to_string()))?;
+        let mut reader = Reader::new(&text);
+        Self::read(&mut reader, at)
+    }
 }
 
 /// A value that can be written back as the JSON it was read from.
@@ -369,6 +379,10 @@ pub trait ToJson {
 }
 
 impl FromJson for Json {
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        reader.json(at)
+    }
+
     fn from_json(value: Json, _: &Path<'_>) -> Result<Self, DecodeError> {
         Ok(value)
     }
@@ -381,6 +395,10 @@ impl ToJson for Json {
 }
 
 impl FromJson for String {
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        reader.string(at, "a string")
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         match value {
             Json::String(text) => Ok(text),
@@ -397,6 +415,18 @@ impl ToJson for String {
 
 impl FromJson for bool {
     /// `true`/`false`, or the same words as a string.
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        if let Some(value) = reader.boolean() {
+            return Ok(value);
+        }
+        match reader.str(at, "a boolean") {
+            Ok(text) if text.eq_ignore_ascii_case("true") => Ok(true),
+            Ok(text) if text.eq_ignore_ascii_case("false") => Ok(false),
+            Ok(_) => Err(DecodeError::at(at, "expected a boolean, found a string")),
+            Err(error) => Err(error),
+        }
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         match value {
             Json::Bool(b) => Ok(b),
@@ -415,6 +445,16 @@ impl ToJson for bool {
 
 impl FromJson for i64 {
     /// A whole number, written as a number or as digits in a string.
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let kind = reader.kind();
+        let parsed = match reader.number_or_string(at)? {
+            Some((text, true)) => text.trim().parse().ok(),
+            Some((text, false)) => text.parse().ok(),
+            None => return Err(reader.mismatch(at, "a whole number")),
+        };
+        parsed.ok_or_else(|| DecodeError::at(at, format!("expected a whole number, found {kind}")))
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         let parsed = match &value {
             Json::Number(n) => n.as_str().parse().ok(),
@@ -432,7 +472,11 @@ impl ToJson for i64 {
 }
 
 impl<T: FromJson> FromJson for Option<T> {
-    /// `null` is `None`; an absent field is handled by [`Fields::optional`].
+    /// `null` is `None`; an absent field is handled by [`Slot::optional`].
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        if reader.null() { Ok(None) } else { T::read(reader, at).map(Some) }
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         match value {
             Json::Null => Ok(None),
@@ -448,6 +492,15 @@ impl<T: ToJson> ToJson for Option<T> {
 }
 
 impl<T: FromJson> FromJson for Vec<T> {
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let mut items = Vec::new();
+        reader.array(at, |i, reader| {
+            items.push(T::read(reader, &at.index(i))?);
+            Ok(())
+        })?;
+        Ok(items)
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         match value {
             Json::Array(items) => {
@@ -464,77 +517,68 @@ impl<T: ToJson> ToJson for Vec<T> {
     }
 }
 
-/// The fields of an object being read into a generated struct: each declared field is
-/// taken out by its wire key, and what is left is kept as the struct's unknown fields.
+/// One declared field of an object being read into a generated struct: absent, `null`,
+/// or its value. The generated `read` keeps one per field, fills each from the first entry
+/// with its key (a repeated key is kept with the unknown fields), and then asks each for
+/// its value.
 #[derive(Debug)]
-pub struct Fields<'a> {
-    object: JsonObject,
-    /// Which of the first 64 entries a declaration took (later ones are removed instead).
-    taken: u64,
-    /// Where the next search starts: fields mostly arrive in the order they are declared.
-    next: usize,
-    at: &'a Path<'a>,
+pub struct Slot<T>(SlotState<T>);
+
+#[derive(Debug)]
+enum SlotState<T> {
+    Absent,
+    Null,
+    Value(T),
 }
 
-impl<'a> Fields<'a> {
-    /// The fields of `value`, which must be an object.
-    pub fn new(value: Json, at: &'a Path<'a>) -> Result<Self, DecodeError> {
-        match value {
-            Json::Object(object) => Ok(Fields { object, taken: 0, next: 0, at }),
-            other => Err(DecodeError::expected(at, "an object", &other)),
+impl<T: FromJson> Slot<T> {
+    /// Nothing read yet.
+    pub fn new() -> Self {
+        Slot(SlotState::Absent)
+    }
+
+    /// Whether no entry has filled it yet.
+    pub fn is_absent(&self) -> bool {
+        matches!(self.0, SlotState::Absent)
+    }
+
+    /// Fills it from the value the reader is at, the value of `key` in the object at `at`.
+    pub fn read(&mut self, reader: &mut Reader<'_>, at: &Path<'_>, key: &str) -> Result<(), DecodeError> {
+        self.0 = if reader.null() { SlotState::Null } else { SlotState::Value(T::read(reader, &at.key(key))?) };
+        Ok(())
+    }
+
+    /// The value of a field the spec marks required: present and not `null`.
+    pub fn required(self, at: &Path<'_>, key: &str) -> Result<T, DecodeError> {
+        match self.0 {
+            SlotState::Value(value) => Ok(value),
+            SlotState::Absent => Err(DecodeError::at(&at.key(key), "missing, though the spec marks it required")),
+            SlotState::Null => Err(DecodeError::at(&at.key(key), "null, though the spec marks it required")),
         }
     }
 
-    /// Takes the value of `key` out (the first, if the object repeats it), searching from
-    /// where the last one was found.
-    fn take(&mut self, key: &str) -> Option<Json> {
-        let entries = &mut self.object.0;
-        let len = entries.len();
-        let untaken = |i: usize| i >= 64 || self.taken & (1 << i) == 0;
-        let found = (self.next..len)
-            .find(|&i| untaken(i) && entries[i].0.is(key))
-            .or_else(|| (0..self.next.min(len)).find(|&i| untaken(i) && entries[i].0.is(key)))?;
-        self.next = found + 1;
-        if found < 64 {
-            self.taken |= 1 << found;
-            Some(std::mem::take(&mut entries[found].1))
-        } else {
-            self.next = found;
-            Some(entries.remove(found).1)
+    /// The value of a field that may be absent or `null`.
+    pub fn optional(self) -> Option<T> {
+        match self.0 {
+            SlotState::Value(value) => Some(value),
+            SlotState::Absent | SlotState::Null => None,
         }
     }
+}
 
-    /// A field the spec marks required: present and not `null`.
-    pub fn required<T: FromJson>(&mut self, key: &str) -> Result<T, DecodeError> {
-        match self.take(key) {
-            None => Err(DecodeError::at(&self.at.key(key), "missing, though the spec marks it required")),
-            Some(Json::Null) => {
-                Err(DecodeError::at(&self.at.key(key), "null, though the spec marks it required"))
-            }
-            Some(value) => T::from_json(value, &self.at.key(key)),
-        }
+impl<T: FromJson> Default for Slot<T> {
+    fn default() -> Self {
+        Self::new()
     }
+}
 
-    /// A field that may be absent or `null`.
-    pub fn optional<T: FromJson>(&mut self, key: &str) -> Result<Option<T>, DecodeError> {
-        match self.take(key) {
-            None | Some(Json::Null) => Ok(None),
-            Some(value) => T::from_json(value, &self.at.key(key)).map(Some),
-        }
-    }
-
-    /// The fields no declaration took, kept as they came.
-    pub fn rest(self) -> JsonObject {
-        let mut object = self.object;
-        if self.taken != 0 {
-            let mut i = 0;
-            object.0.retain(|_| {
-                let keep = i >= 64 || self.taken & (1 << i) == 0;
-                i += 1;
-                keep
-            });
-        }
-        object
+impl JsonObject {
+    /// Keeps the entry the reader is at, under `key`, as it came (a field the spec does not
+    /// declare).
+    pub fn read_entry(&mut self, key: &str, reader: &mut Reader<'_>, at: &Path<'_>) -> Result<(), DecodeError> {
+        let value = reader.json(&at.key(key))?;
+        self.0.push((Key::new(key), value));
+        Ok(())
     }
 }
 
@@ -598,47 +642,96 @@ mod tests {
         assert_eq!(value.get("a"), Some(&Json::Number(JsonNumber::from_text("1500.10"))));
     }
 
-    #[test]
-    fn fields_take_what_is_declared_and_keep_the_rest() {
-        let value = Json::parse(r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#).unwrap_or_default();
-        let root = Path::root("data");
-        let mut fields = Fields::new(value, &root).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(fields.required::<String>("id"), Ok("t1".to_owned()));
-        assert_eq!(fields.required::<i64>("n"), Ok(12));
-        assert_eq!(fields.optional::<String>("opt"), Ok(None));
-        assert_eq!(fields.optional::<String>("absent"), Ok(None));
-        let missing = fields.required::<String>("gone");
-        assert_eq!(
-            missing.map_err(|e| e.to_string()),
-            Err("`data.gone`: missing, though the spec marks it required".into())
-        );
-        let rest = fields.rest();
-        assert_eq!(rest.len(), 1);
-        assert_eq!(
-            serde_json::to_string(&Json::Object(rest)).ok().as_deref(),
-            Some(r#"{"extra":{"k":1.0}}"#)
-        );
+    /// A struct read as the generated ones are: a slot per declared field, the rest kept.
+    #[derive(Debug, PartialEq)]
+    struct Sample {
+        id: String,
+        n: i64,
+        opt: Option<String>,
+        other_fields: JsonObject,
+    }
+
+    impl FromJson for Sample {
+        fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+            let (mut id, mut n, mut opt) = (Slot::new(), Slot::new(), Slot::new());
+            let mut other_fields = JsonObject::new();
+            reader.object(at, |key, reader| match key {
+                "id" if id.is_absent() => id.read(reader, at, "id"),
+                "n" if n.is_absent() => n.read(reader, at, "n"),
+                "opt" if opt.is_absent() => opt.read(reader, at, "opt"),
+                _ => other_fields.read_entry(key, reader, at),
+            })?;
+            Ok(Sample { id: id.required(at, "id")?, n: n.required(at, "n")?, opt: opt.optional(), other_fields })
+        }
+    }
+
+    fn sample(text: &str) -> Result<Sample, String> {
+        let mut reader = Reader::over_checked(text.as_bytes()).map_err(|e| e.to_string())?;
+        Sample::read(&mut reader, &Path::root("data")).map_err(|e| e.to_string())
     }
 
     #[test]
-    fn fields_are_found_in_any_order_in_objects_of_any_size() {
-        let text: Vec<String> = (0..70).map(|i| format!(r#""k{i}":{i}"#)).collect();
-        let value = Json::parse(&format!(r#"{{{},"k3":"again"}}"#, text.join(","))).unwrap_or_default();
-        let root = Path::root("data");
-        let mut fields = Fields::new(value, &root).unwrap_or_else(|e| panic!("{e}"));
-        // Backwards, forwards, past the 64th entry, and a key the object repeats.
-        for i in [69, 65, 64, 63, 0, 1, 2, 3, 66, 10] {
-            assert_eq!(fields.required::<i64>(&format!("k{i}")), Ok(i), "k{i}");
-        }
-        assert_eq!(fields.required::<String>("k3"), Ok("again".to_owned()));
-        assert_eq!(fields.optional::<i64>("k3"), Ok(None));
-        let rest = fields.rest();
-        let keys: Vec<&str> = rest.iter().map(|(k, _)| k).collect();
-        let expected: Vec<String> = (0..70)
-            .filter(|i| ![69, 65, 64, 63, 0, 1, 2, 3, 66, 10].contains(i))
-            .map(|i| format!("k{i}"))
-            .collect();
+    fn slots_take_what_is_declared_and_keep_the_rest() {
+        let read = sample(r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("t1", 12, None));
+        assert_eq!(
+            serde_json::to_string(&Json::Object(read.other_fields)).ok().as_deref(),
+            Some(r#"{"extra":{"k":1.0}}"#)
+        );
+        assert_eq!(sample(r#"{"n":1}"#), Err("`data.id`: missing, though the spec marks it required".into()));
+        assert_eq!(
+            sample(r#"{"id":null,"n":1}"#),
+            Err("`data.id`: null, though the spec marks it required".into())
+        );
+        assert_eq!(sample(r#"{"id":"a","n":true}"#), Err("`data.n`: expected a whole number, found a boolean".into()));
+        assert_eq!(sample(r#"["id"]"#), Err("`data`: expected an object, found an array".into()));
+        // The tree path reads by the same rules.
+        let tree = Json::parse(r#"{"n":7,"id":"t2","z":[1]}"#).unwrap_or_default();
+        let from_tree = Sample::from_json(tree, &Path::root("data")).map_err(|e| e.to_string());
+        assert_eq!(from_tree.as_ref().map(|s| (s.id.as_str(), s.n, s.other_fields.len())), Ok(("t2", 7, 1)));
+    }
+
+    #[test]
+    fn slots_fill_in_any_order_in_objects_of_any_size_and_the_first_of_a_key_wins() {
+        let entries: Vec<String> = (0..70).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        let text = format!(
+            r#"{{{},"opt":"late","n":5,"id":"first","id":"again","\u006e":6}}"#,
+            entries.join(",")
+        );
+        let read = sample(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("first", 5, Some("late")));
+        // Every undeclared key and each repeat, in the order they came; an escaped key is
+        // read as its text.
+        let keys: Vec<&str> = read.other_fields.iter().map(|(k, _)| k).collect();
+        let mut expected: Vec<String> = (0..70).map(|i| format!("k{i}")).collect();
+        expected.extend(["id".to_owned(), "n".to_owned()]);
         assert_eq!(keys, expected);
+        assert_eq!(read.other_fields.get("id").and_then(Json::as_str), Some("again"));
+    }
+
+    #[test]
+    fn reading_the_text_and_reading_the_tree_agree() {
+        fn both<T: FromJson + PartialEq + fmt::Debug>(text: &str) {
+            let at = Path::root("data");
+            let tree = Json::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let from_tree = T::from_json(tree, &at);
+            let mut reader = Reader::over_checked(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let from_text = T::read(&mut reader, &at);
+            assert_eq!(from_text, from_tree, "{text}");
+        }
+        for text in [r#""x""#, r#""\u00e9\n""#, "1", "null", "true", "[]", "{}", r#""TRUE""#, r#"" 42 ""#, "-7"] {
+            both::<String>(text);
+            both::<bool>(text);
+            both::<i64>(text);
+            both::<Option<i64>>(text);
+            both::<Vec<String>>(text);
+            both::<Json>(text);
+        }
+        for text in [r#"["a","b"]"#, r#"[["a"],[]]"#, r#"[1,"2",null]"#, "[[1,2],[3]]"] {
+            both::<Vec<String>>(text);
+            both::<Vec<Option<i64>>>(text);
+            both::<Vec<Vec<i64>>>(text);
+        }
     }
 
     #[test]

@@ -2,7 +2,51 @@
 //! short numbers live inline (no allocation), each object and array is allocated once at
 //! its final size, and nesting is bounded, so a hostile answer cannot exhaust the stack.
 
-use super::json::{Json, JsonNumber, JsonObject, Key};
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::json::{DecodeError, Json, JsonNumber, JsonObject, Key, Path};
+
+/// The bytes a string's scan stops at: its closing quote, an escape, and the control
+/// characters JSON forbids in strings.
+static STRING_STOPS: [bool; 256] = {
+    let mut stops = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        stops[b] = true;
+        b += 1;
+    }
+    stops[b'"' as usize] = true;
+    stops[b'\\' as usize] = true;
+    stops
+};
+
+/// Where the first of [`STRING_STOPS`] is in `bytes`: eight bytes at a time, then one by
+/// one.
+fn string_stop(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // A byte's high bit is set where it is below 0x20, a quote or a backslash (and
+        // maybe above such a byte, which the lowest match comes before).
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let quote = quote.wrapping_sub(ONES) & !quote;
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let backslash = backslash.wrapping_sub(ONES) & !backslash;
+        let found = (control | quote | backslash) & HIGH;
+        if found != 0 {
+            return Some(offset + found.trailing_zeros() as usize / 8);
+        }
+        offset += 8;
+    }
+    chunks.remainder().iter().position(|&b| STRING_STOPS[usize::from(b)]).map(|n| offset + n)
+}
 
 /// How deep arrays and objects may nest.
 pub(crate) const MAX_DEPTH: usize = 128;
@@ -28,7 +72,7 @@ impl std::error::Error for JsonError {}
 
 /// Parses one JSON value that fills `bytes` (whitespace around it allowed).
 pub(crate) fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
-    let mut parser = Parser { bytes, at: 0, entries: Vec::new(), items: Vec::new() };
+    let mut parser = Parser::new(bytes);
     parser.skip_space();
     let value = parser.value(0)?;
     parser.skip_space();
@@ -38,14 +82,18 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
     Ok(value)
 }
 
-/// Parses a JSON object that fills `bytes`, handing each top-level entry to `entry`
-/// instead of building the object (an envelope keeps three of its keys). `Ok(false)` when
-/// the value is valid JSON but not an object.
-pub(crate) fn parse_entries(bytes: &[u8], entry: &mut dyn FnMut(Key, Json)) -> Result<bool, JsonError> {
-    let mut parser = Parser { bytes, at: 0, entries: Vec::new(), items: Vec::new() };
+/// Reads a JSON object that fills `bytes`, handing each top-level key to `entry`, which
+/// reads or skips its value with the parser it is given (an envelope keeps three of its
+/// keys and only the place of its `data`). `Ok(false)` when the value is valid JSON but
+/// not an object.
+pub(crate) fn parse_entries(
+    bytes: &[u8],
+    entry: &mut dyn FnMut(&str, &mut Parser<'_>) -> Result<(), JsonError>,
+) -> Result<bool, JsonError> {
+    let mut parser = Parser::new(bytes);
     parser.skip_space();
     if parser.peek() != Some(b'{') {
-        parse(bytes)?;
+        span(bytes)?;
         return Ok(false);
     }
     parser.at += 1;
@@ -54,8 +102,9 @@ pub(crate) fn parse_entries(bytes: &[u8], entry: &mut dyn FnMut(Key, Json)) -> R
         parser.at += 1;
     } else {
         loop {
-            let (key, value) = parser.entry(1)?;
-            entry(key, value);
+            let key = parser.key_colon()?;
+            entry(&key, &mut parser)?;
+            parser.skip_space();
             match parser.peek() {
                 Some(b',') => parser.at += 1,
                 Some(b'}') => {
@@ -74,8 +123,23 @@ pub(crate) fn parse_entries(bytes: &[u8], entry: &mut dyn FnMut(Key, Json)) -> R
     Ok(true)
 }
 
-struct Parser<'a> {
+/// Checks that `bytes` hold one JSON value (whitespace around it allowed), as [`parse`]
+/// would, without building it; returns where the value itself lies.
+pub(crate) fn span(bytes: &[u8]) -> Result<Range<usize>, JsonError> {
+    let mut parser = Parser::new(bytes);
+    parser.skip_space();
+    let value = parser.skip_span(0)?;
+    parser.skip_space();
+    if parser.at < bytes.len() {
+        return Err(parser.error("trailing characters"));
+    }
+    Ok(value)
+}
+
+pub(crate) struct Parser<'a> {
     bytes: &'a [u8],
+    /// `bytes` as text, when they are UTF-8 throughout.
+    text: Option<&'a str>,
     at: usize,
     /// The entries of the objects being read, innermost last; moved out at each `}`.
     entries: Vec<(Key, Json)>,
@@ -83,7 +147,14 @@ struct Parser<'a> {
     items: Vec<Json>,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        // Text that is UTF-8 throughout (as answers nearly always are) is checked once
+        // here, not string by string.
+        let text = std::str::from_utf8(bytes).ok();
+        Parser { bytes, text, at: 0, entries: Vec::new(), items: Vec::new() }
+    }
+
     fn error(&self, reason: &'static str) -> JsonError {
         self.error_at(self.at, reason)
     }
@@ -96,7 +167,7 @@ impl Parser<'_> {
         JsonError { line, column, reason }
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
@@ -115,7 +186,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Json, JsonError> {
+    pub(crate) fn value(&mut self, depth: usize) -> Result<Json, JsonError> {
         match self.peek() {
             Some(b'{') => self.object(depth + 1),
             Some(b'[') => self.array(depth + 1),
@@ -159,6 +230,18 @@ impl Parser<'_> {
 
     /// One `"key": value` of an object, and the space after it.
     fn entry(&mut self, depth: usize) -> Result<(Key, Json), JsonError> {
+        let key = match self.key_colon()? {
+            Cow::Borrowed(key) => Key::new(key),
+            Cow::Owned(key) => Key::from(key),
+        };
+        let value = self.value(depth)?;
+        self.skip_space();
+        Ok((key, value))
+    }
+
+    /// An object's key, its `:` and the space after it: borrowed from the text unless it
+    /// has escapes.
+    pub(crate) fn key_colon(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.skip_space();
         if self.peek() != Some(b'"') {
             return Err(self.error(if self.peek().is_none() {
@@ -167,16 +250,21 @@ impl Parser<'_> {
                 "expected a key"
             }));
         }
-        let key = self.key()?;
+        let (plain, end) = self.scan_string()?;
+        let key = if plain {
+            let key = self.text(self.at + 1, end)?;
+            self.at = end + 1;
+            Cow::Borrowed(key)
+        } else {
+            Cow::Owned(self.escaped_string()?)
+        };
         self.skip_space();
         if self.peek() != Some(b':') {
             return Err(self.error("expected `:`"));
         }
         self.at += 1;
         self.skip_space();
-        let value = self.value(depth)?;
-        self.skip_space();
-        Ok((key, value))
+        Ok(key)
     }
 
     fn array(&mut self, depth: usize) -> Result<Json, JsonError> {
@@ -210,6 +298,11 @@ impl Parser<'_> {
     }
 
     fn number(&mut self) -> Result<Json, JsonError> {
+        Ok(Json::Number(JsonNumber::from_text(self.number_text()?)))
+    }
+
+    /// A number's text, checked.
+    fn number_text(&mut self) -> Result<&'a str, JsonError> {
         let start = self.at;
         let digits = |p: &mut Self| {
             let from = p.at;
@@ -242,52 +335,169 @@ impl Parser<'_> {
             }
         }
         // ASCII only, so the slice is text.
-        let text =
-            std::str::from_utf8(&self.bytes[start..self.at]).map_err(|_| self.error("invalid number"))?;
-        Ok(Json::Number(JsonNumber::from_text(text)))
-    }
-
-    /// A key: inline when short and plain.
-    fn key(&mut self) -> Result<Key, JsonError> {
-        let (plain, end) = self.scan_string()?;
-        if plain {
-            let key = Key::new(self.text(self.at + 1, end)?);
-            self.at = end + 1;
-            return Ok(key);
-        }
-        Ok(Key::from(self.string()?))
+        self.slice(start, self.at).ok_or_else(|| self.error("invalid number"))
     }
 
     fn string(&mut self) -> Result<String, JsonError> {
+        self.str().map(Cow::into_owned)
+    }
+
+    /// A string's text: borrowed unless it has escapes.
+    pub(crate) fn str(&mut self) -> Result<Cow<'a, str>, JsonError> {
         let (plain, end) = self.scan_string()?;
         if plain {
-            let text = self.text(self.at + 1, end)?.to_owned();
+            let text = self.text(self.at + 1, end)?;
             self.at = end + 1;
-            return Ok(text);
+            return Ok(Cow::Borrowed(text));
         }
-        self.escaped_string()
+        self.escaped_string().map(Cow::Owned)
+    }
+
+    /// Steps over one value, checking it as [`Parser::value`] does but building nothing;
+    /// returns where it lies.
+    pub(crate) fn skip_span(&mut self, depth: usize) -> Result<Range<usize>, JsonError> {
+        let start = self.at;
+        self.skip(depth)?;
+        Ok(start..self.at)
+    }
+
+    /// Steps over one value at nesting `depth` following only its brackets and the ends
+    /// of its strings, without checking the rest: for a value a [`Reader`] reads (and so
+    /// checks) later. Nesting is bounded as [`Parser::value`] bounds it; a scalar is
+    /// checked.
+    pub(crate) fn skip_unchecked(&mut self, depth: usize) -> Result<Range<usize>, JsonError> {
+        let start = self.at;
+        if !matches!(self.peek(), Some(b'{' | b'[')) {
+            self.skip(depth)?;
+            return Ok(start..self.at);
+        }
+        let bytes = self.bytes;
+        let mut nesting = 0;
+        let mut i = start;
+        loop {
+            let rest = bytes.get(i..).unwrap_or_default();
+            let Some(n) = rest.iter().position(|b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']')) else {
+                self.at = bytes.len();
+                return Err(self.error("unexpected end of JSON"));
+            };
+            i += n;
+            match rest[n] {
+                b'"' => {
+                    self.at = i;
+                    let (_, end) = self.scan_string()?;
+                    i = end + 1;
+                }
+                b'{' | b'[' => {
+                    nesting += 1;
+                    if depth + nesting > MAX_DEPTH {
+                        self.at = i;
+                        return Err(self.error("nested too deeply"));
+                    }
+                    i += 1;
+                }
+                _ => {
+                    nesting -= 1;
+                    i += 1;
+                    if nesting == 0 {
+                        self.at = i;
+                        return Ok(start..i);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Steps over one value at nesting `depth`, checking it as [`Parser::value`] does.
+    pub(crate) fn skip(&mut self, depth: usize) -> Result<(), JsonError> {
+        match self.peek() {
+            Some(b'{') => {
+                if depth + 1 > MAX_DEPTH {
+                    return Err(self.error("nested too deeply"));
+                }
+                self.at += 1;
+                self.skip_space();
+                if self.peek() == Some(b'}') {
+                    self.at += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.key_colon()?;
+                    self.skip(depth + 1)?;
+                    self.skip_space();
+                    match self.peek() {
+                        Some(b',') => self.at += 1,
+                        Some(b'}') => {
+                            self.at += 1;
+                            return Ok(());
+                        }
+                        None => return Err(self.error("unexpected end of JSON")),
+                        Some(_) => return Err(self.error("expected `,` or `}`")),
+                    }
+                }
+            }
+            Some(b'[') => {
+                if depth + 1 > MAX_DEPTH {
+                    return Err(self.error("nested too deeply"));
+                }
+                self.at += 1;
+                self.skip_space();
+                if self.peek() == Some(b']') {
+                    self.at += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.skip_space();
+                    self.skip(depth + 1)?;
+                    self.skip_space();
+                    match self.peek() {
+                        Some(b',') => self.at += 1,
+                        Some(b']') => {
+                            self.at += 1;
+                            return Ok(());
+                        }
+                        None => return Err(self.error("unexpected end of JSON")),
+                        Some(_) => return Err(self.error("expected `,` or `]`")),
+                    }
+                }
+            }
+            Some(b'"') => self.str().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number_text().map(drop),
+            _ => self.value(depth).map(drop),
+        }
     }
 
     /// From the opening quote: whether the string has no escape, and where it closes.
     fn scan_string(&self) -> Result<(bool, usize), JsonError> {
         let mut i = self.at + 1;
         let mut plain = true;
-        while let Some(&b) = self.bytes.get(i) {
-            match b {
+        loop {
+            let rest = self.bytes.get(i..).unwrap_or_default();
+            let Some(n) = string_stop(rest) else {
+                return Err(self.error("unexpected end of JSON"));
+            };
+            i += n;
+            match rest[n] {
                 b'"' => return Ok((plain, i)),
                 b'\\' => {
                     plain = false;
                     i += 2;
                 }
-                0..=0x1f => return Err(self.error_at(i, "control character in a string")),
-                _ => i += 1,
+                _ => return Err(self.error_at(i, "control character in a string")),
             }
         }
-        Err(self.error("unexpected end of JSON"))
     }
 
-    fn text(&self, from: usize, to: usize) -> Result<&str, JsonError> {
-        std::str::from_utf8(&self.bytes[from..to]).map_err(|_| self.error("a string that is not UTF-8"))
+    fn text(&self, from: usize, to: usize) -> Result<&'a str, JsonError> {
+        self.slice(from, to).ok_or_else(|| self.error("a string that is not UTF-8"))
+    }
+
+    /// The text from `from` to `to`, if it is UTF-8 (cut where JSON puts quotes and digits,
+    /// which are never inside a character).
+    fn slice(&self, from: usize, to: usize) -> Option<&'a str> {
+        match self.text {
+            Some(text) => text.get(from..to),
+            None => std::str::from_utf8(self.bytes.get(from..to)?).ok(),
+        }
     }
 
     fn escaped_string(&mut self) -> Result<String, JsonError> {
@@ -366,6 +576,281 @@ impl Parser<'_> {
     }
 }
 
+/// Reads an answer's value straight from its text into a typed value: what
+/// [`FromJson::read`](super::FromJson::read) is given. The text was checked as JSON before
+/// any reading starts, so the only errors a reader reports are values of the wrong kind,
+/// at their path.
+pub struct Reader<'a> {
+    parser: Parser<'a>,
+    /// How deep the value being read sits.
+    depth: usize,
+    /// The first place where the text was not JSON, if any.
+    fault: Option<JsonError>,
+    /// The text of the first `status` key of the object at this depth, when it is a
+    /// string, noted as the read passes it (see [`Reader::watch_status`]).
+    status: Option<StatusWatch>,
+}
+
+/// What [`Reader::watch_status`] looks for, and what it found.
+#[derive(Debug)]
+struct StatusWatch {
+    /// The depth of the object's entries.
+    depth: usize,
+    seen: bool,
+    text: Option<String>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over the JSON value that fills `bytes`.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        let mut parser = Parser::new(bytes);
+        parser.skip_space();
+        Reader { parser, depth: 0, fault: None, status: None }
+    }
+
+    /// A reader over the value at `value` in `bytes`, nested `depth` levels deep there
+    /// (an answer's data is one level down), whose errors give their place in the whole of
+    /// `bytes`.
+    pub(crate) fn within(bytes: &'a [u8], value: &Range<usize>, depth: usize) -> Self {
+        let mut parser = Parser::new(bytes);
+        parser.at = value.start;
+        Reader { parser, depth, fault: None, status: None }
+    }
+
+    /// Notes the first `status` of the object about to be read, if it is text, as the read
+    /// passes it: whether a finished answer is still pending is read in the same pass as
+    /// the answer.
+    pub(crate) fn watch_status(&mut self) {
+        self.status = Some(StatusWatch { depth: self.depth + 1, seen: false, text: None });
+    }
+
+    /// The `status` noted, if it was text.
+    pub(crate) fn noted_status(&mut self) -> Option<String> {
+        self.status.take().and_then(|watch| watch.text)
+    }
+
+    /// Where the text was found not to be JSON, if it was; after a whole read, checks too
+    /// that the reader stopped at `end`, the end of the value it was given.
+    pub(crate) fn fault(&mut self, end: Option<usize>) -> Option<JsonError> {
+        if self.fault.is_none() && end.is_some_and(|end| self.parser.at != end) {
+            self.fault = Some(self.parser.error("trailing characters"));
+        }
+        self.fault.take()
+    }
+
+    /// A reader over JSON text, checked first.
+    #[cfg(test)]
+    pub(crate) fn over_checked(bytes: &'a [u8]) -> Result<Self, JsonError> {
+        let value = span(bytes)?;
+        let mut reader = Reader::new(bytes);
+        reader.parser.at = value.start;
+        Ok(reader)
+    }
+
+    /// Notes where the text stopped being JSON; the error the typed read returns.
+    fn malformed(&mut self, at: &Path<'_>, error: JsonError) -> DecodeError {
+        let problem = format!("not JSON: {}", error.reason);
+        self.fault.get_or_insert(error);
+        DecodeError::at(at, problem)
+    }
+
+    /// What kind of value comes next, for error messages (never the value itself):
+    /// `"not JSON"` when no value starts there.
+    pub fn kind(&self) -> &'static str {
+        let rest = self.parser.bytes.get(self.parser.at..).unwrap_or_default();
+        match rest.first() {
+            Some(b'{') => "an object",
+            Some(b'[') => "an array",
+            Some(b'"') => "a string",
+            Some(b't') if rest.starts_with(b"true") => "a boolean",
+            Some(b'f') if rest.starts_with(b"false") => "a boolean",
+            Some(b'n') if rest.starts_with(b"null") => "null",
+            Some(b'-' | b'0'..=b'9') => "a number",
+            _ => "not JSON",
+        }
+    }
+
+    /// The error for a value of the wrong kind at `at`, where `expected` was declared.
+    pub fn mismatch(&mut self, at: &Path<'_>, expected: &str) -> DecodeError {
+        match self.kind() {
+            "not JSON" => {
+                let reason = if self.parser.peek().is_none() { "unexpected end of JSON" } else { "expected a value" };
+                let error = self.parser.error(reason);
+                self.malformed(at, error)
+            }
+            kind => DecodeError::at(at, format!("expected {expected}, found {kind}")),
+        }
+    }
+
+    /// Steps over a `null`, if that is what comes next.
+    pub fn null(&mut self) -> bool {
+        let null = self.parser.bytes[self.parser.at..].starts_with(b"null");
+        if null {
+            self.parser.at += 4;
+        }
+        null
+    }
+
+    /// The next value as a tree.
+    pub fn json(&mut self, at: &Path<'_>) -> Result<Json, DecodeError> {
+        let value = self.parser.value(self.depth);
+        self.checked(at, value)
+    }
+
+    /// Steps over the next value.
+    pub fn skip(&mut self, at: &Path<'_>) -> Result<(), DecodeError> {
+        let skipped = self.parser.skip(self.depth);
+        self.checked(at, skipped)
+    }
+
+    fn checked<T>(&mut self, at: &Path<'_>, read: Result<T, JsonError>) -> Result<T, DecodeError> {
+        read.map_err(|e| self.malformed(at, e))
+    }
+
+    /// The next value as text, if it is a string; `expected` names what was declared.
+    pub fn string(&mut self, at: &Path<'_>, expected: &str) -> Result<String, DecodeError> {
+        self.str(at, expected).map(Cow::into_owned)
+    }
+
+    /// The next value as text, borrowed unless it has escapes, if it is a string.
+    pub fn str(&mut self, at: &Path<'_>, expected: &str) -> Result<Cow<'a, str>, DecodeError> {
+        if self.parser.peek() != Some(b'"') {
+            return Err(self.mismatch(at, expected));
+        }
+        let text = self.parser.str();
+        self.checked(at, text)
+    }
+
+    /// The next value's text if it is a number or a string, and whether it was a string
+    /// (for amounts and whole numbers, which come either way); `None`, reading nothing,
+    /// for any other kind.
+    pub fn number_or_string(&mut self, at: &Path<'_>) -> Result<Option<(Cow<'a, str>, bool)>, DecodeError> {
+        let read = match self.parser.peek() {
+            Some(b'"') => self.parser.str().map(|t| Some((t, true))),
+            Some(b'-' | b'0'..=b'9') => self.parser.number_text().map(|t| Some((Cow::Borrowed(t), false))),
+            _ => Ok(None),
+        };
+        self.checked(at, read)
+    }
+
+    /// The next value if it is `true` or `false`.
+    pub fn boolean(&mut self) -> Option<bool> {
+        for (word, value) in [(&b"true"[..], true), (&b"false"[..], false)] {
+            if self.parser.bytes[self.parser.at..].starts_with(word) {
+                self.parser.at += word.len();
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    fn enter(&mut self, at: &Path<'_>, open: u8, expected: &str) -> Result<bool, DecodeError> {
+        if self.parser.peek() != Some(open) {
+            return Err(self.mismatch(at, expected));
+        }
+        if self.depth + 1 > MAX_DEPTH {
+            let error = self.parser.error("nested too deeply");
+            return Err(self.malformed(at, error));
+        }
+        self.parser.at += 1;
+        self.parser.skip_space();
+        let close = if open == b'{' { b'}' } else { b']' };
+        if self.parser.peek() == Some(close) {
+            self.parser.at += 1;
+            return Ok(false);
+        }
+        self.depth += 1;
+        Ok(true)
+    }
+
+    /// After one entry or item: `true` at a `,`, `false` past the closing `close`.
+    fn next(&mut self, at: &Path<'_>, close: u8) -> Result<bool, DecodeError> {
+        self.parser.skip_space();
+        match self.parser.peek() {
+            Some(b',') => {
+                self.parser.at += 1;
+                Ok(true)
+            }
+            Some(c) if c == close => {
+                self.parser.at += 1;
+                self.depth -= 1;
+                Ok(false)
+            }
+            _ => {
+                let reason = match (self.parser.peek(), close) {
+                    (None, _) => "unexpected end of JSON",
+                    (Some(_), b'}') => "expected `,` or `}`",
+                    (Some(_), _) => "expected `,` or `]`",
+                };
+                let error = self.parser.error(reason);
+                Err(self.malformed(at, error))
+            }
+        }
+    }
+
+    /// Reads an object, handing each key to `entry`, which must read or skip its value.
+    pub fn object(
+        &mut self,
+        at: &Path<'_>,
+        mut entry: impl FnMut(&str, &mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        if !self.enter(at, b'{', "an object")? {
+            return Ok(());
+        }
+        loop {
+            let key = self.parser.key_colon();
+            let key = self.checked(at, key)?;
+            if let Some(watch) = &mut self.status {
+                if !watch.seen && watch.depth == self.depth && &*key == "status" {
+                    // Read ahead, then again by the entry: only this string is read twice.
+                    // Any other kind of value notes nothing.
+                    watch.seen = true;
+                    let start = self.parser.at;
+                    if self.parser.peek() == Some(b'"') {
+                        watch.text = self.parser.str().ok().map(Cow::into_owned);
+                    }
+                    self.parser.at = start;
+                }
+            }
+            entry(&key, self)?;
+            if !self.next(at, b'}')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads an array, handing each item's index to `item`, which must read its value.
+    pub fn array(
+        &mut self,
+        at: &Path<'_>,
+        mut item: impl FnMut(usize, &mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        if !self.enter(at, b'[', "an array")? {
+            return Ok(());
+        }
+        let mut index = 0;
+        loop {
+            self.parser.skip_space();
+            item(index, self)?;
+            index += 1;
+            if !self.next(at, b']')? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Reader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the text: it could hold a secret.
+        f.debug_struct("Reader")
+            .field("at", &self.parser.at)
+            .field("depth", &self.depth)
+            .field("fault", &self.fault)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,12 +917,69 @@ mod tests {
     #[test]
     fn an_envelope_is_read_entry_by_entry() {
         let mut keys = Vec::new();
-        let object = parse_entries(br#"{"code":"00","data":{"x":[1]},"code":"01"}"#, &mut |k, _| {
-            keys.push(k.as_str().to_owned());
+        let text = br#"{"code":"00","data":{"x":[1]},"c\u006fde":"01"}"#;
+        let object = parse_entries(text, &mut |k, parser| {
+            keys.push(k.to_owned());
+            parser.skip(1)
         });
         assert_eq!(object, Ok(true));
         assert_eq!(keys, ["code", "data", "code"]);
-        assert_eq!(parse_entries(b"[1]", &mut |_, _| {}), Ok(false));
-        assert!(parse_entries(b"{\"a\":1", &mut |_, _| {}).is_err());
+        assert_eq!(parse_entries(b"[1]", &mut |_, p| p.skip(1)), Ok(false));
+        assert!(parse_entries(b"{\"a\":1", &mut |_, p| p.skip(1)).is_err());
+        let mut data = None;
+        let found = parse_entries(br#"{"data" : [1, {"a":"}"}] ,"x":2}"#, &mut |k, p| {
+            if k == "data" {
+                data = Some(p.skip_span(1)?);
+                Ok(())
+            } else {
+                p.skip(1)
+            }
+        });
+        assert_eq!(found, Ok(true));
+        assert_eq!(data.map(|d| &br#"{"data" : [1, {"a":"}"}] ,"x":2}"#[d]), Some(&br#"[1, {"a":"}"}]"#[..]));
+    }
+
+    #[test]
+    fn the_word_scan_stops_where_the_byte_scan_stops() {
+        let mut text: Vec<u8> = (0..=255u8).collect();
+        text.extend_from_slice(b"plain text, \xc3\xa9 and more plain text");
+        for start in 0..text.len() {
+            for end in start..(start + 40).min(text.len()) {
+                let slice = &text[start..end];
+                let bytewise = slice.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
+                assert_eq!(string_stop(slice), bytewise, "{slice:?}");
+            }
+        }
+        for b in 0..=255u8 {
+            for at in 0..17 {
+                let mut slice = vec![b'a'; 17];
+                slice[at] = b;
+                let bytewise = slice.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
+                assert_eq!(string_stop(&slice), bytewise, "{b} at {at}");
+            }
+        }
+    }
+
+    /// Answers cut short at every byte and with every byte replaced by a character that
+    /// matters to JSON: checking without building finds each fault where building does.
+    #[test]
+    fn checking_without_building_refuses_what_parsing_refuses_at_the_same_place() {
+        let sample = br#" {"code":"00","d\u00e9":[true,false,null,-1.5e+3,{"k":"v\n\"q"}],"data":{"amount":"1000.00","n":0,"e":{},"a":[]}} "#;
+        let mut cases: Vec<Vec<u8>> = (0..=sample.len()).map(|n| sample[..n].to_vec()).collect();
+        for i in 0..sample.len() {
+            for b in [b'"', b'{', b'}', b'[', b']', b',', b':', b'\\', b'x', b'0', b'-', 0x01, 0xff] {
+                let mut mutated = sample.to_vec();
+                mutated[i] = b;
+                cases.push(mutated);
+            }
+        }
+        cases.push("[".repeat(MAX_DEPTH + 1).into_bytes());
+        cases.push(format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH)).into_bytes());
+        for case in &cases {
+            let built = parse(case).map(drop);
+            let checked = span(case).map(drop);
+            assert_eq!(checked, built, "{}", String::from_utf8_lossy(case));
+        }
+        assert_eq!(span(b"  [1, 2]\n"), Ok(2..8));
     }
 }

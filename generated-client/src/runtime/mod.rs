@@ -29,7 +29,7 @@ pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session, 
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
 pub use error::{Error, ServiceCode};
 pub use json::{
-    DecodeError, Fields, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, ToJson,
+    DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, Reader, Slot, ToJson,
     deserialize_via_json, serialize_via_json,
 };
 pub use pages::Listing;

@@ -6,7 +6,7 @@ use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::json::Json;
+use super::json::{Path, Reader};
 use futures::Stream;
 use serde_json::Value;
 
@@ -28,17 +28,31 @@ struct Continuation {
 }
 
 impl Continuation {
-    fn read(data: &Json) -> Self {
-        let field =
-            |key: &str| data.get(key).and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null());
-        Continuation {
-            cursor: field("cursor"),
-            next_page: field("nextPage"),
-            has_more: field("hasMore"),
-            page: field("page"),
-            current_page: field("currentPage"),
-            total_pages: field("totalPages"),
-        }
+    /// The fields from a page's data (the first of each key; `null` is none). Data that
+    /// is not JSON has none: reading it into the page's type reports it.
+    fn read(mut reader: Reader<'_>) -> Self {
+        let mut found = Continuation::default();
+        let mut seen = [false; 6];
+        let at = Path::root("data");
+        // Data that is not an object has no continuation.
+        let _ = reader.object(&at, |key, reader| {
+            let (i, slot) = match key {
+                "cursor" => (0, &mut found.cursor),
+                "nextPage" => (1, &mut found.next_page),
+                "hasMore" => (2, &mut found.has_more),
+                "page" => (3, &mut found.page),
+                "currentPage" => (4, &mut found.current_page),
+                "totalPages" => (5, &mut found.total_pages),
+                _ => return reader.skip(&at),
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                return reader.skip(&at);
+            }
+            let value = reader.json(&at)?;
+            *slot = serde_json::to_value(&value).ok().filter(|v| !v.is_null());
+            Ok(())
+        });
+        found
     }
 }
 
@@ -266,17 +280,16 @@ impl Session {
                 }
                 listing.fetched += 1;
                 let answer = self.send_raw(&listing.op, &options).await?;
-                if answer.pending {
+                if answer.pending || answer.status_pending() {
                     return Err(Error::Pagination {
                         reason: "the service answered a page as still being processed".to_owned(),
                     });
                 }
-                let mut answer = answer;
-                let Some(data) = answer.data.take() else {
+                let Some(data) = answer.data.clone() else {
                     return Ok(None);
                 };
-                let next = Continuation::read(&data);
-                let item: O::Data = self.inner.decode_data(&answer, data)?;
+                let next = Continuation::read(answer.data_reader(&data));
+                let item: O::Data = self.inner.decode_data(&answer, &data)?;
                 listing.advance(next);
                 Ok(Some((item, listing)))
             }

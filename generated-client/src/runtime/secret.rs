@@ -35,6 +35,10 @@ impl serde::Serialize for Secret {
 }
 
 impl super::FromJson for Secret {
+    fn read(reader: &mut super::Reader<'_>, at: &super::Path<'_>) -> Result<Self, super::DecodeError> {
+        reader.string(at, "a string").map(Secret)
+    }
+
     fn from_json(value: super::Json, at: &super::Path<'_>) -> Result<Self, super::DecodeError> {
         <String as super::FromJson>::from_json(value, at).map(Secret)
     }

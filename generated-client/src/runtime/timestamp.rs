@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 use time::format_description::well_known::{Rfc2822, Rfc3339};
 
-use super::json::{DecodeError, FromJson, Json, Path, ToJson};
+use super::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
 /// An instant from an answer, with the exact text the service sent (written back as
 /// is). Read as ISO-8601: `2025-01-31T10:20:30.123Z`, an offset instead of `Z`, a space
@@ -127,6 +127,13 @@ impl fmt::Display for Timestamp {
 }
 
 impl FromJson for Timestamp {
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let text = reader.string(at, "an ISO-8601 date and time")?;
+        Timestamp::parse_owned(text).ok_or_else(|| {
+            DecodeError::at(at, "expected an ISO-8601 date and time, found a string that is not one")
+        })
+    }
+
     fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
         match value {
             Json::String(text) => Timestamp::parse_owned(text).ok_or_else(|| {

@@ -16,7 +16,7 @@ use tracing::Instrument;
 
 use super::client::{ClientInner, Failure};
 use super::error::Error;
-use super::json::{DecodeError, Fields, FromJson, Json, Path};
+use super::json::{DecodeError, FromJson, Json, Path, Reader, Slot};
 use super::redact::Secrets;
 use super::route::{AuthRoutes, Route};
 use super::secret::Credentials;
@@ -131,12 +131,18 @@ struct TokenGrant {
 }
 
 impl FromJson for TokenGrant {
-    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
-        let mut fields = Fields::new(value, at)?;
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let (mut access_token, mut refresh_token, mut expires_at) = (Slot::new(), Slot::new(), Slot::new());
+        reader.object(at, |key, reader| match key {
+            "access_token" if access_token.is_absent() => access_token.read(reader, at, key),
+            "refresh_token" if refresh_token.is_absent() => refresh_token.read(reader, at, key),
+            "expiresAt" if expires_at.is_absent() => expires_at.read(reader, at, key),
+            _ => reader.skip(at),
+        })?;
         Ok(TokenGrant {
-            access_token: fields.required("access_token")?,
-            refresh_token: fields.optional("refresh_token")?,
-            expires_at: fields.optional("expiresAt")?,
+            access_token: access_token.required(at, "access_token")?,
+            refresh_token: refresh_token.optional(),
+            expires_at: expires_at.optional(),
         })
     }
 }
@@ -278,15 +284,14 @@ impl ClientInner {
                 .attempt(&request, bearer, self.timeout, Instant::now())
                 .await
                 .map_err(|f: Failure| f.error)?;
-            let mut answer = answer;
-            let data = answer.data.take().ok_or_else(|| Error::Decode {
+            let data = answer.data.clone().ok_or_else(|| Error::Decode {
                 status: answer.status,
                 operation: route.operation,
                 path: None,
                 reason: "the token answer has no data".to_owned(),
                 excerpt: String::new(),
             })?;
-            let grant: TokenGrant = self.decode_data(&answer, data)?;
+            let grant: TokenGrant = self.decode_data(&answer, &data)?;
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
                     status: answer.status,
