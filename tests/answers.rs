@@ -175,6 +175,40 @@ async fn data_that_is_not_json_is_the_answer_s_fault_at_its_place_whatever_the_r
 }
 
 #[tokio::test]
+async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
+    // The envelope is read up to its data; what follows the data is read with it.
+    let data = transaction().to_string();
+    for (body, place) in [
+        (format!(r#"{{"code":"00","description":"ok","data":{data},"x":tru}}"#), "expected a value"),
+        (format!(r#"{{"code":"00","description":"ok","data":{data}}} trailing"#), "trailing characters"),
+        (format!(r#"{{"code":"00","description":"ok","data":{data}"#), "unexpected end of JSON"),
+        (format!(r#"{{"code":"00","description":"ok","data":{data}]"#), "expected `,` or `}`"),
+        (r#"{"code":"00","description":"ok","data":null,"x":[}"#.to_owned(), "expected a value"),
+    ] {
+        let leaked: &'static str = Box::leak(body.clone().into_boxed_str());
+        let (server, client) = answering("fetch_transaction", leaked).await;
+        let result = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
+        match result {
+            Err(Error::Decode { path: None, reason, .. }) => {
+                assert!(reason.contains(place), "{body}: {reason}")
+            }
+            other => panic!("{body}: expected the answer's fault, got {other:?}"),
+        }
+        assert_eq!(server.requests().len(), 2, "{body}: the token, then one call");
+    }
+    // Keys after the data are read and let be, whatever they hold.
+    let body: &'static str = Box::leak(
+        format!(
+            r#"{{"code":"00","description":"ok","data":{data},"data":1,"code":"99","x":{{"y":[1,"}}"]}}}}"#
+        )
+        .into_boxed_str(),
+    );
+    let (_server, client) = answering("fetch_transaction", body).await;
+    let outcome = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
+    assert!(matches!(&outcome, Ok(Outcome::Done(e)) if e.code == "00" && e.data.is_some()), "{outcome:?}");
+}
+
+#[tokio::test]
 async fn an_untyped_answer_keeps_every_number_exact() {
     // The reference does not document `list_cable_tv_plans`: its data stays exact JSON.
     let body = r#"{"code":"00","description":"ok","data":{"plans":[{"price":90071992547409.93,"fee":"0.10"}],"n":1e2}}"#;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use payspec_client::runtime::{DecodeError, FromJson, Json, Session as Client};
+use payspec_client::runtime::{DecodeError, FromJson, Json, Reader, Session as Client, Slot};
 use payspec_client::{
     Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
     Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
@@ -331,9 +331,13 @@ pub struct AccountsPage {
 }
 
 impl FromJson for AccountsPage {
-    fn from_json(value: Json, at: &payspec_client::runtime::Path<'_>) -> Result<Self, DecodeError> {
-        let mut fields = payspec_client::runtime::Fields::new(value, at)?;
-        Ok(AccountsPage { results: fields.required("results")? })
+    fn read(reader: &mut Reader<'_>, at: &payspec_client::runtime::Path<'_>) -> Result<Self, DecodeError> {
+        let mut results = Slot::new();
+        reader.object(at, |key, reader| match key {
+            "results" if results.is_absent() => results.read(reader, at, key),
+            _ => reader.skip(at),
+        })?;
+        Ok(AccountsPage { results: results.required(at, "results")? })
     }
 }
 

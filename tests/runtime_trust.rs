@@ -490,12 +490,22 @@ async fn a_pending_status_is_read_with_the_data_whatever_else_the_data_holds() {
     for (data, pending) in [
         (r#"{"amount":"oops","status":"PENDING_BILLING"}"#, Some(true)),
         (r#"{"id":7,"meta":[],"status":"NEW"}"#, Some(true)),
-        (r#"{"status":"SUCCESS","status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#, Some(false)),
-        (r#"{"status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#, Some(true)),
-        (r#"{"status":{"x":"PENDING_BILLING"},"amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#, None),
+        (
+            r#"{"status":"SUCCESS","status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#,
+            Some(false),
+        ),
+        (
+            r#"{"status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#,
+            Some(true),
+        ),
+        (
+            r#"{"status":{"x":"PENDING_BILLING"},"amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#,
+            None,
+        ),
         (r#"{"status":"PENDING_BILLING","amount":tru}"#, None),
     ] {
-        let body: &'static str = Box::leak(format!(r#"{{"code":"00","description":"x","data":{data}}}"#).into_boxed_str());
+        let body: &'static str =
+            Box::leak(format!(r#"{{"code":"00","description":"x","data":{data}}}"#).into_boxed_str());
         let server = with_token(move |_, _| Reply::text(200, body)).await;
         let outcome = client(&server).transfers().bank_transfer(transfer("tx-s")).await;
         match (pending, &outcome) {

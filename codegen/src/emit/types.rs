@@ -169,9 +169,9 @@ fn answer_struct(shape: &Shape, names: &Names) -> TokenStream {
         let doc = doc_lines(&lines);
         quote! { #doc pub #ident: #ty, }
     });
-    // One slot per field, named by position so that no field name can shadow `reader`,
-    // `at` or `key`.
-    let slots: Vec<Ident> = (0..shape.fields.len()).map(|i| format_ident!("slot{}", i)).collect();
+    // One slot per field, named after it with a prefix, so that no field name can shadow
+    // `reader`, `at` or `key`.
+    let slots: Vec<Ident> = shape.fields.iter().map(|field| format_ident!("slot_{}", field.name)).collect();
     let wires: Vec<&str> = shape.fields.iter().map(|field| field.wire.as_str()).collect();
     let values = shape.fields.iter().zip(&slots).map(|(field, slot)| {
         let ident = field_ident(&field.name);

@@ -2,7 +2,6 @@
 //! reading its answer.
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
@@ -13,10 +12,10 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::envelope::{self, Envelope, Outcome, RawAnswer};
-use super::json_parse;
+use super::envelope::{self, DataAt, Envelope, Outcome, RawAnswer};
 use super::error::Error;
 use super::json::{FromJson, Path};
+use super::json_parse;
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
 use super::route::{AuthRoutes, Operation, Route};
@@ -356,7 +355,11 @@ impl ClientInner {
     /// A pending answer, its data as a tree; or a finished one without data.
     fn pending_or_empty<T>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
         if !answer.pending {
-            return Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data: None }));
+            return Ok(Outcome::Done(Envelope {
+                code: answer.code,
+                description: answer.description,
+                data: None,
+            }));
         }
         if let Err(fault) = json_parse::span(&answer.body) {
             return Err(self.unreadable(&answer, None, fault.to_string()));
@@ -369,7 +372,7 @@ impl ClientInner {
     /// text, checking that text as JSON as it goes: text that is not JSON is reported as
     /// the whole answer's fault, with its place in the body, as a value of the wrong kind
     /// is with its path.
-    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &Range<usize>) -> Result<T, Error> {
+    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &DataAt) -> Result<T, Error> {
         self.read_data(answer, data, false).0
     }
 
@@ -378,7 +381,7 @@ impl ClientInner {
     fn read_data<T: FromJson>(
         &self,
         answer: &RawAnswer,
-        data: &Range<usize>,
+        data: &DataAt,
         watch_status: bool,
     ) -> (Result<T, Error>, Option<String>) {
         let mut reader = answer.data_reader(data);

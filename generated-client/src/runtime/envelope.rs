@@ -157,7 +157,7 @@ pub(crate) struct RawAnswer {
     pub(crate) code: String,
     pub(crate) description: String,
     /// Where the data lies in `body` (never a `null`).
-    pub(crate) data: Option<Range<usize>>,
+    pub(crate) data: Option<DataAt>,
     /// How deep the data is nested in `body`: 1 in an envelope, 0 when it is the body.
     pub(crate) data_depth: usize,
     /// The values of `data.status` that mean the operation is still being processed:
@@ -181,10 +181,30 @@ pub(crate) fn peek_code(body: &[u8]) -> (Option<String>, Option<String>) {
     }
 }
 
+/// Where an answer's data lies in its body.
+#[derive(Clone, Debug)]
+pub(crate) struct DataAt {
+    pub(crate) start: usize,
+    /// Where it ends, once found. `None` when the envelope was read only up to its data,
+    /// having found all it tells before it (the usual `{code, description, data}`): the
+    /// data, and the rest of the envelope after it, are read once, by the typed read.
+    pub(crate) end: Option<usize>,
+}
+
 impl RawAnswer {
-    /// A reader over the data at `data`, and where it must stop.
-    pub(crate) fn data_reader(&self, data: &Range<usize>) -> Reader<'_> {
-        Reader::within(&self.body, data, self.data_depth)
+    /// A reader just before the data.
+    pub(crate) fn data_reader(&self, data: &DataAt) -> Reader<'_> {
+        Reader::within(&self.body, data.start, self.data_depth)
+    }
+
+    /// Where the data lies, found if need be (for the answers whose data is not read
+    /// straight into a type: pending ones, pages, statuses read on their own).
+    pub(crate) fn data_range(&self) -> Option<Range<usize>> {
+        let data = self.data.as_ref()?;
+        match data.end {
+            Some(end) => Some(data.start..end),
+            None => json_parse::value_at(&self.body, data.start, self.data_depth),
+        }
     }
 
     /// Whether `data.status` names a pending state, read on its own (for an answer whose
@@ -193,7 +213,7 @@ impl RawAnswer {
         if self.pending_statuses.is_empty() {
             return false;
         }
-        let status = self.data.as_ref().and_then(|d| data_status(self.body.get(d.clone())?));
+        let status = self.data_range().and_then(|d| data_status(self.body.get(d)?));
         status.is_some_and(|s| self.is_pending_status(&s))
     }
 
@@ -205,8 +225,7 @@ impl RawAnswer {
     /// The data as a tree (for a pending answer, whose data is not the operation's type,
     /// and whose body was checked whole).
     pub(crate) fn data_tree(&self) -> Option<Json> {
-        let data = self.data.as_ref()?;
-        Json::parse_bytes(self.body.get(data.clone())?).ok()
+        Json::parse_bytes(self.body.get(self.data_range()?)?).ok()
     }
 }
 
@@ -226,12 +245,12 @@ pub(crate) fn read_success(
         reason,
         excerpt: redact::excerpt(body, &secrets()),
     };
-    let answer = |code: String, description: String, data: Option<Range<usize>>, pending: bool| RawAnswer {
+    let answer = |code: String, description: String, data: Option<DataAt>, pending: bool| RawAnswer {
         status,
         operation: route.operation,
         code,
         description,
-        data: data.filter(|d| body.get(d.clone()) != Some(&b"null"[..])),
+        data: data.filter(|d| !body.get(d.start..).unwrap_or_default().starts_with(b"null")),
         data_depth: if route.answers.envelope == EnvelopeKind::Unwrapped { 0 } else { 1 },
         pending_statuses: route.answers.pending_statuses,
         pending,
@@ -241,6 +260,7 @@ pub(crate) fn read_success(
     if route.answers.envelope == EnvelopeKind::Unwrapped {
         let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
         let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
+        let data = DataAt { start: data.start, end: Some(data.end) };
         return Ok(answer(code, String::new(), Some(data), status == 202));
     }
     // The envelope's own keys are kept as they pass (the first of each, in order of
@@ -256,13 +276,20 @@ pub(crate) fn read_success(
             // Found, not checked: the read into the operation's type checks it, and any
             // other answer is checked whole below.
             "data" if data.is_none() => {
-                data = Some(parser.skip_unchecked(1)?);
-                return Ok(());
+                let start = parser.at();
+                if code[0].is_some() && description[0].is_some() {
+                    // Nothing later can change what the envelope says.
+                    data = Some(DataAt { start, end: None });
+                    return Ok(false);
+                }
+                let end = parser.skip_unchecked(1)?.end;
+                data = Some(DataAt { start, end: Some(end) });
+                return Ok(true);
             }
-            _ => return parser.skip(1),
+            _ => return parser.skip(1).map(|()| true),
         };
         if slot.is_some() {
-            return parser.skip(1);
+            return parser.skip(1).map(|()| true);
         }
         // A description is text; a code may also be a number.
         let is_code = matches!(key, "code" | "responseCode");
@@ -272,7 +299,7 @@ pub(crate) fn read_success(
             Json::Bool(flag) if is_code => Some(flag.to_string()),
             _ => None,
         };
-        Ok(())
+        Ok(true)
     };
     if let Err(error) = json_parse::parse_entries(body, &mut keep) {
         // Where a full check places the fault, if it finds one first.
@@ -288,14 +315,20 @@ pub(crate) fn read_success(
     // A success's `data.status` is read with its data (`ClientInner::decode_outcome`); any
     // other answer's, here.
     let by_status = || {
-        let status = data.as_ref().and_then(|d| data_status(body.get(d.clone())?));
+        let range = data.as_ref().and_then(|d| match d.end {
+            Some(end) => Some(d.start..end),
+            None => json_parse::value_at(body, d.start, 1),
+        });
+        let status = range.and_then(|d| data_status(body.get(d)?));
         status.is_some_and(|s| one_of(answers.pending_statuses, &s))
     };
     let pending = (status == 202 && success)
         || one_of(answers.pending_descriptions, &description)
         || (!success && !answers.pending_statuses.is_empty() && by_status());
-    if pending || !success {
-        // Only a finished answer's data is read (and so checked) later.
+    let unread_null = data.as_ref().is_some_and(|d| d.end.is_none() && body[d.start..].starts_with(b"null"));
+    if pending || !success || unread_null {
+        // Only a finished answer's data is read (and so checked) later, with the rest of
+        // the envelope after it.
         json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
     }
     if pending || success {
@@ -321,9 +354,9 @@ fn data_status(data: &[u8]) -> Option<String> {
     let object = json_parse::parse_entries(data, &mut |key, parser| {
         if key == "status" && !std::mem::replace(&mut seen, true) && parser.peek() == Some(b'"') {
             status = Some(parser.str()?.into_owned());
-            return Ok(());
+            return Ok(true);
         }
-        parser.skip_unchecked(1).map(drop)
+        parser.skip_unchecked(1).map(|_| true)
     });
     object.ok().and(status)
 }

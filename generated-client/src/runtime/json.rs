@@ -544,7 +544,8 @@ impl<T: FromJson> Slot<T> {
 
     /// Fills it from the value the reader is at, the value of `key` in the object at `at`.
     pub fn read(&mut self, reader: &mut Reader<'_>, at: &Path<'_>, key: &str) -> Result<(), DecodeError> {
-        self.0 = if reader.null() { SlotState::Null } else { SlotState::Value(T::read(reader, &at.key(key))?) };
+        self.0 =
+            if reader.null() { SlotState::Null } else { SlotState::Value(T::read(reader, &at.key(key))?) };
         Ok(())
     }
 
@@ -552,7 +553,9 @@ impl<T: FromJson> Slot<T> {
     pub fn required(self, at: &Path<'_>, key: &str) -> Result<T, DecodeError> {
         match self.0 {
             SlotState::Value(value) => Ok(value),
-            SlotState::Absent => Err(DecodeError::at(&at.key(key), "missing, though the spec marks it required")),
+            SlotState::Absent => {
+                Err(DecodeError::at(&at.key(key), "missing, though the spec marks it required"))
+            }
             SlotState::Null => Err(DecodeError::at(&at.key(key), "null, though the spec marks it required")),
         }
     }
@@ -575,7 +578,12 @@ impl<T: FromJson> Default for Slot<T> {
 impl JsonObject {
     /// Keeps the entry the reader is at, under `key`, as it came (a field the spec does not
     /// declare).
-    pub fn read_entry(&mut self, key: &str, reader: &mut Reader<'_>, at: &Path<'_>) -> Result<(), DecodeError> {
+    pub fn read_entry(
+        &mut self,
+        key: &str,
+        reader: &mut Reader<'_>,
+        at: &Path<'_>,
+    ) -> Result<(), DecodeError> {
         let value = reader.json(&at.key(key))?;
         self.0.push((Key::new(key), value));
         Ok(())
@@ -661,7 +669,12 @@ mod tests {
                 "opt" if opt.is_absent() => opt.read(reader, at, "opt"),
                 _ => other_fields.read_entry(key, reader, at),
             })?;
-            Ok(Sample { id: id.required(at, "id")?, n: n.required(at, "n")?, opt: opt.optional(), other_fields })
+            Ok(Sample {
+                id: id.required(at, "id")?,
+                n: n.required(at, "n")?,
+                opt: opt.optional(),
+                other_fields,
+            })
         }
     }
 
@@ -672,7 +685,8 @@ mod tests {
 
     #[test]
     fn slots_take_what_is_declared_and_keep_the_rest() {
-        let read = sample(r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#).unwrap_or_else(|e| panic!("{e}"));
+        let read =
+            sample(r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("t1", 12, None));
         assert_eq!(
             serde_json::to_string(&Json::Object(read.other_fields)).ok().as_deref(),
@@ -683,7 +697,10 @@ mod tests {
             sample(r#"{"id":null,"n":1}"#),
             Err("`data.id`: null, though the spec marks it required".into())
         );
-        assert_eq!(sample(r#"{"id":"a","n":true}"#), Err("`data.n`: expected a whole number, found a boolean".into()));
+        assert_eq!(
+            sample(r#"{"id":"a","n":true}"#),
+            Err("`data.n`: expected a whole number, found a boolean".into())
+        );
         assert_eq!(sample(r#"["id"]"#), Err("`data`: expected an object, found an array".into()));
         // The tree path reads by the same rules.
         let tree = Json::parse(r#"{"n":7,"id":"t2","z":[1]}"#).unwrap_or_default();
@@ -694,10 +711,8 @@ mod tests {
     #[test]
     fn slots_fill_in_any_order_in_objects_of_any_size_and_the_first_of_a_key_wins() {
         let entries: Vec<String> = (0..70).map(|i| format!(r#""k{i}":{i}"#)).collect();
-        let text = format!(
-            r#"{{{},"opt":"late","n":5,"id":"first","id":"again","\u006e":6}}"#,
-            entries.join(",")
-        );
+        let text =
+            format!(r#"{{{},"opt":"late","n":5,"id":"first","id":"again","\u006e":6}}"#, entries.join(","));
         let read = sample(&text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("first", 5, Some("late")));
         // Every undeclared key and each repeat, in the order they came; an escaped key is
@@ -719,7 +734,9 @@ mod tests {
             let from_text = T::read(&mut reader, &at);
             assert_eq!(from_text, from_tree, "{text}");
         }
-        for text in [r#""x""#, r#""\u00e9\n""#, "1", "null", "true", "[]", "{}", r#""TRUE""#, r#"" 42 ""#, "-7"] {
+        for text in
+            [r#""x""#, r#""\u00e9\n""#, "1", "null", "true", "[]", "{}", r#""TRUE""#, r#"" 42 ""#, "-7"]
+        {
             both::<String>(text);
             both::<bool>(text);
             both::<i64>(text);

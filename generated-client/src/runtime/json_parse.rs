@@ -84,11 +84,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
 
 /// Reads a JSON object that fills `bytes`, handing each top-level key to `entry`, which
 /// reads or skips its value with the parser it is given (an envelope keeps three of its
-/// keys and only the place of its `data`). `Ok(false)` when the value is valid JSON but
-/// not an object.
+/// keys and only the place of its `data`), and says whether to go on: the rest of an
+/// object whose reading `entry` stops is not read. `Ok(false)` when the value is valid
+/// JSON but not an object.
 pub(crate) fn parse_entries(
     bytes: &[u8],
-    entry: &mut dyn FnMut(&str, &mut Parser<'_>) -> Result<(), JsonError>,
+    entry: &mut dyn FnMut(&str, &mut Parser<'_>) -> Result<bool, JsonError>,
 ) -> Result<bool, JsonError> {
     let mut parser = Parser::new(bytes);
     parser.skip_space();
@@ -103,7 +104,9 @@ pub(crate) fn parse_entries(
     } else {
         loop {
             let key = parser.key_colon()?;
-            entry(&key, &mut parser)?;
+            if !entry(&key, &mut parser)? {
+                return Ok(true);
+            }
             parser.skip_space();
             match parser.peek() {
                 Some(b',') => parser.at += 1,
@@ -123,12 +126,22 @@ pub(crate) fn parse_entries(
     Ok(true)
 }
 
+/// Where the value at `start` in `bytes`, nested `depth` deep, ends, following only its
+/// brackets and strings (see [`Parser::skip_unchecked`]).
+pub(crate) fn value_at(bytes: &[u8], start: usize, depth: usize) -> Option<Range<usize>> {
+    let mut parser = Parser::new(bytes);
+    parser.at = start;
+    parser.skip_unchecked(depth).ok()
+}
+
 /// Checks that `bytes` hold one JSON value (whitespace around it allowed), as [`parse`]
 /// would, without building it; returns where the value itself lies.
 pub(crate) fn span(bytes: &[u8]) -> Result<Range<usize>, JsonError> {
     let mut parser = Parser::new(bytes);
     parser.skip_space();
-    let value = parser.skip_span(0)?;
+    let start = parser.at;
+    parser.skip(0)?;
+    let value = start..parser.at;
     parser.skip_space();
     if parser.at < bytes.len() {
         return Err(parser.error("trailing characters"));
@@ -165,6 +178,11 @@ impl<'a> Parser<'a> {
         let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
         let column = at - upto.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1;
         JsonError { line, column, reason }
+    }
+
+    /// Where the parser is.
+    pub(crate) fn at(&self) -> usize {
+        self.at
     }
 
     pub(crate) fn peek(&self) -> Option<u8> {
@@ -353,14 +371,6 @@ impl<'a> Parser<'a> {
         self.escaped_string().map(Cow::Owned)
     }
 
-    /// Steps over one value, checking it as [`Parser::value`] does but building nothing;
-    /// returns where it lies.
-    pub(crate) fn skip_span(&mut self, depth: usize) -> Result<Range<usize>, JsonError> {
-        let start = self.at;
-        self.skip(depth)?;
-        Ok(start..self.at)
-    }
-
     /// Steps over one value at nesting `depth` following only its brackets and the ends
     /// of its strings, without checking the rest: for a value a [`Reader`] reads (and so
     /// checks) later. Nesting is bounded as [`Parser::value`] bounds it; a scalar is
@@ -405,6 +415,32 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// After a value inside an object at nesting `depth`: the rest of that object (its
+    /// other entries, checked) and the end of the text.
+    fn finish_object(&mut self, depth: usize) -> Result<(), JsonError> {
+        loop {
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => {
+                    self.at += 1;
+                    self.key_colon()?;
+                    self.skip(depth)?;
+                }
+                Some(b'}') => {
+                    self.at += 1;
+                    break;
+                }
+                None => return Err(self.error("unexpected end of JSON")),
+                Some(_) => return Err(self.error("expected `,` or `}`")),
+            }
+        }
+        self.skip_space();
+        if self.at < self.bytes.len() {
+            return Err(self.error("trailing characters"));
+        }
+        Ok(())
     }
 
     /// Steps over one value at nesting `depth`, checking it as [`Parser::value`] does.
@@ -608,12 +644,12 @@ impl<'a> Reader<'a> {
         Reader { parser, depth: 0, fault: None, status: None }
     }
 
-    /// A reader over the value at `value` in `bytes`, nested `depth` levels deep there
+    /// A reader over the value at `start` in `bytes`, nested `depth` levels deep there
     /// (an answer's data is one level down), whose errors give their place in the whole of
     /// `bytes`.
-    pub(crate) fn within(bytes: &'a [u8], value: &Range<usize>, depth: usize) -> Self {
+    pub(crate) fn within(bytes: &'a [u8], start: usize, depth: usize) -> Self {
         let mut parser = Parser::new(bytes);
-        parser.at = value.start;
+        parser.at = start;
         Reader { parser, depth, fault: None, status: None }
     }
 
@@ -629,11 +665,19 @@ impl<'a> Reader<'a> {
         self.status.take().and_then(|watch| watch.text)
     }
 
-    /// Where the text was found not to be JSON, if it was; after a whole read, checks too
-    /// that the reader stopped at `end`, the end of the value it was given.
-    pub(crate) fn fault(&mut self, end: Option<usize>) -> Option<JsonError> {
-        if self.fault.is_none() && end.is_some_and(|end| self.parser.at != end) {
-            self.fault = Some(self.parser.error("trailing characters"));
+    /// Where the text was found not to be JSON, if it was. After a whole read, checks
+    /// too that the reader stopped at the end of the value it was given (`Some(Some(end))`)
+    /// or, when that end was not known (`Some(None)`), reads and checks the rest of the
+    /// object around the value, to the end of the text.
+    pub(crate) fn fault(&mut self, end: Option<Option<usize>>) -> Option<JsonError> {
+        if self.fault.is_none() {
+            let rest = match end {
+                None => Ok(()),
+                Some(Some(end)) if self.parser.at == end => Ok(()),
+                Some(Some(_)) => Err(self.parser.error("trailing characters")),
+                Some(None) => self.parser.finish_object(self.depth),
+            };
+            self.fault = rest.err();
         }
         self.fault.take()
     }
@@ -674,7 +718,8 @@ impl<'a> Reader<'a> {
     pub fn mismatch(&mut self, at: &Path<'_>, expected: &str) -> DecodeError {
         match self.kind() {
             "not JSON" => {
-                let reason = if self.parser.peek().is_none() { "unexpected end of JSON" } else { "expected a value" };
+                let reason =
+                    if self.parser.peek().is_none() { "unexpected end of JSON" } else { "expected a value" };
                 let error = self.parser.error(reason);
                 self.malformed(at, error)
             }
@@ -800,17 +845,17 @@ impl<'a> Reader<'a> {
         loop {
             let key = self.parser.key_colon();
             let key = self.checked(at, key)?;
-            if let Some(watch) = &mut self.status {
-                if !watch.seen && watch.depth == self.depth && &*key == "status" {
-                    // Read ahead, then again by the entry: only this string is read twice.
-                    // Any other kind of value notes nothing.
-                    watch.seen = true;
-                    let start = self.parser.at;
-                    if self.parser.peek() == Some(b'"') {
-                        watch.text = self.parser.str().ok().map(Cow::into_owned);
-                    }
-                    self.parser.at = start;
+            if let Some(watch) = self.status.as_mut().filter(|w| !w.seen && w.depth == self.depth)
+                && &*key == "status"
+            {
+                // Read ahead, then again by the entry: only this string is read twice.
+                // Any other kind of value notes nothing.
+                watch.seen = true;
+                let start = self.parser.at;
+                if self.parser.peek() == Some(b'"') {
+                    watch.text = self.parser.str().ok().map(Cow::into_owned);
                 }
+                self.parser.at = start;
             }
             entry(&key, self)?;
             if !self.next(at, b'}')? {
@@ -920,23 +965,33 @@ mod tests {
         let text = br#"{"code":"00","data":{"x":[1]},"c\u006fde":"01"}"#;
         let object = parse_entries(text, &mut |k, parser| {
             keys.push(k.to_owned());
-            parser.skip(1)
+            parser.skip(1).map(|()| true)
         });
         assert_eq!(object, Ok(true));
         assert_eq!(keys, ["code", "data", "code"]);
-        assert_eq!(parse_entries(b"[1]", &mut |_, p| p.skip(1)), Ok(false));
-        assert!(parse_entries(b"{\"a\":1", &mut |_, p| p.skip(1)).is_err());
+        assert_eq!(parse_entries(b"[1]", &mut |_, p| p.skip(1).map(|()| true)), Ok(false));
+        assert!(parse_entries(b"{\"a\":1", &mut |_, p| p.skip(1).map(|()| true)).is_err());
+        // The data found without checking it, brackets and quotes in its strings aside.
+        let text = br#"{"data" : [1, {"a":"}\"]"}] ,"x":2}"#;
         let mut data = None;
-        let found = parse_entries(br#"{"data" : [1, {"a":"}"}] ,"x":2}"#, &mut |k, p| {
+        let found = parse_entries(text, &mut |k, p| {
             if k == "data" {
-                data = Some(p.skip_span(1)?);
-                Ok(())
+                data = Some(p.skip_unchecked(1)?);
             } else {
-                p.skip(1)
+                p.skip(1)?;
             }
+            Ok(true)
         });
         assert_eq!(found, Ok(true));
-        assert_eq!(data.map(|d| &br#"{"data" : [1, {"a":"}"}] ,"x":2}"#[d]), Some(&br#"[1, {"a":"}"}]"#[..]));
+        assert_eq!(data.map(|d| &text[d]), Some(&br#"[1, {"a":"}\"]"}]"#[..]));
+        assert_eq!(value_at(text, 10, 1), Some(10..27));
+        // A reading stopped at a key leaves the rest unread, even text that is not JSON.
+        let mut seen = Vec::new();
+        let stopped = parse_entries(br#"{"a":1,"stop":[,,"#, &mut |k, p| {
+            seen.push(k.to_owned());
+            if k == "stop" { Ok(false) } else { p.skip(1).map(|()| true) }
+        });
+        assert_eq!((stopped, seen), (Ok(true), vec!["a".to_owned(), "stop".to_owned()]));
     }
 
     #[test]

@@ -236,6 +236,19 @@ fn shared_segments(a: &str, b: &str) -> usize {
     a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).count()
 }
 
+/// Whether a dotted body key has an empty segment (`""`, `.a`, `a.`, `a..b`).
+fn has_empty_segment(key: &str) -> bool {
+    // As if after a dot: a key that starts with one has an empty first segment.
+    let mut previous = b'.';
+    for &b in key.as_bytes() {
+        if b == b'.' && previous == b'.' {
+            return true;
+        }
+        previous = b;
+    }
+    previous == b'.'
+}
+
 /// Writes an object key and its colon.
 fn write_key(out: &mut Vec<u8>, key: &str) {
     if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
@@ -487,7 +500,7 @@ impl RequestWriter {
             self.body = Body::Stream(Stream::new());
         }
         if let Body::Stream(stream) = &mut self.body {
-            if key.is_empty() || key.starts_with('.') || key.ends_with('.') || key.contains("..") {
+            if has_empty_segment(key) {
                 return Err(Error::invalid(format!("the body key `{key}` has an empty segment")));
             }
             match stream.push(key, value) {
