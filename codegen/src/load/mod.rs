@@ -432,7 +432,7 @@ impl<'a> Sink<'a> {
         // Unknown keys reported, by the mapping that holds them.
         let mut unknown: Vec<(Vec<Step>, String)> = Vec::new();
         for _ in 0..MAX_ERRORS {
-            let error = match serde_path_to_error::deserialize::<_, T>(value.clone()) {
+            let error = match serde_path_to_error::deserialize::<_, T>(&value) {
                 Ok(parsed) if removed.is_empty() => return Some(parsed),
                 Ok(_) => return None,
                 Err(error) => error,
