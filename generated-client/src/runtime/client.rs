@@ -787,4 +787,43 @@ mod tests {
             assert!(built(environment).is_ok());
         }
     }
+
+    /// A route at a path of its own, leaked to be `'static` as generated routes are.
+    fn route_at(path: String) -> &'static Route {
+        Box::leak(Box::new(Route {
+            operation: "op",
+            group: "g",
+            method: crate::runtime::Method::Get,
+            path: Box::leak(path.into_boxed_str()),
+            aliases: &[],
+            auth: crate::runtime::Auth::None,
+            effect: crate::runtime::Effect::Read,
+            reserved: &[],
+            idempotency_header: None,
+            answers: &crate::runtime::Answers::STANDARD,
+        }))
+    }
+
+    #[test]
+    fn a_route_url_is_parsed_once_per_route_and_the_cache_is_bounded() {
+        let session =
+            built(Environment::Custom("http://127.0.0.1:9".into())).unwrap_or_else(|e| panic!("{e}"));
+        let inner = &session.inner;
+        let cached = || inner.urls.lock().map(|urls| urls.len()).unwrap_or_default();
+        let first = route_at("/v1/a".to_owned());
+        let url = |route| inner.route_url(route).map(|u| u.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(url(first), "http://127.0.0.1:9/v1/a");
+        assert_eq!(url(first), "http://127.0.0.1:9/v1/a");
+        assert_eq!(cached(), 1);
+        // The same text at another address is another route, with the same URL.
+        let twin = route_at("/v1/a".to_owned());
+        assert_eq!(url(twin), "http://127.0.0.1:9/v1/a");
+        assert_eq!(cached(), 2);
+        // Past the bound, URLs are still right, parsed each time and not kept.
+        for i in 0..MAX_CACHED_URLS + 10 {
+            let route = route_at(format!("/v1/r{i}"));
+            assert_eq!(url(route), format!("http://127.0.0.1:9/v1/r{i}"));
+        }
+        assert_eq!(cached(), MAX_CACHED_URLS);
+    }
 }
