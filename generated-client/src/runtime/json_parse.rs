@@ -75,10 +75,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
     let mut parser = Parser::new(bytes);
     parser.skip_space();
     let value = parser.value(0)?;
-    parser.skip_space();
-    if parser.at < bytes.len() {
-        return Err(parser.error("trailing characters"));
-    }
+    parser.end_of_text()?;
     Ok(value)
 }
 
@@ -107,22 +104,12 @@ pub(crate) fn parse_entries(
             if !entry(&key, &mut parser)? {
                 return Ok(true);
             }
-            parser.skip_space();
-            match parser.peek() {
-                Some(b',') => parser.at += 1,
-                Some(b'}') => {
-                    parser.at += 1;
-                    break;
-                }
-                None => return Err(parser.error("unexpected end of JSON")),
-                Some(_) => return Err(parser.error("expected `,` or `}`")),
+            if !parser.next_entry()? {
+                break;
             }
         }
     }
-    parser.skip_space();
-    if parser.at < bytes.len() {
-        return Err(parser.error("trailing characters"));
-    }
+    parser.end_of_text()?;
     Ok(true)
 }
 
@@ -142,10 +129,7 @@ pub(crate) fn span(bytes: &[u8]) -> Result<Range<usize>, JsonError> {
     let start = parser.at;
     parser.skip(0)?;
     let value = start..parser.at;
-    parser.skip_space();
-    if parser.at < bytes.len() {
-        return Err(parser.error("trailing characters"));
-    }
+    parser.end_of_text()?;
     Ok(value)
 }
 
@@ -420,22 +404,32 @@ impl<'a> Parser<'a> {
     /// After a value inside an object at nesting `depth`: the rest of that object (its
     /// other entries, checked) and the end of the text.
     fn finish_object(&mut self, depth: usize) -> Result<(), JsonError> {
-        loop {
-            self.skip_space();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.key_colon()?;
-                    self.skip(depth)?;
-                }
-                Some(b'}') => {
-                    self.at += 1;
-                    break;
-                }
-                None => return Err(self.error("unexpected end of JSON")),
-                Some(_) => return Err(self.error("expected `,` or `}`")),
-            }
+        while self.next_entry()? {
+            self.key_colon()?;
+            self.skip(depth)?;
         }
+        self.end_of_text()
+    }
+
+    /// After an object's entry: `true` past a `,`, `false` past the closing `}`.
+    fn next_entry(&mut self) -> Result<bool, JsonError> {
+        self.skip_space();
+        match self.peek() {
+            Some(b',') => {
+                self.at += 1;
+                Ok(true)
+            }
+            Some(b'}') => {
+                self.at += 1;
+                Ok(false)
+            }
+            None => Err(self.error("unexpected end of JSON")),
+            Some(_) => Err(self.error("expected `,` or `}`")),
+        }
+    }
+
+    /// Nothing but space from here to the end of the text.
+    fn end_of_text(&mut self) -> Result<(), JsonError> {
         self.skip_space();
         if self.at < self.bytes.len() {
             return Err(self.error("trailing characters"));
@@ -446,53 +440,35 @@ impl<'a> Parser<'a> {
     /// Steps over one value at nesting `depth`, checking it as [`Parser::value`] does.
     pub(crate) fn skip(&mut self, depth: usize) -> Result<(), JsonError> {
         match self.peek() {
-            Some(b'{') => {
+            Some(open @ (b'{' | b'[')) => {
                 if depth + 1 > MAX_DEPTH {
                     return Err(self.error("nested too deeply"));
                 }
+                let object = open == b'{';
+                let (close, expected) =
+                    if object { (b'}', "expected `,` or `}`") } else { (b']', "expected `,` or `]`") };
                 self.at += 1;
                 self.skip_space();
-                if self.peek() == Some(b'}') {
+                if self.peek() == Some(close) {
                     self.at += 1;
                     return Ok(());
                 }
                 loop {
-                    self.key_colon()?;
-                    self.skip(depth + 1)?;
-                    self.skip_space();
-                    match self.peek() {
-                        Some(b',') => self.at += 1,
-                        Some(b'}') => {
-                            self.at += 1;
-                            return Ok(());
-                        }
-                        None => return Err(self.error("unexpected end of JSON")),
-                        Some(_) => return Err(self.error("expected `,` or `}`")),
+                    if object {
+                        self.key_colon()?;
+                    } else {
+                        self.skip_space();
                     }
-                }
-            }
-            Some(b'[') => {
-                if depth + 1 > MAX_DEPTH {
-                    return Err(self.error("nested too deeply"));
-                }
-                self.at += 1;
-                self.skip_space();
-                if self.peek() == Some(b']') {
-                    self.at += 1;
-                    return Ok(());
-                }
-                loop {
-                    self.skip_space();
                     self.skip(depth + 1)?;
                     self.skip_space();
                     match self.peek() {
                         Some(b',') => self.at += 1,
-                        Some(b']') => {
+                        Some(c) if c == close => {
                             self.at += 1;
                             return Ok(());
                         }
                         None => return Err(self.error("unexpected end of JSON")),
-                        Some(_) => return Err(self.error("expected `,` or `]`")),
+                        Some(_) => return Err(self.error(expected)),
                     }
                 }
             }
