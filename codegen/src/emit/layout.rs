@@ -3,16 +3,7 @@
 //! and printing with prettyplease cost several times the whole generation; the compiler
 //! reads it all the same, and its messages point at readable lines.
 
-use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
-
-/// The tokens inside `group`, without copying them: `Group::stream` shares the group's
-/// tokens, and iterating a shared stream copies every token (each identifier's text too),
-/// so the group goes before its tokens are read.
-fn inside(group: Group) -> TokenStream {
-    let stream = group.stream();
-    drop(group);
-    stream
-}
+use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
 /// Appends the source of `tokens` to `out`.
 pub(super) fn write(tokens: TokenStream, out: &mut String) {
@@ -48,7 +39,7 @@ impl Writer<'_> {
                     self.text(depth, "#");
                     self.joint = true;
                     if let Some(TokenTree::Group(group)) = tokens.next() {
-                        self.group_inline(group, depth);
+                        self.group_inline(&group, depth);
                     }
                     self.end_line();
                 }
@@ -73,7 +64,7 @@ impl Writer<'_> {
                 TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
                     self.text(depth, "{");
                     self.end_line();
-                    self.stream(inside(group), depth + 1, true);
+                    self.stream(group.stream(), depth + 1, true);
                     self.newline_if_needed();
                     self.text(depth, "}");
                     self.word = true;
@@ -86,7 +77,7 @@ impl Writer<'_> {
                         self.end_line();
                     }
                 }
-                TokenTree::Group(group) => self.group_inline(group, depth),
+                TokenTree::Group(group) => self.group_inline(&group, depth),
                 TokenTree::Ident(ident) => {
                     self.display(depth, &ident);
                     self.joint = false;
@@ -107,7 +98,7 @@ impl Writer<'_> {
 
     /// A parenthesized or bracketed group, on the current line (braces inside it still
     /// open lines of their own).
-    fn group_inline(&mut self, group: Group, depth: usize) {
+    fn group_inline(&mut self, group: &proc_macro2::Group, depth: usize) {
         let (open, close) = match group.delimiter() {
             Delimiter::Parenthesis => ("(", ")"),
             Delimiter::Bracket => ("[", "]"),
@@ -120,7 +111,7 @@ impl Writer<'_> {
         self.text(depth, open);
         self.joint = true;
         self.word = false;
-        self.stream(inside(group), depth + 1, false);
+        self.stream(group.stream(), depth + 1, false);
         self.joint = true;
         self.text(depth, close);
         self.joint = false;
