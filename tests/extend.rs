@@ -109,7 +109,7 @@ fn an_operation_with_a_new_answer_shape_gets_a_typed_answer() {
         "pub status: Option<self::SettlementStatus>,",
         "amount: slot_amount.required(at, \"amount\")?,",
         "settled_at: slot_settled_at.optional(),",
-        "\"settledAt\" if slot_settled_at.is_absent() =>",
+        "slot_settled_at.read(reader, at, key, &mut other_fields)",
         "pub enum SettlementStatus {",
         "type Data = super::types::Settlement;",
         "rt::Outcome<super::types::Settlement>",

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use payspec_client::runtime::{DecodeError, FromJson, Json, Reader, Session as Client, Slot};
+use payspec_client::runtime::{DecodeError, FromJson, Json, JsonObject, Reader, Session as Client, Slot};
 use payspec_client::{
     Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
     Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
@@ -333,8 +333,9 @@ pub struct AccountsPage {
 impl FromJson for AccountsPage {
     fn read(reader: &mut Reader<'_>, at: &payspec_client::runtime::Path<'_>) -> Result<Self, DecodeError> {
         let mut results = Slot::new();
+        let mut unused = JsonObject::new();
         reader.object(at, |key, reader| match key {
-            "results" if results.is_absent() => results.read(reader, at, key),
+            "results" => results.read(reader, at, key, &mut unused),
             _ => reader.skip(at),
         })?;
         Ok(AccountsPage { results: results.required(at, "results")? })

@@ -215,7 +215,7 @@ fn answer_struct(shape: &Shape, names: &Names) -> TokenStream {
                 #(let mut #slots = rt::Slot::new();)*
                 let mut other_fields = rt::JsonObject::new();
                 reader.object(at, |key, reader| match key {
-                    #(#wires if #slots.is_absent() => #slots.read(reader, at, key),)*
+                    #(#wires => #slots.read(reader, at, key, &mut other_fields),)*
                     _ => other_fields.read_entry(key, reader, at),
                 })?;
                 Ok(Self { #(#values)* other_fields })

@@ -518,9 +518,9 @@ impl<T: ToJson> ToJson for Vec<T> {
 }
 
 /// One declared field of an object being read into a generated struct: absent, `null`,
-/// or its value. The generated `read` keeps one per field, fills each from the first entry
-/// with its key (a repeated key is kept with the unknown fields), and then asks each for
-/// its value.
+/// or its value. The generated `read` keeps one per field and hands it each entry with its
+/// key: the first fills it, and a repeat is kept with the unknown fields. It then asks each
+/// for its value.
 #[derive(Debug)]
 pub struct Slot<T>(SlotState<T>);
 
@@ -537,13 +537,18 @@ impl<T: FromJson> Slot<T> {
         Slot(SlotState::Absent)
     }
 
-    /// Whether no entry has filled it yet.
-    pub fn is_absent(&self) -> bool {
-        matches!(self.0, SlotState::Absent)
-    }
-
-    /// Fills it from the value the reader is at, the value of `key` in the object at `at`.
-    pub fn read(&mut self, reader: &mut Reader<'_>, at: &Path<'_>, key: &str) -> Result<(), DecodeError> {
+    /// Fills it from the value the reader is at, the value of `key` in the object at `at`;
+    /// when an earlier entry with the same key filled it already, keeps this one in `rest`.
+    pub fn read(
+        &mut self,
+        reader: &mut Reader<'_>,
+        at: &Path<'_>,
+        key: &str,
+        rest: &mut JsonObject,
+    ) -> Result<(), DecodeError> {
+        if !matches!(self.0, SlotState::Absent) {
+            return rest.read_entry(key, reader, at);
+        }
         self.0 =
             if reader.null() { SlotState::Null } else { SlotState::Value(T::read(reader, &at.key(key))?) };
         Ok(())
@@ -664,9 +669,9 @@ mod tests {
             let (mut id, mut n, mut opt) = (Slot::new(), Slot::new(), Slot::new());
             let mut other_fields = JsonObject::new();
             reader.object(at, |key, reader| match key {
-                "id" if id.is_absent() => id.read(reader, at, "id"),
-                "n" if n.is_absent() => n.read(reader, at, "n"),
-                "opt" if opt.is_absent() => opt.read(reader, at, "opt"),
+                "id" => id.read(reader, at, key, &mut other_fields),
+                "n" => n.read(reader, at, key, &mut other_fields),
+                "opt" => opt.read(reader, at, key, &mut other_fields),
                 _ => other_fields.read_entry(key, reader, at),
             })?;
             Ok(Sample {

@@ -16,7 +16,7 @@ use tracing::Instrument;
 
 use super::client::{ClientInner, Failure};
 use super::error::Error;
-use super::json::{DecodeError, FromJson, Json, Path, Reader, Slot};
+use super::json::{DecodeError, FromJson, Json, JsonObject, Path, Reader, Slot};
 use super::redact::Secrets;
 use super::route::{AuthRoutes, Route};
 use super::secret::Credentials;
@@ -133,10 +133,12 @@ struct TokenGrant {
 impl FromJson for TokenGrant {
     fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
         let (mut access_token, mut refresh_token, mut expires_at) = (Slot::new(), Slot::new(), Slot::new());
+        // What the client does not need of the grant (repeated keys too) is not kept.
+        let mut unused = JsonObject::new();
         reader.object(at, |key, reader| match key {
-            "access_token" if access_token.is_absent() => access_token.read(reader, at, key),
-            "refresh_token" if refresh_token.is_absent() => refresh_token.read(reader, at, key),
-            "expiresAt" if expires_at.is_absent() => expires_at.read(reader, at, key),
+            "access_token" => access_token.read(reader, at, key, &mut unused),
+            "refresh_token" => refresh_token.read(reader, at, key, &mut unused),
+            "expiresAt" => expires_at.read(reader, at, key, &mut unused),
             _ => reader.skip(at),
         })?;
         Ok(TokenGrant {
