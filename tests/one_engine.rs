@@ -1,6 +1,6 @@
 //! One engine: `generate!` and the build step of `payspec-client` produce the same code for
 //! the same spec. Checked twice: as tokens (the macro's expansion against
-//! `generate_tokens`, which the build step formats), and as behaviour (the built-in spec
+//! `generate_tokens`, the text the build step writes, as tokens), and as behaviour (the built-in spec
 //! expanded by the macro in this crate, against the `payspec-client` crate built by
 //! build.rs: the same routes, the same requests, the same bytes on the wire).
 
@@ -42,7 +42,8 @@ fn the_expansion_is_the_build_steps_code_plus_a_dependency_on_the_spec() {
     // The rest: exactly the tokens the build step formats, for the spec named the same way.
     let text = std::fs::read_to_string(dir.join(WRITTEN)).expect("the spec is readable");
     let spec = load_str(WRITTEN, &text).unwrap_or_else(|e| panic!("{e}"));
-    let built: Vec<String> = generate_tokens(&spec).into_iter().map(|t| t.to_string()).collect();
+    let built = generate_tokens(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let built: Vec<String> = built.into_iter().map(|t| t.to_string()).collect();
     let from_macro: Vec<String> = expanded[end + 1..].iter().map(ToString::to_string).collect();
     if let Some(i) = (0..built.len().min(from_macro.len())).find(|&i| built[i] != from_macro[i]) {
         panic!("top-level token {i} differs:\n macro: {:.300}\n build: {:.300}", from_macro[i], built[i]);

@@ -24,14 +24,14 @@ fn audit(bencher: divan::Bencher) {
     bencher.bench(|| payspec_codegen::audit::audit(divan::black_box(&spec)));
 }
 
-/// Emit tokens (quote), without formatting.
+/// Emit the client's source text, without formatting (the build step's emitter).
 #[divan::bench]
-fn emit_tokens(bencher: divan::Bencher) {
+fn emit(bencher: divan::Bencher) {
     let spec = load();
-    bencher.bench(|| payspec_codegen::generate_tokens(divan::black_box(&spec)));
+    bencher.bench(|| payspec_codegen::generate_crate_source(divan::black_box(&spec), "payspec_client"));
 }
 
-/// Emit and format (syn + prettyplease): what `payspec generate` writes.
+/// Emit, parse and format (syn + prettyplease): what `payspec generate` writes.
 #[divan::bench]
 fn emit_and_format(bencher: divan::Bencher) {
     let spec = load();

@@ -20,6 +20,8 @@ pub mod report;
 
 #[cfg(feature = "format")]
 pub use emit::generate_source;
-pub use emit::{generate_blocking_source, generate_crate_source, generate_tokens};
+#[cfg(feature = "macros")]
+pub use emit::generate_tokens;
+pub use emit::{generate_blocking_source, generate_crate_source};
 pub use load::{Diagnostic, Diagnostics, load, load_str};
 pub use model::Spec;

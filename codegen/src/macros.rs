@@ -51,7 +51,13 @@ pub fn expand_generate(written: &str, caller_dir: &Path, shown_dir: &Path, span:
     };
     let absolute = std::fs::canonicalize(&path).unwrap_or(path);
     let absolute = absolute.to_string_lossy();
-    let code = crate::generate_tokens(&spec);
+    let code = match crate::generate_tokens(&spec) {
+        Ok(code) => code,
+        Err(error) => {
+            let message = error.to_string();
+            return quote::quote_spanned! {span=> ::core::compile_error!(#message); };
+        }
+    };
     quote! {
         const _: &[u8] = include_bytes!(#absolute);
         #code

@@ -1,29 +1,28 @@
 //! The `requests` module: one type per operation, its fields the operation's parameters,
 //! and its `Operation` impl, one straight-line runtime call per parameter.
 
-use super::{
-    Names, data_type, doc_lines, field_ident, is_secret_text, request_type, route_const, takes_into,
-};
+use super::code::{Code, Lit, join};
+use super::{Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into};
 use crate::model::{Operation, Param, ParamLocation, Spec, Type};
 use heck::ToUpperCamelCase;
-use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
 
-pub(super) fn requests_module(spec: &Spec, names: &Names) -> TokenStream {
-    let requests = spec.operations.iter().map(|op| request_items(spec, op, names));
-    quote! {
-        /// One request type per operation: its fields carry the interface's names and
-        /// travel under the spec's wire keys.
-        pub mod requests {
-            use ::payspec_client::runtime as rt;
-            use ::std::fmt;
-            #(#requests)*
-        }
+pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names) {
+    out.push(
+        "/// One request type per operation: its fields carry the interface's names and
+/// travel under the spec's wire keys.
+pub mod requests {
+    use ::payspec_client::runtime as rt;
+    use ::std::fmt;
+",
+    );
+    for op in &spec.operations {
+        request_items(out, spec, op, names);
     }
+    out.push("}\n");
 }
 
 /// The parameters the caller sets (fixed ones are sent by the client itself).
-pub(super) fn settable(op: &Operation) -> impl Iterator<Item = &Param> {
+pub(super) fn settable(op: &Operation) -> impl Iterator<Item = &Param> + Clone {
     op.params.iter().filter(|p| p.fixed.is_none())
 }
 
@@ -87,136 +86,143 @@ pub(super) fn operation_doc(op: &Operation) -> Vec<String> {
     lines
 }
 
-fn request_items(spec: &Spec, op: &Operation, names: &Names) -> TokenStream {
+fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     let ty = request_type(op);
-    let route = route_const(op);
     // Maintainers' notes (disagreements, origins) stay in the spec and `payspec routes`.
-    let doc = doc_lines(&operation_doc(op));
+    out.doc("    ", &operation_doc(op));
+    write!(out, "    #[derive(Clone)]\n    #[non_exhaustive]\n    pub struct {ty} {{\n");
+    for param in settable(op) {
+        out.doc("        ", &param_doc(param));
+        let (ident, value) = (field_ident(&param.name), names.value_type(param));
+        if param.required {
+            writeln!(out, "        pub {ident}: {value},");
+        } else {
+            writeln!(out, "        pub {ident}: Option<{value}>,");
+        }
+    }
     // Where fields the spec does not know travel: a GET has no body.
     let extra_place = if op.method == crate::model::Method::Get { "query string" } else { "body" };
-    let extra_doc =
-        format!(" Fields the spec does not know, sent in the {extra_place} under their (dotted) wire keys.");
-    let extra_setter_doc = format!(
-        " Adds a field the spec does not know, sent in the {extra_place} under `wire_key` (dots nest: `order.splitRequest`)."
+    write!(
+        out,
+        "        /// Fields the spec does not know, sent in the {extra_place} under their (dotted) wire keys.
+        pub extra: rt::ExtraFields,
+    }}
+"
     );
-    let default = settable(op).all(|p| !p.required).then(|| {
-        quote! {
-            impl Default for #ty {
-                fn default() -> Self { Self::new() }
+    let builder = !positional(op, names);
+    if builder {
+        builder_items(out, op, names);
+    } else {
+        constructor(out, op, names);
+    }
+    writeln!(out, "    impl {ty} {{");
+    for param in settable(op).filter(|p| !p.required) {
+        setter(out, param, names);
+    }
+    extra_setter(
+        out,
+        &format!(
+            "Adds a field the spec does not know, sent in the {extra_place} under `wire_key` (dots nest: `order.splitRequest`)."
+        ),
+    );
+    out.push("    }\n");
+    if settable(op).all(|p| !p.required) {
+        write!(out, "    impl Default for {ty} {{\n        fn default() -> Self {{ Self::new() }}\n    }}\n");
+    }
+    write!(
+        out,
+        "    impl fmt::Debug for {ty} {{
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{
+            f.debug_struct({label})
+",
+        label = Lit(&ty)
+    );
+    for param in settable(op) {
+        let (label, ident) = (Lit(&param.name), field_ident(&param.name));
+        match (param.secret, param.required) {
+            (true, true) => writeln!(out, "                .field({label}, &rt::Redacted)"),
+            (true, false) => {
+                writeln!(out, "                .field({label}, &self.{ident}.as_ref().map(|_| rt::Redacted))")
             }
+            (false, _) => writeln!(out, "                .field({label}, &self.{ident})"),
         }
-    });
-
-    let fields = settable(op).map(|param| {
-        let ident = field_ident(&param.name);
-        let value = names.value_type(param);
-        let doc = doc_lines(&param_doc(param));
-        if param.required {
-            quote! { #doc pub #ident: #value, }
-        } else {
-            quote! { #doc pub #ident: Option<#value>, }
-        }
-    });
-
-    let setters: Vec<TokenStream> = settable(op).filter(|p| !p.required).map(|p| setter(p, names)).collect();
-    let construct = if positional(op, names) { constructor(op, names) } else { builder(op, names, &setters) };
-
-    let writes = write_order(&op.params).into_iter().map(write_call);
-    let data = data_type(op, quote! { super::types });
-    let idempotency = op.idempotency.as_deref().and_then(|name| op.param(name)).map(|param| {
+    }
+    write!(
+        out,
+        "                .field(\"extra\", &self.extra)
+                .finish()
+        }}
+    }}
+    impl rt::Operation for {ty} {{
+        type Data = {data};
+        const ROUTE: &'static rt::Route = &super::routes::{route};
+        fn write(&self, w: &mut rt::RequestWriter) -> Result<(), rt::Error> {{
+",
+        data = data_type(op, "super::types"),
+        route = route_const(op),
+    );
+    for param in write_order(&op.params) {
+        write_call(out, param);
+    }
+    out.push("            w.extra(&self.extra)\n        }\n");
+    if let Some(param) = op.idempotency.as_deref().and_then(|name| op.param(name)) {
         let ident = field_ident(&param.name);
         // Validation admits only caller-set body or header values, all string-like here.
         let body = if param.required {
-            quote! { Some(self.#ident.as_str()) }
+            format!("Some(self.{ident}.as_str())")
         } else if matches!(param.ty, Type::Identifier(_)) {
-            quote! { self.#ident.as_ref().map(|v| v.as_str()) }
+            format!("self.{ident}.as_ref().map(|v| v.as_str())")
         } else {
-            quote! { self.#ident.as_deref() }
+            format!("self.{ident}.as_deref()")
         };
-        quote! {
-            fn idempotency_key(&self) -> Option<&str> { #body }
+        writeln!(out, "        fn idempotency_key(&self) -> Option<&str> {{ {body} }}");
+    }
+    out.push("    }\n");
+    if let Some(style) = op.pagination {
+        writeln!(out, "    impl rt::Paginated for {ty} {{");
+        if let Some((shape, field)) = spec.page_items(op) {
+            let item = names.field_item_type(&shape.name, field, "super::types");
+            let ident = field_ident(&field.name);
+            let take = if field.required {
+                format!("page.{ident}")
+            } else {
+                format!("page.{ident}.unwrap_or_default()")
+            };
+            write!(
+                out,
+                "        type Item = {item};\n        fn items(page: Self::Data) -> Vec<Self::Item> {{ {take} }}\n"
+            );
         }
-    });
-    let debug_fields = settable(op).map(|param| {
-        let ident = field_ident(&param.name);
-        let label = &param.name;
-        match (param.secret, param.required) {
-            (true, true) => quote! { .field(#label, &rt::Redacted) },
-            (true, false) => {
-                quote! { .field(#label, &self.#ident.as_ref().map(|_| rt::Redacted)) }
-            }
-            (false, _) => quote! { .field(#label, &self.#ident) },
-        }
-    });
-    let label = ty.to_string();
-    let items = spec.page_items(op).map(|(shape, field)| {
-        let item = names.field_item_type(&shape.name, field, &quote! { super::types });
-        let ident = field_ident(&field.name);
-        let take = if field.required {
-            quote! { page.#ident }
-        } else {
-            quote! { page.#ident.unwrap_or_default() }
-        };
-        quote! {
-            type Item = #item;
-            fn items(page: Self::Data) -> Vec<Self::Item> { #take }
-        }
-    });
-    let paginated = op.pagination.map(|style| {
-        let variant = format_ident!("{}", style.as_str().to_upper_camel_case());
         let set_cursor = match op.param("cursor") {
-            Some(_) => quote! { self.cursor = cursor.map(rt::Text::from); },
-            None => quote! { let _ = cursor; },
+            Some(_) => "self.cursor = cursor.map(rt::Text::from);",
+            None => "let _ = cursor;",
         };
         let set_page = match op.param("page") {
-            Some(_) => quote! { self.page = Some(i64::from(page)); },
-            None => quote! { let _ = page; },
+            Some(_) => "self.page = Some(i64::from(page));",
+            None => "let _ = page;",
         };
-        quote! {
-            impl rt::Paginated for #ty {
-                #items
-                const STYLE: rt::PageStyle = rt::PageStyle::#variant;
-                fn set_cursor(&mut self, cursor: Option<String>) { #set_cursor }
-                fn set_page(&mut self, page: u32) { #set_page }
-            }
-        }
-    });
-
-    quote! {
-        #doc
-        #[derive(Clone)]
-        #[non_exhaustive]
-        pub struct #ty {
-            #(#fields)*
-            #[doc = #extra_doc]
-            pub extra: rt::ExtraFields,
-        }
-        #construct
-        impl #ty {
-            #(#setters)*
-            #[doc = #extra_setter_doc]
-            pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
-                self.extra.insert(wire_key, value);
-                self
-            }
-        }
-        #default
-        impl fmt::Debug for #ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct(#label) #(#debug_fields)* .field("extra", &self.extra).finish()
-            }
-        }
-        impl rt::Operation for #ty {
-            type Data = #data;
-            const ROUTE: &'static rt::Route = &super::routes::#route;
-            fn write(&self, w: &mut rt::RequestWriter) -> Result<(), rt::Error> {
-                #(#writes)*
-                w.extra(&self.extra)
-            }
-            #idempotency
-        }
-        #paginated
+        write!(
+            out,
+            "        const STYLE: rt::PageStyle = rt::PageStyle::{variant};
+        fn set_cursor(&mut self, cursor: Option<String>) {{ {set_cursor} }}
+        fn set_page(&mut self, page: u32) {{ {set_page} }}
+    }}
+",
+            variant = style.as_str().to_upper_camel_case(),
+        );
     }
+}
+
+/// `extra_field`, on a request or its builder.
+fn extra_setter(out: &mut Code, doc: &str) {
+    out.doc_line("        ", doc);
+    out.push(
+        "        pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
+            self.extra.insert(wire_key, value);
+            self
+        }
+",
+    );
 }
 
 /// Whether the required parameters can be taken positionally: no two of them accept the
@@ -236,133 +242,134 @@ pub(super) fn positional(op: &Operation, names: &Names) -> bool {
 }
 
 /// The argument a setter or constructor takes for `param`, and how it becomes the value.
-fn argument(param: &Param, names: &Names) -> (TokenStream, TokenStream) {
+fn argument(param: &Param, names: &Names) -> (String, String) {
     let ident = field_ident(&param.name);
     let value = names.value_type(param);
     if takes_into(param, names) {
-        (quote! { #ident: impl Into<#value> }, quote! { #ident.into() })
+        (format!("{ident}: impl Into<{value}>"), format!("{ident}.into()"))
     } else {
-        (quote! { #ident: #value }, quote! { #ident })
+        (format!("{ident}: {value}"), ident)
     }
 }
 
 /// The setter of one field: an optional one on the request and on its builder, a required
 /// one on the builder (said in its doc).
-fn setter(param: &Param, names: &Names) -> TokenStream {
+fn setter(out: &mut Code, param: &Param, names: &Names) {
     let ident = field_ident(&param.name);
     let (arg, into) = argument(param, names);
     let need = if param.required { " (required)" } else { "" };
-    let doc = doc_lines(&[format!("Sets `{}`{need}.", param.name)]);
-    quote! {
-        #doc
-        pub fn #ident(mut self, #arg) -> Self {
-            self.#ident = Some(#into);
+    out.doc_line("        ", &format!("Sets `{}`{need}.", param.name));
+    write!(
+        out,
+        "        pub fn {ident}(mut self, {arg}) -> Self {{
+            self.{ident} = Some({into});
             self
-        }
-    }
+        }}
+"
+    );
 }
 
 /// `new`, taking the required fields positionally (they cannot be swapped).
-fn constructor(op: &Operation, names: &Names) -> TokenStream {
-    let ty = request_type(op);
-    let args = settable(op).filter(|p| p.required).map(|p| argument(p, names).0);
-    let fields = settable(op).map(|param| {
+fn constructor(out: &mut Code, op: &Operation, names: &Names) {
+    let args = join(settable(op).filter(|p| p.required), ", ", |f, p| f.write_str(&argument(p, names).0));
+    write!(
+        out,
+        "    impl {ty} {{
+        /// Creates the request from its required fields; set the others with the methods below.
+        pub fn new({args}) -> Self {{
+            Self {{
+",
+        ty = request_type(op)
+    );
+    for param in settable(op) {
         let ident = field_ident(&param.name);
         if param.required && takes_into(param, names) {
-            quote! { #ident: #ident.into(), }
+            writeln!(out, "                {ident}: {ident}.into(),");
         } else if param.required {
-            quote! { #ident, }
+            writeln!(out, "                {ident},");
         } else {
-            quote! { #ident: None, }
-        }
-    });
-    quote! {
-        impl #ty {
-            /// Creates the request from its required fields; set the others with the methods below.
-            pub fn new(#(#args),*) -> Self {
-                Self { #(#fields)* extra: Default::default() }
-            }
+            writeln!(out, "                {ident}: None,");
         }
     }
+    out.push("                extra: Default::default(),\n            }\n        }\n    }\n");
 }
 
 /// `builder()`: a request whose required fields could be swapped if taken positionally
 /// (two strings, two amounts) is built by naming each one; `build` refuses a missing one
 /// before anything is sent.
-fn builder(op: &Operation, names: &Names, optional_setters: &[TokenStream]) -> TokenStream {
+fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     let ty = request_type(op);
-    let builder = format_ident!("{}Builder", ty);
-    let label = ty.to_string();
+    let builder = format!("{ty}Builder");
     let required: Vec<&Param> = settable(op).filter(|p| p.required).collect();
-    let fields = settable(op).map(|param| {
-        let ident = field_ident(&param.name);
-        let value = names.value_type(param);
-        quote! { #ident: Option<#value>, }
-    });
-    let required_setters = required.iter().map(|param| setter(param, names));
-    let req_idents: Vec<Ident> = required.iter().map(|p| field_ident(&p.name)).collect();
-    let req_names = required.iter().map(|p| p.name.as_str());
-    let take = settable(op).map(|param| {
-        let ident = field_ident(&param.name);
-        if param.required {
-            quote! { #ident, }
-        } else {
-            quote! { #ident: self.#ident, }
-        }
-    });
-    let debug = settable(op).map(|param| {
-        let ident = field_ident(&param.name);
-        let label = &param.name;
-        if param.secret {
-            quote! { .field(#label, &self.#ident.as_ref().map(|_| rt::Redacted)) }
-        } else {
-            quote! { .field(#label, &self.#ident) }
-        }
-    });
-    let builder_doc = format!(
-        " Builds a [`{label}`] by naming each field; [`build`]({builder}::build) checks that every required one is set."
+    write!(
+        out,
+        "    impl {ty} {{
+        /// Starts a request: set each required field by name, then `build()`.
+        pub fn builder() -> {builder} {{
+            {builder}::default()
+        }}
+    }}
+"
     );
-    let builder_label = builder.to_string();
-    let extra_doc = format!(" Adds a field the spec does not know (see [`{label}::extra`]).");
-    quote! {
-        impl #ty {
-            /// Starts a request: set each required field by name, then `build()`.
-            pub fn builder() -> #builder {
-                #builder::default()
-            }
-        }
-        #[doc = #builder_doc]
-        #[derive(Clone, Default)]
-        #[must_use]
-        pub struct #builder {
-            #(#fields)*
-            extra: rt::ExtraFields,
-        }
-        impl #builder {
-            #(#required_setters)*
-            #(#optional_setters)*
-            #[doc = #extra_doc]
-            pub fn extra_field(mut self, wire_key: impl Into<String>, value: rt::serde_json::Value) -> Self {
-                self.extra.insert(wire_key, value);
-                self
-            }
-            /// The request, or `Error::InvalidRequest` naming every required field not set.
-            pub fn build(self) -> Result<#ty, rt::Error> {
-                match (#(self.#req_idents),*) {
-                    (#(Some(#req_idents)),*) => Ok(#ty { #(#take)* extra: self.extra }),
-                    (#(#req_idents),*) => Err(rt::Error::missing_fields(
-                        #label,
-                        &[#((#req_names, #req_idents.is_none())),*],
-                    )),
-                }
-            }
-        }
-        impl fmt::Debug for #builder {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct(#builder_label) #(#debug)* .field("extra", &self.extra).finish()
-            }
+    out.doc_line(
+        "    ",
+        &format!(
+            "Builds a [`{ty}`] by naming each field; [`build`]({builder}::build) checks that every required one is set."
+        ),
+    );
+    write!(out, "    #[derive(Clone, Default)]\n    #[must_use]\n    pub struct {builder} {{\n");
+    for param in settable(op) {
+        writeln!(out, "        {}: Option<{}>,", field_ident(&param.name), names.value_type(param));
+    }
+    write!(out, "        extra: rt::ExtraFields,\n    }}\n    impl {builder} {{\n");
+    for param in &required {
+        setter(out, param, names);
+    }
+    for param in settable(op).filter(|p| !p.required) {
+        setter(out, param, names);
+    }
+    extra_setter(out, &format!("Adds a field the spec does not know (see [`{ty}::extra`])."));
+    let idents: Vec<String> = required.iter().map(|p| field_ident(&p.name)).collect();
+    let fields = join(&idents, ", ", |f, ident| write!(f, "self.{ident}"));
+    let somes = join(&idents, ", ", |f, ident| write!(f, "Some({ident})"));
+    let plain = join(&idents, ", ", |f, ident| f.write_str(ident));
+    let take = join(settable(op), " ", |f, param| {
+        let ident = field_ident(&param.name);
+        if param.required { write!(f, "{ident},") } else { write!(f, "{ident}: self.{ident},") }
+    });
+    let missing = join(required.iter().zip(&idents), ", ", |f, (param, ident)| {
+        write!(f, "({}, {ident}.is_none())", Lit(&param.name))
+    });
+    // One required field makes a plain value, not a tuple, on each side of the match.
+    write!(
+        out,
+        "        /// The request, or `Error::InvalidRequest` naming every required field not set.
+        pub fn build(self) -> Result<{ty}, rt::Error> {{
+            match ({fields}) {{
+                ({somes}) => Ok({ty} {{ {take} extra: self.extra }}),
+                ({plain}) => Err(rt::Error::missing_fields(
+                    {label},
+                    &[{missing}],
+                )),
+            }}
+        }}
+    }}
+    impl fmt::Debug for {builder} {{
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{
+            f.debug_struct({builder_label})
+",
+        label = Lit(&ty),
+        builder_label = Lit(&builder),
+    );
+    for param in settable(op) {
+        let (label, ident) = (Lit(&param.name), field_ident(&param.name));
+        if param.secret {
+            writeln!(out, "                .field({label}, &self.{ident}.as_ref().map(|_| rt::Redacted))");
+        } else {
+            writeln!(out, "                .field({label}, &self.{ident})");
         }
     }
+    out.push("                .field(\"extra\", &self.extra)\n                .finish()\n        }\n    }\n");
 }
 
 /// The order the parameters are written in: the others as declared, then the body fields
@@ -396,103 +403,103 @@ fn write_order(params: &[Param]) -> Vec<&Param> {
         .collect()
 }
 
-/// The runtime call that puts one parameter on the wire.
-fn write_call(param: &Param) -> TokenStream {
-    let wire = &param.wire;
+/// The runtime call that puts one parameter on the wire, on a line of its own.
+fn write_call(out: &mut Code, param: &Param) {
+    let wire = Lit(&param.wire);
     if let Some(fixed) = &param.fixed {
-        return match param.location {
-            ParamLocation::Body => quote! { w.body(#wire, #fixed)?; },
-            ParamLocation::Query => quote! { w.query(#wire, #fixed); },
-            ParamLocation::Header => quote! { w.header(#wire, #fixed)?; },
-            ParamLocation::Path => quote! { w.path(#wire, #fixed)?; },
-        };
+        let fixed = Lit(fixed);
+        match param.location {
+            ParamLocation::Body => writeln!(out, "            w.body({wire}, {fixed})?;"),
+            ParamLocation::Query => writeln!(out, "            w.query({wire}, {fixed});"),
+            ParamLocation::Header => writeln!(out, "            w.header({wire}, {fixed})?;"),
+            ParamLocation::Path => writeln!(out, "            w.path({wire}, {fixed})?;"),
+        }
+        return;
     }
     let ident = field_ident(&param.name);
-    let mut put = write_value(param, &ident);
+    if param.secret {
+        // Noted so that the client removes the value from any error, in any spelling.
+        if param.required {
+            writeln!(out, "            w.secret(&self.{ident});");
+        } else {
+            writeln!(out, "            w.secret_opt(self.{ident}.as_ref());");
+        }
+    }
     if let Some(max) = param.max {
         // Checked before anything is sent.
-        let wire = &param.wire;
-        let value = if param.required {
-            quote! { Some(&self.#ident) }
-        } else {
-            quote! { self.#ident.as_ref() }
-        };
-        put = quote! { w.at_most(#wire, #value, #max)?; #put };
+        let value =
+            if param.required { format!("Some(&self.{ident})") } else { format!("self.{ident}.as_ref()") };
+        writeln!(out, "            w.at_most({wire}, {value}, {max}i64)?;");
     }
-    if !param.secret {
-        return put;
+    let put = write_value(param, &ident);
+    if !put.is_empty() {
+        writeln!(out, "            {put}");
     }
-    // Noted so that the client removes the value from any error, in any spelling.
-    let note = if param.required {
-        quote! { w.secret(&self.#ident); }
-    } else {
-        quote! { w.secret_opt(self.#ident.as_ref()); }
-    };
-    quote! { #note #put }
 }
 
-/// The runtime call that puts one caller-set value on the wire.
-fn write_value(param: &Param, ident: &Ident) -> TokenStream {
-    let wire = &param.wire;
+/// The runtime call that puts one caller-set value on the wire (nothing for an optional
+/// path value, which validation rules out).
+fn write_value(param: &Param, ident: &str) -> String {
+    let wire = Lit(&param.wire);
     let secret = is_secret_text(param);
     let text_like = matches!(param.ty, Type::String | Type::Identifier(_)) && param.values.is_empty();
     let date = param.ty == Type::DateTime && !secret;
-    let layout = format_ident!("{}", format!("{:?}", param.layout));
+    let layout = format!("{:?}", param.layout);
     // How one present value is turned into what the runtime call takes.
-    let value = |v: TokenStream| -> TokenStream {
+    let value = |v: &str| -> String {
         match param.location {
             ParamLocation::Path | ParamLocation::Header | ParamLocation::Query if secret => {
-                quote! { #v.expose() }
+                format!("{v}.expose()")
             }
-            _ if date => quote! { &#v.to_wire(rt::DateLayout::#layout) },
-            ParamLocation::Path | ParamLocation::Header if text_like => quote! { #v.as_str() },
-            ParamLocation::Path | ParamLocation::Header => quote! { &#v.to_string() },
-            ParamLocation::Query if param.ty == Type::StringList => quote! { &#v.join(",") },
-            ParamLocation::Query => quote! { &#v },
+            _ if date => format!("&{v}.to_wire(rt::DateLayout::{layout})"),
+            ParamLocation::Path | ParamLocation::Header if text_like => format!("{v}.as_str()"),
+            ParamLocation::Path | ParamLocation::Header => format!("&{v}.to_string()"),
+            ParamLocation::Query if param.ty == Type::StringList => format!("&{v}.join(\",\")"),
+            ParamLocation::Query => format!("&{v}"),
             ParamLocation::Body if param.as_string && param.ty == Type::Decimal => {
-                quote! { &#v.as_wire_string() }
+                format!("&{v}.as_wire_string()")
             }
-            ParamLocation::Body if param.as_string => quote! { &#v.to_string() },
-            ParamLocation::Body => quote! { &#v },
+            ParamLocation::Body if param.as_string => format!("&{v}.to_string()"),
+            ParamLocation::Body => format!("&{v}"),
         }
     };
     if param.required {
-        let v = value(quote! { self.#ident });
+        let v = value(&format!("self.{ident}"));
         return match param.location {
-            ParamLocation::Path => quote! { w.path(#wire, #v)?; },
-            ParamLocation::Query => quote! { w.query(#wire, #v); },
-            ParamLocation::Body => quote! { w.body(#wire, #v)?; },
-            ParamLocation::Header => quote! { w.header(#wire, #v)?; },
+            ParamLocation::Path => format!("w.path({wire}, {v})?;"),
+            ParamLocation::Query => format!("w.query({wire}, {v});"),
+            ParamLocation::Body => format!("w.body({wire}, {v})?;"),
+            ParamLocation::Header => format!("w.header({wire}, {v})?;"),
         };
     }
     // Optional: the runtime's `_opt` calls skip an absent value.
     if date && param.location != ParamLocation::Header {
-        let wire_text = quote! { self.#ident.as_ref().map(|v| v.to_wire(rt::DateLayout::#layout)) };
+        let text = format!("self.{ident}.as_ref().map(|v| v.to_wire(rt::DateLayout::{layout}))");
         return match param.location {
-            ParamLocation::Body => quote! { w.body_opt(#wire, #wire_text.as_ref())?; },
-            _ => quote! { w.query_opt(#wire, #wire_text.as_ref()); },
+            ParamLocation::Body => format!("w.body_opt({wire}, {text}.as_ref())?;"),
+            _ => format!("w.query_opt({wire}, {text}.as_ref());"),
         };
     }
     match param.location {
         ParamLocation::Query if param.ty == Type::StringList => {
-            quote! { w.query_opt(#wire, self.#ident.as_ref().map(|v| v.join(",")).as_ref()); }
+            format!("w.query_opt({wire}, self.{ident}.as_ref().map(|v| v.join(\",\")).as_ref());")
         }
         ParamLocation::Query if secret => {
-            quote! { w.query_opt(#wire, self.#ident.as_ref().map(|v| v.expose())); }
+            format!("w.query_opt({wire}, self.{ident}.as_ref().map(|v| v.expose()));")
         }
-        ParamLocation::Query => quote! { w.query_opt(#wire, self.#ident.as_ref()); },
+        ParamLocation::Query => format!("w.query_opt({wire}, self.{ident}.as_ref());"),
         ParamLocation::Body if param.as_string && param.ty == Type::Decimal => {
-            quote! { w.body_opt(#wire, self.#ident.as_ref().map(|v| v.as_wire_string()).as_ref())?; }
+            format!("w.body_opt({wire}, self.{ident}.as_ref().map(|v| v.as_wire_string()).as_ref())?;")
         }
         ParamLocation::Body if param.as_string => {
-            quote! { w.body_opt(#wire, self.#ident.as_ref().map(|v| v.to_string()).as_ref())?; }
+            format!("w.body_opt({wire}, self.{ident}.as_ref().map(|v| v.to_string()).as_ref())?;")
         }
-        ParamLocation::Body => quote! { w.body_opt(#wire, self.#ident.as_ref())?; },
+        ParamLocation::Body => format!("w.body_opt({wire}, self.{ident}.as_ref())?;"),
         ParamLocation::Header => {
-            let v = value(quote! { v });
-            quote! { if let Some(v) = &self.#ident { w.header(#wire, #v)?; } }
+            let v = value("v");
+            format!("if let Some(v) = &self.{ident} {{ w.header({wire}, {v})?; }}")
         }
         // Validation makes every path parameter required.
-        ParamLocation::Path => TokenStream::new(),
+        ParamLocation::Path => String::new(),
     }
 }

@@ -1,0 +1,124 @@
+//! Rust source text as the emitters write it: a growing string that `write!` appends to,
+//! doc comments, and escaped string literals.
+
+use std::fmt;
+
+/// Rust source being written. `write!` on it cannot fail, so the emitters need no `?`.
+pub(super) struct Code(String);
+
+impl Code {
+    pub(super) fn with_capacity(bytes: usize) -> Code {
+        Code(String::with_capacity(bytes))
+    }
+
+    /// What `write!(code, ...)` calls.
+    pub(super) fn write_fmt(&mut self, args: fmt::Arguments<'_>) {
+        // Writing into a `String` fails only when a `Display` impl does, and none of the
+        // values written here has one that can.
+        let _ = fmt::Write::write_fmt(&mut self.0, args);
+    }
+
+    pub(super) fn push(&mut self, text: &str) {
+        self.0.push_str(text);
+    }
+
+    /// Documentation, one line per element: a `///` comment, or a `#[doc]` attribute for
+    /// a line that a comment cannot carry (a carriage return or a line break inside it).
+    pub(super) fn doc<S: AsRef<str>>(&mut self, indent: &str, lines: &[S]) {
+        for line in lines {
+            self.doc_line(indent, line.as_ref());
+        }
+    }
+
+    /// One line of documentation (see [`Code::doc`]).
+    pub(super) fn doc_line(&mut self, indent: &str, line: &str) {
+        self.push(indent);
+        if line.contains(['\r', '\n']) {
+            let text = format!(" {line}");
+            writeln!(self, "#[doc = {}]", Lit(&text));
+        } else if line.is_empty() {
+            self.push("///\n");
+        } else {
+            self.push("/// ");
+            self.push(line);
+            self.push("\n");
+        }
+    }
+
+    pub(super) fn into_string(self) -> String {
+        self.0
+    }
+}
+
+/// A Rust string literal holding the text: `"..."` with quotes, backslashes and control
+/// characters escaped.
+#[derive(Clone, Copy)]
+pub(super) struct Lit<'a>(pub(super) &'a str);
+
+impl fmt::Display for Lit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `str`'s `Debug` writes exactly a Rust string literal.
+        write!(f, "{:?}", self.0)
+    }
+}
+
+/// String literals separated by commas: `"a", "b"`.
+pub(super) fn literals(values: &[String]) -> impl fmt::Display + '_ {
+    join(values, ", ", |f, value| write!(f, "{}", Lit(value)))
+}
+
+/// Items separated by `sep`, each written by `each`: `a, b, c` without a trailing one.
+pub(super) fn join<I, F>(items: I, sep: &'static str, each: F) -> Joined<I, F>
+where
+    I: IntoIterator + Clone,
+    F: Fn(&mut fmt::Formatter<'_>, I::Item) -> fmt::Result,
+{
+    Joined { items, sep, each }
+}
+
+/// What [`join`] returns.
+pub(super) struct Joined<I, F> {
+    items: I,
+    sep: &'static str,
+    each: F,
+}
+
+impl<I, F> fmt::Display for Joined<I, F>
+where
+    I: IntoIterator + Clone,
+    F: Fn(&mut fmt::Formatter<'_>, I::Item) -> fmt::Result,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.items.clone().into_iter().enumerate() {
+            if i > 0 {
+                f.write_str(self.sep)?;
+            }
+            (self.each)(f, item)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_lines_are_comments_unless_a_comment_cannot_carry_them() {
+        let mut code = Code::with_capacity(0);
+        code.doc("    ", &["one", "", "two\rthree"]);
+        assert_eq!(code.into_string(), "    /// one\n    ///\n    #[doc = \" two\\rthree\"]\n");
+    }
+
+    #[test]
+    fn literals_escape_what_a_string_literal_must() {
+        assert_eq!(Lit("a\"b\\c\n\u{7}é").to_string(), "\"a\\\"b\\\\c\\n\\u{7}é\"");
+    }
+
+    #[test]
+    fn join_separates_without_a_trailing_separator() {
+        let text = join([1, 2, 3], ", ", |f, n| write!(f, "#{n}")).to_string();
+        assert_eq!(text, "#1, #2, #3");
+        assert_eq!(join(Vec::<u8>::new(), ", ", |f, n| write!(f, "{n}")).to_string(), "");
+    }
+}
