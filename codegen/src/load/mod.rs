@@ -279,8 +279,7 @@ fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawF
         Some(v) => each::<raw::RawShape>(sink, v, "shapes"),
         None => Some(raw::Ordered::default()),
     };
-    let operations = section("operations", sink)
-        .and_then(|v| sink.deserialize::<raw::Ordered<serde_yaml::Value>>(v, "operations"));
+    let operations = section("operations", sink).and_then(|v| entries(sink, v, "operations"));
 
     let mut read = Vec::new();
     let mut unreadable = Vec::new();
@@ -309,7 +308,7 @@ fn each<T: serde::de::DeserializeOwned>(
     value: serde_yaml::Value,
     base: &str,
 ) -> Option<raw::Ordered<T>> {
-    let entries = sink.deserialize::<raw::Ordered<serde_yaml::Value>>(value, base)?;
+    let entries = entries(sink, value, base)?;
     let mut out = Vec::with_capacity(entries.0.len());
     let mut failed = false;
     for (name, value) in entries.0 {
@@ -319,6 +318,26 @@ fn each<T: serde::de::DeserializeOwned>(
         }
     }
     (!failed).then_some(raw::Ordered(out))
+}
+
+/// The entries of a mapping of named entries, taken out of it as they are; a mapping
+/// with a key that is not text, or a value that is not a mapping, is read through
+/// [`Sink::deserialize`], which reports what is wrong.
+fn entries(
+    sink: &mut Sink<'_>,
+    value: serde_yaml::Value,
+    base: &str,
+) -> Option<raw::Ordered<serde_yaml::Value>> {
+    match value {
+        serde_yaml::Value::Mapping(map) if map.keys().all(serde_yaml::Value::is_string) => {
+            let entries = map.into_iter().filter_map(|(key, value)| match key {
+                serde_yaml::Value::String(key) => Some((key, value)),
+                _ => None,
+            });
+            Some(raw::Ordered(entries.collect()))
+        }
+        other => sink.deserialize::<raw::Ordered<serde_yaml::Value>>(other, base),
+    }
 }
 
 /// Collects diagnostics with their locations.
@@ -428,6 +447,11 @@ impl<'a> Sink<'a> {
         mut value: serde_yaml::Value,
         base: &str,
     ) -> Option<T> {
+        // Most values are right: read them without tracking where the reader is, and track
+        // only to report what is wrong.
+        if let Ok(parsed) = <T as serde::Deserialize>::deserialize(&value) {
+            return Some(parsed);
+        }
         let mut removed: Vec<Vec<Step>> = Vec::new();
         // Unknown keys reported, by the mapping that holds them.
         let mut unknown: Vec<(Vec<Step>, String)> = Vec::new();

@@ -52,22 +52,27 @@ pub(crate) fn scan(text: &str, sink: &mut Sink<'_>) -> bool {
         let line_number = index + 1;
         let line = raw_line.strip_suffix('\r').unwrap_or(raw_line);
         let at = |column: usize| Location { line: line_number, column };
-        for (column, c) in line.chars().enumerate() {
-            let problem = match c {
-                '\r' => Some(("a carriage return without a newline", "end lines with `\\n` or `\\r\\n`")),
-                '\u{85}' | '\u{2028}' | '\u{2029}' => {
-                    Some(("a Unicode line or paragraph separator", "replace it with a newline, or remove it"))
+        // Printable ASCII and tabs need no look at each character.
+        let plain = line.bytes().all(|b| matches!(b, b' '..=b'~' | b'\t'));
+        if !plain {
+            for (column, c) in line.chars().enumerate() {
+                let problem = match c {
+                    '\r' => Some(("a carriage return without a newline", "end lines with `\\n` or `\\r\\n`")),
+                    '\u{85}' | '\u{2028}' | '\u{2029}' => Some((
+                        "a Unicode line or paragraph separator",
+                        "replace it with a newline, or remove it",
+                    )),
+                    '\t' => None,
+                    c if c.is_control() => Some(("a control character", "remove it: a spec is plain text")),
+                    '\u{feff}' if index > 0 || column > 0 => {
+                        Some(("a byte order mark inside the file", "remove it"))
+                    }
+                    _ => None,
+                };
+                if let Some((problem, hint)) = problem {
+                    sink.error_at(at(column + 1), "", format!("the spec holds {problem}"), hint);
+                    problems += 1;
                 }
-                '\t' => None,
-                c if c.is_control() => Some(("a control character", "remove it: a spec is plain text")),
-                '\u{feff}' if index > 0 || column > 0 => {
-                    Some(("a byte order mark inside the file", "remove it"))
-                }
-                _ => None,
-            };
-            if let Some((problem, hint)) = problem {
-                sink.error_at(at(column + 1), "", format!("the spec holds {problem}"), hint);
-                problems += 1;
             }
         }
         let indent = line.len() - line.trim_start_matches([' ', '\t']).len();

@@ -31,7 +31,10 @@ pub struct SpanIndex {
 #[derive(Debug)]
 struct Frame {
     indent: usize,
-    path: String,
+    /// The length of this frame's path, a prefix of the path being built.
+    path_len: usize,
+    /// A sequence item (its path ends in `[n]`).
+    item: bool,
     /// Set on a key whose value starts on the next line, so a compact sequence
     /// (`key:` then `- item` at the same indent) belongs to it.
     opens_block: bool,
@@ -44,10 +47,11 @@ impl SpanIndex {
     pub fn build(text: &str) -> SpanIndex {
         let mut spans = HashMap::new();
         let mut repeated = Vec::new();
-        let mut stack: Vec<Frame> =
-            vec![Frame { indent: 0, path: String::new(), opens_block: true, next_item: 0 }];
+        // The path of the key or item being indexed; each frame's path is a prefix of it.
+        let mut path = String::new();
         // Root is a virtual frame below every real indent.
-        stack[0].indent = 0;
+        let mut stack: Vec<Frame> =
+            vec![Frame { indent: 0, path_len: 0, item: false, opens_block: true, next_item: 0 }];
         let mut scalar_block_indent: Option<usize> = None;
 
         for (number, raw_line) in text.lines().enumerate() {
@@ -76,9 +80,18 @@ impl SpanIndex {
                 let parent = Self::parent_for(&mut stack, column, true);
                 let index = stack[parent].next_item;
                 stack[parent].next_item += 1;
-                let path = format!("{}[{}]", stack[parent].path, index);
+                path.truncate(stack[parent].path_len);
+                path.push('[');
+                path.push_str(&index.to_string());
+                path.push(']');
                 spans.insert(path.clone(), Location { line, column: column + 1 });
-                stack.push(Frame { indent: column, path, opens_block: false, next_item: 0 });
+                stack.push(Frame {
+                    indent: column,
+                    path_len: path.len(),
+                    item: true,
+                    opens_block: false,
+                    next_item: 0,
+                });
                 let skipped = after.len() - after.trim_start_matches(' ').len();
                 column += 2 + skipped;
                 rest = &after[skipped..];
@@ -90,11 +103,11 @@ impl SpanIndex {
                 continue;
             };
             let parent = Self::parent_for(&mut stack, column, false);
-            let path = if stack[parent].path.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{}.{}", stack[parent].path, key)
-            };
+            path.truncate(stack[parent].path_len);
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
             let here = Location { line, column: column + 1 };
             if spans.insert(path.clone(), here).is_some() {
                 repeated.push((path.clone(), here));
@@ -104,7 +117,13 @@ impl SpanIndex {
             if value.starts_with('|') || value.starts_with('>') {
                 scalar_block_indent = Some(column);
             }
-            stack.push(Frame { indent: column, path, opens_block: value.is_empty(), next_item: 0 });
+            stack.push(Frame {
+                indent: column,
+                path_len: path.len(),
+                item: false,
+                opens_block: value.is_empty(),
+                next_item: 0,
+            });
         }
         SpanIndex { spans, repeated }
     }
@@ -121,7 +140,7 @@ impl SpanIndex {
     /// Pops frames that cannot hold something at `indent` and returns the parent's index.
     fn parent_for(stack: &mut Vec<Frame>, indent: usize, is_item: bool) -> usize {
         while stack.len() > 1 {
-            let top = stack.last().map(|f| (f.indent, f.opens_block, f.path.ends_with(']')));
+            let top = stack.last().map(|f| (f.indent, f.opens_block, f.item));
             let Some((top_indent, opens_block, top_is_item)) = top else { break };
             if top_indent < indent {
                 break;
