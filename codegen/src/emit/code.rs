@@ -22,8 +22,8 @@ impl Code {
         self.0.push_str(text);
     }
 
-    /// Documentation, one line per element: a `///` comment, or a `#[doc]` attribute for
-    /// a line that a comment cannot carry (a carriage return or a line break inside it).
+    /// Documentation, one line per element: a `///` comment, or a `#[doc]` attribute with
+    /// an escaped literal for a line that a comment cannot carry.
     pub(super) fn doc<S: AsRef<str>>(&mut self, indent: &str, lines: &[S]) {
         for line in lines {
             self.doc_line(indent, line.as_ref());
@@ -33,7 +33,7 @@ impl Code {
     /// One line of documentation (see [`Code::doc`]).
     pub(super) fn doc_line(&mut self, indent: &str, line: &str) {
         self.push(indent);
-        if line.contains(['\r', '\n']) {
+        if !comment_can_carry(line) {
             let text = format!(" {line}");
             writeln!(self, "#[doc = {}]", Lit(&text));
         } else if line.is_empty() {
@@ -48,6 +48,19 @@ impl Code {
     pub(super) fn into_string(self) -> String {
         self.0
     }
+}
+
+/// Whether a `///` comment can hold `line` as it is: no control character (a carriage
+/// return is refused in a doc comment, a line break would end it) and no character that
+/// changes the direction of text, which the compiler refuses in comments by default.
+fn comment_can_carry(line: &str) -> bool {
+    if line.bytes().all(|b| matches!(b, b' '..=b'~')) {
+        return true;
+    }
+    !line.chars().any(|c| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })
 }
 
 /// A Rust string literal holding the text: `"..."` with quotes, backslashes and control
@@ -106,8 +119,11 @@ mod tests {
     #[test]
     fn doc_lines_are_comments_unless_a_comment_cannot_carry_them() {
         let mut code = Code::with_capacity(0);
-        code.doc("    ", &["one", "", "two\rthree"]);
-        assert_eq!(code.into_string(), "    /// one\n    ///\n    #[doc = \" two\\rthree\"]\n");
+        code.doc("    ", &["one", "", "two\rthree", "é\tx", "a\u{202e}b"]);
+        assert_eq!(
+            code.into_string(),
+            "    /// one\n    ///\n    #[doc = \" two\\rthree\"]\n    #[doc = \" é\\tx\"]\n    #[doc = \" a\\u{202e}b\"]\n"
+        );
     }
 
     #[test]

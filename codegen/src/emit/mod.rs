@@ -363,6 +363,25 @@ mod tests {
     }
 
     #[test]
+    fn text_a_comment_cannot_carry_is_written_escaped() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let text = text.replacen(
+            "summary: Obtains an access token.",
+            "summary: \"Obtains \\u202Eit\\r \\\"quoted\\\" \\\\ */ access token.\"",
+            1,
+        );
+        let spec = crate::load_str("small.yaml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let source = generate_crate_source(&spec, "payspec_client");
+        assert!(!source.contains(['\u{202e}', '\r']), "a raw control or direction character was written");
+        assert!(source.contains(r#"#[doc = " Obtains \u{202e}it\r \"quoted\" \\ */ access token."]"#), "{source:.2000}");
+        #[cfg(feature = "format")]
+        if let Err(e) = syn::parse_str::<syn::File>(&source) {
+            panic!("the client does not parse: {e}");
+        }
+    }
+
+    #[test]
     fn variant_names_are_idents_and_unique() {
         let names = types::variant_names(&["9MOBILE".into(), "GLO".into(), "glo".into(), "Other".into()]);
         assert_eq!(names, ["Ninemobile", "Glo", "Glo2", "Other2"]);
