@@ -374,7 +374,10 @@ mod tests {
         let spec = crate::load_str("small.yaml", &text).unwrap_or_else(|e| panic!("{e}"));
         let source = generate_crate_source(&spec, "payspec_client");
         assert!(!source.contains(['\u{202e}', '\r']), "a raw control or direction character was written");
-        assert!(source.contains(r#"#[doc = " Obtains \u{202e}it\r \"quoted\" \\ */ access token."]"#), "{source:.2000}");
+        assert!(
+            source.contains(r#"#[doc = " Obtains \u{202e}it\r \"quoted\" \\ */ access token."]"#),
+            "{source:.2000}"
+        );
         #[cfg(feature = "format")]
         if let Err(e) = syn::parse_str::<syn::File>(&source) {
             panic!("the client does not parse: {e}");
