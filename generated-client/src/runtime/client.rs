@@ -349,17 +349,21 @@ impl ClientInner {
                 return self.pending_or_empty(answer);
             }
         }
-        Ok(Outcome::Done(Envelope { code: answer.code, description: answer.description, data: Some(read?) }))
+        Ok(Outcome::Done(Box::new(Envelope {
+            code: answer.code,
+            description: answer.description,
+            data: Some(read?),
+        })))
     }
 
     /// A pending answer, its data as a tree; or a finished one without data.
     fn pending_or_empty<T>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
         if !answer.pending {
-            return Ok(Outcome::Done(Envelope {
+            return Ok(Outcome::Done(Box::new(Envelope {
                 code: answer.code,
                 description: answer.description,
                 data: None,
-            }));
+            })));
         }
         if let Err(fault) = json_parse::span(&answer.body) {
             return Err(self.unreadable(&answer, None, fault.to_string()));

@@ -90,8 +90,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Envelope<T> {
 /// What a successful call returns.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome<T> {
-    /// The service finished the operation.
-    Done(Envelope<T>),
+    /// The service finished the operation. Boxed, so that a call's result is small to
+    /// move (into a join, a channel, a `Vec`) however large its data is.
+    Done(Box<Envelope<T>>),
     /// The service accepted the operation and is still processing it (HTTP 201/202
     /// "PROCESSING", e.g. a transfer in `PENDING_BILLING`). It must not be sent again
     /// under a new reference; look its status up instead.
@@ -123,7 +124,7 @@ impl<T> Outcome<T> {
     /// The finished answer, or the pending one as the error side.
     pub fn into_result(self) -> Result<Envelope<T>, Envelope<Json>> {
         match self {
-            Outcome::Done(e) => Ok(e),
+            Outcome::Done(e) => Ok(*e),
             Outcome::Pending(p) => Err(p),
         }
     }
