@@ -11,6 +11,12 @@ impl Code {
         Code(String::with_capacity(bytes))
     }
 
+    /// Source written after `start`, with room for `bytes` more.
+    pub(super) fn after(mut start: String, bytes: usize) -> Code {
+        start.reserve(bytes);
+        Code(start)
+    }
+
     /// What `write!(code, ...)` calls.
     pub(super) fn write_fmt(&mut self, args: fmt::Arguments<'_>) {
         // Writing into a `String` fails only when a `Display` impl does, and none of the

@@ -31,18 +31,18 @@ use types::types_module;
 /// Generates the client code for `spec` as tokens (what `generate!` expands to).
 #[cfg(feature = "macros")]
 pub fn generate_tokens(spec: &Spec) -> Result<proc_macro2::TokenStream, EmitError> {
-    let text = code(spec, None).into_string();
+    let text = code(spec, None, String::new()).into_string();
     text.parse().map_err(|e: proc_macro2::LexError| EmitError(e.to_string()))
 }
 
-/// The client code; with `examples`, the crate name its documentation's examples call
-/// through (one example per group).
-fn code(spec: &Spec, examples: Option<&str>) -> Code {
+/// The client code, written after `start`; with `examples`, the crate name its
+/// documentation's examples call through (one example per group).
+fn code(spec: &Spec, examples: Option<&str>, start: String) -> Code {
     let names = Names::new(spec);
     let findings = audit::audit(spec);
     let reserved = audit::reserved_segments(&findings);
 
-    let mut out = Code::with_capacity(1 << 20);
+    let mut out = Code::after(start, 1 << 20);
     routes_module(&mut out, spec, &reserved);
     types_module(&mut out, spec, &names);
     requests_module(&mut out, spec, &names);
@@ -78,7 +78,7 @@ pub fn generate_blocking_source(spec: &Spec) -> String {
 /// output does not depend on where the spec lives on a machine.
 #[cfg(feature = "format")]
 pub fn generate_source(spec: &Spec) -> Result<String, EmitError> {
-    let text = code(spec, None).into_string();
+    let text = code(spec, None, String::new()).into_string();
     let file: syn::File = syn::parse_str(&text).map_err(|e| EmitError(e.to_string()))?;
     Ok(format!("{}{}", header(spec), prettyplease::unparse(&file)))
 }
@@ -89,9 +89,7 @@ pub fn generate_source(spec: &Spec) -> Result<String, EmitError> {
 /// or statement per line, but not formatted: the compiler reads it, and a person reading
 /// it runs `payspec generate`.
 pub fn generate_crate_source(spec: &Spec, crate_name: &str) -> String {
-    let mut text = header(spec);
-    text.push_str(&code(spec, Some(crate_name)).into_string());
-    text
+    code(spec, Some(crate_name), header(spec)).into_string()
 }
 
 fn header(spec: &Spec) -> String {
