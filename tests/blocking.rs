@@ -65,7 +65,7 @@ fn the_blocking_client_sends_and_lists_without_async_code() {
         .unwrap_or_else(|e| panic!("{e}"));
     let outcome = client.transfers().bank_transfer(transfer).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        matches!(&outcome, Outcome::Done(e) if e.data.as_ref().is_some_and(|d| d.id == "trf-1")),
+        matches!(&outcome, Outcome::Done(e) if e.data.as_ref().is_some_and(|d| d.id.as_deref() == Some("trf-1"))),
         "{outcome:?}"
     );
 
@@ -73,7 +73,7 @@ fn the_blocking_client_sends_and_lists_without_async_code() {
         .transactions()
         .list_transactions_items(ListTransactions::new())
         .unwrap_or_else(|e| panic!("{e}"));
-    let ids: Vec<&str> = records.iter().map(|r| r.id.as_str()).collect();
+    let ids: Vec<&str> = records.iter().filter_map(|r| r.id.as_deref()).collect();
     assert_eq!(ids, ["t0", "t1"]);
     assert_eq!(server.count("POST", "/v2/transfers/bank"), 1);
     assert_eq!(server.count("GET", "/v1/transactions/accounts"), 2);

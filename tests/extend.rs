@@ -107,7 +107,7 @@ fn an_operation_with_a_new_answer_shape_gets_a_typed_answer() {
         "pub struct Settlement {",
         "pub settled_at: Option<rt::Timestamp>,",
         "pub status: Option<self::SettlementStatus>,",
-        "amount: slot_amount.required(at, \"amount\")?,",
+        "amount: slot_amount.optional(),",
         "settled_at: slot_settled_at.optional(),",
         "slot_settled_at.read(reader, at, key, &mut other_fields)",
         "pub enum SettlementStatus {",

@@ -31,7 +31,7 @@ async fn a_slow_answer_is_a_timeout() {
     let options = no_retry().timeout(Duration::from_millis(200));
     let result = client.send_with(&FetchBalance::new("s"), options).await;
     assert!(
-        matches!(result, Err(Error::Timeout { after, may_have_reached_server: true }) if after == Duration::from_millis(200)),
+        matches!(result, Err(Error::Timeout { after, may_have_reached_server: true, .. }) if after == Duration::from_millis(200)),
         "{result:?}"
     );
 }

@@ -126,7 +126,7 @@ async fn a_transfer_answered_with_a_redirect_reaches_the_first_server_once_and_n
         let server = with_token(move |_, _| Reply::empty(status).header("Location", &target)).await;
         let result = client(&server).transfers().bank_transfer(transfer("tx-redirect")).await;
         match &result {
-            Err(Error::Redirect { status: got, location }) => {
+            Err(Error::Redirect { status: got, location, .. }) => {
                 assert_eq!(*got, status);
                 assert_eq!(location.as_deref(), Some(format!("{}{TRANSFER}", elsewhere.url()).as_str()));
             }
@@ -645,5 +645,5 @@ async fn a_call_answered_with_a_body_too_large_is_a_typed_error() {
     .await;
     let client = built(builder(&server).max_answer_bytes(1024 * 1024));
     let result = client.transfers().list_banks(ListBanks::new()).await;
-    assert!(matches!(result, Err(Error::AnswerTooLarge { status: 200, limit: 1_048_576 })), "{result:?}");
+    assert!(matches!(result, Err(Error::AnswerTooLarge { status: 200, limit: 1_048_576, .. })), "{result:?}");
 }

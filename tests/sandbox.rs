@@ -85,7 +85,7 @@ async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed
     // The payment is in the history, and its notification verifies as the service's would.
     let fetched =
         client.transactions().fetch_transaction(FetchTransaction::new(transaction.as_str())).await?;
-    assert_eq!(fetched.data().map(|t| t.id.clone()), Some(transaction.clone()));
+    assert_eq!(fetched.data().and_then(|t| t.id.clone()), Some(transaction.clone()));
     let deliveries = sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;
     assert_eq!(deliveries.len(), 1, "{deliveries:?}");
     assert_eq!(deliveries[0].event_type, "payment_success");
@@ -142,11 +142,14 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() -> TestResult {
     // The client reads the balance the sandbox holds.
     let balance =
         client.accounts().fetch_parent_account_balance(FetchParentAccountBalance::default()).await?;
-    assert_eq!(balance.data().map(|b| b.amount.to_string()), Some((start - decimal("1500.50")).to_string()));
+    assert_eq!(
+        balance.data().and_then(|b| b.amount.as_ref()).map(ToString::to_string),
+        Some((start - decimal("1500.50")).to_string())
+    );
 
     let deliveries = sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;
     assert_eq!(deliveries.iter().filter(|d| d.event_type == "payout_success").count(), 1, "{deliveries:?}");
-    assert_eq!(deliveries[0].transaction_id, id);
+    assert_eq!(Some(deliveries[0].transaction_id.clone()), id);
     Ok(())
 }
 
@@ -164,7 +167,7 @@ async fn a_sub_account_pays_a_wallet_and_both_balances_move() -> TestResult {
         .pin("1234")
         .build()?;
     let created = client.accounts().create_sub_account(create).await?;
-    let sub = created.data().map(|d| d.account_id.clone()).ok_or("a sub-account id")?;
+    let sub = created.data().and_then(|d| d.account_id.clone()).ok_or("a sub-account id")?;
     assert_eq!(sandbox.balance(Some(&sub)), Some(Decimal::ZERO));
 
     let to_sub = WalletTransfer::builder()
@@ -175,7 +178,10 @@ async fn a_sub_account_pays_a_wallet_and_both_balances_move() -> TestResult {
     client.transfers().wallet_transfer(to_sub).await?;
     let balance =
         client.accounts().fetch_sub_account_balance(FetchSubAccountBalance::new(sub.as_str())).await?;
-    assert_eq!(balance.data().map(|b| b.amount.to_string()), Some("300.00".to_owned()));
+    assert_eq!(
+        balance.data().and_then(|b| b.amount.as_ref()).map(ToString::to_string),
+        Some("300.00".to_owned())
+    );
     Ok(())
 }
 
@@ -259,7 +265,10 @@ async fn faults_on_demand_exercise_the_clients_error_handling() -> TestResult {
     assert_eq!(sandbox.settle_pending(), 1);
     // A pending answer carries no typed data; the transaction is looked up by reference.
     let settled = client.transactions().fetch_transaction(FetchTransaction::new("slow-1")).await?;
-    assert_eq!(settled.data().map(|t| t.status.as_str().to_owned()), Some("SUCCESS".to_owned()));
+    assert_eq!(
+        settled.data().and_then(|t| t.status.as_ref()).map(|s| s.as_str().to_owned()),
+        Some("SUCCESS".to_owned())
+    );
 
     // A transfer whose first attempt fails with 500 is resent with the same idempotency
     // key; the money moves once.
@@ -309,7 +318,8 @@ async fn raw(
 
 #[tokio::test]
 async fn a_bad_request_gets_the_error_envelope_that_names_the_problem() -> TestResult {
-    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    // Strict: held to the document, so an unknown key is refused too.
+    let sandbox = Sandbox::builder().static_token("tok").strict().start().await?;
     let transfer = |body: Value| raw(&sandbox, "POST", "/v2/transfers/bank", Some("tok"), Some(body));
     let good = json!({"amount": 10, "accountNumber": "0123456789", "bankCode": "058", "accountName": "Ada", "merchantTxRef": "r1"});
 
@@ -509,5 +519,90 @@ async fn amounts_stay_exact_duplicate_keys_are_refused_and_secrets_are_not_repea
     let description = body["description"].as_str().unwrap_or_default();
     assert!(description.contains("`pin` must be one of"), "{body}");
     assert!(!body.to_string().contains("9876-secret"), "the secret is repeated: {body}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn by_default_the_sandbox_accepts_what_the_service_accepts_and_lists_what_it_ignored() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    let strict = Sandbox::builder().static_token("tok").strict().start().await?;
+    // A checkout order as shops and the vendor's own SDKs send it: the amount and
+    // tokenizeCard as text, customerId, accountId and allowedPaymentMethods in the order,
+    // and a key no document names.
+    let order = json!({
+        "order": {
+            "orderReference": "ord-svc-1", "customerId": "762878332454", "accountId": "sub-1",
+            "callbackUrl": "https://shop.example/back", "customerEmail": "buyer@example.com",
+            "amount": "1500.0", "currency": "NGN", "allowedPaymentMethods": ["Card", "Transfer"],
+            "orderMetaData": {"productName": "Premium Plan"}, "shopTheme": "dark"
+        },
+        "tokenizeCard": "true"
+    });
+    let (status, body) =
+        raw(&sandbox, "POST", "/v1/checkout/order", Some("tok"), Some(order.clone())).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    assert_eq!(
+        sandbox.ignored_keys(),
+        [("create_checkout_order".to_owned(), "body `order.shopTheme`".to_owned())]
+    );
+    let (_, state) = raw(&sandbox, "GET", "/__sandbox/state", None, None).await?;
+    assert_eq!(state["ignored"][0]["key"], "body `order.shopTheme`", "{state}");
+    assert_eq!(state["strict"], false);
+
+    // The strict sandbox refuses both the text amount and the unknown key, in one answer.
+    let (status, body) = raw(&strict, "POST", "/v1/checkout/order", Some("tok"), Some(order)).await?;
+    assert_eq!(status, 400, "{body}");
+    let description = body["description"].as_str().unwrap_or_default();
+    for problem in [
+        "`order.amount` must be a number",
+        "unknown body key `order.shopTheme`",
+        "`tokenizeCard` must be true or false",
+    ] {
+        assert!(description.contains(problem), "{problem}: {description}");
+    }
+    assert_eq!(strict.received("create_checkout_order"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_problem_of_a_request_is_named_and_blank_values_are_refused_before_any_debit() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    let start = sandbox.balance(None).ok_or("a balance")?;
+    let body = json!({"amount": 10, "accountNumber": "   ", "bankCode": "05A", "accountName": "", "merchantTxRef": ""});
+    let (status, answer) = raw(&sandbox, "POST", "/v2/transfers/bank", Some("tok"), Some(body)).await?;
+    assert_eq!((status, answer["code"].as_str()), (400, Some("02")), "{answer}");
+    let description = answer["description"].as_str().unwrap_or_default();
+    for problem in [
+        "`accountNumber` is blank",
+        "`bankCode` must be digits only",
+        "`accountName` is blank",
+        "`merchantTxRef` is blank",
+    ] {
+        assert!(description.contains(problem), "{problem}: {description}");
+    }
+    // Counted at the server: the request arrived, and no money moved.
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    assert_eq!(sandbox.balance(None), Some(start));
+    Ok(())
+}
+
+#[tokio::test]
+async fn faults_are_listed_and_cleared_and_the_state_reset_through_the_control_api() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    sandbox.inject("bank_transfer", Fault::ServerError, 2)?;
+    let (_, faults) = raw(&sandbox, "GET", "/__sandbox/faults", None, None).await?;
+    assert_eq!(faults, json!({"bank_transfer": ["server_error", "server_error"]}));
+    let (_, cleared) = raw(&sandbox, "DELETE", "/__sandbox/faults", None, None).await?;
+    assert_eq!(cleared["cleared"], 2);
+    assert!(sandbox.faults().is_empty());
+
+    let body = json!({"amount": 10, "accountNumber": "0123456789", "bankCode": "058", "accountName": "Ada", "merchantTxRef": "r-reset"});
+    let (status, _) = raw(&sandbox, "POST", "/v2/transfers/bank", Some("tok"), Some(body)).await?;
+    assert_eq!(status, 200);
+    assert_ne!(sandbox.balance(None), Some(decimal("1000000.00")));
+    let (_, reset) = raw(&sandbox, "POST", "/__sandbox/reset", None, None).await?;
+    assert_eq!(reset["reset"], true);
+    assert_eq!(sandbox.balance(None), Some(decimal("1000000.00")));
+    assert_eq!(sandbox.received("bank_transfer"), 0);
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use payspec_client::runtime::{FromJson, Json, Path, ToJson};
+use payspec_client::runtime::{FromJson, Json, ToJson};
 use payspec_client::{Client, Credentials, Environment, Outcome};
 use payspec_codegen::Spec;
 use payspec_codegen::model::{Auth, EnvelopeKind, Method, Operation, Param, ParamLocation, Segment, Type};
@@ -623,6 +623,7 @@ pub fn check<T>(
             envelope.data.is_some()
         )),
         Outcome::Pending(_) => found.push("a plain 200 answer was read as pending".to_owned()),
+        Outcome::Failed(_) => found.push("a plain 200 answer was read as failed".to_owned()),
     }
     found.extend(problems(spec, operation_name, samples, requests));
     if found.is_empty() {
@@ -712,12 +713,15 @@ pub fn check_round_trip<T: FromJson + ToJson>(
         _ => served.get("data").cloned(),
     };
     let decoded = match outcome {
-        Outcome::Done(envelope) => envelope.data.map(|d| d.to_json()),
-        Outcome::Pending(envelope) => envelope
-            .data
-            .map(|raw| T::from_json(raw, &Path::root("data")).map(|typed| typed.to_json()))
-            .transpose()
-            .map_err(|e| Mismatch::one(operation_name, format!("the pending data does not decode: {e}")))?,
+        Outcome::Done(envelope) | Outcome::Pending(envelope) | Outcome::Failed(envelope) => {
+            if !envelope.unread.is_empty() {
+                return Err(Mismatch::one(
+                    operation_name,
+                    format!("values were not read: {}", envelope.unread),
+                ));
+            }
+            envelope.data.map(|d| d.to_json())
+        }
     };
     let (sent, got) = (sent_data.map(normalized), decoded.map(normalized));
     if sent != got {

@@ -68,8 +68,16 @@ pub struct Answers {
     /// Envelope codes that prove a refusal: the request was not applied. For a money
     /// operation, any other code is an outcome the client cannot settle.
     pub refusal_codes: Vec<String>,
-    /// `data.status` values that mean the operation is still in flight.
+    /// The key of the answer's data that holds the operation's state (`status`).
+    pub status_field: String,
+    /// State values that mean the operation finished as asked; when listed, any state
+    /// that is not (and is not pending or failed) is read as pending.
+    pub success_statuses: Vec<String>,
+    /// State values that mean the operation is still in flight.
     pub pending_statuses: Vec<String>,
+    /// State values that mean the operation failed or was undone (the money did not stay
+    /// moved).
+    pub failed_statuses: Vec<String>,
     /// Envelope descriptions that mean the operation is still in flight.
     pub pending_descriptions: Vec<String>,
     /// How the answer wraps its data.
@@ -321,13 +329,17 @@ pub enum Concern {
     AnswerField,
     /// The bearer token or the `accountId` header.
     Auth,
+    /// What the service does beyond its document, with nothing in the spec's own wire
+    /// that differs from the document: a field its answers omit though the document calls
+    /// it required, a value it also takes as text. Recorded with its evidence, never stale.
+    Service,
     /// A fact for readers that no tool matches (the interface's names, say).
     Note,
 }
 
 impl Concern {
     /// Every concern with its spec keyword.
-    pub const ALL: [(&'static str, Concern); 8] = [
+    pub const ALL: [(&'static str, Concern); 9] = [
         ("route", Concern::Route),
         ("location", Concern::Location),
         ("wire_key", Concern::WireKey),
@@ -335,6 +347,7 @@ impl Concern {
         ("required", Concern::Required),
         ("answer_field", Concern::AnswerField),
         ("auth", Concern::Auth),
+        ("service", Concern::Service),
         ("note", Concern::Note),
     ];
 
@@ -358,10 +371,43 @@ pub struct Disagreement {
     pub fields: Vec<String>,
     /// Routes (`route`), as `METHOD /path`.
     pub routes: Vec<String>,
+    /// What it rests on: the vendor's document, its developer guides, or traffic of the
+    /// live service published by integrators.
+    pub source: FactSource,
+    /// Where the evidence is (a guide's name, where traffic was published); set for
+    /// developer guides and observed traffic.
+    pub seen_in: Option<String>,
     /// What a reader is told.
     pub text: String,
     /// Where it is written.
     pub location: Location,
+}
+
+/// What a recorded disagreement rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FactSource {
+    /// The vendor's OpenAPI document, read against the interface.
+    Reference,
+    /// The vendor's developer guides, beyond its OpenAPI document.
+    DeveloperDocs,
+    /// Requests, answers or deliveries of the live service, published by integrators.
+    Observed,
+}
+
+impl FactSource {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactSource::Reference => "reference",
+            FactSource::DeveloperDocs => "developer_docs",
+            FactSource::Observed => "observed",
+        }
+    }
+
+    /// Whether it is a fact about the live service rather than about its document.
+    pub fn is_service(self) -> bool {
+        self != FactSource::Reference
+    }
 }
 
 impl Disagreement {
@@ -436,6 +482,13 @@ pub struct Param {
     /// How a `date_time` value is written (the service reads it as UTC, without an
     /// offset).
     pub layout: DateLayout,
+    /// A format the vendor states for a text value, checked before sending.
+    pub format: Option<TextFormat>,
+    /// The exact length (in characters) the vendor states for a text value.
+    pub length: Option<u32>,
+    /// The service also takes this number or flag as a JSON string (`"1500.0"`); the
+    /// client sends it as declared, and the sandbox takes both unless it is strict.
+    pub accepts_text: bool,
     /// Doc lines.
     pub doc: Vec<String>,
 }
@@ -537,6 +590,25 @@ impl ParamLocation {
             ParamLocation::Query => "query",
             ParamLocation::Body => "body",
             ParamLocation::Header => "header",
+        }
+    }
+}
+
+/// A format the vendor states for a text value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    /// ASCII digits only (account numbers, bank codes).
+    Digits,
+    /// An email address: `name@domain.tld`, no spaces.
+    Email,
+}
+
+impl TextFormat {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextFormat::Digits => "digits",
+            TextFormat::Email => "email",
         }
     }
 }

@@ -107,7 +107,11 @@ pub struct CheckoutReport {
 }
 
 fn describe<T>(step: &str, outcome: &Outcome<T>) {
-    let state = if outcome.is_pending() { "still processing" } else { "done" };
+    let state = match outcome {
+        Outcome::Done(_) => "done",
+        Outcome::Pending(_) => "still processing",
+        Outcome::Failed(_) => "failed",
+    };
     println!("{step}: {state}, code {} ({})", outcome.code(), outcome.description());
 }
 
@@ -126,8 +130,9 @@ pub async fn run_checkout(client: &Client, order: &Order) -> Result<CheckoutRepo
     let mut report = CheckoutReport {
         order_reference: created
             .data()
-            .map_or_else(|| order.order_reference.clone(), |d| d.order_reference.clone()),
-        checkout_link: created.data().map(|d| d.checkout_link.clone()),
+            .and_then(|d| d.order_reference.clone())
+            .unwrap_or_else(|| order.order_reference.clone()),
+        checkout_link: created.data().and_then(|d| d.checkout_link.clone()),
         ..CheckoutReport::default()
     };
     println!("order {} for {} NGN", report.order_reference, order.amount);

@@ -4,7 +4,7 @@
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
 use payspec_client::runtime::{Json, JsonObject};
-use payspec_codegen::model::{DateLayout, Method, Operation, Param, ParamLocation, Spec, Type};
+use payspec_codegen::model::{DateLayout, Method, Operation, Param, ParamLocation, Spec, TextFormat, Type};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -145,6 +145,20 @@ pub(crate) struct Checked {
     pub values: HashMap<String, Value>,
     /// The body as sent (an object, or null when there was none).
     pub body: Value,
+    /// Query and body keys the spec does not describe, which the service-like sandbox
+    /// ignores (as the service does) and lists in its state.
+    pub unknown: Vec<String>,
+}
+
+/// How closely the sandbox holds requests to the spec.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Strictness {
+    /// As the service: what the service is known to accept is accepted (a number the spec
+    /// records it also takes as text), and keys the spec does not describe are ignored.
+    #[default]
+    Service,
+    /// As the vendor's document: anything it does not describe is refused.
+    Document,
 }
 
 impl Checked {
@@ -175,16 +189,20 @@ impl Checked {
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
 /// Checks the query, path variables and body of a request to `op`.
+/// Every problem of the request is found and named, not only the first: a refusal's
+/// description lists them all, separated by `; `.
 pub(crate) fn check_request(
     op: &Operation,
     path_vars: HashMap<String, String>,
     query: Option<&str>,
     body: &[u8],
+    strictness: Strictness,
 ) -> Result<Checked, Refusal> {
     let mut checked = Checked::default();
+    let mut problems = Problems { list: Vec::new(), strictness };
     for (name, value) in path_vars {
         if let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Path && p.wire == name) {
-            check_text(param, &value)?;
+            problems.note(check_text(param, &value));
         }
         checked.values.insert(name, Value::String(value));
     }
@@ -196,15 +214,18 @@ pub(crate) fn check_request(
         let value = decode_query(value);
         let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Query && p.wire == key)
         else {
-            return Err(Refusal::invalid(format!(
-                "unknown query parameter `{key}`{}",
-                known(op, ParamLocation::Query)
-            )));
+            match strictness {
+                Strictness::Document => problems
+                    .push(format!("unknown query parameter `{key}`{}", known(op, ParamLocation::Query))),
+                Strictness::Service => checked.unknown.push(format!("query `{key}`")),
+            }
+            continue;
         };
         if seen.contains(&key) {
-            return Err(Refusal::invalid(format!("query parameter `{key}` is given twice")));
+            problems.push(format!("query parameter `{key}` is given twice"));
+            continue;
         }
-        check_text(param, &value)?;
+        problems.note(check_text(param, &value));
         seen.push(key.clone());
         checked.values.insert(key, Value::String(value));
     }
@@ -221,24 +242,38 @@ pub(crate) fn check_request(
         let Json::Object(object) = &value else {
             return Err(Refusal::invalid("the body is not a JSON object"));
         };
-        if body_params.is_empty() && !object.is_empty() {
-            return Err(Refusal::invalid(format!("{} {} takes no body", op.method, op.path.as_str())));
+        if body_params.is_empty() && !object.is_empty() && strictness == Strictness::Document {
+            problems.push(format!("{} {} takes no body", op.method, op.path.as_str()));
         }
-        walk_body(op, &body_params, object, "", &mut checked.values)?;
+        walk_body(op, &body_params, object, "", &mut checked, &mut problems);
         checked.body = plain(&value);
     }
 
     for param in &op.params {
         let required = param.required || param.fixed.is_some();
         if required && param.location != ParamLocation::Header && !checked.values.contains_key(&param.wire) {
-            return Err(Refusal::invalid(format!(
-                "`{}` is required ({})",
-                param.wire,
-                param.location.as_str()
-            )));
+            problems.push(format!("`{}` is required ({})", param.wire, param.location.as_str()));
         }
     }
-    Ok(checked)
+    if problems.list.is_empty() { Ok(checked) } else { Err(Refusal::invalid(problems.list.join("; "))) }
+}
+
+/// The problems of one request, in the order they were found.
+struct Problems {
+    list: Vec<String>,
+    strictness: Strictness,
+}
+
+impl Problems {
+    fn push(&mut self, problem: String) {
+        self.list.push(problem);
+    }
+
+    fn note(&mut self, checked: Result<(), Refusal>) {
+        if let Err(refusal) = checked {
+            self.list.push(refusal.description);
+        }
+    }
 }
 
 fn decode_query(text: &str) -> String {
@@ -254,35 +289,46 @@ fn known(op: &Operation, location: ParamLocation) -> String {
     }
 }
 
-/// Every body key must be a parameter's wire key or an object above one, and appear once.
+/// Every body key must be a parameter's wire key or an object above one, and appear once;
+/// a key the spec does not describe is a problem only to the strict sandbox.
 fn walk_body(
     op: &Operation,
     params: &[&Param],
     object: &JsonObject,
     prefix: &str,
-    out: &mut HashMap<String, Value>,
-) -> Result<(), Refusal> {
-    for (key, value) in object.iter() {
+    checked: &mut Checked,
+    problems: &mut Problems,
+) {
+    for (i, (key, value)) in object.iter().enumerate() {
         let wire = if prefix.is_empty() { key.to_owned() } else { format!("{prefix}.{key}") };
-        if object.iter().filter(|(k, _)| *k == key).nth(1).is_some() {
-            return Err(Refusal::invalid(format!("body key `{wire}` is given twice")));
+        if object.iter().take(i).any(|(k, _)| k == key) {
+            // Said once, at its second place.
+            if object.iter().take(i).filter(|(k, _)| *k == key).count() == 1 {
+                problems.push(format!("body key `{wire}` is given twice"));
+            }
+            continue;
         }
         if let Some(param) = params.iter().find(|p| p.wire == wire) {
-            check_json(param, value)?;
-            out.insert(wire, plain(value));
+            problems.note(check_json(param, value, problems.strictness));
+            checked.values.insert(wire, plain(value));
             continue;
         }
         let parent = format!("{wire}.");
         if params.iter().any(|p| p.wire.starts_with(&parent)) {
             let Json::Object(inner) = value else {
-                return Err(Refusal::invalid(format!("`{wire}` must be an object")));
+                problems.push(format!("`{wire}` must be an object"));
+                continue;
             };
-            walk_body(op, params, inner, &wire, out)?;
+            walk_body(op, params, inner, &wire, checked, problems);
             continue;
         }
-        return Err(Refusal::invalid(format!("unknown body key `{wire}`{}", known(op, ParamLocation::Body))));
+        match problems.strictness {
+            Strictness::Document => {
+                problems.push(format!("unknown body key `{wire}`{}", known(op, ParamLocation::Body)));
+            }
+            Strictness::Service => checked.unknown.push(format!("body `{wire}`")),
+        }
     }
-    Ok(())
 }
 
 /// A value as the ledger keeps it: an integer stays a number, any other number becomes
@@ -305,6 +351,10 @@ fn plain(value: &Json) -> Value {
 fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
     let key = &param.wire;
     match &param.ty {
+        Type::String | Type::Identifier(_) => check_rule(param, text)?,
+        _ => {}
+    }
+    match &param.ty {
         Type::Integer => {
             let n: i64 = text.parse().map_err(|_| {
                 Refusal::invalid(format!("`{key}` must be an integer, not {}", shown(param, text)))
@@ -324,14 +374,45 @@ fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// A body value: its JSON type, then what its text must be.
-fn check_json(param: &Param, value: &Json) -> Result<(), Refusal> {
+/// A text value as the service checks it: a required one is never blank, and the format
+/// and length the vendor states hold (`payspec_client::runtime::RequestWriter::text`
+/// refuses the same values before they are sent).
+fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
+    let key = &param.wire;
+    if param.required && param.fixed.is_none() && text.trim().is_empty() {
+        return Err(Refusal::invalid(format!("`{key}` is blank")));
+    }
+    if text.is_empty() {
+        return Ok(());
+    }
+    if let Some(length) = param.length
+        && text.chars().count() != length as usize
+    {
+        return Err(Refusal::invalid(format!("`{key}` must have exactly {length} characters")));
+    }
+    match param.format {
+        Some(TextFormat::Digits) if !text.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(Refusal::invalid(format!("`{key}` must be digits only")))
+        }
+        Some(TextFormat::Email) if !payspec_client::runtime::is_email(text) => {
+            Err(Refusal::invalid(format!("`{key}` is not an email address")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A body value: its JSON type, then what its text must be. The service-like sandbox also
+/// takes, as text, a number or flag the spec records the service takes so.
+fn check_json(param: &Param, value: &Json, strictness: Strictness) -> Result<(), Refusal> {
     let key = &param.wire;
     let wrong =
         |expected: &str| Refusal::invalid(format!("`{key}` must be {expected}, not {}", value.kind()));
     match (&param.ty, value) {
         (Type::Json, _) => Ok(()),
         (_, Json::String(text)) if param.as_string => check_text(param, text),
+        (_, Json::String(text)) if param.accepts_text && strictness == Strictness::Service => {
+            check_text(param, text.trim())
+        }
         (_, _) if param.as_string => Err(wrong("a string")),
         (Type::Decimal, Json::Number(n)) => check_decimal(param, n.as_str()),
         (Type::Decimal, _) => Err(wrong("a number")),
@@ -348,6 +429,7 @@ fn check_json(param: &Param, value: &Json) -> Result<(), Refusal> {
         (Type::StringList, _) => Err(wrong("a list of strings")),
         (Type::DateTime, Json::String(text)) => check_layout(param, text),
         (Type::String | Type::Identifier(_) | Type::Shape(_), Json::String(text)) => {
+            check_rule(param, text)?;
             check_values(param, text)
         }
         _ => Err(wrong("a string")),

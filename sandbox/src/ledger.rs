@@ -27,6 +27,19 @@ pub enum Fault {
     Pending,
 }
 
+impl Fault {
+    /// The control API's word for it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fault::TooManyRequests { .. } => "too_many_requests",
+            Fault::ServerError => "server_error",
+            Fault::Delay(_) => "delay",
+            Fault::Drop => "drop",
+            Fault::Pending => "pending",
+        }
+    }
+}
+
 /// One webhook the sandbox sent (or tried to).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
@@ -48,6 +61,7 @@ pub(crate) struct Config {
     pub static_token: Option<String>,
     pub opening_balance: Decimal,
     pub webhook: Option<(String, String)>,
+    pub strictness: crate::check::Strictness,
 }
 
 /// A webhook to send: where, which event, and its body (signed when it is sent).
@@ -90,10 +104,15 @@ pub(crate) struct Transaction {
     pub status: String,
     pub merchant_tx_ref: Option<String>,
     pub time: String,
+    /// The other party, as a delivery's `data.customer` shows it.
+    pub customer: Value,
+    /// The checkout order paid, as a delivery's `data.order` shows it.
+    pub order: Option<Value>,
 }
 
 #[derive(Debug, Clone)]
 struct Order {
+    order_id: String,
     amount: Decimal,
     currency: String,
     email: String,
@@ -123,9 +142,14 @@ pub(crate) struct Ledger {
     pub faults: HashMap<String, VecDeque<Fault>>,
     pub received: HashMap<String, usize>,
     pub deliveries: Vec<Delivery>,
+    /// Keys the service-like sandbox ignored, by operation (the first [`MAX_IGNORED`]).
+    pub ignored: Vec<(String, String)>,
     counter: u64,
     seed: u64,
 }
+
+/// How many ignored keys the sandbox lists.
+pub(crate) const MAX_IGNORED: usize = 1000;
 
 /// The current instant as RFC 3339 text, to the second, in UTC.
 pub(crate) fn now_text() -> String {
@@ -165,6 +189,7 @@ impl Ledger {
             faults: HashMap::new(),
             received: HashMap::new(),
             deliveries: Vec::new(),
+            ignored: Vec::new(),
             counter: 0,
             seed,
         }
@@ -199,6 +224,19 @@ impl Ledger {
                 Err(Refusal::unauthorized("the access token has expired"))
             }
             Some(_) => Ok(()),
+        }
+    }
+
+    /// Notes the keys a request carried that the spec does not describe.
+    pub(crate) fn note_ignored(&mut self, operation: &str, keys: &[String]) {
+        for key in keys {
+            if self.ignored.len() >= MAX_IGNORED {
+                return;
+            }
+            let entry = (operation.to_owned(), key.clone());
+            if !self.ignored.contains(&entry) {
+                self.ignored.push(entry);
+            }
         }
     }
 
@@ -527,6 +565,7 @@ impl Ledger {
             None => self.id("sbx-order"),
         };
         let order = Order {
+            order_id: self.id("sbx-order-id"),
             amount: checked.decimal("order.amount").unwrap_or_default(),
             currency: checked.text("order.currency").unwrap_or("NGN").to_owned(),
             email: checked.text("order.customerEmail").unwrap_or_default().to_owned(),
@@ -562,7 +601,8 @@ impl Ledger {
         let order = self
             .orders
             .get(reference)
-            .ok_or_else(|| Refusal::not_found(format!("no checkout order `{reference}`")))?;
+            .ok_or_else(|| Refusal::not_found(format!("no checkout order `{reference}`")))?
+            .clone();
         if order.paid.is_some() {
             return Err(Refusal::invalid(format!("the order `{reference}` is paid already")));
         }
@@ -580,14 +620,25 @@ impl Ledger {
             amount,
             kind: "online_checkout",
             status: "SUCCESS".to_owned(),
-            merchant_tx_ref: Some(reference.to_owned()),
+            // A checkout payment carries no merchant reference: the order has its own.
+            merchant_tx_ref: None,
             time: now.clone(),
+            customer: json!({"billerId": "", "productId": ""}),
+            order: Some(json!({
+                "orderId": order.order_id,
+                "orderReference": reference,
+                "accountId": parent,
+                "amount": Number(money(amount)),
+                "currency": order.currency,
+                "customerEmail": order.email,
+                "paymentMethod": "card_payment",
+            })),
         });
         if let Some(order) = self.orders.get_mut(reference) {
             order.paid = Some(id.clone());
         }
-        let webhooks =
-            self.webhook("payment_success", &id, "online_checkout", amount, &parent, Some(reference), &now);
+        let tx = self.transactions[self.transactions.len() - 1].clone();
+        let webhooks = self.webhook("payment_success", &tx, &now);
         Ok((id, webhooks))
     }
 
@@ -640,6 +691,14 @@ impl Ledger {
             status: status.to_owned(),
             merchant_tx_ref: reference.clone(),
             time: now.to_owned(),
+            customer: json!({
+                "bankCode": checked.text("bankCode").unwrap_or_default(),
+                "bankName": "",
+                "accountNumber": checked.text("accountNumber").or(checked.text("receiverAccountId")).unwrap_or_default(),
+                "senderName": checked.text("senderName").unwrap_or("Sandbox merchant"),
+                "recipientName": checked.text("accountName").unwrap_or_default(),
+            }),
+            order: None,
         });
         let mut data = sample_data(spec, op, now);
         set(&mut data, "id", json!(id));
@@ -651,8 +710,8 @@ impl Ledger {
         set(&mut data, "meta.merchantTxRef", json!(reference.clone().unwrap_or_default()));
         let mut outcome = self.plain(op, data);
         if !pending && kind != "purchase" {
-            outcome.webhooks =
-                self.webhook("payout_success", &id, kind, amount, &source, reference.as_deref(), now);
+            let tx = self.transactions[self.transactions.len() - 1].clone();
+            outcome.webhooks = self.webhook("payout_success", &tx, now);
         }
         Ok(outcome)
     }
@@ -669,15 +728,7 @@ impl Ledger {
         for i in pending {
             self.transactions[i].status = "SUCCESS".to_owned();
             let tx = self.transactions[i].clone();
-            webhooks.extend(self.webhook(
-                "payout_success",
-                &tx.id,
-                tx.kind,
-                tx.amount,
-                &tx.account,
-                tx.merchant_tx_ref.as_deref(),
-                &now,
-            ));
+            webhooks.extend(self.webhook("payout_success", &tx, &now));
         }
         (pending_count, webhooks)
     }
@@ -738,43 +789,81 @@ impl Ledger {
         Ok(self.plain(op, data))
     }
 
-    /// The signed notification for a transaction, when a receiver is configured.
-    #[allow(clippy::too_many_arguments)]
-    fn webhook(
-        &mut self,
-        event: &str,
-        transaction: &str,
-        kind: &str,
-        amount: Decimal,
-        account: &str,
-        reference: Option<&str>,
-        now: &str,
-    ) -> Vec<Notification> {
+    /// The notification of a transaction, shaped as the service's deliveries are (the
+    /// webhook guide's samples): `data.merchant`, `data.terminal` (`{}` off POS),
+    /// `data.transaction` with amounts and fees as JSON numbers and `merchantTxRef` only on
+    /// payouts, as the merchant sent it, `data.customer`, and `data.order` for a checkout
+    /// payment. Signed when it is sent; `None` without a receiver.
+    fn webhook(&mut self, event: &str, tx: &Transaction, now: &str) -> Vec<Notification> {
         let Some((url, _)) = self.config.webhook.clone() else { return Vec::new() };
         let request_id = self.id("sbx-req");
-        let balance = self.account(account).map_or(Decimal::ZERO, |a| a.balance);
-        let body = json!({
-            "event_type": event,
-            "requestId": request_id,
-            "data": {
-                "merchant": {"userId": self.config.account_id, "walletId": account, "walletBalance": money(balance)},
-                "transaction": {
-                    "transactionId": transaction,
-                    "type": kind,
-                    "time": now,
-                    "responseCode": "",
-                    "transactionAmount": money(amount),
-                    "fee": "0.00",
-                    "merchantTxRef": reference.unwrap_or_default(),
-                },
-            },
+        let balance = self.account(&tx.account).map_or(Decimal::ZERO, |a| a.balance);
+        let mut transaction = json!({
+            "transactionId": tx.id,
+            "type": tx.kind,
+            "time": now,
+            "responseCode": "",
+            "transactionAmount": Number(money(tx.amount)),
+            "fee": Number("0.00".to_owned()),
+            "sessionId": format!("{:0>30}", self.counter),
+            "originatingFrom": "api",
         });
-        vec![Notification {
-            url,
-            event: event.to_owned(),
-            body: serde_json::to_vec(&body).unwrap_or_default(),
-        }]
+        if event.starts_with("payout")
+            && let Some(reference) = &tx.merchant_tx_ref
+        {
+            set(&mut transaction, "merchantTxRef", json!(reference));
+        }
+        let mut data = json!({
+            "merchant": {
+                "userId": self.config.account_id,
+                "walletId": tx.account,
+                "walletBalance": Number(money(balance)),
+            },
+            "terminal": {},
+            "transaction": transaction,
+            "customer": tx.customer,
+        });
+        if let Some(order) = &tx.order {
+            set(&mut data, "order", order.clone());
+        }
+        let body = json!({"event_type": event, "requestId": request_id, "data": data});
+        vec![Notification { url, event: event.to_owned(), body: with_numbers(&body) }]
     }
+}
+
+/// A decimal to be written as a JSON number with its exact text (never through a float):
+/// it travels through `serde_json` as a marked string, unmarked by [`with_numbers`].
+#[allow(non_snake_case)]
+fn Number(text: String) -> Value {
+    Value::String(format!("{NUMBER_MARK}{text}"))
+}
+
+const NUMBER_MARK: &str = "\u{1}number:";
+
+/// The JSON text of `value`, each [`Number`] written as the number it holds.
+fn with_numbers(value: &Value) -> Vec<u8> {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    // The mark starts with a control character, which JSON escapes as \u0001; only a
+    // marked string that holds a decimal is unmarked, so the text stays JSON whatever a
+    // caller's string held.
+    let escaped_mark = format!("\"{}", NUMBER_MARK.replace('\u{1}', "\\u0001"));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(&escaped_mark) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + escaped_mark.len()..];
+        let end = after.find('"').unwrap_or(after.len());
+        let number = &after[..end];
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 1..];
+            continue;
+        }
+        out.push_str(number);
+        rest = after.get(end + 1..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out.into_bytes()
 }
 
 /// Whether a money operation moves the paying account's balance here: transfers and
@@ -883,11 +972,31 @@ fn transaction_answer(spec: &Spec, shape: &str, tx: &Transaction, now: &str) -> 
 pub(crate) fn snapshot(ledger: &Ledger) -> Value {
     let balances: Map<String, Value> =
         ledger.accounts.iter().map(|a| (a.id.clone(), json!(money(a.balance)))).collect();
+    let ignored: Vec<Value> =
+        ledger.ignored.iter().map(|(op, key)| json!({"operation": op, "key": key})).collect();
     json!({
         "accountId": ledger.config.account_id,
+        "strict": ledger.config.strictness == crate::check::Strictness::Document,
         "balances": balances,
         "received": ledger.received,
         "transactions": ledger.transactions.len(),
         "webhooks": ledger.deliveries.len(),
+        "ignored": ignored,
+        "faults": faults(ledger),
     })
+}
+
+/// The faults still queued, by operation, in the order they will be played.
+pub(crate) fn faults(ledger: &Ledger) -> Value {
+    let mut names: Vec<&String> = ledger.faults.keys().collect();
+    names.sort();
+    Value::Object(
+        names
+            .into_iter()
+            .map(|name| {
+                let queued: Vec<Value> = ledger.faults[name].iter().map(|f| json!(f.name())).collect();
+                (name.clone(), Value::Array(queued))
+            })
+            .collect(),
+    )
 }

@@ -49,7 +49,7 @@ mod check;
 mod ledger;
 mod server;
 
-pub use check::Refusal;
+pub use check::{Refusal, Strictness};
 pub use ledger::{Delivery, Fault};
 
 use check::RouteTable;
@@ -121,6 +121,7 @@ impl Default for SandboxBuilder {
                 static_token: None,
                 opening_balance: Decimal::new(100_000_000, 2),
                 webhook: None,
+                strictness: Strictness::Service,
             },
         }
     }
@@ -163,6 +164,16 @@ impl SandboxBuilder {
     /// The parent account's balance at start (1,000,000.00 unless set).
     pub fn opening_balance(mut self, amount: Decimal) -> Self {
         self.config.opening_balance = amount;
+        self
+    }
+
+    /// Hold requests to the vendor's document, not to the service: refuse any key the spec
+    /// does not describe, and a number or flag sent as text even where the service is known
+    /// to take it. By default the sandbox behaves like the service: it accepts what the
+    /// service is known to accept and ignores (and lists, [`Sandbox::ignored_keys`]) keys
+    /// it does not know.
+    pub fn strict(mut self) -> Self {
+        self.config.strictness = Strictness::Document;
         self
     }
 
@@ -318,6 +329,35 @@ impl Sandbox {
         let (settled, webhooks) = self.shared.ledger().settle_pending();
         server::deliver(&self.shared, webhooks);
         settled
+    }
+
+    /// The faults still queued, by operation name, in the order they will be played.
+    pub fn faults(&self) -> Vec<(String, Vec<Fault>)> {
+        let ledger = self.shared.ledger();
+        let mut queued: Vec<(String, Vec<Fault>)> =
+            ledger.faults.iter().map(|(op, q)| (op.clone(), q.iter().cloned().collect())).collect();
+        queued.sort_by(|a, b| a.0.cmp(&b.0));
+        queued
+    }
+
+    /// Drops every queued fault; returns how many there were.
+    pub fn clear_faults(&self) -> usize {
+        let mut ledger = self.shared.ledger();
+        let cleared = ledger.faults.values().map(|q| q.len()).sum();
+        ledger.faults.clear();
+        cleared
+    }
+
+    /// Starts the state again (balances, records, tokens, faults, counts, deliveries),
+    /// keeping the configuration.
+    pub fn reset(&self) {
+        self.shared.reset();
+    }
+
+    /// The keys requests carried that the spec does not describe, which the service-like
+    /// sandbox ignored, as `(operation, "body `order.x`")` pairs in the order first seen.
+    pub fn ignored_keys(&self) -> Vec<(String, String)> {
+        self.shared.ledger().ignored.clone()
     }
 
     /// The webhooks sent so far, in the order their deliveries ended.

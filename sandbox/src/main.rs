@@ -1,19 +1,22 @@
 //! `payspec-sandbox`: the sandbox as a program, for tools and tests in other languages.
 //!
 //! ```text
-//! payspec-sandbox [--port N] [--spec FILE] [--token TOKEN] [--webhook URL --signing-key KEY]
+//! payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--webhook URL --signing-key KEY]
 //! ```
 
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: payspec-sandbox [--port N] [--spec FILE] [--token TOKEN] [--webhook URL --signing-key KEY]
+    "usage: payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--webhook URL --signing-key KEY]
 
 Serves every operation of the spec on 127.0.0.1:N (a free port when N is 0 or absent)
-until stopped. --token accepts TOKEN as a bearer token without issuing it (for contract
-testers); --webhook sends payment and payout notifications, signed with KEY, to URL.
-The control API is under /__sandbox/: GET state, POST faults, POST orders/<ref>/pay,
-POST settle, PUT webhook.";
+until stopped, behaving like the service: it accepts what the service is known to accept
+and ignores (and lists in its state) keys the spec does not describe. --strict refuses
+anything the vendor's document does not describe. --token accepts TOKEN as a bearer token
+without issuing it (for contract testers); --webhook sends payment and payout
+notifications, signed with KEY, to URL. The control API is under /__sandbox/: GET state,
+GET faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle,
+PUT webhook.";
 
 fn main() -> ExitCode {
     let mut builder = payspec_sandbox::Sandbox::builder();
@@ -32,6 +35,10 @@ fn main() -> ExitCode {
                 builder = builder.clone().spec(path, text);
                 Ok(())
             }),
+            "--strict" => {
+                builder = builder.clone().strict();
+                Ok(())
+            }
             "--token" => value("--token").map(|token| builder = builder.clone().static_token(token)),
             "--webhook" => value("--webhook").map(|url| webhook.0 = Some(url)),
             "--signing-key" => value("--signing-key").map(|key| webhook.1 = Some(key)),

@@ -3,7 +3,7 @@
 //! on its own task. The control API lives under `/__sandbox/`.
 
 use crate::check::{MAX_BODY_BYTES, Refusal, RouteTable, check_request};
-use crate::ledger::{Delivery, Fault, Ledger, Notification, snapshot};
+use crate::ledger::{Delivery, Fault, Ledger, Notification, faults, snapshot};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -27,6 +27,14 @@ impl Shared {
     /// The ledger; a panic elsewhere while it was held does not poison the sandbox.
     pub(crate) fn ledger(&self) -> MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Forgets everything but the configuration (webhook receiver included): balances,
+    /// records, tokens, faults, counts and deliveries start again.
+    pub(crate) fn reset(&self) {
+        let mut ledger = self.ledger();
+        let config = ledger.config.clone();
+        *ledger = Ledger::new(config);
     }
 }
 
@@ -115,8 +123,10 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
     let outcome = {
         let mut ledger = shared.ledger();
         let authorized = authorize(&ledger, op.auth, op.name == "refresh_token", &header);
-        let result =
-            authorized.and_then(|()| check_request(op, vars, query.as_deref(), &body)).and_then(|checked| {
+        let result = authorized
+            .and_then(|()| check_request(op, vars, query.as_deref(), &body, ledger.config.strictness))
+            .and_then(|checked| {
+                ledger.note_ignored(&op.name, &checked.unknown);
                 let key = op.idempotency_header.as_ref().and_then(|h| header(&h.wire));
                 ledger.handle(&shared.spec, op, &checked, key.as_deref(), pending)
             });
@@ -218,6 +228,17 @@ fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answe
     let bad = |message: String| refusal(&Refusal::invalid(message));
     match (method, rest.split('/').collect::<Vec<_>>().as_slice()) {
         ("GET", ["state"]) => json_response(200, &snapshot(&shared.ledger())),
+        ("GET", ["faults"]) => json_response(200, &faults(&shared.ledger())),
+        ("DELETE", ["faults"]) => {
+            let mut ledger = shared.ledger();
+            let cleared: usize = ledger.faults.values().map(|q| q.len()).sum();
+            ledger.faults.clear();
+            json_response(200, &json!({"cleared": cleared}))
+        }
+        ("POST", ["reset"]) => {
+            shared.reset();
+            json_response(200, &json!({"reset": true}))
+        }
         ("POST", ["faults"]) => {
             let operation = request.get("operation").and_then(Value::as_str).unwrap_or_default();
             if shared.spec.operation(operation).is_none() {
@@ -271,7 +292,7 @@ fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answe
             }
         }
         _ => refusal(&Refusal::not_found(format!(
-            "no control call {method} /__sandbox/{rest}: GET state, POST faults, POST orders/<reference>/pay, POST settle, PUT webhook"
+            "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, PUT webhook"
         ))),
     }
 }

@@ -248,13 +248,10 @@ impl Names {
 
     /// The Rust type of an answer field as its struct holds it.
     pub(super) fn field_type(&self, shape: &str, field: &Field) -> String {
+        // Every answer field is an `Option`, `required` or not: the service omits
+        // fields its document promises (spec/FORMAT.md, "Answers").
         let item = self.field_item_type(shape, field, "self");
-        match (field.list, field.required) {
-            (false, true) => item,
-            (true, true) => format!("Vec<{item}>"),
-            (false, false) => format!("Option<{item}>"),
-            (true, false) => format!("Option<Vec<{item}>>"),
-        }
+        if field.list { format!("Option<Vec<{item}>>") } else { format!("Option<{item}>") }
     }
 
     /// The Rust type of a parameter's value (not wrapped in `Option`).

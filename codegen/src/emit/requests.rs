@@ -162,7 +162,7 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         route = route_const(op),
     );
     for param in write_order(&op.params) {
-        write_call(out, param);
+        write_call(out, param, op.idempotency.as_deref() == Some(param.name.as_str()));
     }
     out.push("            w.extra(&self.extra)\n        }\n");
     if let Some(param) = op.idempotency.as_deref().and_then(|name| op.param(name)) {
@@ -404,7 +404,7 @@ fn write_order(params: &[Param]) -> Vec<&Param> {
 }
 
 /// The runtime call that puts one parameter on the wire, on a line of its own.
-fn write_call(out: &mut Code, param: &Param) {
+fn write_call(out: &mut Code, param: &Param, idempotency: bool) {
     let wire = Lit(&param.wire);
     if let Some(fixed) = &param.fixed {
         let fixed = Lit(fixed);
@@ -431,10 +431,41 @@ fn write_call(out: &mut Code, param: &Param) {
             if param.required { format!("Some(&self.{ident})") } else { format!("self.{ident}.as_ref()") };
         writeln!(out, "            w.at_most({wire}, {value}, {max}i64)?;");
     }
+    if let Some(rule) = text_rule(param, idempotency) {
+        // Checked before anything is sent, as the service would check it.
+        let value = if param.required {
+            format!("Some(self.{ident}.as_str())")
+        } else {
+            format!("self.{ident}.as_ref().map(|v| v.as_str())")
+        };
+        writeln!(out, "            w.text({wire}, {value}, {rule})?;");
+    }
     let put = write_value(param, &ident);
     if !put.is_empty() {
         writeln!(out, "            {put}");
     }
+}
+
+/// The rule a text parameter is checked by before sending, if it has one: required text
+/// (and the idempotency reference) is never blank; a stated format or length holds.
+fn text_rule(param: &Param, idempotency: bool) -> Option<String> {
+    let text_like = matches!(param.ty, Type::String | Type::Identifier(_)) && param.values.is_empty();
+    if !text_like || is_secret_text(param) || param.fixed.is_some() {
+        return None;
+    }
+    let not_blank = param.required || idempotency;
+    if !not_blank && param.format.is_none() && param.length.is_none() {
+        return None;
+    }
+    let format = match param.format {
+        None => "Any",
+        Some(crate::model::TextFormat::Digits) => "Digits",
+        Some(crate::model::TextFormat::Email) => "Email",
+    };
+    let length = param.length.map_or("None".to_owned(), |n| format!("Some({n})"));
+    Some(format!(
+        "rt::TextRule {{ not_blank: {not_blank}, format: rt::TextFormat::{format}, length: {length} }}"
+    ))
 }
 
 /// The runtime call that puts one caller-set value on the wire (nothing for an optional

@@ -60,7 +60,10 @@ pub mod routes {
         answers: &rt::Answers {{
             success_codes: &[{success}],
             refusal_codes: &[{refusal}],
+            status_field: {status_field},
+            success_statuses: &[{succeeded}],
             pending_statuses: &[{statuses}],
+            failed_statuses: &[{failed}],
             pending_descriptions: &[{descriptions}],
             envelope: rt::EnvelopeKind::{envelope},
         }},
@@ -75,7 +78,10 @@ pub mod routes {
             effect = op.effect.as_str().to_upper_camel_case(),
             success = literals(&answers.success_codes),
             refusal = literals(&answers.refusal_codes),
+            status_field = Lit(&answers.status_field),
+            succeeded = literals(&answers.success_statuses),
             statuses = literals(&answers.pending_statuses),
+            failed = literals(&answers.failed_statuses),
             descriptions = literals(&answers.pending_descriptions),
             envelope = answers.envelope.as_str().to_upper_camel_case(),
         );

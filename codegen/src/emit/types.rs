@@ -179,7 +179,13 @@ fn answer_struct(out: &mut Code, shape: &Shape, names: &Names) {
     write!(out, "    #[derive(Clone, PartialEq)]\n    #[non_exhaustive]\n    pub struct {name} {{\n");
     for field in &shape.fields {
         out.doc("        ", &field.doc);
-        let need = if field.required { "always present" } else { "may be absent or null" };
+        // Every answer field is optional: the service omits fields its document calls
+        // required, and a success is never turned into an error by its data's shape.
+        let need = if field.required {
+            "the vendor's document calls it required, but the service may omit it"
+        } else {
+            "may be absent or null"
+        };
         out.doc_line("        ", &format!("Wire key `{}`; {need}.", field.wire));
         let ty = names.field_type(&shape.name, field);
         writeln!(out, "        pub {}: {ty},", field_ident(&field.name));
@@ -219,16 +225,7 @@ fn answer_struct(out: &mut Code, shape: &Shape, names: &Names) {
     );
     for field in &shape.fields {
         let ident = field_ident(&field.name);
-        if field.required {
-            writeln!(
-                out,
-                "                {ident}: slot_{}.required(at, {})?,",
-                field.name,
-                Lit(&field.wire)
-            );
-        } else {
-            writeln!(out, "                {ident}: slot_{}.optional(),", field.name);
-        }
+        writeln!(out, "                {ident}: slot_{}.optional(),", field.name);
     }
     write!(
         out,
@@ -242,8 +239,7 @@ fn answer_struct(out: &mut Code, shape: &Shape, names: &Names) {
 "
     );
     for field in &shape.fields {
-        let call = if field.required { "required" } else { "optional" };
-        writeln!(out, "            out.{call}({}, &self.{});", Lit(&field.wire), field_ident(&field.name));
+        writeln!(out, "            out.optional({}, &self.{});", Lit(&field.wire), field_ident(&field.name));
     }
     write!(
         out,

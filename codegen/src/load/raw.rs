@@ -60,7 +60,13 @@ pub struct RawAnswers {
     #[serde(default)]
     pub refusal_codes: Option<Vec<String>>,
     #[serde(default)]
+    pub status_field: Option<String>,
+    #[serde(default)]
+    pub success_statuses: Option<Vec<String>>,
+    #[serde(default)]
     pub pending_statuses: Option<Vec<String>>,
+    #[serde(default)]
+    pub failed_statuses: Option<Vec<String>>,
     #[serde(default)]
     pub pending_descriptions: Option<Vec<String>>,
     #[serde(default)]
@@ -248,7 +254,21 @@ pub struct RawDisagreement {
     pub field: OneOrMany,
     #[serde(default)]
     pub route: OneOrMany,
+    #[serde(default)]
+    pub source: RawFactSource,
+    #[serde(default)]
+    pub seen_in: Option<String>,
     pub text: String,
+}
+
+/// What a disagreement rests on.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawFactSource {
+    #[default]
+    Reference,
+    DeveloperDocs,
+    Observed,
 }
 
 /// One text or a list of texts.
@@ -316,7 +336,21 @@ pub struct RawParam {
     #[serde(default)]
     pub layout: Option<String>,
     #[serde(default)]
+    pub format: Option<RawTextFormat>,
+    #[serde(default)]
+    pub length: Option<u32>,
+    #[serde(default)]
+    pub accepts_text: bool,
+    #[serde(default)]
     pub doc: Option<String>,
+}
+
+/// A format the vendor states for a text value.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawTextFormat {
+    Digits,
+    Email,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

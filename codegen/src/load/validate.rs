@@ -2,9 +2,9 @@
 
 use super::Sink;
 use super::raw::{
-    Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawField, RawGroup,
-    RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam,
-    RawService, RawShape,
+    Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawFactSource, RawField,
+    RawGroup, RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam,
+    RawService, RawShape, RawTextFormat,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -133,7 +133,10 @@ fn service_default_answers() -> Answers {
     Answers {
         success_codes: vec!["00".to_owned()],
         refusal_codes: Vec::new(),
+        status_field: "status".to_owned(),
+        success_statuses: Vec::new(),
         pending_statuses: Vec::new(),
+        failed_statuses: Vec::new(),
         pending_descriptions: Vec::new(),
         envelope: EnvelopeKind::Standard,
         note: Vec::new(),
@@ -166,7 +169,21 @@ fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut S
     let answers = Answers {
         success_codes: list(&raw.success_codes, &inherited.success_codes, "success_codes", sink),
         refusal_codes: list(&raw.refusal_codes, &inherited.refusal_codes, "refusal_codes", sink),
+        status_field: match &raw.status_field {
+            Some(field) if field.trim().is_empty() || field.contains(['.', '[', ' ']) => {
+                sink.error(
+                    &format!("{at}.status_field"),
+                    format!("`{field}` is not a key of the answer's data"),
+                    "name one top-level key of the data, e.g. `status`",
+                );
+                field.clone()
+            }
+            Some(field) => field.clone(),
+            None => inherited.status_field.clone(),
+        },
+        success_statuses: list(&raw.success_statuses, &inherited.success_statuses, "success_statuses", sink),
         pending_statuses: list(&raw.pending_statuses, &inherited.pending_statuses, "pending_statuses", sink),
+        failed_statuses: list(&raw.failed_statuses, &inherited.failed_statuses, "failed_statuses", sink),
         pending_descriptions: list(
             &raw.pending_descriptions,
             &inherited.pending_descriptions,
@@ -194,6 +211,23 @@ fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut S
             format!("`{both}` is listed both as a success and as a refusal"),
             "keep it in one of the two lists",
         );
+    }
+    // States are compared ignoring case, so one listed in two places is ambiguous.
+    let lists = [
+        ("success_statuses", &answers.success_statuses),
+        ("pending_statuses", &answers.pending_statuses),
+        ("failed_statuses", &answers.failed_statuses),
+    ];
+    for (i, (key, list)) in lists.iter().enumerate() {
+        for (other_key, other) in &lists[i + 1..] {
+            if let Some(both) = list.iter().find(|s| other.iter().any(|o| o.eq_ignore_ascii_case(s))) {
+                sink.error(
+                    &format!("{at}.{other_key}"),
+                    format!("`{both}` is listed both in {key} and in {other_key}"),
+                    "a state is final success, still in flight or failed: keep it in one list",
+                );
+            }
+        }
     }
     answers
 }
@@ -620,6 +654,15 @@ fn operation(
         )
     });
     let answers = answers(raw.answers.as_ref(), context.answers, &format!("{base}.answers"), sink);
+    if effect == Effect::Read && !(answers.success_statuses.is_empty() && answers.failed_statuses.is_empty())
+    {
+        let key = if answers.success_statuses.is_empty() { "failed_statuses" } else { "success_statuses" };
+        sink.error(
+            &format!("{base}.answers.{key}"),
+            "a read's answer describes a state; it does not settle the call",
+            "list final states on the operation that moves the money or changes the state",
+        );
+    }
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
     let response = response(&raw, types, base, sink);
     let _ = shapes;
@@ -703,9 +746,35 @@ fn disagreements(
                 keys: raw.key.into_vec(),
                 fields: raw.field.into_vec(),
                 routes: raw.route.into_vec(),
+                source: match raw.source {
+                    RawFactSource::Reference => FactSource::Reference,
+                    RawFactSource::DeveloperDocs => FactSource::DeveloperDocs,
+                    RawFactSource::Observed => FactSource::Observed,
+                },
+                seen_in: raw.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned),
                 text: raw.text.trim().to_owned(),
                 location: sink.locate(&at),
             };
+            match (disagreement.source.is_service(), &disagreement.seen_in) {
+                (true, None) => sink.error(
+                    &format!("{at}.seen_in"),
+                    format!("a fact from `{}` needs `seen_in`", disagreement.source.as_str()),
+                    "name the guide (`\"Transfer to banks\" guide`) or where the traffic was published",
+                ),
+                (false, Some(_)) => sink.error(
+                    &format!("{at}.seen_in"),
+                    "`seen_in` names the evidence of a fact about the live service",
+                    "add `source: developer_docs` or `source: observed`, or remove `seen_in`",
+                ),
+                _ => {}
+            }
+            if concerns == Some(Concern::Service) && !disagreement.source.is_service() {
+                sink.error(
+                    &format!("{at}.source"),
+                    "a `service` fact rests on the developer guides or on observed traffic",
+                    "add `source: developer_docs` (with the guide in `seen_in`) or `source: observed`",
+                );
+            }
             for name in &disagreement.params {
                 if !names.contains(&name.as_str()) {
                     let hint = match sink.suggest(name, &names) {
@@ -739,6 +808,7 @@ fn disagreements(
                 Concern::AnswerField => (!fields || routes || keys).then_some("an answer disagreement names the answer fields it concerns with `field` (wire paths inside the data, `results[].id`)"),
                 Concern::Auth => (routes || keys || fields).then_some("an auth disagreement names nothing; it concerns the operation's token and accountId header"),
                 Concern::Note => (routes || keys || fields).then_some("a note names nothing a tool matches; give it a concern to name parameters, fields or routes"),
+                Concern::Service => (routes || !(keys || fields)).then_some("a service fact names the parameters (`param`), wire keys (`key`) or answer fields (`field`) it concerns"),
             };
             if let (Some(hint), Some(concerns)) = (misfit, concerns) {
                 sink.error(&format!("{at}.concerns"), format!("the subjects do not fit `concerns: {}`", concerns.as_str()), hint);
@@ -910,6 +980,29 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             );
         }
         let layout = date_layout(param.layout.as_deref(), &ty, &at, sink);
+        let text = matches!(ty, Type::String | Type::Identifier(_));
+        if !text && (param.format.is_some() || param.length.is_some()) {
+            let key = if param.format.is_some() { "format" } else { "length" };
+            sink.error(
+                &format!("{at}.{key}"),
+                format!("only a text parameter has a `{key}`, but `{name}` is `{}`", ty.name()),
+                format!("remove `{key}`, or make the type `string`"),
+            );
+        }
+        if param.length == Some(0) {
+            sink.error(
+                &format!("{at}.length"),
+                "a length of 0 allows no value",
+                "give the exact number of characters, e.g. `10`",
+            );
+        }
+        if param.accepts_text && !matches!(ty, Type::Decimal | Type::Integer | Type::Boolean) {
+            sink.error(
+                &format!("{at}.accepts_text"),
+                format!("`accepts_text` says the service takes a number or flag as text too, but `{name}` is `{}`", ty.name()),
+                "remove `accepts_text`: text already travels as a string",
+            );
+        }
         out.push(Param {
             name: name.clone(),
             location,
@@ -923,6 +1016,12 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             max: param.max,
             as_string: param.as_string,
             layout,
+            format: param.format.map(|f| match f {
+                RawTextFormat::Digits => TextFormat::Digits,
+                RawTextFormat::Email => TextFormat::Email,
+            }),
+            length: param.length,
+            accepts_text: param.accepts_text,
             doc: lines(param.doc.as_deref()),
         });
     }

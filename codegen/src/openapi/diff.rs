@@ -719,7 +719,9 @@ fn record(spec: &Spec, found: &mut [Difference]) -> Vec<Stale> {
     let mut stale = Vec::new();
     for op in &spec.operations {
         for (index, disagreement) in op.disagreements.iter().enumerate() {
-            if disagreement.concerns == Concern::Note {
+            // Facts for readers, and facts about the service that no difference of the
+            // spec from the document shows, are never stale.
+            if matches!(disagreement.concerns, Concern::Note | Concern::Service) {
                 continue;
             }
             let subjects = subject_keys(op, disagreement);

@@ -12,13 +12,13 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::envelope::{self, DataAt, Envelope, Outcome, RawAnswer};
+use super::envelope::{self, DataAt, Outcome, RawAnswer, Unread, settled_state};
 use super::error::Error;
 use super::json::{FromJson, Path};
 use super::json_parse;
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
-use super::route::{AuthRoutes, Operation, Route};
+use super::route::{AuthRoutes, Effect, Operation, Route};
 use super::secret::Credentials;
 use super::timestamp::parse_retry_after;
 use super::token::TokenCell;
@@ -329,73 +329,63 @@ impl ClientInner {
         secrets
     }
 
+    /// The outcome of a `2xx` answer: its data read as far as it can be (a success is
+    /// never turned into an error by its data's shape; only text that is not JSON is), and
+    /// its state read as the route's [`Answers`](super::Answers) say.
     pub(crate) fn decode_outcome<T: FromJson>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
-        let Some(data) = answer.data.clone().filter(|_| !answer.pending) else {
-            return self.pending_or_empty(answer);
-        };
-        let watch = !answer.pending_statuses.is_empty();
-        let (read, status) = self.read_data::<T>(&answer, &data, watch);
-        if watch {
-            // Read with the data; or, when the read stopped short of it (pending data need
-            // not be the operation's type), on its own.
-            let pending = match (&read, status) {
-                (Ok(_), Some(status)) => answer.is_pending_status(&status),
-                (Ok(_), None) => false,
-                (Err(_), _) => answer.status_pending(),
-            };
-            if pending {
-                let mut answer = answer;
-                answer.pending = true;
-                return self.pending_or_empty(answer);
+        let Some(data) = answer.data.clone() else {
+            if answer.pending {
+                // Checked whole: nothing else reads a pending answer's body.
+                json_parse::span(&answer.body)
+                    .map_err(|fault| self.unreadable(&answer, None, fault.to_string()))?;
             }
-        }
-        Ok(Outcome::Done(Box::new(Envelope {
-            code: answer.code,
-            description: answer.description,
-            data: Some(read?),
-        })))
-    }
-
-    /// A pending answer, its data as a tree; or a finished one without data.
-    fn pending_or_empty<T>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
-        if !answer.pending {
-            return Ok(Outcome::Done(Box::new(Envelope {
-                code: answer.code,
-                description: answer.description,
-                data: None,
-            })));
-        }
-        if let Err(fault) = json_parse::span(&answer.body) {
+            let state = settled_state(&answer, None, answer.flag);
+            return Ok(state.outcome(Box::new(answer.into_envelope(None, Unread::default(), None))));
+        };
+        let mut reader = answer.data_reader(&data);
+        reader.watch_status(answer.status_field);
+        let read = reader.read_or_note::<T>(&Path::root("data"));
+        let end = read.is_ok().then_some(data.end);
+        if let Some(fault) = reader.fault(end) {
             return Err(self.unreadable(&answer, None, fault.to_string()));
         }
-        let data = answer.data_tree();
-        Ok(Outcome::Pending(Envelope { code: answer.code, description: answer.description, data }))
-    }
-
-    /// Reads an answer's data (at `data` in its body) as `T`, exactly, straight from the
-    /// text, checking that text as JSON as it goes: text that is not JSON is reported as
-    /// the whole answer's fault, with its place in the body, as a value of the wrong kind
-    /// is with its path.
-    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &DataAt) -> Result<T, Error> {
-        self.read_data(answer, data, false).0
-    }
-
-    /// [`ClientInner::decode_data`], noting the data's `status` as it passes when
-    /// `watch_status` (`None` when there is none, or it is not text).
-    fn read_data<T: FromJson>(
-        &self,
-        answer: &RawAnswer,
-        data: &DataAt,
-        watch_status: bool,
-    ) -> (Result<T, Error>, Option<String>) {
-        let mut reader = answer.data_reader(data);
-        if watch_status {
-            reader.watch_status();
+        let read = match read {
+            Ok(read) => read.ok(),
+            // A read stopped by text that is not JSON; a full check places the fault.
+            Err(e) => {
+                let reason = json_parse::span(&answer.body).err().map_or(e.problem, |f| f.to_string());
+                return Err(self.unreadable(&answer, None, reason));
+            }
+        };
+        // Noted in the same pass; or, when the data was not of its type, read on its own.
+        let status = match (&read, reader.noted_status()) {
+            (Some(_), status) => status,
+            (None, _) => answer.status_text(),
+        };
+        let (notes, total) = reader.take_unread();
+        if total > 0 {
+            tracing::warn!(
+                operation = answer.operation,
+                unread = total,
+                first = %notes.first().map(ToString::to_string).unwrap_or_default(),
+                "the answer has values that do not fit the spec; they are kept as sent"
+            );
         }
+        let state = settled_state(&answer, status.as_deref(), answer.flag.or(reader.tail_flag));
+        let tail_flag = reader.tail_flag;
+        Ok(state.outcome(Box::new(answer.into_envelope(read, Unread::new(notes, total), tail_flag))))
+    }
+
+    /// Reads an answer's data (at `data` in its body) as `T` straight from the text,
+    /// checking that text as JSON as it goes: text that is not JSON is reported as the
+    /// whole answer's fault, with its place in the body, as data of the wrong kind is with
+    /// its path. Values inside it that do not fit are left out ([`Reader::read_or_note`]).
+    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &DataAt) -> Result<T, Error> {
+        let mut reader = answer.data_reader(data);
         let read = T::read(&mut reader, &Path::root("data"));
         let end = read.is_ok().then_some(data.end);
         let (path, reason) = match (reader.fault(end), read) {
-            (None, Ok(value)) => return (Ok(value), reader.noted_status()),
+            (None, Ok(value)) => return Ok(value),
             (Some(fault), _) => (None, fault.to_string()),
             // A value of the wrong kind stops the read: text past it that is not JSON is
             // the first fault to report, as it would be had the whole body been read.
@@ -404,7 +394,7 @@ impl ClientInner {
                 Ok(_) => (Some(e.path), e.problem),
             },
         };
-        (Err(self.unreadable(answer, path, reason)), None)
+        Err(self.unreadable(answer, path, reason))
     }
 
     /// A decode error for `answer`, its excerpt with every secret removed.
@@ -415,6 +405,7 @@ impl ClientInner {
             path,
             reason,
             excerpt: redact::excerpt(&answer.body, &self.secrets(&answer.request_secrets)),
+            effect: answer.effect,
         }
     }
 
@@ -487,7 +478,12 @@ impl ClientInner {
         };
         let left = deadline.saturating_duration_since(now);
         if left.is_zero() {
-            return Err(Error::Timeout { after: budget, may_have_reached_server: false }.into());
+            return Err(Error::Timeout {
+                after: budget,
+                may_have_reached_server: false,
+                effect: request.route.effect,
+            }
+            .into());
         }
         let header = bearer.as_ref().map(|b| &b.header);
         self.attempt(request, header, per_attempt.min(left), now).await.map_err(|mut f| {
@@ -578,14 +574,21 @@ impl ClientInner {
             }
         };
         let (status, meta, body) = match tokio::time::timeout_at(now + timeout, exchange).await {
-            Err(_) => return Err(Error::Timeout { after: timeout, may_have_reached_server: true }.into()),
-            Ok(Err(e)) => return Err(transport_error(e, timeout).into()),
+            Err(_) => {
+                return Err(Error::Timeout {
+                    after: timeout,
+                    may_have_reached_server: true,
+                    effect: route.effect,
+                }
+                .into());
+            }
+            Ok(Err(e)) => return Err(transport_error(e, timeout).with_effect(route.effect).into()),
             Ok(Ok(Exchange::Redirect { status, location })) => {
                 let location = location.map(|l| redact::redact_text(&l, &self.secrets(&request.secrets)));
-                return Err(Error::Redirect { status, location }.into());
+                return Err(Error::Redirect { status, location, effect: route.effect }.into());
             }
             Ok(Ok(Exchange::TooLarge { status })) => {
-                return Err(Error::AnswerTooLarge { status, limit }.into());
+                return Err(Error::AnswerTooLarge { status, limit, effect: route.effect }.into());
             }
             Ok(Ok(Exchange::Answer { status, meta, body })) => (status, meta, body),
         };
@@ -612,6 +615,7 @@ impl ClientInner {
                 code,
                 description: description.map(|d| redact::redact_text(&d, &secrets)),
                 excerpt: redact::excerpt(&body, &secrets),
+                effect: route.effect,
             }
         };
         Err(Failure { error, retry_after, unauthorized: status == 401, token_generation: None })
@@ -718,12 +722,16 @@ async fn read_limited(
 fn transport_error(e: reqwest::Error, timeout: Duration) -> Error {
     let e = e.without_url();
     if e.is_connect() {
-        return Error::Transport { may_have_reached_server: false, detail: describe(&e) };
+        return Error::Transport {
+            may_have_reached_server: false,
+            detail: describe(&e),
+            effect: Effect::Write,
+        };
     }
     if e.is_timeout() {
-        return Error::Timeout { after: timeout, may_have_reached_server: true };
+        return Error::Timeout { after: timeout, may_have_reached_server: true, effect: Effect::Write };
     }
-    Error::Transport { may_have_reached_server: true, detail: describe(&e) }
+    Error::Transport { may_have_reached_server: true, detail: describe(&e), effect: Effect::Write }
 }
 
 /// The error and its causes in one line, each message once.

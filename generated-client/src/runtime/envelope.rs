@@ -7,29 +7,155 @@ use serde_json::value::RawValue;
 use super::error::Error;
 use std::ops::Range;
 
-use super::json::{Json, Reader};
+use super::json::{DecodeError, Json, Reader};
 use super::json_parse;
 use super::redact::{self, Secrets};
-use super::route::{Effect, EnvelopeKind, Route};
+use super::route::{Answers, Effect, EnvelopeKind, Route};
 
 /// The code of a successful answer.
 pub const SUCCESS_CODE: &str = "00";
 
-/// An answer: the service's code and description, and its `data`.
+/// An answer: the service's code and description, its `data` read as far as it can be,
+/// and the data exactly as it came.
+///
+/// The service's answers do not always match its document: a field it calls required may
+/// be missing, a value may come as another kind. Such an answer is still the service's
+/// answer: the data holds every field that could be read, [`Envelope::unread`] says what
+/// could not, and [`Envelope::raw_data`] gives the data's exact text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Envelope<T> {
     /// `"00"` on success.
     pub code: String,
     /// The service's description of the outcome.
     pub description: String,
-    /// The answer's payload, absent when the service sent `null` or nothing.
+    /// The answer's payload, absent when the service sent `null` or nothing, or when the
+    /// data is not of its declared kind at all (then [`Envelope::unread`] says why).
     pub data: Option<T>,
+    /// The envelope's own `status` flag, where the service sends one beside its code
+    /// (`true`/`false`, or the same as text). A money operation's answer with `false` is
+    /// never [`Outcome::Done`].
+    pub status_flag: Option<bool>,
+    /// The values of the data that did not fit their declared types: each field left
+    /// absent (and kept as it came in its struct's `other_fields`), each list item left
+    /// out. Empty for an answer that matches the spec.
+    pub unread: Unread,
+    raw: RawData,
 }
 
 impl<T> Envelope<T> {
+    /// An envelope with nothing unread and no raw text (for tests and hand-made answers).
+    pub fn new(code: impl Into<String>, description: impl Into<String>, data: Option<T>) -> Self {
+        Envelope {
+            code: code.into(),
+            description: description.into(),
+            data,
+            status_flag: None,
+            unread: Unread::default(),
+            raw: RawData::default(),
+        }
+    }
+
     /// Whether the code is `"00"`.
     pub fn is_success(&self) -> bool {
         self.code == SUCCESS_CODE
+    }
+
+    /// The answer's data exactly as the service sent it (JSON text), whatever could be read
+    /// of it; `None` when the answer had no data.
+    ///
+    /// It may hold secrets the typed value hides (a token answer's token): do not log it.
+    pub fn raw_data(&self) -> Option<&str> {
+        self.raw.text()
+    }
+
+    /// The answer's data as a JSON tree, numbers with their exact text.
+    pub fn raw_json(&self) -> Option<Json> {
+        Json::parse(self.raw_data()?).ok()
+    }
+
+    /// The same answer with its data turned by `f` (the raw text and notes stay).
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Envelope<U> {
+        Envelope {
+            code: self.code,
+            description: self.description,
+            data: self.data.map(f),
+            status_flag: self.status_flag,
+            unread: self.unread,
+            raw: self.raw,
+        }
+    }
+}
+
+/// What of an answer's data did not fit its declared types: where, and what came instead
+/// (never the value itself). The first [`MAX_UNREAD`](super::json_parse::MAX_UNREAD) are
+/// kept; [`Unread::total`] counts them all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unread {
+    notes: Vec<DecodeError>,
+    total: usize,
+}
+
+impl Unread {
+    pub(crate) fn new(notes: Vec<DecodeError>, total: usize) -> Self {
+        Unread { notes, total }
+    }
+
+    /// Whether everything was read.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many values did not fit, in all.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The values that did not fit, with their paths (`data.items`) and what was wrong.
+    pub fn iter(&self) -> impl Iterator<Item = &DecodeError> {
+        self.notes.iter()
+    }
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, note) in self.notes.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{note}")?;
+        }
+        if self.total > self.notes.len() {
+            write!(f, "; and {} more", self.total - self.notes.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// The exact text of an answer's data: the answer's bytes (shared, not copied) and where
+/// the data lies in them.
+#[derive(Clone, Default)]
+struct RawData {
+    body: bytes::Bytes,
+    range: Range<usize>,
+}
+
+impl RawData {
+    fn text(&self) -> Option<&str> {
+        let bytes = self.body.get(self.range.clone()).filter(|b| !b.is_empty())?;
+        std::str::from_utf8(bytes).ok()
+    }
+}
+
+impl PartialEq for RawData {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl std::fmt::Debug for RawData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the text: it may hold secrets the typed value hides.
+        write!(f, "<{} bytes>", self.range.len())
     }
 }
 
@@ -79,24 +205,26 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Envelope<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = EnvelopeWire::<T>::deserialize(deserializer)?;
         let (code, description, data) = wire.into_parts();
-        Ok(Envelope {
-            code: code.ok_or_else(|| serde::de::Error::missing_field("code"))?,
-            description: description.unwrap_or_default(),
-            data,
-        })
+        let code = code.ok_or_else(|| serde::de::Error::missing_field("code"))?;
+        Ok(Envelope::new(code, description.unwrap_or_default(), data))
     }
 }
 
-/// What a successful call returns.
+/// What a call the service answered with success returns: finished, still in flight, or
+/// finished without the money staying moved. Each holds the whole answer, boxed, so that a
+/// call's result is small to move (into a join, a channel, a `Vec`) however large its data is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome<T> {
-    /// The service finished the operation. Boxed, so that a call's result is small to
-    /// move (into a join, a channel, a `Vec`) however large its data is.
+    /// The service finished the operation; for a money operation, the answer says the money
+    /// moved (its status is a success, or it carries no status at all).
     Done(Box<Envelope<T>>),
     /// The service accepted the operation and is still processing it (HTTP 201/202
-    /// "PROCESSING", e.g. a transfer in `PENDING_BILLING`). It must not be sent again
-    /// under a new reference; look its status up instead.
-    Pending(Envelope<Json>),
+    /// "PROCESSING", a transfer in `PENDING_BILLING`, or a status the spec does not call
+    /// final). It must not be sent again under a new reference; look its status up instead.
+    Pending(Box<Envelope<T>>),
+    /// The service answered, and its answer says the operation failed or was undone: the
+    /// money did not stay moved (a transfer in `REFUND` or `FAILED`). The data says which.
+    Failed(Box<Envelope<T>>),
 }
 
 impl<T> Outcome<T> {
@@ -105,11 +233,30 @@ impl<T> Outcome<T> {
         matches!(self, Outcome::Pending(_))
     }
 
+    /// Whether the answer says the operation failed or was undone.
+    pub fn is_failed(&self) -> bool {
+        matches!(self, Outcome::Failed(_))
+    }
+
+    /// The whole answer, whichever the outcome.
+    pub fn envelope(&self) -> &Envelope<T> {
+        match self {
+            Outcome::Done(e) | Outcome::Pending(e) | Outcome::Failed(e) => e,
+        }
+    }
+
+    /// The whole answer, whichever the outcome.
+    pub fn into_envelope(self) -> Envelope<T> {
+        match self {
+            Outcome::Done(e) | Outcome::Pending(e) | Outcome::Failed(e) => *e,
+        }
+    }
+
     /// The finished answer's data, if the operation is done and the answer had data.
     pub fn data(&self) -> Option<&T> {
         match self {
             Outcome::Done(e) => e.data.as_ref(),
-            Outcome::Pending(_) => None,
+            Outcome::Pending(_) | Outcome::Failed(_) => None,
         }
     }
 
@@ -117,32 +264,26 @@ impl<T> Outcome<T> {
     pub fn into_data(self) -> Option<T> {
         match self {
             Outcome::Done(e) => e.data,
-            Outcome::Pending(_) => None,
+            Outcome::Pending(_) | Outcome::Failed(_) => None,
         }
     }
 
-    /// The finished answer, or the pending one as the error side.
-    pub fn into_result(self) -> Result<Envelope<T>, Envelope<Json>> {
+    /// The finished answer, or the outcome as it is when the operation is not done.
+    pub fn into_result(self) -> Result<Envelope<T>, Outcome<T>> {
         match self {
             Outcome::Done(e) => Ok(*e),
-            Outcome::Pending(p) => Err(p),
+            other => Err(other),
         }
     }
 
     /// The service's code.
     pub fn code(&self) -> &str {
-        match self {
-            Outcome::Done(e) => &e.code,
-            Outcome::Pending(p) => &p.code,
-        }
+        &self.envelope().code
     }
 
     /// The service's description.
     pub fn description(&self) -> &str {
-        match self {
-            Outcome::Done(e) => &e.description,
-            Outcome::Pending(p) => &p.description,
-        }
+        &self.envelope().description
     }
 }
 
@@ -155,16 +296,23 @@ pub(crate) struct RawAnswer {
     pub(crate) status: u16,
     /// The operation answered, for decode errors.
     pub(crate) operation: &'static str,
+    /// What the operation does, for errors.
+    pub(crate) effect: Effect,
     pub(crate) code: String,
     pub(crate) description: String,
     /// Where the data lies in `body` (never a `null`).
     pub(crate) data: Option<DataAt>,
     /// How deep the data is nested in `body`: 1 in an envelope, 0 when it is the body.
     pub(crate) data_depth: usize,
-    /// The values of `data.status` that mean the operation is still being processed:
-    /// a finished answer's status is read with its data, in the same pass.
-    pub(crate) pending_statuses: &'static [&'static str],
+    /// How the route's answers are read: the values of `data.status` that mean the
+    /// operation is still being processed, finished or failed (a finished answer's status
+    /// is read with its data, in the same pass).
+    pub(crate) answers: &'static Answers,
+    /// The data key that holds the operation's state (`status`).
+    pub(crate) status_field: &'static str,
     pub(crate) pending: bool,
+    /// The envelope's top-level `status` flag, when it came before the data.
+    pub(crate) flag: Option<bool>,
     /// The secret parameters of the request answered, removed from any decode error.
     pub(crate) request_secrets: Vec<String>,
     /// The body as it came, for the excerpt of a decode error.
@@ -211,22 +359,41 @@ impl RawAnswer {
     /// Whether `data.status` names a pending state, read on its own (for an answer whose
     /// data is not read whole, or whose read stopped before its status).
     pub(crate) fn status_pending(&self) -> bool {
-        if self.pending_statuses.is_empty() {
+        if self.answers.pending_statuses.is_empty() {
             return false;
         }
-        let status = self.data_range().and_then(|d| data_status(self.body.get(d)?));
+        let status = self.data_range().and_then(|d| data_status(self.body.get(d)?, self.status_field));
         status.is_some_and(|s| self.is_pending_status(&s))
+    }
+
+    /// The text of the data's state field, read on its own (for data that could not be
+    /// read into its type).
+    pub(crate) fn status_text(&self) -> Option<String> {
+        self.data_range().and_then(|d| data_status(self.body.get(d)?, self.status_field))
+    }
+
+    /// The answer as an envelope of `data`, with the data's exact text and what of it could
+    /// not be read.
+    pub(crate) fn into_envelope<T>(
+        self,
+        data: Option<T>,
+        unread: Unread,
+        tail_flag: Option<bool>,
+    ) -> Envelope<T> {
+        let range = self.data_range().unwrap_or_default();
+        Envelope {
+            code: self.code,
+            description: self.description,
+            data,
+            status_flag: self.flag.or(tail_flag),
+            unread,
+            raw: RawData { body: self.body, range },
+        }
     }
 
     /// Whether `status`, read with the data, names a pending state.
     pub(crate) fn is_pending_status(&self, status: &str) -> bool {
-        one_of(self.pending_statuses, status)
-    }
-
-    /// The data as a tree (for a pending answer, whose data is not the operation's type,
-    /// and whose body was checked whole).
-    pub(crate) fn data_tree(&self) -> Option<Json> {
-        Json::parse_bytes(self.body.get(self.data_range()?)?).ok()
+        one_of(self.answers.pending_statuses, status)
     }
 }
 
@@ -245,30 +412,41 @@ pub(crate) fn read_success(
         path: None,
         reason,
         excerpt: redact::excerpt(body, &secrets()),
+        effect: route.effect,
     };
-    let answer = |code: String, description: String, data: Option<DataAt>, pending: bool| RawAnswer {
-        status,
-        operation: route.operation,
-        code,
-        description,
-        data: data.filter(|d| !body.get(d.start..).unwrap_or_default().starts_with(b"null")),
-        data_depth: if route.answers.envelope == EnvelopeKind::Unwrapped { 0 } else { 1 },
-        pending_statuses: route.answers.pending_statuses,
-        pending,
-        request_secrets: Vec::new(),
-        body: body.clone(),
-    };
+    let answer =
+        |code: String, description: String, data: Option<DataAt>, pending: bool, flag: Option<bool>| {
+            RawAnswer {
+                status,
+                operation: route.operation,
+                effect: route.effect,
+                code,
+                description,
+                data: data.filter(|d| !body.get(d.start..).unwrap_or_default().starts_with(b"null")),
+                data_depth: if route.answers.envelope == EnvelopeKind::Unwrapped { 0 } else { 1 },
+                answers: route.answers,
+                status_field: route.answers.status_field,
+                pending,
+                flag,
+                request_secrets: Vec::new(),
+                body: body.clone(),
+            }
+        };
     if route.answers.envelope == EnvelopeKind::Unwrapped {
         let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
         let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
         let data = DataAt { start: data.start, end: Some(data.end) };
-        return Ok(answer(code, String::new(), Some(data), status == 202));
+        return Ok(answer(code, String::new(), Some(data), status == 202, None));
     }
     // The envelope's own keys are kept as they pass (the first of each, in order of
     // preference), and the place of its data; the object around them is never built.
-    let (mut code, mut description, mut data) = ([None, None], [None, None, None], None);
+    let (mut code, mut description, mut data, mut flag) = ([None, None], [None, None, None], None, None);
     let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
         let slot = match key {
+            "status" if flag.is_none() => {
+                flag = parser.flag(1)?;
+                return Ok(true);
+            }
             "code" => &mut code[0],
             "responseCode" => &mut code[1],
             "description" => &mut description[0],
@@ -278,8 +456,9 @@ pub(crate) fn read_success(
             // other answer is checked whole below.
             "data" if data.is_none() => {
                 let start = parser.at();
-                if code[0].is_some() && description[0].is_some() {
-                    // Nothing later can change what the envelope says.
+                if code[0].is_some() && description[0].is_some() && parser.peek() != Some(b'n') {
+                    // Nothing later can change what the envelope says; its `status` flag,
+                    // if it follows the data, is read with the rest of the envelope.
                     data = Some(DataAt { start, end: None });
                     return Ok(false);
                 }
@@ -320,7 +499,7 @@ pub(crate) fn read_success(
             Some(end) => Some(d.start..end),
             None => json_parse::value_at(body, d.start, 1),
         });
-        let status = range.and_then(|d| data_status(body.get(d)?));
+        let status = range.and_then(|d| data_status(body.get(d)?, answers.status_field));
         status.is_some_and(|s| one_of(answers.pending_statuses, &s))
     };
     let pending = (status == 202 && success)
@@ -333,7 +512,7 @@ pub(crate) fn read_success(
         json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
     }
     if pending || success {
-        return Ok(answer(code, description, data, pending));
+        return Ok(answer(code, description, data, pending, flag));
     }
     let description = redact::redact_text(&description, &secrets());
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
@@ -342,18 +521,62 @@ pub(crate) fn read_success(
     Err(Error::Service { code, description })
 }
 
-fn one_of(list: &[&str], value: &str) -> bool {
+/// Where an answer leaves the operation, read from its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    Done,
+    Pending,
+    Failed,
+}
+
+impl State {
+    pub(crate) fn outcome<T>(self, envelope: Box<Envelope<T>>) -> Outcome<T> {
+        match self {
+            State::Done => Outcome::Done(envelope),
+            State::Pending => Outcome::Pending(envelope),
+            State::Failed => Outcome::Failed(envelope),
+        }
+    }
+}
+
+/// Reads where a success-coded answer leaves the operation, from its data's state
+/// (`status`, or the field the spec names) and the envelope's `status` flag, as the route's
+/// answers say: a pending state is pending, a failed one failed. An operation that lists
+/// its success states is done only with one of them (or with no state at all) and a flag
+/// that is not `false`; any other state is one the spec does not call final, so it is
+/// pending: look it up, never send it again.
+pub(crate) fn settled_state(answer: &RawAnswer, status: Option<&str>, flag: Option<bool>) -> State {
+    let answers = answer.answers;
+    if answer.pending {
+        return State::Pending;
+    }
+    if let Some(status) = status {
+        if one_of(answers.pending_statuses, status) {
+            return State::Pending;
+        }
+        if one_of(answers.failed_statuses, status) {
+            return State::Failed;
+        }
+    }
+    if answers.success_statuses.is_empty() {
+        return State::Done;
+    }
+    let named_success = status.is_none_or(|s| one_of(answers.success_statuses, s));
+    if named_success && flag != Some(false) { State::Done } else { State::Pending }
+}
+
+pub(crate) fn one_of(list: &[&str], value: &str) -> bool {
     list.iter().any(|item| item.eq_ignore_ascii_case(value.trim()))
 }
 
 /// The text of `status` in the data, if the data is an object whose first `status` is a
 /// string (`status` may be any JSON type; only text can name a pending state). The other
 /// values are stepped over unchecked: the data is checked before it is used.
-fn data_status(data: &[u8]) -> Option<String> {
+fn data_status(data: &[u8], field: &str) -> Option<String> {
     let mut status = None;
     let mut seen = false;
     let object = json_parse::parse_entries(data, &mut |key, parser| {
-        if key == "status" && !std::mem::replace(&mut seen, true) && parser.peek() == Some(b'"') {
+        if key == field && !std::mem::replace(&mut seen, true) && parser.peek() == Some(b'"') {
             status = Some(parser.str()?.into_owned());
             return Ok(true);
         }

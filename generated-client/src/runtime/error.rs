@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::route::Effect;
+
 /// Why a call failed. Match on the variant to decide what to do; the `Display` text is
 /// meant for people and logs.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -15,6 +17,8 @@ pub enum Error {
         may_have_reached_server: bool,
         /// What went wrong at the connection level, without addresses or values.
         detail: String,
+        /// What the operation does: a read applies nothing, whatever reached the server.
+        effect: Effect,
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
@@ -25,6 +29,8 @@ pub enum Error {
         /// Whether the server may have received (and acted on) the request: false when the
         /// time ran out before the request was written (e.g. while waiting for a token).
         may_have_reached_server: bool,
+        /// What the operation does: a read applies nothing, whatever reached the server.
+        effect: Effect,
     },
     /// The service answered with a redirect (`3xx`). The client never follows one: the
     /// request is not sent again, to that address or any other.
@@ -34,6 +40,8 @@ pub enum Error {
         status: u16,
         /// The `Location` header, secrets removed, if the answer had one.
         location: Option<String>,
+        /// What the operation does: a read applies nothing, whatever reached the server.
+        effect: Effect,
     },
     /// The answer was larger than the client's limit; reading stopped at the limit.
     #[error("the service's answer (HTTP {status}) is larger than the limit of {limit} bytes")]
@@ -42,6 +50,8 @@ pub enum Error {
         status: u16,
         /// The limit in bytes ([`ClientBuilder::max_answer_bytes`](super::ClientBuilder::max_answer_bytes)).
         limit: usize,
+        /// What the operation does: a read applies nothing, whatever reached the server.
+        effect: Effect,
     },
     /// A money-moving call got a success status with a code that is neither a success
     /// nor a documented refusal: the answer does not say whether the money moved. Look the
@@ -67,6 +77,8 @@ pub enum Error {
         description: Option<String>,
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
+        /// What the operation does: a read applies nothing, whatever reached the server.
+        effect: Effect,
     },
     /// The service answered with a success status but a failure code (not `"00"`). For a
     /// money-moving call this is one of the codes the spec lists as refusals, which prove
@@ -92,6 +104,8 @@ pub enum Error {
         reason: String,
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
+        /// What the operation does: a read applies nothing, whatever reached the server.
+        effect: Effect,
     },
     /// The service limits the request rate and this call ran out of attempts.
     #[error("the service is rate limiting requests{}", retry_text(*.retry_after))]
@@ -280,11 +294,44 @@ impl Error {
     /// When this is true, look the operation up by its reference before sending it again,
     /// and never send it again under a new reference.
     pub fn may_have_been_applied(&self) -> bool {
+        if self.effect() == Some(Effect::Read) {
+            return false;
+        }
         match self {
             Error::Status { status, .. } => !(400..500).contains(status),
-            Error::Service { .. } | Error::RateLimited { .. } => false,
+            // A listing only reads.
+            Error::Service { .. } | Error::RateLimited { .. } | Error::Pagination { .. } => false,
             other => other.may_have_reached_server(),
         }
+    }
+
+    /// What the operation behind this error does, where the error came from an exchange
+    /// with the service: a [`Effect::Read`] applies nothing.
+    pub fn effect(&self) -> Option<Effect> {
+        match self {
+            Error::Transport { effect, .. }
+            | Error::Timeout { effect, .. }
+            | Error::Redirect { effect, .. }
+            | Error::AnswerTooLarge { effect, .. }
+            | Error::Status { effect, .. }
+            | Error::Decode { effect, .. } => Some(*effect),
+            Error::OutcomeUnknown { .. } => Some(Effect::Money),
+            _ => None,
+        }
+    }
+
+    /// The same error, for an operation that does `effect` (set once, where a call ends).
+    pub(crate) fn with_effect(mut self, operation_effect: Effect) -> Self {
+        match &mut self {
+            Error::Transport { effect, .. }
+            | Error::Timeout { effect, .. }
+            | Error::Redirect { effect, .. }
+            | Error::AnswerTooLarge { effect, .. }
+            | Error::Status { effect, .. }
+            | Error::Decode { effect, .. } => *effect = operation_effect,
+            _ => {}
+        }
+        self
     }
 }
 
@@ -303,7 +350,8 @@ mod tests {
             assert_eq!(error.service_code().map(|c| c.to_string()).as_deref(), Some(code));
         }
         assert_eq!(ServiceCode::from("99"), ServiceCode::Other("99".into()));
-        let transport = Error::Transport { may_have_reached_server: false, detail: String::new() };
+        let transport =
+            Error::Transport { may_have_reached_server: false, detail: String::new(), effect: Effect::Write };
         assert_eq!(transport.service_code(), None);
     }
 }

@@ -492,22 +492,17 @@ impl<T: ToJson> ToJson for Option<T> {
 }
 
 impl<T: FromJson> FromJson for Vec<T> {
+    /// The items that can be read as `T`; one that cannot is left out and noted
+    /// ([`Reader::read_or_note`]), so one odd record does not cost the whole list.
     fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
         let mut items = Vec::new();
         reader.array(at, |i, reader| {
-            items.push(T::read(reader, &at.index(i))?);
+            if let Ok(item) = reader.read_or_note(&at.index(i))? {
+                items.push(item);
+            }
             Ok(())
         })?;
         Ok(items)
-    }
-
-    fn from_json(value: Json, at: &Path<'_>) -> Result<Self, DecodeError> {
-        match value {
-            Json::Array(items) => {
-                items.into_iter().enumerate().map(|(i, item)| T::from_json(item, &at.index(i))).collect()
-            }
-            other => Err(DecodeError::expected(at, "an array", &other)),
-        }
     }
 }
 
@@ -520,7 +515,9 @@ impl<T: ToJson> ToJson for Vec<T> {
 /// One declared field of an object being read into a generated struct: absent, `null`,
 /// or its value. The generated `read` keeps one per field and hands it each entry with its
 /// key: the first fills it, and a repeat is kept with the unknown fields. It then asks each
-/// for its value.
+/// for its value. A value of another kind than declared leaves the field absent, is kept
+/// as it came with the unknown fields, and is noted by the reader: one odd field never
+/// costs the rest of an answer.
 #[derive(Debug)]
 pub struct Slot<T>(SlotState<T>);
 
@@ -528,6 +525,8 @@ pub struct Slot<T>(SlotState<T>);
 enum SlotState<T> {
     Absent,
     Null,
+    /// A value of another kind than declared, kept with the unknown fields.
+    Unread,
     Value(T),
 }
 
@@ -549,8 +548,17 @@ impl<T: FromJson> Slot<T> {
         if !matches!(self.0, SlotState::Absent) {
             return rest.read_entry(key, reader, at);
         }
-        self.0 =
-            if reader.null() { SlotState::Null } else { SlotState::Value(T::read(reader, &at.key(key))?) };
+        if reader.null() {
+            self.0 = SlotState::Null;
+            return Ok(());
+        }
+        match reader.read_or_note(&at.key(key))? {
+            Ok(value) => self.0 = SlotState::Value(value),
+            Err(as_sent) => {
+                self.0 = SlotState::Unread;
+                rest.push(key, as_sent);
+            }
+        }
         Ok(())
     }
 
@@ -562,6 +570,10 @@ impl<T: FromJson> Slot<T> {
                 Err(DecodeError::at(&at.key(key), "missing, though the spec marks it required"))
             }
             SlotState::Null => Err(DecodeError::at(&at.key(key), "null, though the spec marks it required")),
+            SlotState::Unread => Err(DecodeError::at(
+                &at.key(key),
+                "not of its declared type, though the spec marks it required",
+            )),
         }
     }
 
@@ -569,7 +581,7 @@ impl<T: FromJson> Slot<T> {
     pub fn optional(self) -> Option<T> {
         match self.0 {
             SlotState::Value(value) => Some(value),
-            SlotState::Absent | SlotState::Null => None,
+            SlotState::Absent | SlotState::Null | SlotState::Unread => None,
         }
     }
 }
@@ -704,7 +716,22 @@ mod tests {
         );
         assert_eq!(
             sample(r#"{"id":"a","n":true}"#),
-            Err("`data.n`: expected a whole number, found a boolean".into())
+            Err("`data.n`: not of its declared type, though the spec marks it required".into())
+        );
+        // A field of another kind is noted and kept as it came; the rest is read.
+        let mut reader =
+            Reader::over_checked(br#"{"id":"a","n":1,"opt":[1,{"x":2}]}"#).unwrap_or_else(|e| panic!("{e}"));
+        let read = Sample::read(&mut reader, &Path::root("data")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("a", 1, None));
+        assert_eq!(
+            read.other_fields.get("opt").and_then(|v| serde_json::to_string(v).ok()).as_deref(),
+            Some(r#"[1,{"x":2}]"#)
+        );
+        let (notes, total) = reader.take_unread();
+        assert_eq!(total, 1);
+        assert_eq!(
+            notes.first().map(ToString::to_string).as_deref(),
+            Some("`data.opt`: expected a string, found an array")
         );
         assert_eq!(sample(r#"["id"]"#), Err("`data`: expected an object, found an array".into()));
         // The tree path reads by the same rules.
@@ -762,9 +789,13 @@ mod tests {
         let root = Path::root("data");
         let items: Result<Vec<Json>, _> = Vec::from_json(value.clone(), &root);
         assert!(items.is_ok());
-        let as_numbers: Result<Vec<Vec<i64>>, _> = Vec::from_json(value, &root);
-        let error = as_numbers.err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(error, "`data[0]`: expected an array, found an object");
+        // Items of another kind are left out, one by one; data of another kind is an error.
+        let as_numbers: Result<Vec<Vec<i64>>, _> = Vec::from_json(value.clone(), &root);
+        assert_eq!(as_numbers, Ok(Vec::new()));
+        let object = Json::parse(r#"{"a":"secret-value"}"#).unwrap_or_default();
+        let as_list: Result<Vec<i64>, _> = Vec::from_json(object, &root);
+        let error = as_list.err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(error, "`data`: expected an array, found an object");
         assert!(!error.contains("secret"));
     }
 }

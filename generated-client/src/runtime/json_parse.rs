@@ -403,12 +403,42 @@ impl<'a> Parser<'a> {
 
     /// After a value inside an object at nesting `depth`: the rest of that object (its
     /// other entries, checked) and the end of the text.
-    fn finish_object(&mut self, depth: usize) -> Result<(), JsonError> {
+    /// Reads the rest of the object around a value at `depth`, to the end of the text,
+    /// noting its `status` when that is `true` or `false` (as a boolean or as text): an
+    /// envelope's top-level flag may come after its data.
+    fn finish_object(&mut self, depth: usize) -> Result<Option<bool>, JsonError> {
+        let mut flag = None;
         while self.next_entry()? {
-            self.key_colon()?;
+            let key = self.key_colon()?;
+            if key == "status" && flag.is_none() {
+                flag = self.flag(depth)?;
+                continue;
+            }
             self.skip(depth)?;
         }
-        self.end_of_text()
+        self.end_of_text()?;
+        Ok(flag)
+    }
+
+    /// A value that says yes or no: `true`, `false`, or the same words as text (the service
+    /// writes its envelope's `status` either way); `None` for anything else, stepped over.
+    pub(crate) fn flag(&mut self, depth: usize) -> Result<Option<bool>, JsonError> {
+        let rest = &self.bytes[self.at..];
+        for (word, value) in [(&b"true"[..], true), (&b"false"[..], false)] {
+            if rest.starts_with(word) {
+                self.at += word.len();
+                return Ok(Some(value));
+            }
+        }
+        if self.peek() == Some(b'"') {
+            let text = self.str()?;
+            return Ok(match text.trim() {
+                t if t.eq_ignore_ascii_case("true") => Some(true),
+                t if t.eq_ignore_ascii_case("false") => Some(false),
+                _ => None,
+            });
+        }
+        self.skip(depth).map(|()| None)
     }
 
     /// After an object's entry: `true` past a `,`, `false` past the closing `}`.
@@ -601,11 +631,23 @@ pub struct Reader<'a> {
     /// The text of the first `status` key of the object at this depth, when it is a
     /// string, noted as the read passes it (see [`Reader::watch_status`]).
     status: Option<StatusWatch>,
+    /// The values that did not fit their declared types, stepped over (the first
+    /// [`MAX_UNREAD`] of them), and how many there were in all.
+    unread: Vec<DecodeError>,
+    unread_count: usize,
+    /// The `status` flag of the object around the value read, when the rest of that
+    /// object was read after it (an envelope's flag that follows its data).
+    pub(crate) tail_flag: Option<bool>,
 }
+
+/// How many values that did not fit an answer keeps a note of (the rest are counted).
+pub const MAX_UNREAD: usize = 32;
 
 /// What [`Reader::watch_status`] looks for, and what it found.
 #[derive(Debug)]
 struct StatusWatch {
+    /// The key that holds the state.
+    key: &'static str,
     /// The depth of the object's entries.
     depth: usize,
     seen: bool,
@@ -617,7 +659,15 @@ impl<'a> Reader<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
         let mut parser = Parser::new(bytes);
         parser.skip_space();
-        Reader { parser, depth: 0, fault: None, status: None }
+        Reader {
+            parser,
+            depth: 0,
+            fault: None,
+            status: None,
+            unread: Vec::new(),
+            unread_count: 0,
+            tail_flag: None,
+        }
     }
 
     /// A reader over the value at `start` in `bytes`, nested `depth` levels deep there
@@ -626,14 +676,22 @@ impl<'a> Reader<'a> {
     pub(crate) fn within(bytes: &'a [u8], start: usize, depth: usize) -> Self {
         let mut parser = Parser::new(bytes);
         parser.at = start;
-        Reader { parser, depth, fault: None, status: None }
+        Reader {
+            parser,
+            depth,
+            fault: None,
+            status: None,
+            unread: Vec::new(),
+            unread_count: 0,
+            tail_flag: None,
+        }
     }
 
     /// Notes the first `status` of the object about to be read, if it is text, as the read
     /// passes it: whether a finished answer is still pending is read in the same pass as
     /// the answer.
-    pub(crate) fn watch_status(&mut self) {
-        self.status = Some(StatusWatch { depth: self.depth + 1, seen: false, text: None });
+    pub(crate) fn watch_status(&mut self, key: &'static str) {
+        self.status = Some(StatusWatch { key, depth: self.depth + 1, seen: false, text: None });
     }
 
     /// The `status` noted, if it was text.
@@ -651,11 +709,46 @@ impl<'a> Reader<'a> {
                 None => Ok(()),
                 Some(Some(end)) if self.parser.at == end => Ok(()),
                 Some(Some(_)) => Err(self.parser.error("trailing characters")),
-                Some(None) => self.parser.finish_object(self.depth),
+                Some(None) => self.parser.finish_object(self.depth).map(|flag| self.tail_flag = flag),
             };
             self.fault = rest.err();
         }
         self.fault.take()
+    }
+
+    /// Reads the value the reader is at as `T`, as far as it can be read: a value of
+    /// another kind than declared (anywhere inside it) is not an error but a note
+    /// ([`Reader::take_unread`]), and comes back as it was sent, in `Err`. Text that is not
+    /// JSON is still an error: nothing after it can be trusted.
+    pub fn read_or_note<T: super::json::FromJson>(
+        &mut self,
+        at: &Path<'_>,
+    ) -> Result<Result<T, Json>, DecodeError> {
+        let (start, depth) = (self.parser.at, self.depth);
+        let mismatch = match T::read(self, at) {
+            Ok(value) => return Ok(Ok(value)),
+            Err(error) if self.fault.is_some() => return Err(error),
+            Err(mismatch) => mismatch,
+        };
+        // Back to where the value starts, to keep it whole (and check it) as it came.
+        self.parser.at = start;
+        self.depth = depth;
+        let value = self.json(at)?;
+        self.note_unread(mismatch);
+        Ok(Err(value))
+    }
+
+    fn note_unread(&mut self, problem: DecodeError) {
+        self.unread_count += 1;
+        if self.unread.len() < MAX_UNREAD {
+            self.unread.push(problem);
+        }
+    }
+
+    /// What the read noted as not fitting its declared type, and how many such values
+    /// there were in all (past [`MAX_UNREAD`], only counted).
+    pub fn take_unread(&mut self) -> (Vec<DecodeError>, usize) {
+        (std::mem::take(&mut self.unread), std::mem::take(&mut self.unread_count))
     }
 
     /// A reader over JSON text, checked first.
@@ -822,7 +915,7 @@ impl<'a> Reader<'a> {
             let key = self.parser.key_colon();
             let key = self.checked(at, key)?;
             if let Some(watch) = self.status.as_mut().filter(|w| !w.seen && w.depth == self.depth)
-                && &*key == "status"
+                && *key == *watch.key
             {
                 // Read ahead, then again by the entry: only this string is read twice.
                 // Any other kind of value notes nothing.

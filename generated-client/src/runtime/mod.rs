@@ -26,7 +26,7 @@ mod writer;
 pub use amount::{Amount, AmountError, AmountText};
 pub use blocking::BlockingRuntime;
 pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session, install_tls_provider};
-pub use envelope::{Envelope, Outcome, SUCCESS_CODE};
+pub use envelope::{Envelope, Outcome, SUCCESS_CODE, Unread};
 pub use error::{Error, ServiceCode};
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, Reader, Slot, ToJson,
@@ -43,7 +43,7 @@ pub use support::Redacted;
 pub use text::Text;
 pub use time;
 pub use timestamp::{DateLayout, DateTime, Timestamp};
-pub use writer::{ExtraFields, RequestWriter};
+pub use writer::{ExtraFields, RequestWriter, TextFormat, TextRule, is_email};
 
 // What the generated methods return (a `Future` named so that no spec's group can shadow it).
 pub use std::future::Future;

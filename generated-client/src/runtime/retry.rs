@@ -204,11 +204,17 @@ mod tests {
     static DEDUPLICATED: Route = route(Effect::Money, Some("X-Idempotent-key"));
 
     fn transport(reached: bool) -> Error {
-        Error::Transport { may_have_reached_server: reached, detail: "x".into() }
+        Error::Transport { may_have_reached_server: reached, detail: "x".into(), effect: Effect::Write }
     }
 
     fn status(code: u16) -> Error {
-        Error::Status { status: code, code: None, description: None, excerpt: String::new() }
+        Error::Status {
+            status: code,
+            code: None,
+            description: None,
+            excerpt: String::new(),
+            effect: Effect::Write,
+        }
     }
 
     #[test]
@@ -220,7 +226,11 @@ mod tests {
             status(502),
             status(503),
             status(504),
-            Error::Timeout { after: Duration::from_secs(1), may_have_reached_server: true },
+            Error::Timeout {
+                after: Duration::from_secs(1),
+                may_have_reached_server: true,
+                effect: Effect::Write,
+            },
         ] {
             assert!(p.next_delay(&READ, false, &e, None, 1).is_some(), "{e:?}");
         }
@@ -244,7 +254,11 @@ mod tests {
                 status(500),
                 status(502),
                 status(503),
-                Error::Timeout { after: Duration::from_secs(1), may_have_reached_server: true },
+                Error::Timeout {
+                    after: Duration::from_secs(1),
+                    may_have_reached_server: true,
+                    effect: Effect::Write,
+                },
             ] {
                 assert!(p.next_delay(route, true, &e, None, 1).is_none(), "{} {e:?}", route.operation);
             }
@@ -263,7 +277,11 @@ mod tests {
             status(502),
             status(503),
             status(504),
-            Error::Timeout { after: Duration::from_secs(1), may_have_reached_server: true },
+            Error::Timeout {
+                after: Duration::from_secs(1),
+                may_have_reached_server: true,
+                effect: Effect::Write,
+            },
         ] {
             assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_some(), "{e:?}");
             assert!(p.next_delay(&DEDUPLICATED, false, &e, None, 1).is_none(), "{e:?}");

@@ -105,9 +105,18 @@ pub struct Answers {
     /// Envelope codes that prove the request was refused and not applied. For a
     /// money-moving call, any other non-success code is [`Error::OutcomeUnknown`].
     pub refusal_codes: &'static [&'static str],
-    /// `data.status` values (compared ignoring ASCII case) that make a `2xx` answer
-    /// [`Outcome::Pending`](super::Outcome::Pending).
+    /// The key of the data that holds the operation's state (`status`).
+    pub status_field: &'static str,
+    /// State values (compared ignoring ASCII case) that mean the operation finished as
+    /// asked (`SUCCESS`). When the list is not empty, an answer is
+    /// [`Outcome::Done`](super::Outcome::Done) only with one of these, or with no state at
+    /// all; any other state is pending.
+    pub success_statuses: &'static [&'static str],
+    /// State values that make a `2xx` answer [`Outcome::Pending`](super::Outcome::Pending).
     pub pending_statuses: &'static [&'static str],
+    /// State values that make a `2xx` answer [`Outcome::Failed`](super::Outcome::Failed):
+    /// the operation failed or was undone (`REFUND`, `FAILED`).
+    pub failed_statuses: &'static [&'static str],
     /// Envelope descriptions (compared ignoring ASCII case) that make a `2xx` answer
     /// pending.
     pub pending_descriptions: &'static [&'static str],
@@ -131,7 +140,10 @@ impl Answers {
     pub const STANDARD: Answers = Answers {
         success_codes: &["00"],
         refusal_codes: &["01", "02", "05", "06"],
+        status_field: "status",
+        success_statuses: &[],
         pending_statuses: &[],
+        failed_statuses: &[],
         pending_descriptions: &[],
         envelope: EnvelopeKind::Standard,
     };

@@ -18,7 +18,7 @@ use super::client::{ClientInner, Failure};
 use super::error::Error;
 use super::json::{DecodeError, FromJson, Json, JsonObject, Path, Reader, Slot};
 use super::redact::Secrets;
-use super::route::{AuthRoutes, Route};
+use super::route::{AuthRoutes, Effect, Route};
 use super::secret::Credentials;
 use super::secret::Secret;
 use super::timestamp::parse_expiry;
@@ -193,7 +193,10 @@ impl ClientInner {
             self.tokens.renewals.subscribe()
         };
         match tokio::time::timeout_at(deadline, renewals.changed()).await {
-            Err(_) => Err(Error::Timeout { after: budget, may_have_reached_server: false }.into()),
+            Err(_) => {
+                Err(Error::Timeout { after: budget, may_have_reached_server: false, effect: Effect::Write }
+                    .into())
+            }
             Ok(Err(_)) => {
                 Err(Error::Auth { cause: Box::new(Error::invalid("the token renewal stopped")) }.into())
             }
@@ -292,6 +295,7 @@ impl ClientInner {
                 path: None,
                 reason: "the token answer has no data".to_owned(),
                 excerpt: String::new(),
+                effect: route.effect,
             })?;
             let grant: TokenGrant = self.decode_data(&answer, &data)?;
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
@@ -301,6 +305,7 @@ impl ClientInner {
                     path: None,
                     reason: "the access token has characters a header cannot carry".to_owned(),
                     excerpt: String::new(),
+                    effect: route.effect,
                 })?;
             header.set_sensitive(true);
             let received = Instant::now();

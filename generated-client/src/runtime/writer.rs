@@ -410,6 +410,39 @@ pub(crate) struct PreparedRequest {
     pub(crate) secrets: Vec<String>,
 }
 
+/// What a text value must be before it is sent ([`RequestWriter::text`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextRule {
+    /// Refuse an empty or all-space value.
+    pub not_blank: bool,
+    /// The format the vendor states.
+    pub format: TextFormat,
+    /// The exact number of characters the vendor states.
+    pub length: Option<usize>,
+}
+
+/// A format the vendor states for a text value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextFormat {
+    /// Any text.
+    Any,
+    /// ASCII digits only (account numbers, bank codes).
+    Digits,
+    /// An email address: one `@`, something before it, a domain with a dot after it, no
+    /// spaces.
+    Email,
+}
+
+/// Whether `value` has the form of an email address (not whether it exists).
+pub fn is_email(value: &str) -> bool {
+    let Some((name, domain)) = value.split_once('@') else { return false };
+    !name.is_empty()
+        && !domain.contains('@')
+        && domain.split('.').count() >= 2
+        && domain.split('.').all(|part| !part.is_empty())
+        && !value.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
 impl RequestWriter {
     /// A writer for one request of `route`.
     pub fn new(route: &'static Route) -> Self {
@@ -431,6 +464,33 @@ impl RequestWriter {
                 Err(Error::invalid(format!("`{key}` is {v}, more than the {max} the service accepts")))
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Refuses a text value the service would refuse, before anything is sent: blank where
+    /// the value is required (or is the request's idempotency reference), or not of the
+    /// format the vendor states. The message names the key and the rule, never the value.
+    pub fn text(&mut self, key: &str, value: Option<&str>, rule: TextRule) -> Result<(), Error> {
+        let Some(value) = value else { return Ok(()) };
+        if rule.not_blank && value.trim().is_empty() {
+            return Err(Error::invalid(format!("`{key}` is blank; the service needs a value")));
+        }
+        if let Some(length) = rule.length
+            && value.chars().count() != length
+        {
+            return Err(Error::invalid(format!(
+                "`{key}` has {} characters; the service takes exactly {length}",
+                value.chars().count()
+            )));
+        }
+        match rule.format {
+            TextFormat::Any => Ok(()),
+            TextFormat::Digits if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
+            TextFormat::Digits => Err(Error::invalid(format!("`{key}` must be digits only (0-9)"))),
+            TextFormat::Email if is_email(value) => Ok(()),
+            TextFormat::Email => {
+                Err(Error::invalid(format!("`{key}` is not an email address (name@domain, no spaces)")))
+            }
         }
     }
 
