@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use heck::ToUpperCamelCase;
 use payspec_codegen::Spec;
-use payspec_codegen::model::{DateLayout, EnvelopeKind, Operation, Param, Type};
+use payspec_codegen::model::{DateLayout, EnvelopeKind, Operation, Param, TextFormat, Type};
 use serde_json::{Value, json};
 
 /// A spec name as a Rust identifier, raw where it is a keyword (as the client spells it).
@@ -27,7 +27,15 @@ fn sample(param: &Param, index: usize) -> Value {
     if let Some(first) = param.values.first() {
         return json!(first);
     }
-    let text = format!("v-{} a/b?c&d=e%f", param.name);
+    let text = match (param.format, param.length) {
+        // Values of the format the vendor states, which the client checks before sending.
+        (Some(TextFormat::Digits), length) => {
+            let digits = format!("{:0>12}", 4_000_000 + index);
+            digits[digits.len() - length.map_or(6, |n| n as usize).min(12)..].to_owned()
+        }
+        (Some(TextFormat::Email), _) => format!("v-{}@example.com", param.name.replace('_', "-")),
+        (None, _) => format!("v-{} a/b?c&d=e%f", param.name),
+    };
     match &param.ty {
         Type::String | Type::Identifier(_) => json!(text),
         // As the parameter's layout writes it, so that what reaches the server is the sample.

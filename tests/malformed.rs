@@ -98,7 +98,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     (
         "disagreement_bare_line",
         r#"tests/fixtures/malformed/disagreement_bare_line.yaml:36:7: error: operations.bank_transfer_from_sub_account.disagreements[0]: a disagreement is a mapping with `concerns` and `text`, not a bare line ("The reference documents only the v2 form…")"#,
-        "write `concerns: <route | location | wire_key | type | required | answer_field | auth | note>`",
+        "write `concerns: <route | location | wire_key | type | required | answer_field | auth | service | note>`",
     ),
     (
         "disagreement_unknown_concern",

@@ -1,14 +1,17 @@
 //! What the `payspec` command prints, kept in the library so tests can check it.
 
 use crate::audit::{Finding, KINDS};
-use crate::model::{Operation, Spec};
+use crate::model::{FactSource, Operation, Spec};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 /// The one-line summary of `payspec check`.
 pub fn summary(spec: &Spec) -> String {
+    let facts = |source: FactSource| {
+        spec.operations.iter().flat_map(|op| &op.disagreements).filter(|d| d.source == source).count()
+    };
     format!(
-        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes)",
+        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} facts of the live service ({} from developer guides, {} observed)",
         spec.source,
         spec.operations.len(),
         spec.routes().count(),
@@ -18,6 +21,9 @@ pub fn summary(spec: &Spec) -> String {
         spec.typed_answers(),
         spec.operations.len(),
         spec.shapes.len(),
+        facts(FactSource::DeveloperDocs) + facts(FactSource::Observed),
+        facts(FactSource::DeveloperDocs),
+        facts(FactSource::Observed),
     )
 }
 

@@ -27,19 +27,21 @@
 //!     .build()?;
 //! match client.checkout().create_checkout_order(order).await? {
 //!     Outcome::Done(answer) => {
-//!         if let Some(order) = answer.data {
-//!             println!("pay at {}", order.checkout_link);
+//!         if let Some(link) = answer.data.and_then(|order| order.checkout_link) {
+//!             println!("pay at {link}");
 //!         }
 //!     }
 //!     // Accepted and still in flight: look it up later, never send it again.
 //!     Outcome::Pending(answer) => println!("pending: {}", answer.description),
+//!     // The service says it failed, or undid it: nothing stayed moved.
+//!     Outcome::Failed(answer) => println!("failed: {}", answer.description),
 //! }
 //!
 //! // A listing, record by record across its pages.
 //! let mut transactions = client.transactions().list_transactions_items(ListTransactions::new().limit(50));
 //! while let Some(transaction) = transactions.next().await {
 //!     let transaction = transaction?;
-//!     println!("{} {}", transaction.id, transaction.amount);
+//!     println!("{:?} {:?}", transaction.id, transaction.amount);
 //! }
 //! # Ok(())
 //! # }

@@ -809,9 +809,9 @@ impl Ledger {
             "originatingFrom": "api",
         });
         if event.starts_with("payout")
-            && let Some(reference) = &tx.merchant_tx_ref
+            && let (Some(reference), Some(fields)) = (&tx.merchant_tx_ref, transaction.as_object_mut())
         {
-            set(&mut transaction, "merchantTxRef", json!(reference));
+            fields.insert("merchantTxRef".to_owned(), json!(reference));
         }
         let mut data = json!({
             "merchant": {
@@ -823,8 +823,8 @@ impl Ledger {
             "transaction": transaction,
             "customer": tx.customer,
         });
-        if let Some(order) = &tx.order {
-            set(&mut data, "order", order.clone());
+        if let (Some(order), Some(fields)) = (&tx.order, data.as_object_mut()) {
+            fields.insert("order".to_owned(), order.clone());
         }
         let body = json!({"event_type": event, "requestId": request_id, "data": data});
         vec![Notification { url, event: event.to_owned(), body: with_numbers(&body) }]

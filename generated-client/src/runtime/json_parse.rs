@@ -695,8 +695,12 @@ impl<'a> Reader<'a> {
     }
 
     /// The `status` noted, if it was text.
+    /// A state that is not text (an object, a number) is noted as empty text: a state
+    /// the spec cannot name, never the absence of one.
     pub(crate) fn noted_status(&mut self) -> Option<String> {
-        self.status.take().and_then(|watch| watch.text)
+        self.status
+            .take()
+            .and_then(|watch| if watch.seen { Some(watch.text.unwrap_or_default()) } else { None })
     }
 
     /// Where the text was found not to be JSON, if it was. After a whole read, checks

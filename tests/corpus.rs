@@ -1,0 +1,320 @@
+//! The corpus of real traffic (`tests/corpus/live-service.json`): answers, requests and
+//! webhook deliveries of the live service as the vendor's guides and integrators published
+//! them. Every answer is a success to the client (never an error) with the state it
+//! says, every request is accepted by the service-like sandbox and described by the spec,
+//! and every delivery verifies and reads. Requests are counted at the server.
+
+#[allow(dead_code, reason = "only the server and client helpers are used here")]
+mod wire_check;
+
+use payspec_client::requests::{
+    BankTransfer, CreateCheckoutOrder, CreateVirtualAccount, FetchVirtualAccount, ListMandates,
+    RequeryTransaction,
+};
+use payspec_client::runtime::{Envelope, Json};
+use payspec_client::types::Currency;
+use payspec_client::webhook::Verifier;
+use payspec_client::{Client, Error, Outcome};
+use payspec_sandbox::Sandbox;
+use serde_json::Value;
+use std::time::SystemTime;
+
+const CORPUS: &str = include_str!("corpus/live-service.json");
+
+fn corpus() -> Value {
+    serde_json::from_str(CORPUS).unwrap_or_else(|e| panic!("the corpus is not JSON: {e}"))
+}
+
+fn entries<'a>(corpus: &'a Value, kind: &str) -> &'a [Value] {
+    corpus[kind].as_array().map_or(&[], Vec::as_slice)
+}
+
+fn text<'a>(entry: &'a Value, key: &str) -> &'a str {
+    entry[key].as_str().unwrap_or_else(|| panic!("{entry}: no `{key}`"))
+}
+
+/// What the client made of an answer: its state, the transfer id where there is one, and
+/// the paths it could not read.
+struct Read {
+    state: &'static str,
+    id: Option<String>,
+    unread: Vec<String>,
+    raw: bool,
+}
+
+fn read<T>(outcome: Result<Outcome<T>, Error>, id: impl Fn(&T) -> Option<String>) -> Result<Read, Error> {
+    let outcome = outcome?;
+    let state = match &outcome {
+        Outcome::Done(_) => "done",
+        Outcome::Pending(_) => "pending",
+        Outcome::Failed(_) => "failed",
+    };
+    let envelope: &Envelope<T> = outcome.envelope();
+    Ok(Read {
+        state,
+        id: envelope.data.as_ref().and_then(id),
+        unread: envelope.unread.iter().map(|e| e.path.clone()).collect(),
+        raw: envelope.raw_data().is_some_and(|raw| Json::parse(raw).is_ok()),
+    })
+}
+
+async fn call(client: &Client, operation: &str) -> Result<Read, Error> {
+    match operation {
+        "bank_transfer" => {
+            let request = BankTransfer::builder()
+                .amount("3500".parse()?)
+                .destination_account_number("0554772814")
+                .destination_bank_code("058")
+                .customer_name("M.A Animashaun")
+                .merchant_tx_ref("UNQ_123abGGhh5546")
+                .build()?;
+            read(client.transfers().bank_transfer(request).await, |d| d.id.clone())
+        }
+        "requery_transaction" => {
+            let request = RequeryTransaction::new("000132891359184717316165338085");
+            read(client.transactions().requery_transaction(request).await, |d| d.id.clone())
+        }
+        "create_virtual_account" => {
+            let request = CreateVirtualAccount::builder()
+                .account_ref("1oWbJQQHLyQqqf1SwxjSpudeA21")
+                .account_name("Daniel Scorsese")
+                .build()?
+                .currency(Currency::Ngn);
+            read(client.virtual_accounts().create_virtual_account(request).await, |_| None)
+        }
+        "fetch_virtual_account" => {
+            let request = FetchVirtualAccount::new("1oWbJQQHLyQqqf1SwxjSpudeA21");
+            read(client.virtual_accounts().fetch_virtual_account(request).await, |_| None)
+        }
+        "create_checkout_order" => {
+            let request = CreateCheckoutOrder::builder()
+                .amount("10000.00".parse()?)
+                .currency(Currency::Ngn)
+                .customer_email("buyer@example.com")
+                .redirect_url("https://ip:port/merchant.com/callback")
+                .order_reference("fd3002af-d48b-40a0-adba-0b1c93635bd2")
+                .build()?;
+            read(client.checkout().create_checkout_order(request).await, |_| None)
+        }
+        "list_mandates" => read(client.direct_debits().list_mandates(ListMandates::new(10)).await, |_| None),
+        other => panic!("the corpus names `{other}`, which this test does not call yet"),
+    }
+}
+
+#[tokio::test]
+async fn every_real_answer_is_read_as_the_state_it_says_and_never_an_error() {
+    let corpus = corpus();
+    let answers = entries(&corpus, "answers");
+    let (mut passed, mut failures) = (0, Vec::new());
+    for entry in answers {
+        let (name, operation) = (text(entry, "name"), text(entry, "operation"));
+        let body: &'static str = Box::leak(text(entry, "body").to_owned().into_boxed_str());
+        let server = wire_check::server_answering(operation, body).await.unwrap_or_else(|e| panic!("{e}"));
+        let client = wire_check::client(&server).unwrap_or_else(|e| panic!("{e}"));
+        let read = match call(&client, operation).await {
+            Ok(read) => read,
+            Err(error) => {
+                failures.push(format!("{name}: an error: {error}"));
+                continue;
+            }
+        };
+        let mut wrong = Vec::new();
+        if read.state != text(entry, "expect") {
+            wrong.push(format!("read as {}, the answer says {}", read.state, text(entry, "expect")));
+        }
+        if let Some(id) = entry["expect_id"].as_str()
+            && read.id.as_deref() != Some(id)
+        {
+            wrong.push(format!("id {:?}, not {id}", read.id));
+        }
+        let unread: Vec<&str> = entry["expect_unread"]
+            .as_array()
+            .map(|l| l.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if read.unread != unread {
+            wrong.push(format!("unread {:?}, expected {unread:?}", read.unread));
+        }
+        if !read.raw {
+            wrong.push("the raw data is not reachable".to_owned());
+        }
+        // Counted at the server: the operation was sent once (no retry of a success).
+        let sent = server.requests().iter().filter(|r| !r.path().contains("/auth/token")).count();
+        if sent != 1 {
+            wrong.push(format!("the server received {sent} requests"));
+        }
+        if wrong.is_empty() {
+            passed += 1;
+        } else {
+            failures.push(format!("{name}: {}", wrong.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "{passed} of {} passed:\n{}", answers.len(), failures.join("\n"));
+    assert!(answers.len() >= 12);
+}
+
+#[tokio::test]
+async fn every_real_request_is_accepted_by_the_sandbox_and_described_by_the_spec() {
+    let corpus = corpus();
+    let requests = entries(&corpus, "requests");
+    let spec = wire_check::spec().unwrap_or_else(|e| panic!("{e:?}"));
+    let sandbox = Sandbox::builder().static_token("corpus").start().await.unwrap_or_else(|e| panic!("{e}"));
+    let http = payspec_client::reqwest::Client::new();
+    let mut failures = Vec::new();
+    for entry in requests {
+        let (name, operation) = (text(entry, "name"), text(entry, "operation"));
+        let op = spec.operation(operation).unwrap_or_else(|| panic!("no operation {operation}"));
+        let before = sandbox.received(operation);
+        let answer = http
+            .request(
+                payspec_client::reqwest::Method::from_bytes(op.method.as_str().as_bytes())
+                    .unwrap_or_default(),
+                format!("{}{}", sandbox.base_url(), op.path.as_str()),
+            )
+            .header("Authorization", "Bearer corpus")
+            .header("accountId", payspec_sandbox::ACCOUNT_ID)
+            .header("Content-Type", "application/json")
+            .body(text(entry, "body").to_owned())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let status = answer.status().as_u16();
+        let body = answer.text().await.unwrap_or_default();
+        if status != 200 {
+            failures.push(format!("{name}: {status} {body}"));
+        }
+        if sandbox.received(operation) != before + 1 {
+            failures.push(format!("{name}: the sandbox did not count it"));
+        }
+    }
+    let ignored = sandbox.ignored_keys();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(ignored.is_empty(), "keys of real requests the spec does not describe: {ignored:?}");
+}
+
+/// Every key path of a JSON value (`transaction.fee`) with the kind of its value.
+fn shape(value: &Value, prefix: &str, out: &mut Vec<(String, &'static str)>) {
+    if let Value::Object(object) = value {
+        for (key, inner) in object {
+            let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+            let kind = match inner {
+                Value::Object(_) => "object",
+                Value::Number(_) => "number",
+                Value::String(_) => "string",
+                Value::Bool(_) => "boolean",
+                Value::Array(_) => "array",
+                Value::Null => "null",
+            };
+            out.push((path.clone(), kind));
+            shape(inner, &path, out);
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
+    let corpus = corpus();
+    let deliveries = entries(&corpus, "deliveries");
+    let key = "HkatexKDZg7CLWy96q5sfrVHSvtoz92B";
+    for entry in deliveries {
+        let name = text(entry, "name");
+        let body = text(entry, "body").as_bytes();
+        let signed = payspec_client::webhook::sign(body, SystemTime::now(), key)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let verifier = Verifier::new(key).unwrap_or_else(|e| panic!("{e}"));
+        let event =
+            verifier.verify_headers(&signed.headers(), body).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let sent: Value = serde_json::from_slice(body).unwrap_or_default();
+        assert_eq!(event.event_type.as_str(), sent["event_type"].as_str().unwrap_or_default(), "{name}");
+        assert_eq!(
+            Some(event.signed.transaction_id.as_str()),
+            sent["data"]["transaction"]["transactionId"].as_str(),
+            "{name}"
+        );
+        // The claimed amount reads exactly from the number the service sent.
+        let claimed = event.unsigned.claimed_transaction_amount().map(|a| a.to_string());
+        let expected = sent["data"]["transaction"]["transactionAmount"].as_number().map(ToString::to_string);
+        assert_eq!(claimed, expected, "{name}");
+    }
+
+    // The sandbox's own deliveries carry every key the real ones share, with the same kinds.
+    let hooks = payspec_tests::mock::MockServer::start(|_, _| {
+        payspec_tests::mock::Reply::json(200, serde_json::json!({}))
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let sandbox = Sandbox::builder()
+        .webhook(format!("{}/hooks", hooks.url()), key)
+        .start()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let client: Client = Client::builder()
+        .environment(payspec_client::Environment::Custom(sandbox.base_url().to_owned()))
+        .credentials(sandbox.credentials())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let order = CreateCheckoutOrder::builder()
+        .amount("600".parse().unwrap_or_else(|e| panic!("{e}")))
+        .currency(Currency::Ngn)
+        .customer_email("buyer@example.com")
+        .redirect_url("https://shop.example/back")
+        .order_reference("ORD-corpus-1")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    client.checkout().create_checkout_order(order).await.unwrap_or_else(|e| panic!("{e}"));
+    sandbox.pay_order("ORD-corpus-1").unwrap_or_else(|e| panic!("{e}"));
+    let transfer = BankTransfer::builder()
+        .amount("3500".parse().unwrap_or_else(|e| panic!("{e}")))
+        .destination_account_number("0554772814")
+        .destination_bank_code("058")
+        .customer_name("M.A Animashaun")
+        .merchant_tx_ref("UNQ-corpus-1")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    client.transfers().bank_transfer(transfer).await.unwrap_or_else(|e| panic!("{e}"));
+    sandbox.wait_for_deliveries(2, std::time::Duration::from_secs(5)).await;
+    let received = hooks.requests_to("POST", "/hooks");
+    assert_eq!(received.len(), 2, "counted at the receiver");
+    for (event, real) in [("payment_success", 0), ("payout_success", 1)] {
+        let ours =
+            received.iter().find_map(|r| r.json().filter(|v| v["event_type"] == event)).unwrap_or_default();
+        let theirs: Value = serde_json::from_str(text(&deliveries[real], "body")).unwrap_or_default();
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        shape(&theirs["data"], "", &mut want);
+        shape(&ours["data"], "", &mut got);
+        for (path, kind) in &want {
+            // The guide's and integrators' deliveries hold card and token data the sandbox
+            // does not play; the transaction, merchant, customer and order must match.
+            let part = path.split('.').next().unwrap_or_default();
+            if !["merchant", "transaction", "order", "terminal"].contains(&part) {
+                continue;
+            }
+            // Masked or absent values (`"N/A"`) are strings where the service has none.
+            if theirs["data"].pointer(&format!("/{}", path.replace('.', "/")))
+                == Some(&Value::String("N/A".into()))
+            {
+                continue;
+            }
+            let found = got.iter().find(|(p, _)| p == path).map(|(_, k)| *k);
+            let optional = [
+                "order.cardType",
+                "order.cardLast4Digits",
+                "order.cardCurrency",
+                "order.isTokenizedCardPayment",
+                "order.callbackUrl",
+                "order.customerId",
+                "transaction.merchantTxRef",
+            ];
+            if found.is_none() && optional.contains(&path.as_str()) {
+                continue;
+            }
+            assert_eq!(found, Some(*kind), "{event}: `data.{path}` in the sandbox's delivery");
+        }
+        // A checkout payment carries no merchant reference of the order's making.
+        if event == "payment_success" {
+            assert_eq!(ours["data"]["order"]["orderReference"], "ORD-corpus-1");
+            assert!(ours["data"]["transaction"].get("merchantTxRef").is_none(), "{ours}");
+        } else {
+            assert_eq!(ours["data"]["transaction"]["merchantTxRef"], "UNQ-corpus-1");
+        }
+    }
+}
