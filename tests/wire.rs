@@ -144,6 +144,10 @@ async fn checkout_order_requests() -> Result<(Samples, Vec<Recorded>), Box<dyn s
         .description(samples.text("description")?)
         .metadata(samples.value("metadata")?)
         .tokenize_card(samples.value("tokenize_card")?)
+        .customer_id(samples.text("customer_id")?)
+        .account_id(samples.text("account_id")?)
+        .allowed_payment_methods(samples.value::<Vec<String>>("allowed_payment_methods")?)
+        .split_request(samples.value("split_request")?)
         .build()?;
     client.checkout().create_checkout_order(request).await?;
     Ok((samples, server.requests()))
