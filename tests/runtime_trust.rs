@@ -637,6 +637,100 @@ async fn an_undecodable_token_answer_does_not_show_the_secrets() {
     }
 }
 
+/// A token under a key the client does not know, as a service or a proxy might send it.
+const UNKNOWN_KEY_TOKEN: &str = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtIn0.c2lnbmF0dXJl";
+
+/// Every spelling of the last two parts of [`UNKNOWN_KEY_TOKEN`] that could show.
+fn shows_unknown_token(text: &str) -> bool {
+    ["eyJhbGci", "eyJzdWIi", "c2lnbmF0", "bmF0dXJl"].iter().any(|part| text.contains(part))
+}
+
+#[tokio::test]
+async fn no_value_of_a_token_answer_reaches_an_error_whatever_its_key() {
+    let bodies: Vec<(u16, Value)> = vec![
+        // Success, but the token is under `jwt`: the client cannot use it, and must not show it.
+        (
+            200,
+            json!({"code": "00", "description": "Success", "data": {"jwt": UNKNOWN_KEY_TOKEN, "ttl": 1800}}),
+        ),
+        (200, json!({"code": "00", "data": {"access_token": {"value": UNKNOWN_KEY_TOKEN}}})),
+        (200, json!({"code": "00", "data": [UNKNOWN_KEY_TOKEN]})),
+        // Refused, with the token in the data, the description, or under a key of its own.
+        (
+            401,
+            json!({"code": "401", "description": format!("token {UNKNOWN_KEY_TOKEN} refused"), "data": {"jwt": UNKNOWN_KEY_TOKEN}}),
+        ),
+        (200, json!({"code": "02", "description": UNKNOWN_KEY_TOKEN, "data": null})),
+        (400, json!({"code": "02", UNKNOWN_KEY_TOKEN: true})),
+    ];
+    for (status, body) in bodies {
+        let answer = body.to_string();
+        let shown = body.clone();
+        let server = start(
+            move |req, _| {
+                if req.is("POST", ISSUE) { Reply::text(status, &answer) } else { banks_ok() }
+            },
+        )
+        .await;
+        let result = client(&server).transfers().list_banks(ListBanks::new()).await;
+        let error = match result {
+            Err(error) => error,
+            Ok(outcome) => panic!("{shown}: expected an error, got {outcome:?}"),
+        };
+        assert!(matches!(error, Error::Auth { .. }), "{shown}: {error:?}");
+        for text in [error.to_string(), format!("{error:?}")] {
+            assert!(!shows_unknown_token(&text), "{shown} -> {text}");
+        }
+        assert_eq!(server.count("POST", ISSUE), 1, "{shown}");
+        assert_eq!(server.count("GET", BANKS), 0, "{shown}: no call without a token");
+    }
+    // The keys of a success still say what came instead of the token.
+    let server =
+        start(|_, _| Reply::ok(json!({"jwt": UNKNOWN_KEY_TOKEN, "expiresAt": "2999-01-01T00:00:00Z"}))).await;
+    let error = client(&server).transfers().list_banks(ListBanks::new()).await.err();
+    let shown = format!("{error:?}");
+    assert!(shown.contains("jwt") && shown.contains("expiresAt") && !shows_unknown_token(&shown), "{shown}");
+}
+
+#[tokio::test]
+async fn a_refused_revoke_does_not_show_the_token_it_echoes() {
+    let bodies: Vec<(u16, Value)> = vec![
+        (
+            400,
+            json!({"code": "02", "description": format!("cannot revoke {UNKNOWN_KEY_TOKEN}"), "data": {"token": UNKNOWN_KEY_TOKEN, "jwt": UNKNOWN_KEY_TOKEN}}),
+        ),
+        (
+            200,
+            json!({"code": "05", "description": UNKNOWN_KEY_TOKEN, "data": {"revoked": UNKNOWN_KEY_TOKEN}}),
+        ),
+    ];
+    for (status, body) in bodies {
+        let answer = body.to_string();
+        let server = start(move |req, _| {
+            if req.is("POST", ISSUE) {
+                grant_secs("tok-revoke-1", "ref-1", 3600)
+            } else if req.is("POST", "/v1/auth/token/revoke") {
+                Reply::text(status, &answer)
+            } else {
+                banks_ok()
+            }
+        })
+        .await;
+        let client = client(&server);
+        let listed = client.transfers().list_banks(ListBanks::new()).await;
+        assert!(listed.is_ok(), "{listed:?}");
+        let error = match client.session().revoke().await {
+            Err(error) => error,
+            Ok(()) => panic!("{body}: expected the revoke to fail"),
+        };
+        for text in [error.to_string(), format!("{error:?}")] {
+            assert!(!shows_unknown_token(&text), "{body} -> {text}");
+            assert!(!text.contains("tok-revoke-1"), "{body} -> {text}");
+        }
+        assert_eq!(server.count("POST", "/v1/auth/token/revoke"), 1, "{body}");
+    }
+}
+
 #[tokio::test]
 async fn a_call_answered_with_a_body_too_large_is_a_typed_error() {
     let server = with_token(|_, _| {

@@ -194,6 +194,13 @@ pub struct TokenOperations {
     pub revoke: String,
 }
 
+impl TokenOperations {
+    /// Whether `operation` is one of the three: its answers carry secrets.
+    pub fn includes(&self, operation: &str) -> bool {
+        [&self.issue, &self.refresh, &self.revoke].iter().any(|name| *name == operation)
+    }
+}
+
 /// A named base URL.
 #[derive(Debug, Clone)]
 pub struct Environment {

@@ -66,6 +66,7 @@ pub mod routes {
             failed_statuses: &[{failed}],
             pending_descriptions: &[{descriptions}],
             envelope: rt::EnvelopeKind::{envelope},
+            secret_values: {secret_values},
         }},
     }};
 ",
@@ -84,6 +85,7 @@ pub mod routes {
             failed = literals(&answers.failed_statuses),
             descriptions = literals(&answers.pending_descriptions),
             envelope = answers.envelope.as_str().to_upper_camel_case(),
+            secret_values = spec.token_operations.as_ref().is_some_and(|t| t.includes(&op.name)),
         );
     }
     let all = join(&spec.operations, ", ", |f, op| write!(f, "&{}", route_const(op)));

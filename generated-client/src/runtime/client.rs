@@ -404,7 +404,11 @@ impl ClientInner {
             operation: answer.operation,
             path,
             reason,
-            excerpt: redact::excerpt(&answer.body, &self.secrets(&answer.request_secrets)),
+            excerpt: redact::answer_excerpt(
+                &answer.body,
+                &self.secrets(&answer.request_secrets),
+                answer.answers.secret_values,
+            ),
             effect: answer.effect,
         }
     }
@@ -584,7 +588,9 @@ impl ClientInner {
             }
             Ok(Err(e)) => return Err(transport_error(e, timeout).with_effect(route.effect).into()),
             Ok(Ok(Exchange::Redirect { status, location })) => {
-                let location = location.map(|l| redact::redact_text(&l, &self.secrets(&request.secrets)));
+                let secrets = self.secrets(&request.secrets);
+                let location =
+                    location.map(|l| redact::answer_text(&l, &secrets, route.answers.secret_values));
                 return Err(Error::Redirect { status, location, effect: route.effect }.into());
             }
             Ok(Ok(Exchange::TooLarge { status })) => {
@@ -613,8 +619,9 @@ impl ClientInner {
             Error::Status {
                 status,
                 code,
-                description: description.map(|d| redact::redact_text(&d, &secrets)),
-                excerpt: redact::excerpt(&body, &secrets),
+                description: description
+                    .map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values)),
+                excerpt: redact::answer_excerpt(&body, &secrets, route.answers.secret_values),
                 effect: route.effect,
             }
         };

@@ -411,7 +411,7 @@ pub(crate) fn read_success(
         operation: route.operation,
         path: None,
         reason,
-        excerpt: redact::excerpt(body, &secrets()),
+        excerpt: redact::answer_excerpt(body, &secrets(), route.answers.secret_values),
         effect: route.effect,
     };
     let answer =
@@ -514,7 +514,7 @@ pub(crate) fn read_success(
     if pending || success {
         return Ok(answer(code, description, data, pending, flag));
     }
-    let description = redact::redact_text(&description, &secrets());
+    let description = redact::answer_text(&description, &secrets(), route.answers.secret_values);
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
         return Err(Error::OutcomeUnknown { status, code, description });
     }

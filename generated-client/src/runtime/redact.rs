@@ -223,6 +223,93 @@ fn json_escape_spelling(c: char, text: &[u8], p: usize) -> Option<usize> {
     Some(i)
 }
 
+/// The excerpt of an answer for an error: every value hidden when the answer's values are
+/// all secrets ([`excerpt_without_values`]), known secrets and secret keys otherwise.
+pub(crate) fn answer_excerpt(body: &[u8], secrets: &Secrets, secret_values: bool) -> String {
+    if secret_values { excerpt_without_values(body, secrets) } else { excerpt(body, secrets) }
+}
+
+/// A text taken from an answer (its description, a redirect's target), cleaned as
+/// [`answer_excerpt`] cleans the whole answer.
+pub(crate) fn answer_text(text: &str, secrets: &Secrets, secret_values: bool) -> String {
+    let clean = redact_text(text, secrets);
+    if secret_values { hide_values(&clean) } else { clean }
+}
+
+/// A redacted, shortened excerpt of an answer every value of which is a secret (a token
+/// answer): its keys and structure, with every value replaced ([`hide_values`]).
+pub(crate) fn excerpt_without_values(body: &[u8], secrets: &Secrets) -> String {
+    let scanned = &body[..body.len().min(SCAN_LIMIT)];
+    let text = String::from_utf8_lossy(scanned);
+    let clean = hide_values(&redact_text(&text, secrets));
+    truncate_chars(&clean, EXCERPT_CHARS)
+}
+
+/// The longest word kept by [`hide_values`]: longer words may be tokens.
+const MAX_PLAIN_WORD: usize = 15;
+/// The longest key kept by [`hide_values`].
+const MAX_PLAIN_KEY: usize = 40;
+
+/// Replaces every value in `text` with `***`, for text that comes from an answer whose
+/// values are all secrets. JSON strings become `"***"` unless they are keys made of
+/// letters, `_` and `-`; outside strings, a word (a run of characters other than spaces
+/// and JSON or markup punctuation) stays only if it is made of ASCII letters and at most
+/// 15 long, so `true`, `null` and the words of a message such as `Bad Gateway` stay, and
+/// numbers, tokens and encoded text go. Works on any text, JSON or not.
+pub(crate) fn hide_values(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len().min(4 * EXCERPT_CHARS));
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' {
+            let end = string_end(bytes, i);
+            let after = end.map_or(bytes.len(), |e| e + 1);
+            let inner = &text[i + 1..end.unwrap_or(bytes.len())];
+            let is_key = end.is_some() && bytes.get(skip_ws(bytes, after)) == Some(&b':');
+            let plain_key = is_key
+                && inner.len() <= MAX_PLAIN_KEY
+                && inner.bytes().all(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'-');
+            if plain_key {
+                out.push_str(&text[i..after]);
+            } else {
+                out.push('"');
+                out.push_str(MASK);
+                out.push('"');
+            }
+            i = after;
+        } else if is_word_break(b) {
+            out.push(char::from(b));
+            i += 1;
+        } else {
+            let end = (i..bytes.len()).find(|&j| is_word_break(bytes[j])).unwrap_or(bytes.len());
+            let word = &text[i..end];
+            out.push_str(if is_plain_word(word) { word } else { MASK });
+            i = end;
+        }
+    }
+    out
+}
+
+/// A word of a message: ASCII letters, at most [`MAX_PLAIN_WORD`] long, written in lower
+/// case, upper case or capitalized (encoded text mixes cases), with a closing mark allowed.
+fn is_plain_word(word: &str) -> bool {
+    let letters = word.trim_end_matches(['.', '!', '?', ';']);
+    let Some((&first, rest)) = letters.as_bytes().split_first() else {
+        return false;
+    };
+    letters.len() <= MAX_PLAIN_WORD
+        && first.is_ascii_alphabetic()
+        && (rest.iter().all(u8::is_ascii_lowercase) || rest.iter().all(u8::is_ascii_uppercase))
+        && !(first.is_ascii_lowercase() && rest.iter().any(u8::is_ascii_uppercase))
+}
+
+/// Whether `b` separates the words [`hide_values`] judges (all ASCII, so a word is always
+/// cut at character boundaries).
+fn is_word_break(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',' | b'"' | b'<' | b'>')
+}
+
 fn truncate_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
@@ -412,6 +499,26 @@ mod tests {
         spaced.add("tok en-98765");
         let text = redact_text("Authorization: Bearer tok en-98765", &spaced);
         assert!(!text.contains("98765"), "{text}");
+    }
+
+    #[test]
+    fn hides_every_value_of_a_secret_answer() {
+        let body = br#"{"code":"00","description":"Success","data":{"jwt":"eyJhbGciOiJIUzI1NiJ9.e30.sig","ttl":1800,"ok":true,"k9x":"abc","nested":{"key":"plainword"},"list":["abcdefg"]}}"#;
+        let text = excerpt_without_values(body, &Secrets::none());
+        for leak in ["eyJ", "1800", "abc", "plainword", "abcdefg", "Success", "00", "k9x"] {
+            assert!(!text.contains(leak), "{leak}: {text}");
+        }
+        for kept in [r#""jwt":"***""#, r#""ttl":***"#, r#""ok":true"#, r#""nested":{"key":"***"}"#] {
+            assert!(text.contains(kept), "{kept}: {text}");
+        }
+        // Not JSON, or cut off: words of a message stay, anything token-like goes.
+        let page = hide_values(
+            "<html><body>Bad Gateway eyJhbGciOi.abc QWxhZGRpbjpvcGVuIHNlc2FtZQ== dGVzdA</body></html>",
+        );
+        assert_eq!(page, "<html><body>Bad Gateway *** *** ***<***><***>");
+        assert_eq!(hide_values(r#"{"access_token":"tok"#), r#"{"access_token":"***""#);
+        assert_eq!(hide_values("Invalid client credentials."), "Invalid client credentials.");
+        assert_eq!(hide_values("token ab12cd expired"), "token *** expired");
     }
 
     #[test]

@@ -122,6 +122,9 @@ pub struct Answers {
     pub pending_descriptions: &'static [&'static str],
     /// How the answer wraps its data.
     pub envelope: EnvelopeKind,
+    /// Every value of these answers is a secret (token operations): an error about one
+    /// shows its keys and the kinds of its values, never a value.
+    pub secret_values: bool,
 }
 
 /// How an answer wraps its data.
@@ -146,6 +149,7 @@ impl Answers {
         failed_statuses: &[],
         pending_descriptions: &[],
         envelope: EnvelopeKind::Standard,
+        secret_values: false,
     };
 }
 
