@@ -6,7 +6,7 @@ mod raw;
 mod span;
 mod validate;
 
-pub use prescan::{MAX_NESTING, MAX_SPEC_BYTES};
+pub use prescan::{COLLECTION_BYTES, FREE_BYTES, MAX_NESTING, MAX_SPEC_BYTES, SCALAR_BYTES};
 
 pub use span::{Location, SpanIndex};
 
@@ -422,7 +422,7 @@ impl<'a> Sink<'a> {
         let hint = if message.contains("duplicate entry") {
             let key = message.split('"').nth(1).unwrap_or_default();
             if let Some((repeated, at)) = self.spans.repeated_key(key) {
-                path = repeated.to_owned();
+                path = repeated;
                 location = Some(at);
             }
             "each key appears once in a mapping; rename or merge the two entries (operation names must be unique)"

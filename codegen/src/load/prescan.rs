@@ -7,7 +7,12 @@
 //! - no tab in a line's indentation (YAML refuses it, and points elsewhere);
 //! - no anchors or aliases (`&name`, `*name`): the format needs none, and they are how a
 //!   small file expands into a huge one;
-//! - at most [`MAX_NESTING`] levels of nesting, in flow brackets or in `- ` on one line.
+//! - at most [`MAX_NESTING`] levels of nesting, in flow brackets or in `- ` on one line;
+//! - up to any line, at least [`SCALAR_BYTES`] bytes of text for each scalar and
+//!   [`COLLECTION_BYTES`] for each sequence or mapping, beyond [`FREE_BYTES`]: the parser's
+//!   memory grows with the values it reads (about 260 bytes a scalar, 700 a collection),
+//!   so this keeps a load within a fixed multiple of the file's size. A written spec has
+//!   twice the text it needs or more; packed data such as `[1,1,1,...]` a third.
 
 use super::Sink;
 use super::span::Location;
@@ -16,6 +21,12 @@ use super::span::Location;
 pub const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
 /// The deepest nesting of flow collections, or of sequences opened on one line.
 pub const MAX_NESTING: usize = 32;
+/// The bytes of text a spec has for each scalar it holds, at least.
+pub const SCALAR_BYTES: usize = 5;
+/// The bytes of text a spec has for each sequence or mapping it holds, at least.
+pub const COLLECTION_BYTES: usize = 13;
+/// What the values of any spec may need beyond its size.
+pub const FREE_BYTES: usize = 16 * 1024;
 /// After this many problems the scan stops: the file is not a spec yet.
 const MAX_PROBLEMS: usize = 20;
 
@@ -45,7 +56,13 @@ pub(crate) fn scan(text: &str, sink: &mut Sink<'_>) -> bool {
     }
     let mut problems = 0;
     let mut block_scalar: Option<usize> = None;
+    let mut needed = 0usize;
+    let mut line_end = 0usize;
+    // The last line with content: its indentation, and whether its value opens on the
+    // lines below (`key:` or `-` with nothing after).
+    let mut previous: Option<(usize, bool)> = None;
     for (index, raw_line) in text.split('\n').enumerate() {
+        line_end += raw_line.len() + 1;
         if problems >= MAX_PROBLEMS {
             break;
         }
@@ -97,9 +114,31 @@ pub(crate) fn scan(text: &str, sink: &mut Sink<'_>) -> bool {
             continue;
         }
         match scan_line(content) {
-            LineScan::Fine { opens_block_scalar } => {
+            LineScan::Fine { opens_block_scalar, scalars, collections, dashes, opens_below } => {
                 if opens_block_scalar {
                     block_scalar = Some(indent);
+                }
+                needed += scalars * SCALAR_BYTES + collections * COLLECTION_BYTES;
+                // The first line of a block collection opened by the line above.
+                if let Some((above, true)) = previous
+                    && (indent > above || (dashes > 0 && indent == above))
+                {
+                    needed += COLLECTION_BYTES;
+                }
+                previous = Some((indent, opens_below));
+                if needed > line_end + FREE_BYTES {
+                    sink.error_at(
+                        at(indent + 1),
+                        "",
+                        format!(
+                            "the first {line_end} bytes hold more YAML values than a spec of their \
+                             size needs (they would need {needed} bytes: {SCALAR_BYTES} for each scalar, \
+                             {COLLECTION_BYTES} for each sequence or mapping), and would take too much \
+                             memory to read"
+                        ),
+                        "write the spec one key per line, as spec/FORMAT.md shows; packed data does not belong in a spec",
+                    );
+                    return false;
                 }
             }
             LineScan::Anchor(offset, kind) => {
@@ -132,6 +171,15 @@ fn char_column(text: &str, byte_offset: usize) -> usize {
 enum LineScan {
     Fine {
         opens_block_scalar: bool,
+        /// The scalars the line holds.
+        scalars: usize,
+        /// The sequences and mappings the line opens, but for the block collection it may
+        /// be the first line of.
+        collections: usize,
+        /// How many `- ` the line starts with.
+        dashes: usize,
+        /// Whether the line's value opens on the lines below: `key:` or `-` alone.
+        opens_below: bool,
     },
     /// Byte offset in the line's content, and "anchor" or "alias".
     Anchor(usize, &'static str),
@@ -145,8 +193,15 @@ fn scan_line(content: &str) -> LineScan {
     // Sequences opened on this line: `- - - x`.
     let mut depth = 0;
     let mut i = 0;
+    let (mut scalars, mut collections) = (0, 0);
+    let mut dashes = 0;
     while bytes.get(i) == Some(&b'-') && matches!(bytes.get(i + 1), Some(b' ') | None) {
         depth += 1;
+        dashes += 1;
+        // Each `- ` after the first opens a sequence inside the item.
+        if dashes > 1 {
+            collections += 1;
+        }
         if depth > MAX_NESTING {
             return LineScan::TooDeep(i);
         }
@@ -166,7 +221,10 @@ fn scan_line(content: &str) -> LineScan {
             None => match b {
                 b'"' | b'\'' if matches!(previous, b' ' | b'[' | b'{' | b',' | b':') => quote = Some(b),
                 b'#' if previous == b' ' => break,
+                b',' => scalars += 1,
+                b':' if depth > dashes => scalars += 1,
                 b'[' | b'{' => {
+                    collections += 1;
                     depth += 1;
                     if depth > MAX_NESTING {
                         return LineScan::TooDeep(i);
@@ -196,7 +254,24 @@ fn scan_line(content: &str) -> LineScan {
     let opens_block_scalar = quote.is_none()
         && is_indicator
         && (before.is_empty() || before.ends_with(':') || before.ends_with('-'));
-    LineScan::Fine { opens_block_scalar }
+    // The line's own scalar, or its key and the value after it.
+    let rest = &content[(2 * dashes).min(content.len())..];
+    let rest = rest.split(" #").next().unwrap_or_default().trim_end();
+    let key = super::span::split_key(rest);
+    scalars += match key {
+        Some((_, value)) if value.trim().is_empty() => 1,
+        Some(_) => 2,
+        None => 1,
+    };
+    // `- key: value` makes the item a mapping.
+    if dashes > 0 && key.is_some() {
+        collections += 1;
+    }
+    let opens_below = match key {
+        Some((_, value)) => value.trim().is_empty(),
+        None => rest.is_empty(),
+    };
+    LineScan::Fine { opens_block_scalar, scalars, collections, dashes, opens_below }
 }
 
 #[cfg(test)]
@@ -238,5 +313,24 @@ mod tests {
         assert_eq!(problems(&bomb), ["1:36 more than 32 levels of nesting"]);
         let dashes = format!("a:\n{}x\n", "- ".repeat(30_000));
         assert_eq!(problems(&dashes), ["2:65 more than 32 levels of nesting"]);
+    }
+
+    #[test]
+    fn packed_values_are_refused_where_they_pass_the_budget() {
+        // Within the free bytes, any density passes.
+        let small = format!("a: [{}1]\n", "1, ".repeat(1000));
+        assert_eq!(problems(&small), Vec::<String>::new());
+        let packed = format!("a:\n{}", "- 1\n".repeat(30_000));
+        let found = problems(&packed);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("16371:1 the first 65483 bytes hold more YAML values"), "{found:?}");
+        let flow = format!("a: [{}1]\n", "1,".repeat(100_000));
+        assert!(problems(&flow)[0].starts_with("1:1 the first 200007 bytes"), "{:?}", problems(&flow));
+        // The same items, written with room, pass; and so does a spec's usual density.
+        let roomy = format!("a:\n{}", "- 1 #\n".repeat(10_000));
+        assert_eq!(problems(&roomy), Vec::<String>::new());
+        let params: String =
+            (0..30_000).map(|i| format!("  p{i}:\n    in: body\n    type: string\n")).collect();
+        assert_eq!(problems(&format!("params:\n{params}")), Vec::<String>::new());
     }
 }

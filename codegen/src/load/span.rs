@@ -5,6 +5,8 @@
 //! YAML path such as `operations.bank_transfer.params.amount` to a line and column.
 
 use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
 
 /// A one-based line and column in the spec file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -21,18 +23,55 @@ impl Location {
 }
 
 /// Maps YAML paths (`a.b[0].c`) to the location of their key or sequence item.
+///
+/// A tree, not a table of whole paths: each key or item is stored once, as its parent and
+/// its own segment, so the index grows with the file, whatever the depth of its keys.
 #[derive(Debug, Default)]
 pub struct SpanIndex {
-    spans: HashMap<String, Location>,
+    /// Every key and item indexed; a node's parent comes before it. The root is not stored.
+    nodes: Vec<Node>,
+    /// The text of every key, one after another; a node's key is a range of it.
+    keys: String,
+    /// The node of each (parent, segment), by a keyed hash of the two; nodes whose hashes
+    /// are equal are chained through [`Node::next`].
+    children: HashMap<u64, u32>,
+    hasher: RandomState,
     /// Keys met a second time in the same mapping, with the later location.
-    repeated: Vec<(String, Location)>,
+    repeated: Vec<(u32, Location)>,
+}
+
+/// The parent of a top-level key or item.
+const ROOT: u32 = u32::MAX;
+/// The end of a chain of nodes.
+const NONE: u32 = u32::MAX;
+/// The most lookups one path's resolution makes (keys with dots multiply the choices).
+const MAX_LOOKUPS: usize = 1024;
+/// [`Node::key_len`] of a sequence item, whose index is in [`Node::key_start`].
+const ITEM: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: u32,
+    key_start: u32,
+    key_len: u32,
+    line: u32,
+    column: u32,
+    /// The next node whose (parent, segment) hash is this one's.
+    next: u32,
+}
+
+/// One step of a path: a key, or an item's index.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Segment<'a> {
+    Key(&'a str),
+    Item(usize),
 }
 
 #[derive(Debug)]
 struct Frame {
     indent: usize,
-    /// The length of this frame's path, a prefix of the path being built.
-    path_len: usize,
+    /// This frame's node ([`ROOT`] for the root).
+    node: u32,
     /// A sequence item (its path ends in `[n]`).
     item: bool,
     /// Set on a key whose value starts on the next line, so a compact sequence
@@ -41,17 +80,18 @@ struct Frame {
     next_item: usize,
 }
 
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX - 1)
+}
+
 impl SpanIndex {
     /// Indexes `text`. Flow collections are indexed by the key that holds them; block
     /// scalars (`|`, `>`) are skipped so their lines are never taken for keys.
     pub fn build(text: &str) -> SpanIndex {
-        let mut spans = HashMap::new();
-        let mut repeated = Vec::new();
-        // The path of the key or item being indexed; each frame's path is a prefix of it.
-        let mut path = String::new();
+        let mut index = SpanIndex::default();
         // Root is a virtual frame below every real indent.
         let mut stack: Vec<Frame> =
-            vec![Frame { indent: 0, path_len: 0, item: false, opens_block: true, next_item: 0 }];
+            vec![Frame { indent: 0, node: ROOT, item: false, opens_block: true, next_item: 0 }];
         let mut scalar_block_indent: Option<usize> = None;
 
         for (number, raw_line) in text.lines().enumerate() {
@@ -78,20 +118,11 @@ impl SpanIndex {
                 rest.strip_prefix("- ").or_else(|| if rest == "-" { Some("") } else { None })
             {
                 let parent = Self::parent_for(&mut stack, column, true);
-                let index = stack[parent].next_item;
+                let item = stack[parent].next_item;
                 stack[parent].next_item += 1;
-                path.truncate(stack[parent].path_len);
-                path.push('[');
-                path.push_str(&index.to_string());
-                path.push(']');
-                spans.insert(path.clone(), Location { line, column: column + 1 });
-                stack.push(Frame {
-                    indent: column,
-                    path_len: path.len(),
-                    item: true,
-                    opens_block: false,
-                    next_item: 0,
-                });
+                let here = Location { line, column: column + 1 };
+                let node = index.insert(stack[parent].node, Segment::Item(item), here);
+                stack.push(Frame { indent: column, node, item: true, opens_block: false, next_item: 0 });
                 let skipped = after.len() - after.trim_start_matches(' ').len();
                 column += 2 + skipped;
                 rest = &after[skipped..];
@@ -103,15 +134,8 @@ impl SpanIndex {
                 continue;
             };
             let parent = Self::parent_for(&mut stack, column, false);
-            path.truncate(stack[parent].path_len);
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(key);
             let here = Location { line, column: column + 1 };
-            if spans.insert(path.clone(), here).is_some() {
-                repeated.push((path.clone(), here));
-            }
+            let node = index.insert(stack[parent].node, Segment::Key(key), here);
             let value = value.trim();
             let value = strip_comment(value);
             if value.starts_with('|') || value.starts_with('>') {
@@ -119,22 +143,100 @@ impl SpanIndex {
             }
             stack.push(Frame {
                 indent: column,
-                path_len: path.len(),
+                node,
                 item: false,
                 opens_block: value.is_empty(),
                 next_item: 0,
             });
         }
-        SpanIndex { spans, repeated }
+        index
     }
 
-    /// The first key written twice in one mapping whose last segment is `key`, with the
-    /// location of its second occurrence.
-    pub fn repeated_key(&self, key: &str) -> Option<(&str, Location)> {
+    fn hash(&self, parent: u32, segment: Segment<'_>) -> u64 {
+        self.hasher.hash_one((parent, segment))
+    }
+
+    fn segment(&self, node: &Node) -> Segment<'_> {
+        if node.key_len == ITEM {
+            return Segment::Item(node.key_start as usize);
+        }
+        let start = node.key_start as usize;
+        Segment::Key(&self.keys[start..start + node.key_len as usize])
+    }
+
+    /// The node of `segment` under `parent`, if indexed.
+    fn child(&self, parent: u32, segment: Segment<'_>) -> Option<u32> {
+        let mut at = *self.children.get(&self.hash(parent, segment))?;
+        while at != NONE {
+            let node = &self.nodes[at as usize];
+            if node.parent == parent && self.segment(node) == segment {
+                return Some(at);
+            }
+            at = node.next;
+        }
+        None
+    }
+
+    /// Indexes `segment` under `parent` at `here`; a key already there is moved to `here`
+    /// and remembered as repeated.
+    fn insert(&mut self, parent: u32, segment: Segment<'_>, here: Location) -> u32 {
+        let (line, column) = (narrow(here.line), narrow(here.column));
+        if let Some(existing) = self.child(parent, segment) {
+            let node = &mut self.nodes[existing as usize];
+            (node.line, node.column) = (line, column);
+            self.repeated.push((existing, here));
+            return existing;
+        }
+        let (key_start, key_len) = match segment {
+            Segment::Key(key) => {
+                let start = narrow(self.keys.len());
+                self.keys.push_str(key);
+                (start, narrow(key.len()))
+            }
+            Segment::Item(item) => (narrow(item), ITEM),
+        };
+        let id = narrow(self.nodes.len());
+        let hash = self.hash(parent, segment);
+        let next = self.children.insert(hash, id).unwrap_or(NONE);
+        self.nodes.push(Node { parent, key_start, key_len, line, column, next });
+        id
+    }
+
+    /// The YAML path of `node`, as [`locate`](Self::locate) takes it.
+    fn path_of(&self, node: u32) -> String {
+        let mut segments = Vec::new();
+        let mut at = node;
+        while at != ROOT {
+            let n = &self.nodes[at as usize];
+            segments.push(self.segment(n));
+            at = n.parent;
+        }
+        let mut path = String::new();
+        for segment in segments.iter().rev() {
+            match segment {
+                Segment::Key(key) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(key);
+                }
+                Segment::Item(item) => {
+                    path.push('[');
+                    path.push_str(&item.to_string());
+                    path.push(']');
+                }
+            }
+        }
+        path
+    }
+
+    /// The first key written twice in one mapping whose last segment is `key`, with its
+    /// path and the location of its second occurrence.
+    pub fn repeated_key(&self, key: &str) -> Option<(String, Location)> {
         self.repeated
             .iter()
-            .find(|(path, _)| path.rsplit('.').next() == Some(key))
-            .map(|(path, location)| (path.as_str(), *location))
+            .find(|(node, _)| self.segment(&self.nodes[*node as usize]) == Segment::Key(key))
+            .map(|(node, location)| (self.path_of(*node), *location))
     }
 
     /// Pops frames that cannot hold something at `indent` and returns the parent's index.
@@ -153,28 +255,73 @@ impl SpanIndex {
         stack.len() - 1
     }
 
-    /// The location of `path`, or of its nearest indexed ancestor.
-    pub fn locate(&self, path: &str) -> Location {
-        let mut current = path;
-        loop {
-            if let Some(location) = self.spans.get(current) {
-                return *location;
+    /// The node that the longest leading part of `path` names, and whether it names all
+    /// of `path`. A key may hold dots (`a.b`), so a key step tries each dot as the key's
+    /// end, within a bounded number of lookups.
+    fn resolve(&self, path: &str) -> (u32, bool) {
+        let mut budget = MAX_LOOKUPS;
+        let (node, left) = self.resolve_from(ROOT, path, &mut budget);
+        (node, left == 0)
+    }
+
+    /// The node reached from `at` along `rest`, and how many bytes of `rest` it leaves.
+    fn resolve_from(&self, at: u32, rest: &str, budget: &mut usize) -> (u32, usize) {
+        if rest.is_empty() {
+            return (at, 0);
+        }
+        if let Some(after) = rest.strip_prefix('[') {
+            let Some(end) = after.find(']') else { return (at, rest.len()) };
+            *budget = budget.saturating_sub(1);
+            return match after[..end].parse().ok().and_then(|i| self.child(at, Segment::Item(i))) {
+                Some(node) => {
+                    let rest = &after[end + 1..];
+                    self.resolve_from(node, rest.strip_prefix('.').unwrap_or(rest), budget)
+                }
+                None => (at, rest.len()),
+            };
+        }
+        let mut best = (at, rest.len());
+        let ends = rest.match_indices(['.', '[']).map(|(i, _)| i).chain([rest.len()]);
+        for end in ends {
+            if *budget == 0 {
+                break;
             }
-            match current.rfind(['.', '[']) {
-                Some(cut) => current = &current[..cut],
-                None => return Location::START,
+            *budget -= 1;
+            if let Some(node) = self.child(at, Segment::Key(&rest[..end])) {
+                let after = &rest[end..];
+                let found = self.resolve_from(node, after.strip_prefix('.').unwrap_or(after), budget);
+                if found.1 == 0 {
+                    return found;
+                }
+                if found.1 < best.1 {
+                    best = found;
+                }
             }
         }
+        best
+    }
+
+    fn location_of(&self, node: u32) -> Option<Location> {
+        let n = self.nodes.get(node as usize)?;
+        Some(Location { line: n.line as usize, column: n.column as usize })
+    }
+
+    /// The location of `path`, or of its nearest indexed ancestor.
+    pub fn locate(&self, path: &str) -> Location {
+        self.location_of(self.resolve(path).0).unwrap_or(Location::START)
     }
 
     /// The location of `path` only if it was indexed itself.
     pub fn get(&self, path: &str) -> Option<Location> {
-        self.spans.get(path).copied()
+        match self.resolve(path) {
+            (node, true) => self.location_of(node),
+            _ => None,
+        }
     }
 }
 
 /// Splits `key: value` (or `key:`) where the key is a plain or quoted scalar.
-fn split_key(text: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_key(text: &str) -> Option<(&str, &str)> {
     if let Some(quote) = text.chars().next().filter(|c| *c == '"' || *c == '\'') {
         let end = text[1..].find(quote)? + 1;
         let after = &text[end + 1..];
@@ -256,6 +403,17 @@ operations:
         assert_eq!(at(&index, "operations.bank_transfer.params.amount.type"), (13, 9));
         assert_eq!(at(&index, "operations.bank_transfer.params.quoted"), (14, 7));
         assert_eq!(at(&index, "operations.other.aliases[0].method"), (17, 9));
+    }
+
+    #[test]
+    fn keys_with_dots_and_repeated_keys_are_found() {
+        let index = SpanIndex::build("a:\n  b.c:\n    d: 1\n  b: 2\n  b: 3\n");
+        assert_eq!(at(&index, "a.b.c.d"), (3, 5));
+        assert_eq!(at(&index, "a.b"), (5, 3));
+        let (path, l) = index.repeated_key("b").unwrap_or_else(|| panic!("b is repeated"));
+        assert_eq!((path.as_str(), l.line, l.column), ("a.b", 5, 3));
+        assert!(index.get("a.b.c.e").is_none());
+        assert_eq!(index.locate("a.b.c.e"), Location { line: 2, column: 3 });
     }
 
     #[test]
