@@ -21,6 +21,16 @@ mod every_operation {
 
         include!(concat!(env!("OUT_DIR"), "/answer_cases.rs"));
     }
+
+    /// Two tests per operation, also written by `build.rs`: an answer that writes a key
+    /// twice, in its envelope or in its data, is a decode error, and is not sent again.
+    pub mod repeated_keys {
+        use super::GENERATED_SAMPLES;
+        use crate::wire_check::{self, CaseResult, Samples};
+        use payspec_client::requests;
+
+        include!(concat!(env!("OUT_DIR"), "/repeat_cases.rs"));
+    }
 }
 
 // The example's flow, run here against the loopback server (its `main` is not called).

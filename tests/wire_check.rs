@@ -675,6 +675,49 @@ pub async fn server_answering(
     Ok(server)
 }
 
+/// An answer that repeats a key came back as a decode error that says so (inside an auth
+/// error for the token issue, whose answer it was), and the operation was sent once.
+pub fn check_repeated_key_refused(
+    operation_name: &str,
+    result: Result<(), payspec_client::Error>,
+    requests: &[Recorded],
+) -> Result<(), Mismatch> {
+    let spec = spec()?;
+    let op = operation(spec, operation_name)?;
+    let error = match result {
+        Ok(()) => {
+            return Err(Mismatch::one(
+                operation_name,
+                "an answer with a repeated key was read as an outcome",
+            ));
+        }
+        Err(payspec_client::Error::Auth { cause }) => *cause,
+        Err(error) => error,
+    };
+    let mut problems = Vec::new();
+    match &error {
+        payspec_client::Error::Decode { reason, .. } if reason.contains("repeated") => {}
+        other => problems.push(format!("expected a decode error naming the repeated key, got {other:?}")),
+    }
+    if error.may_have_been_applied() && op.effect == payspec_codegen::model::Effect::Read {
+        problems.push("a read's decode error says it may have been applied".to_owned());
+    }
+    let issue = operation(spec, spec.token_operations.as_ref().map_or("", |t| t.issue.as_str()))?;
+    let sent = if op.name == issue.name {
+        requests.len()
+    } else {
+        requests.iter().filter(|r| !r.is("POST", issue.path.as_str())).count()
+    };
+    if sent != 1 {
+        problems.push(format!("the operation was sent {sent} times, not once"));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Mismatch { operation: operation_name.to_owned(), problems })
+    }
+}
+
 /// Drops `null` members and sorts object keys, so that a field left out and a field sent
 /// as `null` compare equal, and key order does not matter.
 fn normalized(value: Json) -> Json {

@@ -338,12 +338,15 @@ pub(crate) struct DataAt {
     /// having found all it tells before it (the usual `{code, description, data}`): the
     /// data, and the rest of the envelope after it, are read once, by the typed read.
     pub(crate) end: Option<usize>,
+    /// When `end` is `None`: where the envelope's keys before the data start, so that the
+    /// read of the rest can refuse a key that repeats one of them.
+    pub(crate) keys_before: Vec<usize>,
 }
 
 impl RawAnswer {
     /// A reader just before the data.
-    pub(crate) fn data_reader(&self, data: &DataAt) -> Reader<'_> {
-        Reader::within(&self.body, data.start, self.data_depth)
+    pub(crate) fn data_reader<'s>(&'s self, data: &'s DataAt) -> Reader<'s> {
+        Reader::within(&self.body, data.start, self.data_depth, &data.keys_before)
     }
 
     /// Where the data lies, found if need be (for the answers whose data is not read
@@ -435,13 +438,15 @@ pub(crate) fn read_success(
     if route.answers.envelope == EnvelopeKind::Unwrapped {
         let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
         let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
-        let data = DataAt { start: data.start, end: Some(data.end) };
+        let data = DataAt { start: data.start, end: Some(data.end), keys_before: Vec::new() };
         return Ok(answer(code, String::new(), Some(data), status == 202, None));
     }
     // The envelope's own keys are kept as they pass (the first of each, in order of
     // preference), and the place of its data; the object around them is never built.
     let (mut code, mut description, mut data, mut flag) = ([None, None], [None, None, None], None, None);
+    let mut keys_before = Vec::new();
     let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
+        keys_before.push(parser.entry_key_at());
         let slot = match key {
             "status" if flag.is_none() => {
                 flag = parser.flag(1)?;
@@ -459,11 +464,11 @@ pub(crate) fn read_success(
                 if code[0].is_some() && description[0].is_some() && parser.peek() != Some(b'n') {
                     // Nothing later can change what the envelope says; its `status` flag,
                     // if it follows the data, is read with the rest of the envelope.
-                    data = Some(DataAt { start, end: None });
+                    data = Some(DataAt { start, end: None, keys_before: std::mem::take(&mut keys_before) });
                     return Ok(false);
                 }
                 let end = parser.skip_unchecked(1)?.end;
-                data = Some(DataAt { start, end: Some(end) });
+                data = Some(DataAt { start, end: Some(end), keys_before: Vec::new() });
                 return Ok(true);
             }
             _ => return parser.skip(1).map(|()| true),
@@ -508,8 +513,13 @@ pub(crate) fn read_success(
     let unread_null = data.as_ref().is_some_and(|d| d.end.is_none() && body[d.start..].starts_with(b"null"));
     if pending || !success || unread_null {
         // Only a finished answer's data is read (and so checked) later, with the rest of
-        // the envelope after it.
+        // the envelope after it; any other is checked here, and the keys after its data
+        // too, when the envelope was read only up to it.
         json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
+        if let Some(data) = data.as_ref().filter(|d| d.end.is_none()) {
+            json_parse::check_tail(body, data.start, 1, &data.keys_before)
+                .map_err(|e| unreadable(e.to_string()))?;
+        }
     }
     if pending || success {
         return Ok(answer(code, description, data, pending, flag));

@@ -3,6 +3,7 @@
 //! its final size, and nesting is bounded, so a hostile answer cannot exhaust the stack.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::ops::Range;
 
 use super::json::{DecodeError, Json, JsonNumber, JsonObject, Key, Path};
@@ -48,6 +49,51 @@ fn string_stop(bytes: &[u8]) -> Option<usize> {
     chunks.remainder().iter().position(|&b| STRING_STOPS[usize::from(b)]).map(|n| offset + n)
 }
 
+/// Why an object whose key repeats is refused.
+pub(crate) const REPEATED_KEY: &str =
+    "a key repeated in one object (readers differ on which of the two counts)";
+
+/// How many keys of an object [`KeySet`] compares one by one before it hashes them.
+const FEW_KEYS: usize = 8;
+
+/// The keys of one object met so far. A key met twice makes the answer unreadable: JSON
+/// readers differ on which of the two counts (serde_json, Python and JavaScript keep the
+/// last, a reader that stops early the first), so the client and a proxy, a log or an
+/// audit tool could disagree on what the service said.
+pub(crate) struct KeySet<'k> {
+    few: [Option<Cow<'k, str>>; FEW_KEYS],
+    count: usize,
+    /// Past [`FEW_KEYS`] keys: all of them, hashed with a keyed hash (no answer can make
+    /// the checks slow).
+    many: Option<HashSet<Cow<'k, str>>>,
+}
+
+impl<'k> KeySet<'k> {
+    pub(crate) fn new() -> Self {
+        KeySet { few: [const { None }; FEW_KEYS], count: 0, many: None }
+    }
+
+    /// Adds `key`: `false` when the object had it already.
+    #[allow(clippy::ptr_arg, reason = "a key borrowed from the answer is kept without a copy")]
+    pub(crate) fn insert(&mut self, key: &Cow<'k, str>) -> bool {
+        if let Some(many) = &mut self.many {
+            return many.insert(key.clone());
+        }
+        if self.few[..self.count].iter().flatten().any(|seen| seen == key) {
+            return false;
+        }
+        if self.count < FEW_KEYS {
+            self.few[self.count] = Some(key.clone());
+            self.count += 1;
+            return true;
+        }
+        let mut many: HashSet<Cow<'k, str>> = self.few.iter_mut().filter_map(Option::take).collect();
+        many.insert(key.clone());
+        self.many = Some(many);
+        true
+    }
+}
+
 /// How deep arrays and objects may nest.
 pub(crate) const MAX_DEPTH: usize = 128;
 
@@ -83,7 +129,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
 /// reads or skips its value with the parser it is given (an envelope keeps three of its
 /// keys and only the place of its `data`), and says whether to go on: the rest of an
 /// object whose reading `entry` stops is not read. `Ok(false)` when the value is valid
-/// JSON but not an object.
+/// JSON but not an object. A key met twice is an error ([`REPEATED_KEY`]).
 pub(crate) fn parse_entries(
     bytes: &[u8],
     entry: &mut dyn FnMut(&str, &mut Parser<'_>) -> Result<bool, JsonError>,
@@ -99,8 +145,15 @@ pub(crate) fn parse_entries(
     if parser.peek() == Some(b'}') {
         parser.at += 1;
     } else {
+        let mut keys = KeySet::new();
         loop {
+            parser.skip_space();
+            let key_at = parser.at;
             let key = parser.key_colon()?;
+            if !keys.insert(&key) {
+                return Err(parser.error_at(key_at, REPEATED_KEY));
+            }
+            parser.entry_key_at = key_at;
             if !entry(&key, &mut parser)? {
                 return Ok(true);
             }
@@ -111,6 +164,21 @@ pub(crate) fn parse_entries(
     }
     parser.end_of_text()?;
     Ok(true)
+}
+
+/// Checks the rest of an object after its value at `start` (nested `depth` deep): its
+/// entries are JSON and repeat none of its keys, `before` (the places of the keys before
+/// the value) included.
+pub(crate) fn check_tail(
+    bytes: &[u8],
+    start: usize,
+    depth: usize,
+    before: &[usize],
+) -> Result<(), JsonError> {
+    let mut parser = Parser::new(bytes);
+    parser.at = start;
+    parser.skip(depth)?;
+    parser.finish_object(depth, before).map(|_| ())
 }
 
 /// Where the value at `start` in `bytes`, nested `depth` deep, ends, following only its
@@ -142,6 +210,8 @@ pub(crate) struct Parser<'a> {
     entries: Vec<(Key, Json)>,
     /// The items of the arrays being read, innermost last; moved out at each `]`.
     items: Vec<Json>,
+    /// Where the key handed to a [`parse_entries`] callback starts.
+    entry_key_at: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -149,7 +219,7 @@ impl<'a> Parser<'a> {
         // Text that is UTF-8 throughout (as answers nearly always are) is checked once
         // here, not string by string.
         let text = std::str::from_utf8(bytes).ok();
-        Parser { bytes, text, at: 0, entries: Vec::new(), items: Vec::new() }
+        Parser { bytes, text, at: 0, entries: Vec::new(), items: Vec::new(), entry_key_at: 0 }
     }
 
     fn error(&self, reason: &'static str) -> JsonError {
@@ -162,6 +232,11 @@ impl<'a> Parser<'a> {
         let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
         let column = at - upto.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1;
         JsonError { line, column, reason }
+    }
+
+    /// Where the key handed to a [`parse_entries`] callback starts in the text.
+    pub(crate) fn entry_key_at(&self) -> usize {
+        self.entry_key_at
     }
 
     /// Where the parser is.
@@ -213,8 +288,9 @@ impl<'a> Parser<'a> {
             self.at += 1;
             return Ok(Json::Object(JsonObject::default()));
         }
+        let mut keys = KeySet::new();
         loop {
-            let entry = self.entry(depth)?;
+            let entry = self.entry(depth, &mut keys)?;
             self.entries.push(entry);
             match self.peek() {
                 Some(b',') => self.at += 1,
@@ -230,9 +306,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// One `"key": value` of an object, and the space after it.
-    fn entry(&mut self, depth: usize) -> Result<(Key, Json), JsonError> {
-        let key = match self.key_colon()? {
+    /// One `"key": value` of an object, and the space after it; its key must not be among
+    /// `keys`, the object's keys so far.
+    fn entry(&mut self, depth: usize, keys: &mut KeySet<'a>) -> Result<(Key, Json), JsonError> {
+        self.skip_space();
+        let key_at = self.at;
+        let key = self.key_colon()?;
+        if !keys.insert(&key) {
+            return Err(self.error_at(key_at, REPEATED_KEY));
+        }
+        let key = match key {
             Cow::Borrowed(key) => Key::new(key),
             Cow::Owned(key) => Key::from(key),
         };
@@ -406,10 +489,25 @@ impl<'a> Parser<'a> {
     /// Reads the rest of the object around a value at `depth`, to the end of the text,
     /// noting its `status` when that is `true` or `false` (as a boolean or as text): an
     /// envelope's top-level flag may come after its data.
-    fn finish_object(&mut self, depth: usize) -> Result<Option<bool>, JsonError> {
+    /// `before` are the places of the object's keys that came before the value: no key
+    /// after it may repeat one of them, or one another ([`REPEATED_KEY`]).
+    fn finish_object(&mut self, depth: usize, before: &[usize]) -> Result<Option<bool>, JsonError> {
+        let mut keys = KeySet::new();
+        let after_value = self.at;
+        for &at in before {
+            self.at = at;
+            let key = self.key_colon()?;
+            keys.insert(&key);
+        }
+        self.at = after_value;
         let mut flag = None;
         while self.next_entry()? {
+            self.skip_space();
+            let key_at = self.at;
             let key = self.key_colon()?;
+            if !keys.insert(&key) {
+                return Err(self.error_at(key_at, REPEATED_KEY));
+            }
             if key == "status" && flag.is_none() {
                 flag = self.flag(depth)?;
                 continue;
@@ -638,6 +736,9 @@ pub struct Reader<'a> {
     /// The `status` flag of the object around the value read, when the rest of that
     /// object was read after it (an envelope's flag that follows its data).
     pub(crate) tail_flag: Option<bool>,
+    /// Where the keys of the object around the value that come before it start: none
+    /// after the value may repeat them.
+    keys_before: &'a [usize],
 }
 
 /// How many values that did not fit an answer keeps a note of (the rest are counted).
@@ -667,13 +768,15 @@ impl<'a> Reader<'a> {
             unread: Vec::new(),
             unread_count: 0,
             tail_flag: None,
+            keys_before: &[],
         }
     }
 
     /// A reader over the value at `start` in `bytes`, nested `depth` levels deep there
     /// (an answer's data is one level down), whose errors give their place in the whole of
-    /// `bytes`.
-    pub(crate) fn within(bytes: &'a [u8], start: usize, depth: usize) -> Self {
+    /// `bytes`. `keys_before` are the places of the keys of the object around the value
+    /// that come before it.
+    pub(crate) fn within(bytes: &'a [u8], start: usize, depth: usize, keys_before: &'a [usize]) -> Self {
         let mut parser = Parser::new(bytes);
         parser.at = start;
         Reader {
@@ -684,6 +787,7 @@ impl<'a> Reader<'a> {
             unread: Vec::new(),
             unread_count: 0,
             tail_flag: None,
+            keys_before,
         }
     }
 
@@ -713,7 +817,9 @@ impl<'a> Reader<'a> {
                 None => Ok(()),
                 Some(Some(end)) if self.parser.at == end => Ok(()),
                 Some(Some(_)) => Err(self.parser.error("trailing characters")),
-                Some(None) => self.parser.finish_object(self.depth).map(|flag| self.tail_flag = flag),
+                Some(None) => {
+                    self.parser.finish_object(self.depth, self.keys_before).map(|flag| self.tail_flag = flag)
+                }
             };
             self.fault = rest.err();
         }
@@ -915,9 +1021,16 @@ impl<'a> Reader<'a> {
         if !self.enter(at, b'{', "an object")? {
             return Ok(());
         }
+        let mut keys = KeySet::new();
         loop {
+            self.parser.skip_space();
+            let key_at = self.parser.at;
             let key = self.parser.key_colon();
             let key = self.checked(at, key)?;
+            if !keys.insert(&key) {
+                let error = self.parser.error_at(key_at, REPEATED_KEY);
+                return Err(self.malformed(at, error));
+            }
             if let Some(watch) = self.status.as_mut().filter(|w| !w.seen && w.depth == self.depth)
                 && *key == *watch.key
             {
@@ -1040,8 +1153,9 @@ mod tests {
             keys.push(k.to_owned());
             parser.skip(1).map(|()| true)
         });
-        assert_eq!(object, Ok(true));
-        assert_eq!(keys, ["code", "data", "code"]);
+        // A key met twice (here escaped) is refused where it repeats.
+        assert_eq!(object.map_err(|e| (e.reason, e.column)), Err((REPEATED_KEY, 31)));
+        assert_eq!(keys, ["code", "data"]);
         assert_eq!(parse_entries(b"[1]", &mut |_, p| p.skip(1).map(|()| true)), Ok(false));
         assert!(parse_entries(b"{\"a\":1", &mut |_, p| p.skip(1).map(|()| true)).is_err());
         // The data found without checking it, brackets and quotes in its strings aside.
