@@ -710,3 +710,92 @@ async fn a_limit_above_the_documented_maximum_is_refused_before_sending() -> Cas
     assert_eq!(server.count("GET", "/v1/transactions/accounts"), 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn a_listing_whose_cursor_never_ends_stops_at_the_default_page_limit() -> CaseResult {
+    // A new cursor on every page, forever.
+    let server = server_with(|request, _| {
+        let n: u64 =
+            request.query_value("cursor").and_then(|c| c.trim_start_matches('c').parse().ok()).unwrap_or(0);
+        Reply::json(
+            200,
+            json!({"results": [{"accountId": format!("a{n}")}], "cursor": format!("c{}", n + 1)}),
+        )
+    })
+    .await?;
+    let client = fast_client(&server)?;
+    let result = client.accounts().list_sub_accounts_items(ListSubAccounts::new().limit(1)).all().await;
+    match result {
+        Err(Error::Pagination { pages_read, ref reason }) => {
+            assert_eq!(pages_read, payspec_client::DEFAULT_MAX_PAGES, "{reason}");
+            assert!(reason.contains("max_pages"), "{reason}");
+        }
+        other => panic!("expected the page limit, got {other:?}"),
+    }
+    let asked = u32::try_from(server.count("GET", "/v1/accounts"))?;
+    assert_eq!(asked, payspec_client::DEFAULT_MAX_PAGES, "not one page past the limit was asked for");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_listing_whose_has_more_never_ends_stops_at_the_page_limit_it_was_given() -> CaseResult {
+    // `hasMore: true` on every page, each page a new one.
+    let server = server_with(|request, _| {
+        let page: u64 = request.query_value("page").and_then(|p| p.parse().ok()).unwrap_or(0);
+        Reply::json(
+            200,
+            json!({"code": "00", "description": "ok",
+                   "data": {"items": [{"mandateId": format!("m{page}")}], "page": page, "hasMore": true}}),
+        )
+    })
+    .await?;
+    let client = fast_client(&server)?;
+    let options = payspec_client::CallOptions::new().max_pages(40);
+    let result = client.session().items_with(ListMandates::new(10), options).all().await;
+    assert!(matches!(result, Err(Error::Pagination { pages_read: 40, .. })), "{result:?}");
+    assert_eq!(server.count("GET", "/v1/direct-debits/mandates"), 40);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_repeated_cursor_ends_the_listing_saying_how_many_pages_were_read() -> CaseResult {
+    let server = server_with(|request, _| {
+        let cursor = if request.query_value("cursor").is_none() { "c1" } else { "c2" };
+        Reply::json(200, json!({"results": [{"accountId": "a"}], "cursor": cursor}))
+    })
+    .await?;
+    let client = fast_client(&server)?;
+    let result = client.accounts().list_sub_accounts_pages(ListSubAccounts::new().limit(1)).all().await;
+    assert!(matches!(result, Err(Error::Pagination { pages_read: 3, .. })), "{result:?}");
+    assert_eq!(server.count("GET", "/v1/accounts"), 3);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_numeric_cursor_is_read_as_text_and_followed() -> CaseResult {
+    let server = server_with(|request, _| match request.query_value("cursor") {
+        None => Reply::json(
+            200,
+            json!({"results": [{"accountId": "a1"}], "cursor": 12_345_678_901_234_567_890_u128}),
+        ),
+        // Written as sent: a number whose text is not the one a float prints.
+        Some("12345678901234567890") => {
+            Reply::text(200, r#"{"results":[{"accountId":"a2"}],"cursor":2.5e3}"#)
+                .header("Content-Type", "application/json")
+        }
+        Some("2.5e3") => Reply::json(200, json!({"results": [{"accountId": "a3"}], "cursor": null})),
+        Some(_) => Reply::empty(404),
+    })
+    .await?;
+    let client = fast_client(&server)?;
+    let pages = client.accounts().list_sub_accounts_pages(ListSubAccounts::new().limit(1)).all().await?;
+    let cursors: Vec<Option<&str>> = pages.iter().map(|p| p.cursor.as_deref()).collect();
+    assert_eq!(cursors, [Some("12345678901234567890"), Some("2.5e3"), None]);
+    let asked: Vec<Option<String>> = server
+        .requests_to("GET", "/v1/accounts")
+        .iter()
+        .map(|r| r.query_value("cursor").map(str::to_owned))
+        .collect();
+    assert_eq!(asked, [None, Some("12345678901234567890".to_owned()), Some("2.5e3".to_owned())]);
+    Ok(())
+}

@@ -66,8 +66,8 @@ pub use runtime::{reqwest, webhook};
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
-    Credentials, Effect, Envelope, Environment, Error, ExtraFields, Method, Operation, Outcome, PageStyle,
-    Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
+    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Environment, Error, ExtraFields, Method, Operation,
+    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
 };
 
 // The README's Rust examples compile as doctests of `payspec-sandbox`, the one crate that

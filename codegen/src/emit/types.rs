@@ -2,7 +2,7 @@
 
 use super::code::{Code, Lit};
 use super::{Names, field_ident};
-use crate::model::{Shape, Spec};
+use crate::model::{PageStyle, Shape, Spec, Type};
 use heck::ToUpperCamelCase;
 
 pub(super) fn types_module(out: &mut Code, spec: &Spec, names: &Names) {
@@ -124,8 +124,19 @@ pub mod types {
 "#
         );
     }
+    // The data of a cursor listing: its `cursor` is text the service may send as a number.
+    let cursor_pages: Vec<&str> = spec
+        .operations
+        .iter()
+        .filter(|op| op.pagination == Some(PageStyle::Cursor))
+        .filter_map(|op| op.response.as_ref())
+        .filter_map(|answer| match &answer.ty {
+            Type::Shape(name) if !answer.list => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
     for shape in &spec.shapes {
-        answer_struct(out, shape, names);
+        answer_struct(out, shape, names, cursor_pages.contains(&shape.name.as_str()));
     }
     out.push("}\n");
 }
@@ -166,7 +177,7 @@ pub(super) fn variant_names(values: &[String]) -> Vec<String> {
 /// One answer shape: a struct of its declared fields plus the ones the spec does not know,
 /// a `read` that fills one `Slot` per field straight from the answer's text, and the
 /// straight-line list of `ObjectWriter` calls that writes it.
-fn answer_struct(out: &mut Code, shape: &Shape, names: &Names) {
+fn answer_struct(out: &mut Code, shape: &Shape, names: &Names, cursor_page: bool) {
     let name = &shape.name;
     out.doc("    ", &shape.doc);
     out.doc(
@@ -210,11 +221,14 @@ fn answer_struct(out: &mut Code, shape: &Shape, names: &Names) {
 ",
     );
     for field in &shape.fields {
+        // A listing's cursor is read as text even when it comes as a number.
+        let cursor = cursor_page && field.wire == "cursor" && field.ty == Type::String && !field.list;
         writeln!(
             out,
-            "                {} => slot_{}.read(reader, at, key, &mut other_fields),",
+            "                {} => slot_{}.{}(reader, at, key, &mut other_fields),",
             Lit(&field.wire),
-            field.name
+            field.name,
+            if cursor { "read_text" } else { "read" }
         );
     }
     out.push(

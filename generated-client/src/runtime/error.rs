@@ -131,11 +131,18 @@ pub enum Error {
         /// Why the token issue (or refresh) failed.
         cause: Box<Error>,
     },
-    /// A listing could not be followed to its end.
-    #[error("the listing could not be followed: {reason}")]
+    /// A listing could not be followed to its end: the service repeated a cursor or a
+    /// page (following it would never end), said more pages follow without saying which,
+    /// answered a page as still in progress, or the listing passed its page limit
+    /// ([`CallOptions::max_pages`](super::CallOptions::max_pages), by default
+    /// [`DEFAULT_MAX_PAGES`](super::DEFAULT_MAX_PAGES)). The pages read before are
+    /// delivered.
+    #[error("the listing could not be followed after {pages_read} pages: {reason}")]
     Pagination {
         /// What went wrong while following pages.
         reason: String,
+        /// How many pages were read (and delivered) before it.
+        pages_read: u32,
     },
     /// The client was configured wrongly.
     #[error("the client is misconfigured: {reason}")]

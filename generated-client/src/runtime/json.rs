@@ -530,6 +530,33 @@ enum SlotState<T> {
     Value(T),
 }
 
+impl Slot<String> {
+    /// As [`read`](Self::read), for text a service also sends as a number (a listing's
+    /// cursor): a number is read as its exact text.
+    pub fn read_text(
+        &mut self,
+        reader: &mut Reader<'_>,
+        at: &Path<'_>,
+        key: &str,
+        rest: &mut JsonObject,
+    ) -> Result<(), DecodeError> {
+        if !matches!(self.0, SlotState::Absent) {
+            return self.read(reader, at, key, rest);
+        }
+        if reader.null() {
+            self.0 = SlotState::Null;
+            return Ok(());
+        }
+        match reader.number_or_string(&at.key(key))? {
+            Some((text, _)) => {
+                self.0 = SlotState::Value(text.into_owned());
+                Ok(())
+            }
+            None => self.read(reader, at, key, rest),
+        }
+    }
+}
+
 impl<T: FromJson> Slot<T> {
     /// Nothing read yet.
     pub fn new() -> Self {

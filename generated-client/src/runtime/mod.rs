@@ -32,7 +32,7 @@ pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, Reader, Slot, ToJson,
     deserialize_via_json, serialize_via_json,
 };
-pub use pages::Listing;
+pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
     Alias, Answers, Auth, AuthRoutes, Effect, EnvelopeKind, Method, Operation, PageStyle, Paginated,

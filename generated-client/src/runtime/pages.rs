@@ -6,9 +6,8 @@ use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::json::{Path, Reader};
+use super::json::{Json, Path, Reader};
 use futures::Stream;
-use serde_json::Value;
 
 use super::client::Session;
 use super::error::Error;
@@ -16,15 +15,21 @@ use super::retry::CallOptions;
 use super::route::{PageStyle, Paginated};
 use super::writer::RequestWriter;
 
-/// The continuation fields of a page's `data`, whatever their JSON type.
+/// The most pages a listing follows unless [`CallOptions::max_pages`] says otherwise: a
+/// service that answers a new cursor (or `hasMore: true`) forever ends the listing with
+/// [`Error::Pagination`] after this many pages, not never.
+pub const DEFAULT_MAX_PAGES: u32 = 1000;
+
+/// The continuation fields of a page's `data`, whatever their JSON type (numbers with
+/// their exact text).
 #[derive(Default)]
 struct Continuation {
-    cursor: Option<Value>,
-    next_page: Option<Value>,
-    has_more: Option<Value>,
-    page: Option<Value>,
-    current_page: Option<Value>,
-    total_pages: Option<Value>,
+    cursor: Option<Json>,
+    next_page: Option<Json>,
+    has_more: Option<Json>,
+    page: Option<Json>,
+    current_page: Option<Json>,
+    total_pages: Option<Json>,
 }
 
 impl Continuation {
@@ -49,34 +54,35 @@ impl Continuation {
                 return reader.skip(&at);
             }
             let value = reader.json(&at)?;
-            *slot = serde_json::to_value(&value).ok().filter(|v| !v.is_null());
+            *slot = Some(value).filter(|v| !matches!(v, Json::Null));
             Ok(())
         });
         found
     }
 }
 
-fn as_text(v: &Value) -> Option<String> {
+/// A cursor, as text: a number is sent back exactly as it came.
+fn as_text(v: &Json) -> Option<String> {
     match v {
-        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
+        Json::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Json::Number(n) => Some(n.as_str().to_owned()),
         _ => None,
     }
 }
 
-fn as_page(v: &Value) -> Option<u32> {
+fn as_page(v: &Json) -> Option<u32> {
     match v {
-        Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-        Value::String(s) => s.trim().parse().ok(),
+        Json::Number(n) => n.as_str().parse().ok(),
+        Json::String(s) => s.trim().parse().ok(),
         _ => None,
     }
 }
 
-fn as_flag(v: &Value) -> Option<bool> {
+fn as_flag(v: &Json) -> Option<bool> {
     match v {
-        Value::Bool(b) => Some(*b),
-        Value::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
-        Value::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
+        Json::Bool(b) => Some(*b),
+        Json::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
+        Json::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
         _ => None,
     }
 }
@@ -95,8 +101,11 @@ struct Progress<O> {
     fetched: u32,
 }
 
-fn looped(what: String) -> Error {
-    Error::Pagination { reason: format!("the service sent {what} again, so following it would never end") }
+fn looped(what: String, pages_read: u32) -> Error {
+    Error::Pagination {
+        reason: format!("the service sent {what} again, so following it would never end"),
+        pages_read,
+    }
 }
 
 impl<O: Paginated> Progress<O> {
@@ -109,7 +118,7 @@ impl<O: Paginated> Progress<O> {
                     if self.seen_cursors.insert(cursor.clone()) {
                         self.op.set_cursor(Some(cursor));
                     } else {
-                        self.deferred = Some(looped("a cursor it had already sent".to_owned()));
+                        self.deferred = Some(looped("a cursor it had already sent".to_owned(), self.fetched));
                     }
                 }
             },
@@ -128,7 +137,7 @@ impl<O: Paginated> Progress<O> {
                     None | Some(0) => self.finished = true,
                     Some(n) if Some(n) == current => self.finished = true,
                     Some(n) if self.seen_pages.contains(&n) => {
-                        self.deferred = Some(looped(format!("page {n} as the next page")));
+                        self.deferred = Some(looped(format!("page {n} as the next page"), self.fetched));
                     }
                     Some(n) => self.request_page(n),
                 }
@@ -149,13 +158,14 @@ impl<O: Paginated> Progress<O> {
                 let Some(c) = current else {
                     self.deferred = Some(Error::Pagination {
                         reason: "the answer says more pages follow but not which page it is".to_owned(),
+                        pages_read: self.fetched,
                     });
                     return;
                 };
                 self.seen_pages.insert(c);
                 let n = c.saturating_add(1);
                 if self.seen_pages.contains(&n) {
-                    self.deferred = Some(looped(format!("page {c}")));
+                    self.deferred = Some(looped(format!("page {c}"), self.fetched));
                 } else {
                     self.request_page(n);
                 }
@@ -216,8 +226,10 @@ impl<T> Stream for Listing<'_, T> {
 
 impl Session {
     /// Follows a listing: one item per page (the page's `data`), in order, until the
-    /// service says there is no more. The stream ends with an error when a page fails or
-    /// the service repeats a cursor or page (which would loop forever).
+    /// service says there is no more. The stream ends with an error when a page fails,
+    /// the service repeats a cursor or page (which would loop forever), or after
+    /// [`DEFAULT_MAX_PAGES`] pages ([`pages_with`](Self::pages_with) and
+    /// [`CallOptions::max_pages`] set another limit).
     pub fn pages<'a, O: Paginated + 'a>(&'a self, op: O) -> Listing<'a, O::Data> {
         self.pages_with(op, CallOptions::default())
     }
@@ -262,7 +274,7 @@ impl Session {
             requested_page,
             fetched: 0,
         };
-        let max_pages = options.max_pages;
+        let max_pages = options.max_pages.unwrap_or(DEFAULT_MAX_PAGES);
         let options = std::sync::Arc::new(options);
         Listing::new(futures::stream::try_unfold(progress, move |mut listing| {
             let options = std::sync::Arc::clone(&options);
@@ -273,18 +285,23 @@ impl Session {
                 if listing.finished {
                     return Ok(None);
                 }
-                if max_pages.is_some_and(|max| listing.fetched >= max) {
+                if listing.fetched >= max_pages {
                     return Err(Error::Pagination {
-                        reason: format!("the listing has more than the {} pages allowed", listing.fetched),
+                        reason: format!(
+                            "the listing has more than the {max_pages} pages allowed (raise the limit with \
+                             `CallOptions::max_pages`)"
+                        ),
+                        pages_read: listing.fetched,
                     });
                 }
-                listing.fetched += 1;
                 let answer = self.send_raw(&listing.op, &options).await?;
                 if answer.pending || answer.status_pending() {
                     return Err(Error::Pagination {
                         reason: "the service answered a page as still being processed".to_owned(),
+                        pages_read: listing.fetched,
                     });
                 }
+                listing.fetched += 1;
                 let Some(data) = answer.data.clone() else {
                     return Ok(None);
                 };

@@ -170,8 +170,9 @@ impl CallOptions {
         self
     }
 
-    /// For a listing: the most pages it follows. One more page ends the stream with
-    /// [`Error::Pagination`].
+    /// For a listing: the most pages it follows (by default
+    /// [`DEFAULT_MAX_PAGES`](super::DEFAULT_MAX_PAGES)). One more page ends the stream
+    /// with [`Error::Pagination`].
     pub fn max_pages(mut self, pages: u32) -> Self {
         self.max_pages = Some(pages);
         self
