@@ -485,13 +485,17 @@ async fn a_200_whose_status_is_in_flight_is_pending() {
 #[tokio::test]
 async fn a_pending_status_is_read_with_the_data_whatever_else_the_data_holds() {
     // The status is found in the same pass as the typed answer, and on its own when the
-    // data is not the answer's type (a pending answer's data need not be); the first
-    // `status` is the one that counts; text that is not JSON is an error, never pending.
+    // data is not the answer's type (a pending answer's data need not be); a `status` given
+    // twice, like text that is not JSON, is an error, never an outcome.
     for (data, pending) in [
         (r#"{"amount":"oops","status":"PENDING_BILLING"}"#, Some(true)),
         (r#"{"id":7,"meta":[],"status":"NEW"}"#, Some(true)),
         (
             r#"{"status":"SUCCESS","status":"PENDING_BILLING","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#,
+            None,
+        ),
+        (
+            r#"{"status":"SUCCESS","amount":1,"fee":"0","id":"t","type":"x","timeCreated":"2025-03-01T12:30:40Z","meta":{}}"#,
             Some(false),
         ),
         (

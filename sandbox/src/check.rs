@@ -237,8 +237,13 @@ pub(crate) fn check_request(
     } else {
         // Read with the client's exact reader: an amount keeps its text and never passes
         // through a float; nesting is bounded.
-        let value =
-            Json::parse(body_text).map_err(|e| Refusal::invalid(format!("the body is not JSON: {e}")))?;
+        let value = Json::parse(body_text).map_err(|e| {
+            Refusal::invalid(if e.reason == payspec_client::runtime::REPEATED_KEY {
+                format!("the body gives a key twice: {e}; give each key once")
+            } else {
+                format!("the body is not JSON: {e}")
+            })
+        })?;
         let Json::Object(object) = &value else {
             return Err(Refusal::invalid("the body is not a JSON object"));
         };
@@ -299,15 +304,9 @@ fn walk_body(
     checked: &mut Checked,
     problems: &mut Problems,
 ) {
-    for (i, (key, value)) in object.iter().enumerate() {
+    // The reader refused a key given twice before this walk.
+    for (key, value) in object.iter() {
         let wire = if prefix.is_empty() { key.to_owned() } else { format!("{prefix}.{key}") };
-        if object.iter().take(i).any(|(k, _)| k == key) {
-            // Said once, at its second place.
-            if object.iter().take(i).filter(|(k, _)| *k == key).count() == 1 {
-                problems.push(format!("body key `{wire}` is given twice"));
-            }
-            continue;
-        }
         if let Some(param) = params.iter().find(|p| p.wire == wire) {
             problems.note(check_json(param, value, problems.strictness));
             checked.values.insert(wire, plain(value));

@@ -15,7 +15,7 @@ use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde_json::value::RawValue;
 
-pub use super::json_parse::{JsonError, Reader};
+pub use super::json_parse::{JsonError, REPEATED_KEY, Reader};
 
 /// A JSON value whose numbers keep their exact text: what an untyped answer decodes to,
 /// and what a typed answer keeps of the fields the spec does not know.
@@ -563,8 +563,9 @@ impl<T: FromJson> Slot<T> {
         Slot(SlotState::Absent)
     }
 
-    /// Fills it from the value the reader is at, the value of `key` in the object at `at`;
-    /// when an earlier entry with the same key filled it already, keeps this one in `rest`.
+    /// Fills it from the value the reader is at, the value of `key` in the object at `at`.
+    /// (A key repeated in one object stops the read before it comes here; were it
+    /// filled already, this value would be kept in `rest`.)
     pub fn read(
         &mut self,
         reader: &mut Reader<'_>,

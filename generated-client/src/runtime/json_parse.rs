@@ -49,9 +49,8 @@ fn string_stop(bytes: &[u8]) -> Option<usize> {
     chunks.remainder().iter().position(|&b| STRING_STOPS[usize::from(b)]).map(|n| offset + n)
 }
 
-/// Why an object whose key repeats is refused.
-pub(crate) const REPEATED_KEY: &str =
-    "a key repeated in one object (readers differ on which of the two counts)";
+/// Why JSON text whose object repeats a key is refused ([`JsonError::reason`]).
+pub const REPEATED_KEY: &str = "a key repeated in one object (readers differ on which of the two counts)";
 
 /// How many keys of an object [`KeySet`] compares one by one before it hashes them.
 const FEW_KEYS: usize = 8;
