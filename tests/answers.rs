@@ -211,16 +211,22 @@ async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
     assert!(matches!(&outcome, Ok(Outcome::Done(e)) if e.code == "00" && e.data.is_some()), "{outcome:?}");
     // But a key after the data that repeats one before it makes the answer unreadable: a
     // reader that keeps the last `code` sees a failure where the first says success.
-    let body: &'static str = Box::leak(
-        format!(r#"{{"code":"00","description":"ok","data":{data},"data":1,"code":"99"}}"#).into_boxed_str(),
-    );
-    let (server, client) = answering("fetch_transaction", body).await;
-    let outcome = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
-    assert!(
-        matches!(&outcome, Err(Error::Decode { reason, .. }) if reason.starts_with("a key repeated in one object")),
-        "{outcome:?}"
-    );
-    assert_eq!(server.requests().len(), 2, "the token, then one call");
+    // The same with many keys before the data (the envelope is then read whole).
+    for body in [
+        format!(r#"{{"code":"00","description":"ok","data":{data},"data":1,"code":"99"}}"#),
+        format!(
+            r#"{{"a":1,"b":2,"c":3,"d":4,"e":5,"code":"00","description":"ok","data":{data},"code":"99"}}"#
+        ),
+    ] {
+        let body: &'static str = Box::leak(body.into_boxed_str());
+        let (server, client) = answering("fetch_transaction", body).await;
+        let outcome = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
+        assert!(
+            matches!(&outcome, Err(Error::Decode { reason, .. }) if reason.starts_with("a key repeated in one object")),
+            "{body}: {outcome:?}"
+        );
+        assert_eq!(server.requests().len(), 2, "the token, then one call");
+    }
 }
 
 #[tokio::test]

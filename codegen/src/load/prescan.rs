@@ -221,7 +221,7 @@ fn scan_line(content: &str) -> LineScan {
             None => match b {
                 b'"' | b'\'' if matches!(previous, b' ' | b'[' | b'{' | b',' | b':') => quote = Some(b),
                 b'#' if previous == b' ' => break,
-                b',' => scalars += 1,
+                b',' if depth > dashes => scalars += 1,
                 b':' if depth > dashes => scalars += 1,
                 b'[' | b'{' => {
                     collections += 1;
@@ -332,5 +332,8 @@ mod tests {
         let params: String =
             (0..30_000).map(|i| format!("  p{i}:\n    in: body\n    type: string\n")).collect();
         assert_eq!(problems(&format!("params:\n{params}")), Vec::<String>::new());
+        // Commas and colons of prose are text, not values.
+        let prose = format!("docs:\n{}", "  d: a,b,c,d,e,f,g,h,i,j:k:l:m\n".repeat(30_000));
+        assert_eq!(problems(&prose), Vec::<String>::new());
     }
 }

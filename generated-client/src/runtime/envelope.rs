@@ -340,13 +340,37 @@ pub(crate) struct DataAt {
     pub(crate) end: Option<usize>,
     /// When `end` is `None`: where the envelope's keys before the data start, so that the
     /// read of the rest can refuse a key that repeats one of them.
-    pub(crate) keys_before: Vec<usize>,
+    pub(crate) keys_before: KeyPlaces,
+}
+
+/// The places of the few keys of an envelope before its data, kept inline (no allocation
+/// per call): an envelope with more keys before its data is read whole instead.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct KeyPlaces {
+    at: [usize; KeyPlaces::MAX],
+    len: usize,
+}
+
+impl KeyPlaces {
+    const MAX: usize = 6;
+
+    /// Adds a place; `false` when there is no room left.
+    fn push(&mut self, at: usize) -> bool {
+        let Some(slot) = self.at.get_mut(self.len) else { return false };
+        *slot = at;
+        self.len += 1;
+        true
+    }
+
+    pub(crate) fn as_slice(&self) -> &[usize] {
+        &self.at[..self.len]
+    }
 }
 
 impl RawAnswer {
     /// A reader just before the data.
     pub(crate) fn data_reader<'s>(&'s self, data: &'s DataAt) -> Reader<'s> {
-        Reader::within(&self.body, data.start, self.data_depth, &data.keys_before)
+        Reader::within(&self.body, data.start, self.data_depth, data.keys_before.as_slice())
     }
 
     /// Where the data lies, found if need be (for the answers whose data is not read
@@ -438,15 +462,16 @@ pub(crate) fn read_success(
     if route.answers.envelope == EnvelopeKind::Unwrapped {
         let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
         let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
-        let data = DataAt { start: data.start, end: Some(data.end), keys_before: Vec::new() };
+        let data = DataAt { start: data.start, end: Some(data.end), keys_before: KeyPlaces::default() };
         return Ok(answer(code, String::new(), Some(data), status == 202, None));
     }
     // The envelope's own keys are kept as they pass (the first of each, in order of
     // preference), and the place of its data; the object around them is never built.
     let (mut code, mut description, mut data, mut flag) = ([None, None], [None, None, None], None, None);
-    let mut keys_before = Vec::new();
+    let mut keys_before = KeyPlaces::default();
     let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
-        keys_before.push(parser.entry_key_at());
+        // With more keys before the data than are kept, the envelope is read whole.
+        let room = keys_before.push(parser.entry_key_at());
         let slot = match key {
             "status" if flag.is_none() => {
                 flag = parser.flag(1)?;
@@ -461,14 +486,14 @@ pub(crate) fn read_success(
             // other answer is checked whole below.
             "data" if data.is_none() => {
                 let start = parser.at();
-                if code[0].is_some() && description[0].is_some() && parser.peek() != Some(b'n') {
+                if room && code[0].is_some() && description[0].is_some() && parser.peek() != Some(b'n') {
                     // Nothing later can change what the envelope says; its `status` flag,
                     // if it follows the data, is read with the rest of the envelope.
-                    data = Some(DataAt { start, end: None, keys_before: std::mem::take(&mut keys_before) });
+                    data = Some(DataAt { start, end: None, keys_before });
                     return Ok(false);
                 }
                 let end = parser.skip_unchecked(1)?.end;
-                data = Some(DataAt { start, end: Some(end), keys_before: Vec::new() });
+                data = Some(DataAt { start, end: Some(end), keys_before: KeyPlaces::default() });
                 return Ok(true);
             }
             _ => return parser.skip(1).map(|()| true),
@@ -517,7 +542,7 @@ pub(crate) fn read_success(
         // too, when the envelope was read only up to it.
         json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
         if let Some(data) = data.as_ref().filter(|d| d.end.is_none()) {
-            json_parse::check_tail(body, data.start, 1, &data.keys_before)
+            json_parse::check_tail(body, data.start, 1, data.keys_before.as_slice())
                 .map_err(|e| unreadable(e.to_string()))?;
         }
     }
