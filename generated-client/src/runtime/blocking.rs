@@ -8,7 +8,19 @@ use super::error::Error;
 
 /// A single-threaded runtime that runs one call at a time to its end.
 pub struct BlockingRuntime {
-    runtime: tokio::runtime::Runtime,
+    /// Taken when dropped.
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for BlockingRuntime {
+    /// Shuts the runtime down without waiting for it, so that a blocking client dropped
+    /// anywhere, async code included, never panics. (Nothing of a finished call runs on
+    /// it; a token renewal in flight is abandoned, as its task's guard records.)
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl fmt::Debug for BlockingRuntime {
@@ -17,19 +29,38 @@ impl fmt::Debug for BlockingRuntime {
     }
 }
 
+/// Refuses to block inside an async runtime, where a runtime of its own cannot start.
+fn outside_async() -> Result<(), Error> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(_) => Err(Error::Config {
+            reason: "the blocking client cannot run inside an async runtime (it would block the \
+                     runtime's thread): call the async `Client` there, or call the blocking one from \
+                     a thread of its own (`tokio::task::spawn_blocking`)"
+                .to_owned(),
+        }),
+        Err(_) => Ok(()),
+    }
+}
+
 impl BlockingRuntime {
-    /// A runtime with timers and I/O.
+    /// A runtime with timers and I/O; [`Error::Config`] inside an async runtime, where it
+    /// could not run.
     pub fn new() -> Result<Self, Error> {
+        outside_async()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|_| Error::Config { reason: "the blocking runtime could not be started".to_owned() })?;
-        Ok(BlockingRuntime { runtime })
+        Ok(BlockingRuntime { runtime: Some(runtime) })
     }
 
-    /// Runs `call` to its end on this thread. Calling it from async code panics, as any
-    /// runtime started inside another does.
-    pub fn block_on<F: Future>(&self, call: F) -> F::Output {
-        self.runtime.block_on(call)
+    /// Runs `call` to its end on this thread; [`Error::Config`], without running it, when
+    /// the thread is inside an async runtime.
+    pub fn block_on<T, F: Future<Output = Result<T, Error>>>(&self, call: F) -> Result<T, Error> {
+        outside_async()?;
+        match &self.runtime {
+            Some(runtime) => runtime.block_on(call),
+            None => Err(Error::Config { reason: "the blocking runtime was shut down".to_owned() }),
+        }
     }
 }

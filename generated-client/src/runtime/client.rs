@@ -49,6 +49,41 @@ impl Environment {
     }
 }
 
+/// The base URL as it may be shown in an error: without a user name or password.
+fn shown_url(value: &str) -> String {
+    match value.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@').filter(|(who, _)| !who.contains('/')) {
+            Some((_, after)) => format!("{scheme}://***@{after}"),
+            None => value.to_owned(),
+        },
+        None => value.rsplit_once('@').map_or_else(|| value.to_owned(), |(_, after)| format!("***@{after}")),
+    }
+}
+
+/// The base URL parsed, or an error that shows it (credentials removed) and says what to
+/// write instead.
+fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
+    let shown = shown_url(value);
+    let config = |reason: String| Error::Config { reason };
+    if !value.contains("://") {
+        return Err(config(format!(
+            "the base URL `{shown}` has no scheme: write `http://{shown}` for a plain HTTP server (the \
+             sandbox, a local test server) or `https://{shown}`"
+        )));
+    }
+    let parsed = reqwest::Url::parse(value)
+        .map_err(|e| config(format!("the base URL `{shown}` is not a valid URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(config(format!("the base URL `{shown}` must start with `http://` or `https://`")));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(config(format!(
+            "the base URL `{shown}` has a query or fragment: give the scheme, host, port and path prefix only"
+        )));
+    }
+    Ok(parsed)
+}
+
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(routes::TOKEN)`) for code that sends operations itself.
 pub struct ClientBuilder<C = Session> {
@@ -61,6 +96,7 @@ pub struct ClientBuilder<C = Session> {
     retry: RetryPolicy,
     refresh_margin: Duration,
     max_answer_bytes: usize,
+    user_agent: Option<String>,
     builds: PhantomData<fn() -> C>,
 }
 
@@ -77,6 +113,10 @@ impl<C> fmt::Debug for ClientBuilder<C> {
             .finish_non_exhaustive()
     }
 }
+
+/// The `User-Agent` sent unless [`ClientBuilder::user_agent`] sets another: the crate and
+/// its version, so the service's logs can tell which client sent a request.
+pub const DEFAULT_USER_AGENT: &str = concat!(env!("CARGO_PKG_NAME"), "/", env!("CARGO_PKG_VERSION"));
 
 /// The default limit on one answer's size.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
@@ -96,6 +136,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             retry: RetryPolicy::default(),
             refresh_margin: Duration::from_secs(5 * 60),
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            user_agent: None,
             builds: PhantomData,
         }
     }
@@ -148,6 +189,14 @@ impl<C: From<Session>> ClientBuilder<C> {
         self
     }
 
+    /// The `User-Agent` header of every request; by default [`DEFAULT_USER_AGENT`]
+    /// (`payspec-client/<version>`). It wins over one set on
+    /// [`http_client_builder`](Self::http_client_builder).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = Some(user_agent.into());
+        self
+    }
+
     /// The largest answer body read, in bytes; a larger one ends the call with
     /// [`Error::AnswerTooLarge`] as soon as the limit is passed, without reading the rest.
     pub fn max_answer_bytes(mut self, limit: usize) -> Self {
@@ -163,13 +212,7 @@ impl<C: From<Session>> ClientBuilder<C> {
         }
         let credentials = self.credentials;
         let base_url = self.environment.base_url().to_owned();
-        let parsed = reqwest::Url::parse(&base_url)
-            .map_err(|_| Error::Config { reason: "the base URL is not a valid URL".to_owned() })?;
-        if !matches!(parsed.scheme(), "http" | "https") || parsed.query().is_some() {
-            return Err(Error::Config {
-                reason: "the base URL must be an http or https URL without a query".to_owned(),
-            });
-        }
+        let parsed = check_base_url(&base_url)?;
         let account_id =
             credentials.as_ref().map(|c| HeaderValue::from_str(&c.account_id)).transpose().map_err(|_| {
                 Error::Config { reason: "the account id has characters a header cannot carry".to_owned() }
@@ -181,14 +224,22 @@ impl<C: From<Session>> ClientBuilder<C> {
                     .to_owned(),
             });
         }
+        let user_agent = HeaderValue::try_from(self.user_agent.as_deref().unwrap_or(DEFAULT_USER_AGENT))
+            .map_err(|_| Error::Config {
+                reason: "the user agent has characters a header cannot carry".to_owned(),
+            })?;
         install_tls_provider();
-        let http =
-            self.http.unwrap_or_default().redirect(reqwest::redirect::Policy::none()).build().map_err(
-                |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
-            )?;
+        let http = self
+            .http
+            .unwrap_or_default()
+            .user_agent(user_agent)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() })?;
         Ok(C::from(Session {
             inner: Arc::new(ClientInner {
                 http,
+                origin: parsed.origin().ascii_serialization(),
                 base_url,
                 credentials,
                 account_id,
@@ -227,6 +278,8 @@ impl fmt::Debug for Session {
 pub(crate) struct ClientInner {
     http: reqwest::Client,
     pub(crate) base_url: String,
+    /// The base URL's scheme, host and port, which connection errors name.
+    origin: String,
     pub(crate) credentials: Option<Credentials>,
     account_id: Option<HeaderValue>,
     pub(crate) auth_routes: Option<AuthRoutes>,
@@ -484,6 +537,7 @@ impl ClientInner {
         if left.is_zero() {
             return Err(Error::Timeout {
                 after: budget,
+                waiting_for_token: false,
                 may_have_reached_server: false,
                 effect: request.route.effect,
             }
@@ -581,12 +635,15 @@ impl ClientInner {
             Err(_) => {
                 return Err(Error::Timeout {
                     after: timeout,
+                    waiting_for_token: false,
                     may_have_reached_server: true,
                     effect: route.effect,
                 }
                 .into());
             }
-            Ok(Err(e)) => return Err(transport_error(e, timeout).with_effect(route.effect).into()),
+            Ok(Err(e)) => {
+                return Err(transport_error(e, timeout, &self.origin).with_effect(route.effect).into());
+            }
             Ok(Ok(Exchange::Redirect { status, location })) => {
                 let secrets = self.secrets(&request.secrets);
                 let location =
@@ -726,19 +783,41 @@ async fn read_limited(
 
 /// Maps a connection-level failure, telling apart failures before the request was
 /// written (connect, DNS, TLS handshake) from those after.
-fn transport_error(e: reqwest::Error, timeout: Duration) -> Error {
+fn transport_error(e: reqwest::Error, timeout: Duration, origin: &str) -> Error {
     let e = e.without_url();
+    let host = origin.to_owned();
+    let detail = describe(&e);
     if e.is_connect() {
         return Error::Transport {
+            detail: plain_http_hint(&detail, origin).unwrap_or(detail),
+            host,
             may_have_reached_server: false,
-            detail: describe(&e),
             effect: Effect::Write,
         };
     }
     if e.is_timeout() {
-        return Error::Timeout { after: timeout, may_have_reached_server: true, effect: Effect::Write };
+        return Error::Timeout {
+            after: timeout,
+            waiting_for_token: false,
+            may_have_reached_server: true,
+            effect: Effect::Write,
+        };
     }
-    Error::Transport { may_have_reached_server: true, detail: describe(&e), effect: Effect::Write }
+    Error::Transport { host, may_have_reached_server: true, detail, effect: Effect::Write }
+}
+
+/// What to do when a TLS handshake met a server that answered in plain HTTP (rustls:
+/// "received corrupt message of type InvalidContentType"; OpenSSL: "wrong version number").
+fn plain_http_hint(detail: &str, origin: &str) -> Option<String> {
+    let plain =
+        ["InvalidContentType", "wrong version number", "corrupt message"].iter().any(|m| detail.contains(m));
+    let http = origin.strip_prefix("https://")?;
+    plain.then(|| {
+        format!(
+            "the server did not answer in TLS: it seems to speak plain HTTP. If it does (a local \
+             test server, the sandbox), write its URL as `http://{http}` ({detail})"
+        )
+    })
 }
 
 /// The error and its causes in one line, each message once.

@@ -11,8 +11,11 @@ use super::route::Effect;
 pub enum Error {
     /// The connection failed (refused, DNS, TLS, reset). `may_have_reached_server` is
     /// false only when the failure happened before the request was written.
-    #[error("could not exchange the request with the service ({}): {detail}", reach_text(*.may_have_reached_server))]
+    #[error("could not exchange the request with {host} ({}): {detail}", reach_text(*.may_have_reached_server))]
     Transport {
+        /// The server's scheme, host and port (`https://api.example.com`): never a path,
+        /// a query or credentials.
+        host: String,
         /// Whether the server may have received (and acted on) the request.
         may_have_reached_server: bool,
         /// What went wrong at the connection level, without addresses or values.
@@ -22,10 +25,13 @@ pub enum Error {
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
-    #[error("the call timed out after {} ms ({})", .after.as_millis(), reach_text(*.may_have_reached_server))]
+    #[error("the call timed out after {} ms{} ({})", .after.as_millis(), token_text(*.waiting_for_token), reach_text(*.may_have_reached_server))]
     Timeout {
         /// The time that ran out.
         after: Duration,
+        /// The time ran out while the call waited for its access token (the token
+        /// endpoint is slow or unreachable): the request itself was not sent.
+        waiting_for_token: bool,
         /// Whether the server may have received (and acted on) the request: false when the
         /// time ran out before the request was written (e.g. while waiting for a token).
         may_have_reached_server: bool,
@@ -209,6 +215,10 @@ impl std::fmt::Display for ServiceCode {
     }
 }
 
+fn token_text(waiting_for_token: bool) -> &'static str {
+    if waiting_for_token { " waiting for its access token" } else { "" }
+}
+
 fn reach_text(may_have_reached: bool) -> &'static str {
     if may_have_reached { "the request may have reached it" } else { "the request was not sent" }
 }
@@ -357,8 +367,12 @@ mod tests {
             assert_eq!(error.service_code().map(|c| c.to_string()).as_deref(), Some(code));
         }
         assert_eq!(ServiceCode::from("99"), ServiceCode::Other("99".into()));
-        let transport =
-            Error::Transport { may_have_reached_server: false, detail: String::new(), effect: Effect::Write };
+        let transport = Error::Transport {
+            host: String::new(),
+            may_have_reached_server: false,
+            detail: String::new(),
+            effect: Effect::Write,
+        };
         assert_eq!(transport.service_code(), None);
     }
 }

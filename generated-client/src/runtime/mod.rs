@@ -25,7 +25,9 @@ mod writer;
 
 pub use amount::{Amount, AmountError, AmountText};
 pub use blocking::BlockingRuntime;
-pub use client::{ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, Environment, Session, install_tls_provider};
+pub use client::{
+    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, Environment, Session, install_tls_provider,
+};
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE, Unread};
 pub use error::{Error, ServiceCode};
 pub use json::{

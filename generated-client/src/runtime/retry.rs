@@ -205,7 +205,12 @@ mod tests {
     static DEDUPLICATED: Route = route(Effect::Money, Some("X-Idempotent-key"));
 
     fn transport(reached: bool) -> Error {
-        Error::Transport { may_have_reached_server: reached, detail: "x".into(), effect: Effect::Write }
+        Error::Transport {
+            host: "http://x".into(),
+            may_have_reached_server: reached,
+            detail: "x".into(),
+            effect: Effect::Write,
+        }
     }
 
     fn status(code: u16) -> Error {
@@ -229,6 +234,7 @@ mod tests {
             status(504),
             Error::Timeout {
                 after: Duration::from_secs(1),
+                waiting_for_token: false,
                 may_have_reached_server: true,
                 effect: Effect::Write,
             },
@@ -257,6 +263,7 @@ mod tests {
                 status(503),
                 Error::Timeout {
                     after: Duration::from_secs(1),
+                    waiting_for_token: false,
                     may_have_reached_server: true,
                     effect: Effect::Write,
                 },
@@ -280,6 +287,7 @@ mod tests {
             status(504),
             Error::Timeout {
                 after: Duration::from_secs(1),
+                waiting_for_token: false,
                 may_have_reached_server: true,
                 effect: Effect::Write,
             },

@@ -74,6 +74,38 @@ pub struct Credentials {
 }
 
 impl Credentials {
+    /// The environment variable read for the client id by [`from_env`](Self::from_env).
+    pub const CLIENT_ID_VAR: &'static str = "PAYSPEC_CLIENT_ID";
+    /// The environment variable read for the client secret.
+    pub const CLIENT_SECRET_VAR: &'static str = "PAYSPEC_CLIENT_SECRET";
+    /// The environment variable read for the parent account id.
+    pub const ACCOUNT_ID_VAR: &'static str = "PAYSPEC_ACCOUNT_ID";
+
+    /// Credentials from the environment: `PAYSPEC_CLIENT_ID`, `PAYSPEC_CLIENT_SECRET` and
+    /// `PAYSPEC_ACCOUNT_ID`. [`Error::Config`](super::Error::Config) names every variable
+    /// that is missing, blank or not Unicode (never a value).
+    pub fn from_env() -> Result<Self, super::Error> {
+        let read = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let (id, secret, account) =
+            (read(Self::CLIENT_ID_VAR), read(Self::CLIENT_SECRET_VAR), read(Self::ACCOUNT_ID_VAR));
+        match (id, secret, account) {
+            (Some(id), Some(secret), Some(account)) => Ok(Credentials::new(id, secret, account)),
+            (id, secret, account) => {
+                let missing: Vec<&str> = [
+                    (id.is_none(), Self::CLIENT_ID_VAR),
+                    (secret.is_none(), Self::CLIENT_SECRET_VAR),
+                    (account.is_none(), Self::ACCOUNT_ID_VAR),
+                ]
+                .into_iter()
+                .filter_map(|(missing, name)| missing.then_some(name))
+                .collect();
+                Err(super::Error::Config {
+                    reason: format!("the credentials need {} set in the environment", missing.join(", ")),
+                })
+            }
+        }
+    }
+
     /// Credentials from their three parts.
     pub fn new(
         client_id: impl Into<String>,

@@ -193,10 +193,13 @@ impl ClientInner {
             self.tokens.renewals.subscribe()
         };
         match tokio::time::timeout_at(deadline, renewals.changed()).await {
-            Err(_) => {
-                Err(Error::Timeout { after: budget, may_have_reached_server: false, effect: Effect::Write }
-                    .into())
+            Err(_) => Err(Error::Timeout {
+                after: budget,
+                waiting_for_token: true,
+                may_have_reached_server: false,
+                effect: Effect::Write,
             }
+            .into()),
             Ok(Err(_)) => {
                 Err(Error::Auth { cause: Box::new(Error::invalid("the token renewal stopped")) }.into())
             }
