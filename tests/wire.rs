@@ -799,3 +799,32 @@ async fn a_numeric_cursor_is_read_as_text_and_followed() -> CaseResult {
     assert_eq!(asked, [None, Some("12345678901234567890".to_owned()), Some("2.5e3".to_owned())]);
     Ok(())
 }
+
+#[tokio::test]
+async fn per_call_settings_reach_every_group_method_without_the_session() -> CaseResult {
+    // A page limit, through the group.
+    let server = sub_accounts_server().await?;
+    let client = fast_client(&server)?;
+    let limited = payspec_client::CallOptions::new().max_pages(2);
+    let result = client
+        .accounts()
+        .with_options(&limited)
+        .list_sub_accounts_items(ListSubAccounts::new().limit(2))
+        .all()
+        .await;
+    assert!(matches!(result, Err(Error::Pagination { pages_read: 2, .. })), "{result:?}");
+    assert_eq!(server.count("GET", "/v1/accounts"), 2);
+
+    // A retry policy, through the group: a read answered 503 is retried by the client's
+    // policy, and not at all with `RetryPolicy::never()`.
+    let server = server_with(|_, _| Reply::empty(503)).await?;
+    let client = fast_client(&server)?;
+    let once = payspec_client::CallOptions::new().retry(RetryPolicy::never());
+    let single = client.accounts().with_options(&once).list_sub_accounts(ListSubAccounts::new()).await;
+    assert!(matches!(single, Err(Error::Status { status: 503, .. })), "{single:?}");
+    assert_eq!(server.count("GET", "/v1/accounts"), 1, "no retry with the call's own policy");
+    let retried = client.accounts().list_sub_accounts(ListSubAccounts::new()).await;
+    assert!(retried.is_err());
+    assert!(server.count("GET", "/v1/accounts") > 2, "the client's policy retries");
+    Ok(())
+}

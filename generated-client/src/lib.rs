@@ -50,10 +50,37 @@
 //! Errors are one [`Error`] type: match on it, and before sending a payment again check
 //! [`Error::may_have_been_applied`]. Webhooks are verified with [`webhook::Verifier`].
 //!
+//! # Logs and traces
+//!
+//! The client emits [`tracing`](https://docs.rs/tracing) spans and events; install any
+//! subscriber to see them. No span or event carries a secret, an amount or an answer's
+//! values.
+//!
+//! | name | kind, level | fields | when |
+//! |---|---|---|---|
+//! | `payspec.call` | span, INFO | `operation`, `method`, `route` (the path template) | around each call, its attempts and retries |
+//! | `sending` | event, DEBUG | `attempt` | an attempt starts |
+//! | `answered` | event, DEBUG | `attempt`, `status`, `pending` | an attempt got an answer the call returns |
+//! | `token refused; renewing it and sending once more` | event, DEBUG | `attempt` | a `401`: the token is renewed once |
+//! | `retrying` | event, DEBUG | `attempt`, `delay_ms` | a failed attempt will be retried after `delay_ms` |
+//! | `the answer has values that do not fit the spec; they are kept as sent` | event, WARN | `operation`, `unread` (how many), `first` (its path and kind) | a success whose data did not fit its type (see [`Envelope::unread`]) |
+//! | `payspec.token_renewal` | span, DEBUG | | a token renewal, on a task of its own |
+//! | `payspec.token` | span, INFO | `operation`, `method`, `route` | one token request |
+//! | `token refresh failed; issuing a new token` | event, DEBUG | `error` | the refresh failed; a new token is issued |
+//! | `token renewal failed` | event, WARN | `error`, `backoff_ms` | no token: calls fail fast for `backoff_ms` |
+//! | `the token answer's expiresAt ...` | event, WARN | | the expiry passed or could not be read; a default lifetime is used |
+//!
+//! # Configuration
+//!
+//! [`Credentials::from_env`] reads `PAYSPEC_CLIENT_ID`, `PAYSPEC_CLIENT_SECRET` and
+//! `PAYSPEC_ACCOUNT_ID`. Every request carries the `User-Agent` [`DEFAULT_USER_AGENT`]
+//! unless [`ClientBuilder::user_agent`] sets another. Amounts are exact [`Decimal`]s.
+//!
 //! The request types, route constants and client methods are generated from
 //! `spec/payments.yaml`; the [`runtime`] is hand-written and carries all the logic they
 //! call: sending, access tokens, errors, retries, pagination, request safety and webhook
 //! verification.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The generated code names this crate as `::payspec_client`, as a user's crate does when it
 // expands `payspec_macros::generate!`: one expansion serves both.
@@ -80,6 +107,7 @@ pub use runtime::{
 /// The same operations for code without an async runtime (the `blocking` feature):
 /// `blocking::Client::new(Client::builder()...build()?)?.transfers().bank_transfer(request)`.
 #[cfg(feature = "blocking")]
+#[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking {
     include!(concat!(env!("OUT_DIR"), "/payspec_blocking.rs"));
 }

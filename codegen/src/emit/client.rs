@@ -53,7 +53,7 @@ pub mod client {
 ",
     );
     group_accessors(out, spec, |ty| {
-        (format!("groups::{ty}<'_>"), format!("groups::{ty} {{ session: &self.session }}"))
+        (format!("groups::{ty}<'_>"), format!("groups::{ty} {{ session: &self.session, options: None }}"))
     });
     out.push(
         "    }
@@ -80,11 +80,19 @@ pub mod groups {
         write!(
             out,
             "    #[derive(Clone, Copy, Debug)]
-    pub struct {ty}<'a> {{ pub(crate) session: &'a rt::Session }}
+    pub struct {ty}<'a> {{
+        pub(crate) session: &'a rt::Session,
+        pub(crate) options: Option<&'a rt::CallOptions>,
+    }}
     // Each method returns a block rather than being an `async fn`, whose future would
     // hold its request twice.
     #[allow(clippy::manual_async_fn)]
     impl<'a> {ty}<'a> {{
+        /// The same operations, each call made with `options` (a deadline, a retry
+        /// policy, a page limit for listings) instead of the client's settings.
+        pub fn with_options(self, options: &'a rt::CallOptions) -> Self {{
+            Self {{ session: self.session, options: Some(options) }}
+        }}
 ",
             ty = group.key.to_upper_camel_case()
         );
@@ -126,7 +134,7 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
             self,
             request: requests::{ty},
         ) -> impl rt::Future<Output = Result<rt::Outcome<{data}>, rt::Error>> + 'a {{
-            async move {{ self.session.send(&request).await }}
+            async move {{ self.session.send_with(&request, rt::CallOptions::or_default(self.options)).await }}
         }}
 "
     );
@@ -138,14 +146,14 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
             &[
                 format!("Every page of [`{name}`](Self::{name}), in order."),
                 String::new(),
-                "Bound it with `client.session().pages_with(request, CallOptions::new().max_pages(n))`."
+                "Its page limit and other settings come from [`with_options`](Self::with_options)."
                     .to_owned(),
             ],
         );
         write!(
             out,
             "        pub fn {name}_pages(self, request: requests::{ty}) -> rt::Listing<'a, {data}> {{
-            self.session.pages(request)
+            self.session.pages_with(request, rt::CallOptions::or_default(self.options))
         }}
 "
         );
@@ -155,14 +163,14 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
                 format!("Every record of [`{name}`](Self::{name}), across its pages, in order:"),
                 "`while let Some(record) = listing.next().await`, or `listing.all().await`.".to_owned(),
                 String::new(),
-                "Bound it with `client.session().items_with(request, CallOptions::new().max_pages(n))`."
+                "Its page limit and other settings come from [`with_options`](Self::with_options)."
                     .to_owned(),
             ],
         );
         write!(
             out,
             "        pub fn {name}_items(self, request: requests::{ty}) -> rt::Listing<'a, {item}> {{
-            self.session.items(request)
+            self.session.items_with(request, rt::CallOptions::or_default(self.options))
         }}
 "
         );

@@ -87,7 +87,7 @@ impl<T> Envelope<T> {
 }
 
 /// What of an answer's data did not fit its declared types: where, and what came instead
-/// (never the value itself). The first [`MAX_UNREAD`](super::json_parse::MAX_UNREAD) are
+/// (never the value itself). The first [`MAX_UNREAD`](super::MAX_UNREAD) are
 /// kept; [`Unread::total`] counts them all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unread {

@@ -15,7 +15,7 @@ use serde::de::{Deserializer, Error as _};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde_json::value::RawValue;
 
-pub use super::json_parse::{JsonError, REPEATED_KEY, Reader};
+pub use super::json_parse::{JsonError, MAX_UNREAD, REPEATED_KEY, Reader};
 
 /// A JSON value whose numbers keep their exact text: what an untyped answer decodes to,
 /// and what a typed answer keeps of the fields the spec does not know.

@@ -31,8 +31,8 @@ pub use client::{
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE, Unread};
 pub use error::{Error, ServiceCode};
 pub use json::{
-    DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, ObjectWriter, Path, REPEATED_KEY, Reader,
-    Slot, ToJson, deserialize_via_json, serialize_via_json,
+    DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
+    REPEATED_KEY, Reader, Slot, ToJson, deserialize_via_json, serialize_via_json,
 };
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};

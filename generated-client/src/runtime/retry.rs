@@ -170,6 +170,12 @@ impl CallOptions {
         self
     }
 
+    /// A copy of `options`, or the client's settings when there are none (what a group
+    /// handle made with `with_options` passes each call).
+    pub fn or_default(options: Option<&CallOptions>) -> CallOptions {
+        options.cloned().unwrap_or_default()
+    }
+
     /// For a listing: the most pages it follows (by default
     /// [`DEFAULT_MAX_PAGES`](super::DEFAULT_MAX_PAGES)). One more page ends the stream
     /// with [`Error::Pagination`].
