@@ -3,7 +3,7 @@
 //! code is unchanged. (`ui/pass/extended_spec.rs` proves the same copy compiles and is
 //! callable through `generate!`.)
 
-use payspec_codegen::{Spec, generate_source, load_str};
+use payspec_codegen::{Spec, generate_source, load_str, openapi};
 
 const SMALL: &str = include_str!("fixtures/small.yaml");
 
@@ -174,4 +174,49 @@ fn a_spec_without_token_operations_is_valid_and_sends_no_token() {
         ),
         "{first}"
     );
+}
+
+/// The YAML block of the README's "Extending the spec", as a reader copies it.
+fn readme_extension() -> &'static str {
+    const README: &str = include_str!("../README.md");
+    let section = README.split("## Extending the spec").nth(1).unwrap_or_else(|| panic!("no such section"));
+    let block = section.split("```yaml\n").nth(1).unwrap_or_else(|| panic!("no YAML block"));
+    block.split("```").next().unwrap_or_default()
+}
+
+#[test]
+fn the_readme_extension_is_the_whole_edit() {
+    // Added under `operations:` of a copy of the built-in spec, word for word.
+    let builtin = payspec_tests::builtin_spec_text();
+    let at = builtin.find("\noperations:\n").map(|i| i + "\noperations:\n".len());
+    let at = at.unwrap_or_else(|| panic!("the spec has no operations"));
+    let edited = format!("{}{}\n{}", &builtin[..at], readme_extension(), &builtin[at..]);
+    let spec = load("payments.yaml", &edited);
+    let op = spec.operation("fetch_settlement").unwrap_or_else(|| panic!("the operation was not added"));
+    assert_eq!(op.path.as_str(), "/v1/settlements/{settlementId}");
+
+    // The drift alarm: every difference from the vendor's document recorded, nothing stale.
+    let vendor = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/nomba-openapi.json");
+    let text = std::fs::read_to_string(vendor).unwrap_or_else(|e| panic!("{vendor}: {e}"));
+    let document = openapi::read_document(vendor, &text).unwrap_or_else(|e| panic!("{e}"));
+    let report = openapi::diff(&spec, &document);
+    let new: Vec<String> = report.new_differences().map(ToString::to_string).collect();
+    assert!(new.is_empty(), "the edit leaves differences unrecorded:\n{}", new.join("\n"));
+    assert!(
+        report.stale.is_empty(),
+        "{:?}",
+        report.stale.iter().map(ToString::to_string).collect::<Vec<_>>()
+    );
+    // Without its disagreement, the alarm would go off: the record is part of the edit.
+    let bare = edited.replacen("    disagreements:           # not in the vendor's document either: the drift alarm needs this\n      - concerns: route\n        text: 'An endpoint of our own account, not in the vendor''s document.'\n", "", 1);
+    assert_ne!(bare, edited, "the README's edit has no disagreement to remove");
+    let report = openapi::diff(&load("payments.yaml", &bare), &document);
+    assert_eq!(report.new_differences().count(), 1);
+
+    // The client's source, as the build step writes it and as `payspec generate` formats
+    // it (which parses it as Rust), has the new method in its group.
+    let formatted = source(&spec);
+    assert!(formatted.contains("pub fn fetch_settlement("), "no method for the new operation");
+    let crate_source = payspec_codegen::generate_crate_source(&spec, "payspec_client");
+    assert!(crate_source.contains("FETCH_SETTLEMENT"));
 }
