@@ -1,4 +1,4 @@
-//! Generates the client from `spec/payments.yaml` into `OUT_DIR`, the way prost-build and
+//! Generates the client from `spec/payments.yaml` (the package's copy) into `OUT_DIR`, the way prost-build and
 //! tonic-build do; `src/lib.rs` includes the result.
 //!
 //! Cargo re-runs this script only when the spec or this file changes. A spec error fails
@@ -10,7 +10,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     println!("cargo::rerun-if-changed=build.rs");
-    let Some(spec) = payspec_codegen::build_script::load_spec(&manifest_dir.join("../spec/payments.yaml"))
+    // The package's own copy of the spec: in the repository a link to `spec/payments.yaml`
+    // at the top (errors name that file, the link resolved), in the published package the
+    // file itself.
+    let Some(spec) = payspec_codegen::build_script::load_spec(&manifest_dir.join("spec/payments.yaml"))
     else {
         // The errors are printed as `cargo::error` lines, which fail the build; a failing
         // exit would make cargo print them all again.

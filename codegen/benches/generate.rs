@@ -4,7 +4,7 @@
 use payspec_codegen::load::BUILTIN_SPEC_NAME;
 
 /// The repository's spec, the one the build step generates `payspec-client` from.
-const BUILTIN_SPEC: &str = include_str!("../../spec/payments.yaml");
+const BUILTIN_SPEC: &str = include_str!("../spec/payments.yaml");
 
 fn main() {
     divan::main();

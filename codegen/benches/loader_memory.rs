@@ -16,7 +16,7 @@ static ALLOCATOR: Counting = Counting;
 fn main() {
     let sizes = [64 * 1024, 640 * 1024, 4 * 1024 * 1024 - 4096];
     println!("{:<52} {:>9} {:>12} {:>8} {:>9}  outcome", "shape", "bytes", "peak bytes", "ratio", "ms");
-    let builtin = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/payments.yaml"));
+    let builtin = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/payments.yaml"));
     let mut rows: Vec<(&str, String)> = Vec::new();
     if let Ok(text) = builtin {
         rows.push(("the built-in spec", text));

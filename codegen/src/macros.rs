@@ -145,7 +145,7 @@ mod tests {
     use super::*;
 
     fn spec() -> Spec {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/payments.yaml");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/payments.yaml");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
         crate::load_str(BUILTIN_SPEC_NAME, &text).unwrap_or_else(|e| panic!("{e}"))
     }

@@ -27,7 +27,7 @@ pub fn generate(input: TokenStream) -> TokenStream {
 }
 
 /// The spec `route!` looks routes up in: the one `payspec-client` is built from.
-const BUILTIN_SPEC: &str = include_str!("../../spec/payments.yaml");
+const BUILTIN_SPEC: &str = include_str!("../spec/payments.yaml");
 
 /// The route constant of an operation of the built-in spec (see the crate documentation).
 #[proc_macro]

@@ -65,7 +65,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// The spec the sandbox serves unless told otherwise: the repository's.
-const BUILTIN_SPEC: &str = include_str!("../../spec/payments.yaml");
+const BUILTIN_SPEC: &str = include_str!("../spec/payments.yaml");
 
 /// The client id the sandbox accepts unless told otherwise.
 pub const CLIENT_ID: &str = "sandbox-client";

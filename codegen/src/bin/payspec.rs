@@ -5,7 +5,7 @@ use payspec_codegen::load::BUILTIN_SPEC_NAME;
 use payspec_codegen::{Spec, audit, load, load_str, report};
 
 /// The spec built into this program, checked when it runs outside a repository.
-const BUILTIN_SPEC: &str = include_str!("../../../spec/payments.yaml");
+const BUILTIN_SPEC: &str = include_str!("../../spec/payments.yaml");
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
