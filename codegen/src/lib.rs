@@ -6,6 +6,7 @@
 //!     eprintln!("{errors}");
 //! });
 //! ```
+#![warn(missing_docs)]
 
 pub mod audit;
 pub mod build_script;

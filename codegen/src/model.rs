@@ -367,6 +367,7 @@ impl Concern {
 /// One recorded disagreement: its human text, and what a tool matches it by.
 #[derive(Debug, Clone)]
 pub struct Disagreement {
+    /// What kind of difference it accounts for.
     pub concerns: Concern,
     /// Parameters of the operation it concerns, by their spec names (`param`).
     pub params: Vec<String>,
@@ -424,6 +425,7 @@ impl Disagreement {
     }
 }
 
+/// One route of the spec: an operation's canonical form or one of its aliases.
 #[derive(Debug, Clone, Copy)]
 pub struct RouteRef<'a> {
     /// The operation it belongs to.

@@ -81,6 +81,7 @@
 //! call: sending, access tokens, errors, retries, pagination, request safety and webhook
 //! verification.
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 // The generated code names this crate as `::payspec_client`, as a user's crate does when it
 // expands `payspec_macros::generate!`: one expansion serves both.

@@ -9,6 +9,7 @@
 //!   error names the closest one.
 //!
 //! The expanded code refers to `::payspec_client`, so the calling crate depends on it.
+#![warn(missing_docs)]
 
 use proc_macro::TokenStream;
 

@@ -15,7 +15,10 @@ use std::time::{Duration, Instant, SystemTime};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
     /// `429 Too Many Requests` with `Retry-After` (whole seconds).
-    TooManyRequests { retry_after: Duration },
+    TooManyRequests {
+        /// The wait the answer asks for.
+        retry_after: Duration,
+    },
     /// `500` with the error envelope; nothing is applied.
     ServerError,
     /// Wait, then answer as usual.

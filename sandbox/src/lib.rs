@@ -37,6 +37,7 @@
 //!
 //! It is not the service: nothing settles for real, there are no fraud checks or limits
 //! beyond the balance, and a sample answer's values are placeholders.
+#![warn(missing_docs)]
 
 // The README's Rust examples (the client's and the sandbox's) compile as doctests here,
 // so they cannot drift from either API.

@@ -29,13 +29,18 @@ pub enum DifferenceKind {
     Location,
     /// A key one side has and the other does not.
     WireKey,
+    /// A parameter's JSON type.
     Type,
+    /// Whether a parameter is required.
     Required,
+    /// An answer field one side lacks or types otherwise.
     AnswerField,
+    /// The bearer token or the account header.
     Auth,
 }
 
 impl DifferenceKind {
+    /// Its name in reports, as a disagreement's `concerns` names it.
     pub fn as_str(self) -> &'static str {
         match self {
             DifferenceKind::Operation => "operation",
@@ -71,10 +76,12 @@ pub struct Difference {
     pub status: &'static str,
     /// The spec's operation, when the difference belongs to one.
     pub operation: Option<String>,
+    /// The method of the route it was found on.
     #[serde(serialize_with = "method_text")]
     pub method: Method,
     /// The route it was found on.
     pub path: String,
+    /// What kind of difference it is.
     pub kind: DifferenceKind,
     /// What differs: a wire key, an answer field path, a route, `bearer` or `accountId`.
     pub subject: String,
@@ -89,6 +96,7 @@ fn method_text<S: serde::Serializer>(method: &Method, serializer: S) -> Result<S
 }
 
 impl Difference {
+    /// Whether a disagreement of its operation accounts for it.
     pub fn is_recorded(&self) -> bool {
         self.status == "recorded"
     }
@@ -115,10 +123,13 @@ impl fmt::Display for Difference {
 /// A recorded disagreement (or one subject of it) that no difference matches any more.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Stale {
+    /// The operation whose disagreement it is.
     pub operation: String,
+    /// The disagreement's `concerns`.
     pub concerns: &'static str,
     /// The subject nothing matched; empty when the disagreement names none.
     pub subject: String,
+    /// The disagreement's text.
     pub text: String,
     /// `line:column` in the spec.
     pub at: String,
@@ -137,9 +148,11 @@ impl fmt::Display for Stale {
 /// Everything `payspec diff` reports.
 #[derive(Debug, Clone)]
 pub struct DiffReport {
+    /// Every difference, recorded or new.
     pub differences: Vec<Difference>,
     /// Recorded disagreements that match nothing; always empty against payspec's own export.
     pub stale: Vec<Stale>,
+    /// The document's quirks, read rather than refused.
     pub quirks: Vec<Quirk>,
     /// Whether the recorded disagreements were checked (not against payspec's own export).
     pub disagreements_checked: bool,

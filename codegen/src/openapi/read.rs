@@ -31,11 +31,17 @@ const MAX_LOCATED: usize = 256;
 /// The JSON type a value travels as, as far as a diff is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WireType {
+    /// A JSON string.
     String,
+    /// A whole JSON number.
     Integer,
+    /// Any JSON number.
     Number,
+    /// `true` or `false`.
     Boolean,
+    /// A JSON object.
     Object,
+    /// A JSON array.
     Array,
     /// An amount the reader accepts as a JSON number or a decimal string.
     NumberOrString,
@@ -79,10 +85,13 @@ impl WireType {
 /// One request parameter: path, query, header, or a body field (`order.amount`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiParam {
+    /// Where it travels.
     pub location: ParamLocation,
     /// The wire key; body fields nested in objects are joined with dots.
     pub key: String,
+    /// The JSON type it travels as.
     pub ty: WireType,
+    /// Whether the document requires it.
     pub required: bool,
 }
 
@@ -90,16 +99,20 @@ pub struct ApiParam {
 /// `data.results[].id` (`[]` is a list's items); the top itself is the empty key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiField {
+    /// Its wire path (`data.results[].id`).
     pub key: String,
+    /// The JSON type the document gives it.
     pub ty: WireType,
 }
 
 /// One operation of the document, at one method and path.
 #[derive(Debug, Clone)]
 pub struct ApiOperation {
+    /// Its HTTP method.
     pub method: Method,
     /// The path without any query string the key carried.
     pub path: String,
+    /// Its `operationId`, if the document gives one.
     pub operation_id: Option<String>,
     /// Where it is: `/paths/~1v1~1accounts/get`.
     pub pointer: String,
@@ -121,19 +134,26 @@ pub struct ApiOperation {
 /// A quirk of the document that was read rather than refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quirk {
+    /// The method of the operation it was found on, if it was found on one.
     pub method: Option<Method>,
+    /// The path it was found on.
     pub path: String,
+    /// Its line and column in the document, when located.
     pub location: Option<Location>,
+    /// What was odd, and how it was read.
     pub message: String,
 }
 
 /// A document, read.
 #[derive(Debug, Clone)]
 pub struct ApiDocument {
+    /// The file, as the caller named it.
     pub file: String,
     /// The `openapi` version it declares.
     pub version: String,
+    /// Every operation, one per method and path.
     pub operations: Vec<ApiOperation>,
+    /// What was read rather than refused.
     pub quirks: Vec<Quirk>,
     /// Whether payspec wrote it (`x-payspec` at the top): its differences from the spec
     /// are the export's faults, and the spec's recorded disagreements do not apply.
@@ -143,10 +163,13 @@ pub struct ApiDocument {
 /// A document that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentError {
+    /// The file, as the caller named it.
     pub file: String,
+    /// Its line and column, when located.
     pub location: Option<Location>,
     /// The JSON pointer of the offending value, when there is one.
     pub pointer: String,
+    /// What is wrong.
     pub message: String,
 }
 
