@@ -137,3 +137,17 @@ async fn the_blocking_client_refuses_inside_an_async_runtime_instead_of_panickin
     );
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn the_spec_s_environments_are_the_client_s_and_its_default_is_the_sandbox() {
+    // The payments spec names live and sandbox, and the sandbox as the default.
+    assert_eq!(Environment::Live.base_url(), payspec_client::environments::LIVE);
+    assert_eq!(Environment::DEFAULT, Environment::Sandbox);
+    let client = Client::builder().credentials(Credentials::new("c", SECRET, "a")).build();
+    let shown = format!("{:?}", client.unwrap_or_else(|e| panic!("{e}")));
+    assert!(shown.contains(&format!("base_url: \"{}\"", payspec_client::environments::SANDBOX)), "{shown}");
+    // Any base URL converts too, its trailing slash dropped.
+    let custom: payspec_client::runtime::BaseUrl =
+        Environment::Custom("http://127.0.0.1:8080/".into()).into();
+    assert_eq!(custom.as_str(), "http://127.0.0.1:8080");
+}

@@ -659,3 +659,36 @@ fn a_date_layout_is_one_of_the_known_patterns_and_only_on_a_date_time() {
     assert!(error.message.contains("unknown layout `DD/MM/YYYY`"), "{errors}");
     assert!(error.hint.contains("`YYYY-MM-DDThh:mm`"), "{errors}");
 }
+
+#[test]
+fn the_default_environment_must_be_one_of_the_environments() {
+    let text = SKELETON.replace(
+        "    live: https://api.example.com\n",
+        "    live: https://api.example.com\n    sandbox: https://sandbox.example.com\n  default_environment: sandbx\n",
+    );
+    let errors = load_str("env.yaml", &text).expect_err("an unknown default environment");
+    let first =
+        errors.first().map(|d| (d.location.line, d.location.column, d.message.clone(), d.hint.clone()));
+    assert_eq!(
+        first,
+        Some((
+            7,
+            3,
+            "no environment is named `sandbx`".to_owned(),
+            "did you mean `sandbox`? the environments are: live, sandbox".to_owned()
+        ))
+    );
+    let custom =
+        SKELETON.replace("    live: https://api.example.com\n", "    custom: https://api.example.com\n");
+    let errors = load_str("env.yaml", &custom).expect_err("an environment named custom");
+    assert!(
+        errors.iter().any(|d| d.message.contains("may not be named `custom`") && d.location.line == 5),
+        "{errors}"
+    );
+    // Named, it is the default; unnamed, the first listed is.
+    let named = text.replace("default_environment: sandbx", "default_environment: sandbox");
+    let spec = load_str("env.yaml", &named).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(spec.default_environment, "sandbox");
+    let spec = load_str("env.yaml", SKELETON).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(spec.default_environment, "live");
+}

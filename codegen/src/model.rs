@@ -45,6 +45,9 @@ pub struct Spec {
     pub title: String,
     /// Named base URLs (`live`, `sandbox`).
     pub environments: Vec<Environment>,
+    /// The environment a client uses unless told otherwise (`service.default_environment`,
+    /// else the first one listed).
+    pub default_environment: String,
     /// The operations the client calls itself to obtain, refresh and revoke tokens.
     /// `None` for a service whose operations send no bearer token.
     pub token_operations: Option<TokenOperations>,

@@ -97,8 +97,8 @@ pub use rust_decimal::Decimal;
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
-    Credentials, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Effect, Envelope, Environment, Error, ExtraFields,
-    Method, Operation, Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
+    Credentials, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Effect, Envelope, Error, ExtraFields, Method,
+    Operation, Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
     SUCCESS_CODE, Secret,
 };
 

@@ -24,9 +24,10 @@ pub(super) fn client_items(out: &mut Code, spec: &Spec, names: &Names, examples:
         out.doc_line("    ", &format!("`{}`", env.url));
         writeln!(out, "    pub const {}: &str = {url};", env.name.to_shouty_snake_case());
     }
+    out.push("}\n");
+    environment_enum(out, spec);
     out.push(
-        "}
-pub use client::Client;
+        "pub use client::Client;
 /// The client type.
 pub mod client {
     use ::payspec_client::runtime as rt;
@@ -45,7 +46,7 @@ pub mod client {
         /// A builder that already knows the spec's token routes; `build()` returns this
         /// client.
         pub fn builder() -> rt::ClientBuilder<Client> {
-            rt::ClientBuilder::new(routes::TOKEN)
+            rt::ClientBuilder::new(routes::TOKEN).environment(super::Environment::DEFAULT)
         }
         /// The session underneath: `send_with` for per-call settings, `pages_with`,
         /// `revoke`.
@@ -102,6 +103,68 @@ pub mod groups {
         out.push("    }\n");
     }
     out.push("}\n");
+}
+
+/// `Environment`: one variant per environment of the spec, and `Custom` for any other base
+/// URL; what the client's builder takes, starting at the spec's default.
+fn environment_enum(out: &mut Code, spec: &Spec) {
+    out.push(
+        "/// Where the client sends its requests: one of the environments the spec names, or any
+/// other base URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Environment {
+",
+    );
+    for env in &spec.environments {
+        let default = if env.name == spec.default_environment { " (the default)" } else { "" };
+        out.doc_line("    ", &format!("`{}`{default}", env.url));
+        writeln!(out, "    {},", env.name.to_upper_camel_case());
+    }
+    out.push(
+        "    /// Any other base URL: a local test server, the sandbox of `payspec-sandbox`, a proxy.
+    Custom(String),
+}
+impl Environment {
+",
+    );
+    out.doc_line(
+        "    ",
+        &format!("The environment a client uses unless told otherwise: `{}`.", spec.default_environment),
+    );
+    writeln!(
+        out,
+        "    pub const DEFAULT: Environment = Environment::{};",
+        spec.default_environment.to_upper_camel_case()
+    );
+    out.push(
+        "    /// Its base URL, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        match self {
+",
+    );
+    for env in &spec.environments {
+        writeln!(
+            out,
+            "            Environment::{} => environments::{},",
+            env.name.to_upper_camel_case(),
+            env.name.to_shouty_snake_case()
+        );
+    }
+    out.push(
+        "            Environment::Custom(url) => url.trim_end_matches('/'),
+        }
+    }
+}
+impl From<Environment> for ::payspec_client::runtime::BaseUrl {
+    fn from(environment: Environment) -> Self {
+        match environment {
+            Environment::Custom(url) => url.into(),
+            named => named.base_url().into(),
+        }
+    }
+}
+",
+    );
 }
 
 fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {

@@ -46,6 +46,8 @@ pub struct RawService {
     pub title: String,
     pub environments: Ordered<String>,
     #[serde(default)]
+    pub default_environment: Option<String>,
+    #[serde(default)]
     pub token_operations: Option<RawTokenOperations>,
     #[serde(default)]
     pub answers: Option<RawAnswers>,

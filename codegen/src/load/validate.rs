@@ -78,6 +78,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         sink.error("format", format!("format {} is not known", raw.format), "write `format: 1`");
     }
     let environments = environments(&raw.service, sink);
+    let default_environment = default_environment(&raw.service, &environments, sink);
     let identifiers = identifiers(&raw.identifiers, sink);
     let known_types = TypeNames::new(&identifiers, &raw.shapes);
     let groups = groups(&raw.groups, sink);
@@ -107,6 +108,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         source: file.to_owned(),
         title: raw.service.title,
         environments,
+        default_environment,
         token_operations,
         identifiers,
         groups,
@@ -262,6 +264,13 @@ fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {
                 format!("write `{}`", name.to_snake_case()),
             );
         }
+        if name == "custom" {
+            sink.error(
+                &path,
+                "an environment may not be named `custom`",
+                "`Environment::Custom(url)` is every other base URL; name this one after what it is",
+            );
+        }
         if !(url.starts_with("https://") || url.starts_with("http://")) || url.contains(char::is_whitespace) {
             sink.error(
                 &path,
@@ -272,6 +281,23 @@ fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {
         out.push(Environment { name: name.clone(), url: url.trim_end_matches('/').to_owned() });
     }
     out
+}
+
+/// The environment a client uses unless told otherwise: the one `default_environment`
+/// names, else the first listed.
+fn default_environment(service: &RawService, environments: &[Environment], sink: &mut Sink) -> String {
+    let first = environments.first().map(|e| e.name.clone()).unwrap_or_default();
+    let Some(name) = &service.default_environment else { return first };
+    if environments.iter().any(|e| &e.name == name) {
+        return name.clone();
+    }
+    let names: Vec<&str> = environments.iter().map(|e| e.name.as_str()).collect();
+    let hint = match sink.suggest(name, &names) {
+        Some(best) => format!("did you mean `{best}`? the environments are: {}", names.join(", ")),
+        None => format!("name one of: {}", names.join(", ")),
+    };
+    sink.error("service.default_environment", format!("no environment is named `{name}`"), hint);
+    first
 }
 
 fn token_operations(

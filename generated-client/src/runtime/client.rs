@@ -27,25 +27,30 @@ use super::writer::{PreparedRequest, RequestWriter};
 /// The header that names the parent account.
 pub(crate) const ACCOUNT_ID_HEADER: HeaderName = HeaderName::from_static("accountid");
 
-/// Where the service runs.
+/// Where a client sends its requests: what a generated `Environment` (one per environment
+/// the spec names, and `Custom` for any other) converts into, or any URL text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Environment {
-    /// `https://api.nomba.com`
-    Live,
-    /// `https://sandbox.nomba.com` (its credentials differ from live ones).
-    Sandbox,
-    /// Any other base URL, e.g. a local test server.
-    Custom(String),
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    /// The URL, without a trailing slash.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-impl Environment {
-    /// The base URL, without a trailing slash.
-    pub fn base_url(&self) -> &str {
-        match self {
-            Environment::Live => "https://api.nomba.com",
-            Environment::Sandbox => "https://sandbox.nomba.com",
-            Environment::Custom(url) => url.trim_end_matches('/'),
+impl From<String> for BaseUrl {
+    fn from(url: String) -> Self {
+        match url.strip_suffix('/') {
+            Some(_) => BaseUrl(url.trim_end_matches('/').to_owned()),
+            None => BaseUrl(url),
         }
+    }
+}
+
+impl From<&str> for BaseUrl {
+    fn from(url: &str) -> Self {
+        BaseUrl(url.trim_end_matches('/').to_owned())
     }
 }
 
@@ -88,7 +93,7 @@ fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
 /// [`Session`] (`ClientBuilder::new(routes::TOKEN)`) for code that sends operations itself.
 pub struct ClientBuilder<C = Session> {
     auth_routes: Option<AuthRoutes>,
-    environment: Environment,
+    environment: Option<BaseUrl>,
     credentials: Option<Credentials>,
     http: Option<reqwest::ClientBuilder>,
     timeout: Duration,
@@ -128,7 +133,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     pub fn new(auth_routes: impl Into<Option<AuthRoutes>>) -> Self {
         ClientBuilder {
             auth_routes: auth_routes.into(),
-            environment: Environment::Sandbox,
+            environment: None,
             credentials: None,
             http: None,
             timeout: Duration::from_secs(30),
@@ -141,9 +146,10 @@ impl<C: From<Session>> ClientBuilder<C> {
         }
     }
 
-    /// Where to send requests.
-    pub fn environment(mut self, environment: Environment) -> Self {
-        self.environment = environment;
+    /// Where to send requests: one of the spec's environments (the generated
+    /// `Environment`, whose builder starts at the spec's default) or any base URL.
+    pub fn environment(mut self, environment: impl Into<BaseUrl>) -> Self {
+        self.environment = Some(environment.into());
         self
     }
 
@@ -211,7 +217,11 @@ impl<C: From<Session>> ClientBuilder<C> {
             return Err(Error::Config { reason: "no credentials were given".to_owned() });
         }
         let credentials = self.credentials;
-        let base_url = self.environment.base_url().to_owned();
+        let Some(BaseUrl(base_url)) = self.environment else {
+            return Err(Error::Config {
+                reason: "no base URL was given: call `environment(..)` on the builder".to_owned(),
+            });
+        };
         let parsed = check_base_url(&base_url)?;
         let account_id =
             credentials.as_ref().map(|c| HeaderValue::from_str(&c.account_id)).transpose().map_err(|_| {
@@ -856,7 +866,9 @@ pub fn install_tls_provider() {
 mod tests {
     use super::*;
 
-    fn built(environment: Environment) -> Result<Session, Error> {
+    use crate::Environment;
+
+    fn built(environment: impl Into<BaseUrl>) -> Result<Session, Error> {
         ClientBuilder::<Session>::new(None).environment(environment).build()
     }
 
@@ -865,6 +877,7 @@ mod tests {
     #[test]
     #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
     fn a_build_without_tls_refuses_an_https_base_url_before_any_request() {
+        // The spec's environments, generated into this crate, and any other URL.
         for environment in
             [Environment::Live, Environment::Sandbox, Environment::Custom("https://x.test".into())]
         {

@@ -26,7 +26,7 @@ mod writer;
 pub use amount::{Amount, AmountError, AmountText};
 pub use blocking::BlockingRuntime;
 pub use client::{
-    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, Environment, Session, install_tls_provider,
+    BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, Session, install_tls_provider,
 };
 pub use envelope::{Envelope, Outcome, SUCCESS_CODE, Unread};
 pub use error::{Error, ServiceCode};

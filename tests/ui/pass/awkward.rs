@@ -2,7 +2,7 @@
 // groups, parameters and fields; enum values that are empty, digits, `Other`, `Self`; a
 // shape that holds itself through a list): the generated code compiles and is callable.
 
-use payspec_client::{Credentials, Environment, Operation};
+use payspec_client::{Credentials, Operation};
 
 payspec_macros::generate!("awkward.yaml");
 

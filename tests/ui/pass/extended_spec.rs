@@ -1,7 +1,7 @@
 // A copy of small.yaml with one operation appended (`fetch_settlement`): its request type,
 // route constant and group method exist with no other edit.
 
-use payspec_client::{Credentials, Environment, Method};
+use payspec_client::{Credentials, Method};
 
 payspec_macros::generate!("extended.yaml");
 

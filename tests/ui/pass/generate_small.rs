@@ -1,7 +1,7 @@
 // `generate!` on a spec beside this file: the request types, route constants and client of
 // that spec are items of this crate, and they compile and behave.
 
-use payspec_client::{Credentials, Environment, Method, Operation};
+use payspec_client::{Credentials, Method, Operation};
 
 payspec_macros::generate!("small.yaml");
 
@@ -35,6 +35,10 @@ fn main() {
     assert_eq!(routes::find("POST /v1/transfers/bank/{id}").map(|r| r.operation), Some("bank_transfer_from_sub_account"));
     assert!(routes::find("GET /nowhere").is_none());
     assert_eq!(environments::SANDBOX, "https://sandbox.example.com");
+    // Its environments are this spec's, not the payments client's: the first listed is the
+    // default, as the spec names no other.
+    assert_eq!(Environment::DEFAULT, Environment::Live);
+    assert_eq!(Environment::Sandbox.base_url(), "https://sandbox.example.com");
 
     // The client and a group method, named and called (the future is built, not awaited).
     let accessor: for<'c> fn(&'c Client) -> groups::Transfers<'c> = Client::transfers;
