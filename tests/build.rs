@@ -259,6 +259,15 @@ impl Reference {
     }
 }
 
+/// The line of a generated test that looks up its samples, when its request uses them.
+fn samples_line(request: &str, name: &str) -> String {
+    if request.contains("samples.") {
+        format!("\n    let samples = Samples::lookup(GENERATED_SAMPLES, {name:?})?;")
+    } else {
+        String::new()
+    }
+}
+
 /// A test that decodes the reference's answer to `op` into its typed answer and writes it
 /// back unchanged.
 fn answer_case(spec: &Spec, op: &Operation, answer: &Value, out: &mut String) {
@@ -283,11 +292,7 @@ async fn {test}() -> CaseResult {{{samples}
         path = op.path,
         test = ident(name),
         answer = answer.to_string(),
-        samples = if request.contains("samples.") {
-            format!("\n    let samples = Samples::lookup(GENERATED_SAMPLES, {name:?})?;")
-        } else {
-            String::new()
-        },
+        samples = samples_line(&request, name),
         group = ident(&op.group),
         method_ident = ident(name),
     );
@@ -361,11 +366,7 @@ async fn {test}_{n}() -> CaseResult {{{samples}
             path = op.path,
             test = ident(name),
             request = request,
-            samples = if request.contains("samples.") {
-                format!("\n    let samples = Samples::lookup(GENERATED_SAMPLES, {name:?})?;")
-            } else {
-                String::new()
-            },
+            samples = samples_line(&request, name),
             group = ident(&op.group),
             method_ident = ident(name),
         );

@@ -142,8 +142,23 @@ fn dense_enough(text: &str) -> bool {
     }
 }
 
+/// The least width, from `least` up, at which the loader reads `text(width)` (found by
+/// halving: a wider text is never refused where a narrower one is read).
+fn narrowest(least: usize, text: impl Fn(usize) -> String) -> usize {
+    let (mut low, mut high) = (least, 64 * least);
+    while low < high {
+        let mid = (low + high) / 2;
+        if dense_enough(&text(mid)) {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    low
+}
+
 /// Lines of `line` up to `size` bytes, each padded as little as the loader allows: the
-/// densest text of this line it reads (found by halving, on a text past the free units).
+/// densest text of this line it reads.
 fn dense(size: usize, line: &str) -> String {
     let text = |size: usize, width: usize| {
         let mut text = String::from("format: 1\nshapes:\n");
@@ -154,16 +169,7 @@ fn dense(size: usize, line: &str) -> String {
         }
         text
     };
-    let (mut low, mut high) = (line.len() + 1, 64 * (line.len() + 1));
-    while low < high {
-        let mid = (low + high) / 2;
-        if dense_enough(&text(size, mid)) {
-            high = mid;
-        } else {
-            low = mid + 1;
-        }
-    }
-    text(size, low)
+    text(size, narrowest(line.len() + 1, |width| text(size, width)))
 }
 
 /// A flow sequence of `item`s, each padded as little as the loader allows.
@@ -172,16 +178,7 @@ fn dense_flow(size: usize, item: &str) -> String {
         let item = format!("{item}{}", " ".repeat(width.saturating_sub(item.len() + 2)));
         flow(size, "format: 1\nshapes: ", "[", "]", &|_| item.clone())
     };
-    let (mut low, mut high) = (item.len() + 2, 64 * (item.len() + 2));
-    while low < high {
-        let mid = (low + high) / 2;
-        if dense_enough(&text(size, mid)) {
-            high = mid;
-        } else {
-            low = mid + 1;
-        }
-    }
-    text(size, low)
+    text(size, narrowest(item.len() + 2, |width| text(size, width)))
 }
 
 /// Every shape measured. Each is a spec the loader must refuse or accept within the bound.

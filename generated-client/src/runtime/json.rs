@@ -540,20 +540,14 @@ impl Slot<String> {
         key: &str,
         rest: &mut JsonObject,
     ) -> Result<(), DecodeError> {
-        if !matches!(self.0, SlotState::Absent) {
-            return self.read(reader, at, key, rest);
-        }
-        if reader.null() {
-            self.0 = SlotState::Null;
+        // Any other kind (`null` included) is read by the rules of every slot.
+        if matches!(self.0, SlotState::Absent)
+            && let Some((text, _)) = reader.number_or_string(&at.key(key))?
+        {
+            self.0 = SlotState::Value(text.into_owned());
             return Ok(());
         }
-        match reader.number_or_string(&at.key(key))? {
-            Some((text, _)) => {
-                self.0 = SlotState::Value(text.into_owned());
-                Ok(())
-            }
-            None => self.read(reader, at, key, rest),
-        }
+        self.read(reader, at, key, rest)
     }
 }
 
