@@ -87,19 +87,20 @@
 // expands `payspec_macros::generate!`: one expansion serves both.
 extern crate self as payspec_client;
 
-pub mod runtime;
+/// The runtime every payspec client shares ([`payspec_runtime`]): what the generated code
+/// calls, re-exported so that a user of this crate needs no other dependency.
+pub use payspec_runtime as runtime;
 
-pub use runtime::{reqwest, webhook};
 /// The exact decimal type of amounts (`Amount::try_from`, `Amount::as_decimal`, the
 /// sandbox's balances), re-exported so that no other dependency is needed to name it.
-pub use rust_decimal::Decimal;
+pub use runtime::Decimal;
+pub use runtime::{reqwest, webhook};
 // `Client` at the root is the generated client (one accessor per group); it wraps the
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
-    Credentials, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Effect, Envelope, Error, ExtraFields, Method,
-    Operation, Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
-    SUCCESS_CODE, Secret,
+    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ExtraFields, Method, Operation, Outcome,
+    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
 };
 
 // The README's Rust examples compile as doctests of `payspec-sandbox`, the one crate that

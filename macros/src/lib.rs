@@ -8,7 +8,9 @@
 //!   an operation of the built-in spec; a route the spec lacks does not compile, and the
 //!   error names the closest one.
 //!
-//! The expanded code refers to `::payspec_client`, so the calling crate depends on it.
+//! What `generate!` expands to names the runtime, `::payspec_runtime`, so the calling crate
+//! depends on `payspec-runtime` (and on nothing of the payments client); `route!` names
+//! `::payspec_client::routes`, so a crate using it depends on `payspec-client`.
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;

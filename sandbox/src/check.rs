@@ -3,8 +3,8 @@
 //! values, constant, limit, date layout and an amount's decimals. A request that fails is
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
-use payspec_client::runtime::{Json, JsonObject};
 use payspec_codegen::model::{DateLayout, Method, Operation, Param, ParamLocation, Spec, TextFormat, Type};
+use payspec_runtime::{Json, JsonObject};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -238,7 +238,7 @@ pub(crate) fn check_request(
         // Read with the client's exact reader: an amount keeps its text and never passes
         // through a float; nesting is bounded.
         let value = Json::parse(body_text).map_err(|e| {
-            Refusal::invalid(if e.reason == payspec_client::runtime::REPEATED_KEY {
+            Refusal::invalid(if e.reason == payspec_runtime::REPEATED_KEY {
                 format!("the body gives a key twice: {e}; give each key once")
             } else {
                 format!("the body is not JSON: {e}")
@@ -374,7 +374,7 @@ fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
 }
 
 /// A text value as the service checks it: a required one is never blank, and the format
-/// and length the vendor states hold (`payspec_client::runtime::RequestWriter::text`
+/// and length the vendor states hold (`payspec_runtime::RequestWriter::text`
 /// refuses the same values before they are sent).
 fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
     let key = &param.wire;
@@ -393,7 +393,7 @@ fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
         Some(TextFormat::Digits) if !text.bytes().all(|b| b.is_ascii_digit()) => {
             Err(Refusal::invalid(format!("`{key}` must be digits only")))
         }
-        Some(TextFormat::Email) if !payspec_client::runtime::is_email(text) => {
+        Some(TextFormat::Email) if !payspec_runtime::is_email(text) => {
             Err(Refusal::invalid(format!("`{key}` is not an email address")))
         }
         _ => Ok(()),

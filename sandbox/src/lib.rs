@@ -201,7 +201,7 @@ impl SandboxBuilder {
             spec,
             ledger: std::sync::Mutex::new(Ledger::new(self.config)),
             http: {
-                payspec_client::runtime::install_tls_provider();
+                payspec_runtime::install_tls_provider();
                 reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()
             },
         });
@@ -282,10 +282,10 @@ impl Sandbox {
     }
 
     /// The credentials it accepts, for the client.
-    pub fn credentials(&self) -> payspec_client::Credentials {
+    pub fn credentials(&self) -> payspec_runtime::Credentials {
         let ledger = self.shared.ledger();
         let config = &ledger.config;
-        payspec_client::Credentials::new(
+        payspec_runtime::Credentials::new(
             config.client_id.clone(),
             config.client_secret.clone(),
             config.account_id.clone(),

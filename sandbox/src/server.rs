@@ -202,7 +202,7 @@ pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
                     v.pointer("/data/transaction/transactionId").and_then(Value::as_str).map(str::to_owned)
                 })
                 .unwrap_or_default();
-            let signed = payspec_client::webhook::sign(&body, SystemTime::now(), key.as_bytes());
+            let signed = payspec_runtime::webhook::sign(&body, SystemTime::now(), key.as_bytes());
             let status = match (signed, &shared.http) {
                 (Ok(signed), Some(http)) => http
                     .post(&url)

@@ -11,7 +11,7 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 /// The blocking client of `spec`, as items of a module inside `payspec-client`.
 pub(super) fn blocking_items(out: &mut Code, spec: &Spec, names: &Names) {
     out.push(
-        "use ::payspec_client::runtime as rt;
+        "use ::payspec_runtime as rt;
 use super::requests;
 /// The client for code without an async runtime (scripts, command-line tools): the
 /// same groups and operations as [`crate::Client`], each call run to its end on a

@@ -27,10 +27,13 @@ pub(super) fn client_items(out: &mut Code, spec: &Spec, names: &Names, examples:
     out.push("}\n");
     environment_enum(out, spec);
     out.push(
-        "pub use client::Client;
+        "/// The `User-Agent` the client sends unless its builder's `user_agent` sets another: the
+/// name and version of the crate the client is generated in.
+pub const DEFAULT_USER_AGENT: &str = concat!(env!(\"CARGO_PKG_NAME\"), \"/\", env!(\"CARGO_PKG_VERSION\"));
+pub use client::Client;
 /// The client type.
 pub mod client {
-    use ::payspec_client::runtime as rt;
+    use ::payspec_runtime as rt;
     use super::groups;
     use super::routes;
 ",
@@ -43,10 +46,12 @@ pub mod client {
     #[derive(Clone, Debug)]
     pub struct Client { session: rt::Session }
     impl Client {
-        /// A builder that already knows the spec's token routes; `build()` returns this
-        /// client.
+        /// A builder that already knows the spec's token routes, its default environment
+        /// and this crate's `User-Agent`; `build()` returns this client.
         pub fn builder() -> rt::ClientBuilder<Client> {
-            rt::ClientBuilder::new(routes::TOKEN).environment(super::Environment::DEFAULT)
+            rt::ClientBuilder::new(routes::TOKEN)
+                .environment(super::Environment::DEFAULT)
+                .user_agent(super::DEFAULT_USER_AGENT)
         }
         /// The session underneath: `send_with` for per-call settings, `pages_with`,
         /// `revoke`.
@@ -64,7 +69,7 @@ pub mod client {
 }
 /// One handle per resource group, each with one method per operation.
 pub mod groups {
-    use ::payspec_client::runtime as rt;
+    use ::payspec_runtime as rt;
     use super::requests;
 ",
     );
@@ -155,7 +160,7 @@ impl Environment {
         }
     }
 }
-impl From<Environment> for ::payspec_client::runtime::BaseUrl {
+impl From<Environment> for ::payspec_runtime::BaseUrl {
     fn from(environment: Environment) -> Self {
         match environment {
             Environment::Custom(url) => url.into(),

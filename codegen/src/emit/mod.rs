@@ -2,8 +2,9 @@
 //!
 //! Generated code carries data only: names, fields, wire keys, routes and documentation.
 //! Every piece of logic (sending, tokens, retries, paging, encoding) lives in the
-//! hand-written runtime of `payspec-client`, reached as `::payspec_client::runtime`, so the
-//! same code compiles inside that crate (the build step) and in a user's crate (the macro).
+//! hand-written runtime, the `payspec-runtime` crate, reached as `::payspec_runtime`: the
+//! same code compiles inside `payspec-client` (its build step), in a user's crate (the
+//! macro) and as a file a user keeps (`payspec generate`), each depending on the runtime.
 //!
 //! The emitters write Rust source text directly, one item, field or statement per line:
 //! the build step hands it to the compiler as it is, the macro tokenizes it once, and

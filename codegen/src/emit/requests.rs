@@ -11,7 +11,7 @@ pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names) {
         "/// One request type per operation: its fields carry the interface's names and
 /// travel under the spec's wire keys.
 pub mod requests {
-    use ::payspec_client::runtime as rt;
+    use ::payspec_runtime as rt;
     use ::std::fmt;
 ",
     );

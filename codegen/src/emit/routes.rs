@@ -11,7 +11,7 @@ pub(super) fn routes_module(out: &mut Code, spec: &Spec, reserved: &[(&str, &str
         "/// One constant per operation: its method, canonical path, alternative forms,
 /// credentials, effect, and the path values another route would receive instead.
 pub mod routes {
-    use ::payspec_client::runtime as rt;
+    use ::payspec_runtime as rt;
     use rt::Route;
 ",
     );

@@ -765,9 +765,9 @@ impl RequestWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::amount::Amount;
-    use crate::runtime::json::{FromJson, Json, JsonNumber, Path};
-    use crate::runtime::route::{Answers, Auth, Effect, Method, ReservedSegment};
+    use crate::amount::Amount;
+    use crate::json::{FromJson, Json, JsonNumber, Path};
+    use crate::route::{Answers, Auth, Effect, Method, ReservedSegment};
 
     static ROUTE: Route = Route {
         operation: "fetch_mandate",

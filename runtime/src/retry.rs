@@ -188,7 +188,7 @@ impl CallOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::{Answers, Auth, Method};
+    use crate::{Answers, Auth, Method};
 
     const fn route(effect: Effect, idempotency_header: Option<&'static str>) -> Route {
         Route {

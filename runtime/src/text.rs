@@ -16,7 +16,7 @@ const INLINE: usize = 30;
 /// longer text is kept as the `String` it came as.
 ///
 /// ```
-/// use payspec_client::runtime::Text;
+/// use payspec_runtime::Text;
 ///
 /// let bank_code = Text::from("058");
 /// assert_eq!(bank_code, "058");

@@ -17,7 +17,7 @@
 //! transaction (`client.transactions().fetch_transaction(..)`) and use its figures.
 //!
 //! ```
-//! use payspec_client::webhook::{self, Verifier};
+//! use payspec_runtime::webhook::{self, Verifier};
 //! use std::time::SystemTime;
 //!
 //! let body = br#"{"event_type":"payment_success","requestId":"req-1","data":{"transaction":{"transactionId":"txn-1"}}}"#;

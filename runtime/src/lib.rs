@@ -1,7 +1,13 @@
-//! The hand-written runtime that generated operations call: sending, tokens, errors,
-//! retries, pages, request safety and webhooks. Generated code carries data (routes,
-//! fields, wire keys); everything that decides lives here.
+//! The runtime of payspec-generated clients: sending, tokens, errors, retries, pages,
+//! request safety, exact JSON decoding, redaction and webhook signatures.
+//!
+//! Generated code carries data (routes, fields, wire keys, the service's envelope, token and
+//! page conventions, its environments); everything that decides lives here, and nothing
+//! here names a service. A crate generated from a spec (by `payspec_macros::generate!`, a
+//! build script on `payspec-codegen`, or `payspec generate`) depends on this crate and names
+//! it as `::payspec_runtime`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod amount;
@@ -55,5 +61,7 @@ pub use std::future::Future;
 pub use futures;
 // The HTTP client, so that callers configure the same version the runtime sends with.
 pub use reqwest;
+/// The exact decimal type of amounts ([`Amount::try_from`], [`Amount::as_decimal`]).
+pub use rust_decimal::Decimal;
 pub use serde;
 pub use serde_json;

@@ -623,7 +623,7 @@ fn data_status(data: &[u8], field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::route::Answers;
+    use crate::route::Answers;
 
     #[test]
     fn reads_both_envelope_spellings() {
@@ -647,10 +647,10 @@ mod tests {
         Route {
             operation: "op",
             group: "g",
-            method: crate::runtime::Method::Post,
+            method: crate::Method::Post,
             path: "/x",
             aliases: &[],
-            auth: crate::runtime::Auth::BearerAndAccount,
+            auth: crate::Auth::BearerAndAccount,
             effect,
             reserved: &[],
             idempotency_header: None,

@@ -354,10 +354,10 @@ pub enum DateLayout {
 /// seconds, a space for the `T`, or an offset (converted to UTC).
 ///
 /// ```
-/// use payspec_client::runtime::{DateLayout, DateTime};
+/// use payspec_runtime::{DateLayout, DateTime};
 /// let from: DateTime = "2024-09-30T23:59:59+01:00".parse()?;
 /// assert_eq!(from.to_wire(DateLayout::Seconds), "2024-09-30T22:59:59");
-/// # Ok::<(), payspec_client::runtime::Error>(())
+/// # Ok::<(), payspec_runtime::Error>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DateTime(time::PrimitiveDateTime);
