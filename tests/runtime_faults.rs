@@ -464,7 +464,10 @@ async fn a_session_without_token_routes_needs_no_credentials_and_sends_no_token(
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
-    let built = payspec_client::ClientBuilder::<payspec_client::runtime::Session>::new(None)
+    // The payments service's account header, and no token operations.
+    static NO_TOKENS: payspec_client::runtime::Service =
+        payspec_client::runtime::Service { tokens: None, ..payspec_client::routes::SERVICE };
+    let built = payspec_client::ClientBuilder::<payspec_client::runtime::Session>::new(&NO_TOKENS)
         .environment(payspec_client::Environment::Custom(server.url()))
         .build();
     let session = match built {
@@ -493,7 +496,7 @@ static OPEN_READ: payspec_client::Route = payspec_client::Route {
     effect: payspec_client::Effect::Read,
     reserved: &[],
     idempotency_header: None,
-    answers: &payspec_client::Answers::STANDARD,
+    answers: &support::STANDARD,
 };
 
 /// An operation that sends no credentials at all.

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use payspec_client::runtime::{DecodeError, FromJson, Json, JsonObject, Reader, Session as Client, Slot};
+use payspec_client::runtime::{EnvelopeKind, Service};
 use payspec_client::{
     Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
     Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
@@ -43,16 +44,32 @@ const fn route(
         effect,
         reserved: &[],
         idempotency_header: None,
-        answers: &Answers::STANDARD,
+        answers: &STANDARD,
     }
 }
+
+/// How the payments service's answers are read unless an operation says otherwise: its
+/// envelope (from the spec, as generated), success `00`, its refusal codes.
+pub static STANDARD: Answers = Answers {
+    success_codes: &["00"],
+    refusal_codes: &["01", "02", "05", "06"],
+    envelope: EnvelopeKind::Wrapped(&payspec_client::routes::ENVELOPE),
+    ..Answers::PLAIN
+};
 
 pub static ISSUE: Route = route("issue_token", Method::Post, ISSUE_PATH, Auth::Account, Effect::Write);
 pub static REFRESH: Route =
     route("refresh_token", Method::Post, REFRESH_PATH, Auth::BearerAndAccount, Effect::Write);
 pub static REVOKE: Route = route("revoke_token", Method::Post, REVOKE_PATH, Auth::Bearer, Effect::Write);
 
-pub const AUTH_ROUTES: AuthRoutes = AuthRoutes { issue: &ISSUE, refresh: &REFRESH, revoke: &REVOKE };
+/// The token routes above, with the payments spec's forms of their requests and answers.
+pub const AUTH_ROUTES: AuthRoutes = match payspec_client::routes::TOKEN {
+    Some(generated) => AuthRoutes { issue: &ISSUE, refresh: &REFRESH, revoke: &REVOKE, ..generated },
+    None => panic!("the payments spec names its token operations"),
+};
+
+/// The payments service with the token routes above.
+pub static SERVICE: Service = Service { tokens: Some(AUTH_ROUTES), ..payspec_client::routes::SERVICE };
 
 /// An RFC 3339 UTC instant `seconds` from now (negative: in the past).
 pub fn instant_in(seconds: i64) -> String {
@@ -106,7 +123,7 @@ pub fn credentials() -> Credentials {
 
 /// A builder for a client of `server`, with fast retries.
 pub fn builder(server: &MockServer) -> ClientBuilder {
-    ClientBuilder::new(AUTH_ROUTES)
+    ClientBuilder::new(&SERVICE)
         .environment(Environment::Custom(server.url()))
         .credentials(credentials())
         .retry_policy(fast_retry())
@@ -147,7 +164,7 @@ pub static FETCH_BALANCE: Route = Route {
     effect: Effect::Read,
     reserved: &[],
     idempotency_header: None,
-    answers: &Answers::STANDARD,
+    answers: &STANDARD,
 };
 
 /// A read.
@@ -173,11 +190,8 @@ impl Operation for FetchBalance {
 }
 
 /// How a transfer's answers are read: in flight while `PENDING_BILLING`.
-pub static TRANSFER_ANSWERS: Answers = Answers {
-    pending_statuses: &["PENDING_BILLING"],
-    pending_descriptions: &["PROCESSING"],
-    ..Answers::STANDARD
-};
+pub static TRANSFER_ANSWERS: Answers =
+    Answers { pending_statuses: &["PENDING_BILLING"], pending_descriptions: &["PROCESSING"], ..STANDARD };
 
 pub static BANK_TRANSFER: Route = Route {
     operation: "bank_transfer",
@@ -241,7 +255,7 @@ pub static CREATE_VIRTUAL_ACCOUNT: Route = Route {
     effect: Effect::Write,
     reserved: &[],
     idempotency_header: None,
-    answers: &Answers::STANDARD,
+    answers: &STANDARD,
 };
 
 /// A write that moves no money.
@@ -271,7 +285,7 @@ pub static FETCH_MANDATE: Route = Route {
         shadowed_by: "GET /v1/direct-debits/status",
     }],
     idempotency_header: None,
-    answers: &Answers::STANDARD,
+    answers: &STANDARD,
 };
 
 /// A read whose path value may collide with a literal route.
@@ -297,7 +311,7 @@ pub static CHARGE_CARD: Route = Route {
     effect: Effect::Write,
     reserved: &[],
     idempotency_header: None,
-    answers: &Answers::STANDARD,
+    answers: &STANDARD,
 };
 
 /// A bearer-only call (card payment sequence): no `accountId` header.
@@ -354,7 +368,7 @@ impl Operation for ListAccounts {
 
 impl Paginated for ListAccounts {
     type Item = String;
-    const STYLE: PageStyle = PageStyle::Cursor;
+    const STYLE: PageStyle = PageStyle::Cursor { next: "cursor" };
     fn items(page: AccountsPage) -> Vec<String> {
         page.results
     }
@@ -386,13 +400,16 @@ impl Operation for ListCards {
 
 impl Paginated for ListCards {
     type Item = Json;
-    const STYLE: PageStyle = PageStyle::Page;
+    const STYLE: PageStyle = PageStyle::Page { next: "nextPage", current: &["page", "currentPage"] };
     fn items(page: Json) -> Vec<Json> {
         json_list(page, "results")
     }
     fn set_cursor(&mut self, _cursor: Option<String>) {}
     fn set_page(&mut self, page: u32) {
         self.page = Some(page);
+    }
+    fn page(&self) -> Option<u32> {
+        self.page
     }
 }
 
@@ -418,13 +435,16 @@ impl Operation for ListMandates {
 
 impl Paginated for ListMandates {
     type Item = Json;
-    const STYLE: PageStyle = PageStyle::PageSize;
+    const STYLE: PageStyle = PageStyle::PageSize { more: "hasMore", current: "page", total: "totalPages" };
     fn items(page: Json) -> Vec<Json> {
         json_list(page, "items")
     }
     fn set_cursor(&mut self, _cursor: Option<String>) {}
     fn set_page(&mut self, page: u32) {
         self.page = page;
+    }
+    fn page(&self) -> Option<u32> {
+        Some(self.page)
     }
 }
 
@@ -470,7 +490,7 @@ pub fn resolving_http(resolver: ScriptedResolver) -> reqwest::ClientBuilder {
 /// A client for `http://payments.test` whose host is resolved by `resolver`. The URL
 /// names no port, so the resolved address's port is used as is.
 pub fn client_via_resolver(resolver: ScriptedResolver) -> Client {
-    let built = ClientBuilder::new(AUTH_ROUTES)
+    let built = ClientBuilder::new(&SERVICE)
         .environment(Environment::Custom("http://payments.test".to_owned()))
         .credentials(credentials())
         .retry_policy(fast_retry())

@@ -51,6 +51,13 @@ pub struct Spec {
     /// The operations the client calls itself to obtain, refresh and revoke tokens.
     /// `None` for a service whose operations send no bearer token.
     pub token_operations: Option<TokenOperations>,
+    /// The header that carries the account id on operations whose auth sends it
+    /// (`service.account_header`, default `accountId`).
+    pub account_header: String,
+    /// The keys of the answer envelope (`service.envelope`).
+    pub envelope: EnvelopeKeys,
+    /// The keys of a page's data that lead to the next page (`service.pagination`).
+    pub page_keys: PageKeys,
     /// Typed identifiers (`SubAccountId`), each becoming a newtype.
     pub identifiers: Vec<Identifier>,
     /// Resource groups, in file order.
@@ -87,6 +94,37 @@ pub struct Answers {
     pub envelope: EnvelopeKind,
     /// Why these lists, where they differ from the service's (doc lines).
     pub note: Vec<String>,
+}
+
+/// The keys of a service's answer envelope. Where several are listed, the first present
+/// counts; a `response_code` answer uses the second spelling of the code and description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvelopeKeys {
+    /// The keys of the code (`code`, `responseCode`).
+    pub code: Vec<String>,
+    /// The keys of the description (`description`, `responseMessage`, `message`).
+    pub description: Vec<String>,
+    /// The key of the data (`data`).
+    pub data: String,
+    /// The key of the envelope's own success flag (`status`), if the service sends one.
+    pub flag: Option<String>,
+}
+
+/// The keys of a page's data that say where the next page starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageKeys {
+    /// Cursor listings: the next cursor (`cursor`).
+    pub cursor: String,
+    /// Page listings: the next page's number (`nextPage`).
+    pub next_page: String,
+    /// Page listings: this page's number, the first present (`page`, `currentPage`).
+    pub current_page: Vec<String>,
+    /// Page-size listings: whether more pages follow (`hasMore`).
+    pub has_more: String,
+    /// Page-size listings: this page's number (`page`).
+    pub page: String,
+    /// Page-size listings: the number of pages (`totalPages`).
+    pub total_pages: String,
 }
 
 /// How an answer wraps its data.
@@ -307,6 +345,48 @@ pub struct Operation {
     /// Where it is declared.
     pub location: Location,
 }
+
+/// What a body field of a token request carries: the client fills these itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenRole {
+    /// The parameter's `fixed` value.
+    Fixed(String),
+    /// The client id (a parameter named `client_id`).
+    ClientId,
+    /// The client secret (`client_secret`).
+    ClientSecret,
+    /// The account id (`account_id`).
+    AccountId,
+    /// The refresh token of the last grant (`refresh_token`).
+    RefreshToken,
+    /// The access token being revoked (`access_token`).
+    AccessToken,
+}
+
+impl TokenRole {
+    /// The parameter names a token operation's client-filled parameters may have.
+    pub const NAMES: [&'static str; 5] =
+        ["client_id", "client_secret", "account_id", "refresh_token", "access_token"];
+
+    /// What `param` of a token operation carries: its fixed value, or the credential or
+    /// token its name says; `None` for any other parameter (left unsent).
+    pub fn of(param: &Param) -> Option<TokenRole> {
+        if let Some(fixed) = &param.fixed {
+            return Some(TokenRole::Fixed(fixed.clone()));
+        }
+        Some(match param.name.as_str() {
+            "client_id" => TokenRole::ClientId,
+            "client_secret" => TokenRole::ClientSecret,
+            "account_id" => TokenRole::AccountId,
+            "refresh_token" => TokenRole::RefreshToken,
+            "access_token" => TokenRole::AccessToken,
+            _ => return None,
+        })
+    }
+}
+
+/// The field names of a token answer's shape that the client reads.
+pub const TOKEN_GRANT_FIELDS: [&str; 3] = ["access_token", "refresh_token", "expires_at"];
 
 impl Operation {
     /// The parameter called `name`.
@@ -653,11 +733,11 @@ impl Origin {
 /// The credentials an operation sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Auth {
-    /// `Authorization: Bearer` and the `accountId` header.
+    /// `Authorization: Bearer` and the account header.
     BearerAndAccount,
     /// `Authorization: Bearer` only.
     Bearer,
-    /// The `accountId` header only (token issue and refresh).
+    /// The account header only (a token issue).
     Account,
     /// Nothing.
     None,
@@ -672,6 +752,11 @@ impl Auth {
             Auth::Account => "account",
             Auth::None => "none",
         }
+    }
+
+    /// Whether it sends the account header (`service.account_header`).
+    pub fn sends_account(self) -> bool {
+        matches!(self, Auth::BearerAndAccount | Auth::Account)
     }
 }
 

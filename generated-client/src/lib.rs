@@ -100,7 +100,7 @@ pub use runtime::{reqwest, webhook};
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
     Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ExtraFields, Method, Operation, Outcome,
-    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, SUCCESS_CODE, Secret,
+    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret,
 };
 
 // The README's Rust examples compile as doctests of `payspec-sandbox`, the one crate that

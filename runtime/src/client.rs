@@ -14,18 +14,15 @@ use tracing::Instrument;
 
 use super::envelope::{self, DataAt, Outcome, RawAnswer, Unread, settled_state};
 use super::error::Error;
-use super::json::{FromJson, Path};
+use super::json::{DecodeError, FromJson, Path, Reader};
 use super::json_parse;
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
-use super::route::{AuthRoutes, Effect, Operation, Route};
+use super::route::{AuthRoutes, Effect, Operation, Route, Service};
 use super::secret::Credentials;
 use super::timestamp::parse_retry_after;
 use super::token::TokenCell;
 use super::writer::{PreparedRequest, RequestWriter};
-
-/// The header that names the parent account.
-pub(crate) const ACCOUNT_ID_HEADER: HeaderName = HeaderName::from_static("accountid");
 
 /// Where a client sends its requests: what a generated `Environment` (one per environment
 /// the spec names, and `Custom` for any other) converts into, or any URL text.
@@ -90,9 +87,10 @@ fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
 }
 
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
-/// [`Session`] (`ClientBuilder::new(routes::TOKEN)`) for code that sends operations itself.
+/// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
+/// itself.
 pub struct ClientBuilder<C = Session> {
-    auth_routes: Option<AuthRoutes>,
+    service: &'static Service,
     environment: Option<BaseUrl>,
     credentials: Option<Credentials>,
     http: Option<reqwest::ClientBuilder>,
@@ -128,12 +126,14 @@ pub const DEFAULT_USER_AGENT: &str = concat!(env!("CARGO_PKG_NAME"), "/", env!("
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 
 impl<C: From<Session>> ClientBuilder<C> {
-    /// A builder using the spec's token routes. Defaults: sandbox, 30 s per attempt, 60 s
-    /// per call (every attempt, backoff and token wait included), [`RetryPolicy::default`],
-    /// tokens renewed 5 minutes before they expire, answers of at most 4 MiB.
-    pub fn new(auth_routes: impl Into<Option<AuthRoutes>>) -> Self {
+    /// A builder for a client of `service` (its account header and token operations; a
+    /// generated crate's `routes::SERVICE`). Defaults: no base URL (a generated builder
+    /// sets the spec's default environment), 30 s per attempt, 60 s per call (every
+    /// attempt, backoff and token wait included), [`RetryPolicy::default`], tokens renewed
+    /// 5 minutes before they expire, answers of at most 4 MiB.
+    pub fn new(service: &'static Service) -> Self {
         ClientBuilder {
-            auth_routes: auth_routes.into(),
+            service,
             environment: None,
             credentials: None,
             http: None,
@@ -215,7 +215,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// The client, or [`Error::Config`] when credentials are missing or the base URL is
     /// not an `http(s)` URL.
     pub fn build(self) -> Result<C, Error> {
-        if self.credentials.is_none() && self.auth_routes.is_some() {
+        if self.credentials.is_none() && self.service.tokens.is_some() {
             return Err(Error::Config { reason: "no credentials were given".to_owned() });
         }
         let credentials = self.credentials;
@@ -225,14 +225,23 @@ impl<C: From<Session>> ClientBuilder<C> {
             });
         };
         let parsed = check_base_url(&base_url)?;
-        let account_id =
-            credentials.as_ref().map(|c| HeaderValue::from_str(&c.account_id)).transpose().map_err(|_| {
-                Error::Config { reason: "the account id has characters a header cannot carry".to_owned() }
-            })?;
+        let account = match (self.service.account_header, credentials.as_ref()) {
+            (Some(name), Some(credentials)) => {
+                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
+                    reason: format!("the spec's account header `{name}` is not a header name"),
+                })?;
+                let value = HeaderValue::from_str(&credentials.account_id).map_err(|_| Error::Config {
+                    reason: "the account id has characters a header cannot carry".to_owned(),
+                })?;
+                Some((name, value))
+            }
+            _ => None,
+        };
         if parsed.scheme() == "https" && !TLS {
             return Err(Error::Config {
-                reason: "this build of payspec-client has no TLS: enable its `rustls-ring` (default), \
-                         `rustls-aws-lc-rs` or `native-tls` feature"
+                reason: "this build of payspec-runtime has no TLS: enable its `rustls-ring` (default), \
+                         `rustls-aws-lc-rs` or `native-tls` feature (payspec-client passes its features \
+                         of the same names on)"
                     .to_owned(),
             });
         }
@@ -254,8 +263,8 @@ impl<C: From<Session>> ClientBuilder<C> {
                 origin: parsed.origin().ascii_serialization(),
                 base_url,
                 credentials,
-                account_id,
-                auth_routes: self.auth_routes,
+                account,
+                auth_routes: self.service.tokens,
                 timeout: self.timeout,
                 call_timeout: self.call_timeout,
                 retry: self.retry,
@@ -293,7 +302,8 @@ pub(crate) struct ClientInner {
     /// The base URL's scheme, host and port, which connection errors name.
     origin: String,
     pub(crate) credentials: Option<Credentials>,
-    account_id: Option<HeaderValue>,
+    /// The account header and its value, for operations that send it.
+    account: Option<(HeaderName, HeaderValue)>,
     pub(crate) auth_routes: Option<AuthRoutes>,
     pub(crate) timeout: Duration,
     call_timeout: Duration,
@@ -446,8 +456,18 @@ impl ClientInner {
     /// whole answer's fault, with its place in the body, as data of the wrong kind is with
     /// its path. Values inside it that do not fit are left out ([`Reader::read_or_note`]).
     pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &DataAt) -> Result<T, Error> {
+        self.decode_data_with(answer, data, T::read)
+    }
+
+    /// [`decode_data`](Self::decode_data) with a reader of its own.
+    pub(crate) fn decode_data_with<T>(
+        &self,
+        answer: &RawAnswer,
+        data: &DataAt,
+        read: impl FnOnce(&mut Reader<'_>, &Path<'_>) -> Result<T, DecodeError>,
+    ) -> Result<T, Error> {
         let mut reader = answer.data_reader(data);
-        let read = T::read(&mut reader, &Path::root("data"));
+        let read = read(&mut reader, &Path::root("data"));
         let end = read.is_ok().then_some(data.end);
         let (path, reason) = match (reader.fault(end), read) {
             (None, Ok(value)) => return Ok(value),
@@ -601,15 +621,15 @@ impl ClientInner {
                 builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json")).body(body.clone());
         }
         if route.auth.sends_account() {
-            let Some(account_id) = &self.account_id else {
+            let Some((name, account_id)) = &self.account else {
                 return Err(Error::invalid(
-                    "the operation sends the accountId header: give the client credentials",
+                    "the operation sends the account id header: give the client credentials",
                 )
                 .into());
             };
-            // Unless the operation sets its own (an explicit `accountId` wins).
-            if !request.headers.iter().any(|(name, _)| name == ACCOUNT_ID_HEADER) {
-                builder = builder.header(ACCOUNT_ID_HEADER, account_id.clone());
+            // Unless the operation sets its own (an explicit header wins).
+            if !request.headers.iter().any(|(set, _)| set == name) {
+                builder = builder.header(name, account_id.clone());
             }
         }
         if route.auth.sends_bearer() {
@@ -684,7 +704,7 @@ impl ClientInner {
             }
         } else {
             let secrets = self.secrets(&request.secrets);
-            let (code, description) = envelope::peek_code(&body);
+            let (code, description) = envelope::peek_code(&body, route.answers.envelope);
             Error::Status {
                 status,
                 code,
@@ -869,7 +889,7 @@ mod tests {
     use super::*;
 
     fn built(environment: impl Into<BaseUrl>) -> Result<Session, Error> {
-        ClientBuilder::<Session>::new(None).environment(environment).build()
+        ClientBuilder::<Session>::new(&Service::PLAIN).environment(environment).build()
     }
 
     /// Run by CI in a build without any TLS feature
@@ -906,7 +926,7 @@ mod tests {
             effect: crate::Effect::Read,
             reserved: &[],
             idempotency_header: None,
-            answers: &crate::Answers::STANDARD,
+            answers: &crate::route::fixture::ANSWERS,
         }))
     }
 

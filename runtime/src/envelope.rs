@@ -1,8 +1,5 @@
-//! The answer envelope (`{code, description, data}` or `{responseCode, responseMessage,
-//! data}`) and what a successful call returns.
-
-use serde::Deserialize;
-use serde_json::value::RawValue;
+//! The answer envelope (the keys its spec declares: a code, a description, the data) and
+//! what a successful call returns.
 
 use super::error::Error;
 use std::ops::Range;
@@ -10,10 +7,7 @@ use std::ops::Range;
 use super::json::{DecodeError, Json, Reader};
 use super::json_parse;
 use super::redact::{self, Secrets};
-use super::route::{Answers, Effect, EnvelopeKind, Route};
-
-/// The code of a successful answer.
-pub const SUCCESS_CODE: &str = "00";
+use super::route::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route};
 
 /// An answer: the service's code and description, its `data` read as far as it can be,
 /// and the data exactly as it came.
@@ -53,11 +47,6 @@ impl<T> Envelope<T> {
             unread: Unread::default(),
             raw: RawData::default(),
         }
-    }
-
-    /// Whether the code is `"00"`.
-    pub fn is_success(&self) -> bool {
-        self.code == SUCCESS_CODE
     }
 
     /// The answer's data exactly as the service sent it (JSON text), whatever could be read
@@ -159,57 +148,6 @@ impl std::fmt::Debug for RawData {
     }
 }
 
-/// Both envelope spellings, as they appear on the wire.
-#[derive(Deserialize)]
-#[serde(bound = "T: Deserialize<'de>")]
-struct EnvelopeWire<T> {
-    #[serde(default)]
-    code: Option<CodeText>,
-    #[serde(default, rename = "responseCode")]
-    response_code: Option<CodeText>,
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default, rename = "responseMessage")]
-    response_message: Option<String>,
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    data: Option<T>,
-}
-
-impl<T> EnvelopeWire<T> {
-    fn into_parts(self) -> (Option<String>, Option<String>, Option<T>) {
-        let code = self.code.or(self.response_code).map(|c| c.0);
-        let description = self.description.or(self.response_message).or(self.message);
-        (code, description, self.data)
-    }
-}
-
-/// A code that may arrive as a string (`"00"`) or a number (`0`, kept as its text).
-struct CodeText(String);
-
-impl<'de> Deserialize<'de> for CodeText {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<RawValue>::deserialize(deserializer)?;
-        let text = raw.get();
-        if text.starts_with('"') {
-            serde_json::from_str::<String>(text).map(CodeText).map_err(serde::de::Error::custom)
-        } else {
-            Ok(CodeText(text.to_owned()))
-        }
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Envelope<T> {
-    /// Accepts `{code, description, data}` and `{responseCode, responseMessage, data}`.
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let wire = EnvelopeWire::<T>::deserialize(deserializer)?;
-        let (code, description, data) = wire.into_parts();
-        let code = code.ok_or_else(|| serde::de::Error::missing_field("code"))?;
-        Ok(Envelope::new(code, description.unwrap_or_default(), data))
-    }
-}
-
 /// What a call the service answered with success returns: finished, still in flight, or
 /// finished without the money staying moved. Each holds the whole answer, boxed, so that a
 /// call's result is small to move (into a join, a channel, a `Vec`) however large its data is.
@@ -304,6 +242,8 @@ pub(crate) struct RawAnswer {
     pub(crate) data: Option<DataAt>,
     /// How deep the data is nested in `body`: 1 in an envelope, 0 when it is the body.
     pub(crate) data_depth: usize,
+    /// How the answer wraps its data.
+    pub(crate) envelope: EnvelopeKind,
     /// How the route's answers are read: the values of `data.status` that mean the
     /// operation is still being processed, finished or failed (a finished answer's status
     /// is read with its data, in the same pass).
@@ -319,14 +259,66 @@ pub(crate) struct RawAnswer {
     pub(crate) body: bytes::Bytes,
 }
 
-/// The code and description of any answer body, if it has them (for error statuses).
-pub(crate) fn peek_code(body: &[u8]) -> (Option<String>, Option<String>) {
-    match serde_json::from_slice::<EnvelopeWire<serde::de::IgnoredAny>>(body) {
-        Ok(wire) => {
-            let (code, description, _) = wire.into_parts();
-            (code, description)
+/// The code and description of any answer body, at the envelope's keys, if it has them
+/// (for error statuses). A body that is not a JSON object has neither.
+pub(crate) fn peek_code(body: &[u8], envelope: EnvelopeKind) -> (Option<String>, Option<String>) {
+    let EnvelopeKind::Wrapped(keys) = envelope else { return (None, None) };
+    let mut found = EnvelopePeek::default();
+    let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
+        if !found.keep(keys, key, parser)? {
+            parser.skip(1)?;
         }
-        Err(_) => (None, None),
+        Ok(true)
+    };
+    if json_parse::parse_entries(body, &mut keep).is_err() {
+        return (None, None);
+    }
+    (found.code(), found.description())
+}
+
+/// The envelope's code and description, the first of each of its keys present.
+#[derive(Default)]
+struct EnvelopePeek {
+    code: [Option<String>; EnvelopeKeys::MAX_KEYS],
+    description: [Option<String>; EnvelopeKeys::MAX_KEYS],
+}
+
+impl EnvelopePeek {
+    /// Keeps the value at `key` if it is one of the envelope's code or description keys
+    /// and the first of it; skips it otherwise. Whether the key was one of them.
+    fn keep(
+        &mut self,
+        keys: &EnvelopeKeys,
+        key: &str,
+        parser: &mut json_parse::Parser<'_>,
+    ) -> Result<bool, json_parse::JsonError> {
+        let code = keys.code.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
+        let description = keys.description.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
+        let slot = match (code, description) {
+            (Some(i), _) => &mut self.code[i],
+            (None, Some(i)) => &mut self.description[i],
+            (None, None) => return Ok(false),
+        };
+        if slot.is_some() {
+            parser.skip(1)?;
+            return Ok(true);
+        }
+        // A description is text; a code may also be a number.
+        *slot = match parser.value(1)? {
+            Json::String(text) => Some(text),
+            Json::Number(number) if code.is_some() => Some(number.as_str().to_owned()),
+            Json::Bool(flag) if code.is_some() => Some(flag.to_string()),
+            _ => None,
+        };
+        Ok(true)
+    }
+
+    fn code(&mut self) -> Option<String> {
+        self.code.iter_mut().find_map(Option::take)
+    }
+
+    fn description(&mut self) -> Option<String> {
+        self.description.iter_mut().find_map(Option::take)
     }
 }
 
@@ -370,7 +362,11 @@ impl KeyPlaces {
 impl RawAnswer {
     /// A reader just before the data.
     pub(crate) fn data_reader<'s>(&'s self, data: &'s DataAt) -> Reader<'s> {
-        Reader::within(&self.body, data.start, self.data_depth, data.keys_before.as_slice())
+        let flag_key = match self.envelope {
+            EnvelopeKind::Wrapped(keys) => keys.flag,
+            EnvelopeKind::Unwrapped => None,
+        };
+        Reader::within(&self.body, data.start, self.data_depth, data.keys_before.as_slice(), flag_key)
     }
 
     /// Where the data lies, found if need be (for the answers whose data is not read
@@ -451,6 +447,7 @@ pub(crate) fn read_success(
                 description,
                 data: data.filter(|d| !body.get(d.start..).unwrap_or_default().starts_with(b"null")),
                 data_depth: if route.answers.envelope == EnvelopeKind::Unwrapped { 0 } else { 1 },
+                envelope: route.answers.envelope,
                 answers: route.answers,
                 status_field: route.answers.status_field,
                 pending,
@@ -459,56 +456,46 @@ pub(crate) fn read_success(
                 body: body.clone(),
             }
         };
-    if route.answers.envelope == EnvelopeKind::Unwrapped {
-        let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
-        let code = route.answers.success_codes.first().copied().unwrap_or(SUCCESS_CODE).to_owned();
-        let data = DataAt { start: data.start, end: Some(data.end), keys_before: KeyPlaces::default() };
-        return Ok(answer(code, String::new(), Some(data), status == 202, None));
-    }
+    let keys = match route.answers.envelope {
+        EnvelopeKind::Unwrapped => {
+            let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
+            // The spec's first success code, else the status: what `Envelope::code` holds.
+            let code =
+                route.answers.success_codes.first().map_or_else(|| status.to_string(), |c| (*c).to_owned());
+            let data = DataAt { start: data.start, end: Some(data.end), keys_before: KeyPlaces::default() };
+            return Ok(answer(code, String::new(), Some(data), status == 202, None));
+        }
+        EnvelopeKind::Wrapped(keys) => keys,
+    };
     // The envelope's own keys are kept as they pass (the first of each, in order of
     // preference), and the place of its data; the object around them is never built.
-    let (mut code, mut description, mut data, mut flag) = ([None, None], [None, None, None], None, None);
+    let (mut peek, mut data, mut flag) = (EnvelopePeek::default(), None, None);
     let mut keys_before = KeyPlaces::default();
     let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
         // With more keys before the data than are kept, the envelope is read whole.
         let room = keys_before.push(parser.entry_key_at());
-        let slot = match key {
-            "status" if flag.is_none() => {
-                flag = parser.flag(1)?;
-                return Ok(true);
-            }
-            "code" => &mut code[0],
-            "responseCode" => &mut code[1],
-            "description" => &mut description[0],
-            "responseMessage" => &mut description[1],
-            "message" => &mut description[2],
-            // Found, not checked: the read into the operation's type checks it, and any
-            // other answer is checked whole below.
-            "data" if data.is_none() => {
-                let start = parser.at();
-                if room && code[0].is_some() && description[0].is_some() && parser.peek() != Some(b'n') {
-                    // Nothing later can change what the envelope says; its `status` flag,
-                    // if it follows the data, is read with the rest of the envelope.
-                    data = Some(DataAt { start, end: None, keys_before });
-                    return Ok(false);
-                }
-                let end = parser.skip_unchecked(1)?.end;
-                data = Some(DataAt { start, end: Some(end), keys_before: KeyPlaces::default() });
-                return Ok(true);
-            }
-            _ => return parser.skip(1).map(|()| true),
-        };
-        if slot.is_some() {
-            return parser.skip(1).map(|()| true);
+        if keys.flag == Some(key) && flag.is_none() {
+            flag = parser.flag(1)?;
+            return Ok(true);
         }
-        // A description is text; a code may also be a number.
-        let is_code = matches!(key, "code" | "responseCode");
-        *slot = match parser.value(1)? {
-            Json::String(text) => Some(text),
-            Json::Number(number) if is_code => Some(number.as_str().to_owned()),
-            Json::Bool(flag) if is_code => Some(flag.to_string()),
-            _ => None,
-        };
+        // Found, not checked: the read into the operation's type checks it, and any
+        // other answer is checked whole below.
+        if key == keys.data && data.is_none() {
+            let start = parser.at();
+            if room && peek.code[0].is_some() && peek.description[0].is_some() && parser.peek() != Some(b'n')
+            {
+                // Nothing later can change what the envelope says; its flag, if it follows
+                // the data, is read with the rest of the envelope.
+                data = Some(DataAt { start, end: None, keys_before });
+                return Ok(false);
+            }
+            let end = parser.skip_unchecked(1)?.end;
+            data = Some(DataAt { start, end: Some(end), keys_before: KeyPlaces::default() });
+            return Ok(true);
+        }
+        if !peek.keep(keys, key, parser)? {
+            parser.skip(1)?;
+        }
         Ok(true)
     };
     if let Err(error) = json_parse::parse_entries(body, &mut keep) {
@@ -516,10 +503,10 @@ pub(crate) fn read_success(
         let error = json_parse::span(body).err().unwrap_or(error);
         return Err(unreadable(error.to_string()));
     }
-    let Some(code) = code.into_iter().flatten().next() else {
+    let Some(code) = peek.code() else {
         return Err(unreadable("the answer has no code".to_owned()));
     };
-    let description = description.into_iter().flatten().next().unwrap_or_default();
+    let description = peek.description().unwrap_or_default();
     let answers = route.answers;
     let success = answers.success_codes.contains(&code.as_str());
     // A success's `data.status` is read with its data (`ClientInner::decode_outcome`); any
@@ -626,21 +613,43 @@ mod tests {
     use crate::route::Answers;
 
     #[test]
-    fn reads_both_envelope_spellings() {
-        let a: Result<Envelope<serde_json::Value>, _> =
-            serde_json::from_str(r#"{"code":"00","description":"ok","data":{"x":1}}"#);
-        let b: Result<Envelope<serde_json::Value>, _> =
-            serde_json::from_str(r#"{"responseCode":"00","responseMessage":"ok","data":{"x":1}}"#);
-        assert_eq!(a.ok(), b.ok());
-        let none: Result<Envelope<serde_json::Value>, _> = serde_json::from_str(r#"{"data":1}"#);
-        assert!(none.is_err());
+    fn reads_the_first_of_each_envelope_key_present() {
+        let plain = route(Effect::Write, &crate::route::fixture::ANSWERS);
+        let a = read(200, r#"{"code":"00","description":"ok","data":{"x":1}}"#, &plain);
+        let b = read(200, r#"{"responseCode":"00","responseMessage":"ok","data":{"x":1}}"#, &plain);
+        let (a, b) = (a.unwrap_or_else(|e| panic!("{e}")), b.unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!((a.code.as_str(), a.description.as_str()), ("00", "ok"));
+        assert_eq!((b.code.as_str(), b.description.as_str()), ("00", "ok"));
+        // A key listed earlier wins wherever it comes.
+        let both = read(200, r#"{"message":"m","responseCode":"01","code":"00","data":1}"#, &plain);
+        assert!(both.is_ok_and(|a| a.code == "00" && a.description == "m"));
+        assert!(matches!(read(200, r#"{"data":1}"#, &plain), Err(Error::Decode { .. })));
+        assert_eq!(
+            peek_code(br#"{"responseCode":"02","message":"bad"}"#, plain.answers.envelope),
+            (Some("02".to_owned()), Some("bad".to_owned()))
+        );
+        assert_eq!(peek_code(br#"{"code":"02"}"#, EnvelopeKind::Unwrapped), (None, None));
+        // Other keys before the envelope's, of any kind, are stepped over.
+        assert_eq!(
+            peek_code(br#"{"data":{"a":[1,{"code":"x"}]},"n":2,"code":"401"}"#, plain.answers.envelope),
+            (Some("401".to_owned()), None)
+        );
+        // Another service's keys: only they count.
+        static OTHER: EnvelopeKeys =
+            EnvelopeKeys { code: &["rc"], description: &["msg"], data: "body", flag: None };
+        static OTHER_ANSWERS: Answers =
+            Answers { success_codes: &["ok"], envelope: EnvelopeKind::Wrapped(&OTHER), ..Answers::PLAIN };
+        let other = route(Effect::Write, &OTHER_ANSWERS);
+        let ok = read(200, r#"{"code":"00","rc":"ok","msg":"fine","body":{"x":1}}"#, &other);
+        assert!(ok.is_ok_and(|a| a.code == "ok" && a.description == "fine" && a.data.is_some()));
+        assert!(matches!(read(200, r#"{"code":"00","data":{}}"#, &other), Err(Error::Decode { .. })));
     }
 
     static TRANSFER_ANSWERS: Answers = Answers {
         success_codes: &["00", "200"],
         pending_statuses: &["PENDING_BILLING", "NEW"],
         pending_descriptions: &["PROCESSING"],
-        ..Answers::STANDARD
+        ..crate::route::fixture::ANSWERS
     };
 
     fn route(effect: Effect, answers: &'static Answers) -> Route {
@@ -664,7 +673,7 @@ mod tests {
 
     #[test]
     fn classifies_success_pending_and_failure() {
-        let plain = route(Effect::Write, &Answers::STANDARD);
+        let plain = route(Effect::Write, &crate::route::fixture::ANSWERS);
         let transfer = route(Effect::Money, &TRANSFER_ANSWERS);
         let ok = read(200, r#"{"code":"00","description":"ok","data":{"a":1}}"#, &plain);
         assert!(ok.is_ok_and(|a| !a.pending && a.data.is_some()));

@@ -177,7 +177,7 @@ pub(crate) fn check_tail(
     let mut parser = Parser::new(bytes);
     parser.at = start;
     parser.skip(depth)?;
-    parser.finish_object(depth, before).map(|_| ())
+    parser.finish_object(depth, before, None).map(|_| ())
 }
 
 /// Where the value at `start` in `bytes`, nested `depth` deep, ends, following only its
@@ -486,11 +486,16 @@ impl<'a> Parser<'a> {
     /// After a value inside an object at nesting `depth`: the rest of that object (its
     /// other entries, checked) and the end of the text.
     /// Reads the rest of the object around a value at `depth`, to the end of the text,
-    /// noting its `status` when that is `true` or `false` (as a boolean or as text): an
-    /// envelope's top-level flag may come after its data.
+    /// noting the value at `flag_key` when that is `true` or `false` (as a boolean or as
+    /// text): an envelope's top-level flag may come after its data.
     /// `before` are the places of the object's keys that came before the value: no key
     /// after it may repeat one of them, or one another ([`REPEATED_KEY`]).
-    fn finish_object(&mut self, depth: usize, before: &[usize]) -> Result<Option<bool>, JsonError> {
+    fn finish_object(
+        &mut self,
+        depth: usize,
+        before: &[usize],
+        flag_key: Option<&str>,
+    ) -> Result<Option<bool>, JsonError> {
         let mut keys = KeySet::new();
         let after_value = self.at;
         for &at in before {
@@ -507,7 +512,7 @@ impl<'a> Parser<'a> {
             if !keys.insert(&key) {
                 return Err(self.error_at(key_at, REPEATED_KEY));
             }
-            if key == "status" && flag.is_none() {
+            if flag_key == Some(&*key) && flag.is_none() {
                 flag = self.flag(depth)?;
                 continue;
             }
@@ -738,6 +743,8 @@ pub struct Reader<'a> {
     /// Where the keys of the object around the value that come before it start: none
     /// after the value may repeat them.
     keys_before: &'a [usize],
+    /// The key of the flag of the object around the value ([`Reader::tail_flag`]).
+    flag_key: Option<&'static str>,
 }
 
 /// How many values that did not fit an answer keeps a note of (the rest are counted).
@@ -768,14 +775,21 @@ impl<'a> Reader<'a> {
             unread_count: 0,
             tail_flag: None,
             keys_before: &[],
+            flag_key: None,
         }
     }
 
     /// A reader over the value at `start` in `bytes`, nested `depth` levels deep there
     /// (an answer's data is one level down), whose errors give their place in the whole of
     /// `bytes`. `keys_before` are the places of the keys of the object around the value
-    /// that come before it.
-    pub(crate) fn within(bytes: &'a [u8], start: usize, depth: usize, keys_before: &'a [usize]) -> Self {
+    /// that come before it; `flag_key` the key of that object's flag, read if it follows.
+    pub(crate) fn within(
+        bytes: &'a [u8],
+        start: usize,
+        depth: usize,
+        keys_before: &'a [usize],
+        flag_key: Option<&'static str>,
+    ) -> Self {
         let mut parser = Parser::new(bytes);
         parser.at = start;
         Reader {
@@ -787,6 +801,7 @@ impl<'a> Reader<'a> {
             unread_count: 0,
             tail_flag: None,
             keys_before,
+            flag_key,
         }
     }
 
@@ -816,9 +831,10 @@ impl<'a> Reader<'a> {
                 None => Ok(()),
                 Some(Some(end)) if self.parser.at == end => Ok(()),
                 Some(Some(_)) => Err(self.parser.error("trailing characters")),
-                Some(None) => {
-                    self.parser.finish_object(self.depth, self.keys_before).map(|flag| self.tail_flag = flag)
-                }
+                Some(None) => self
+                    .parser
+                    .finish_object(self.depth, self.keys_before, self.flag_key)
+                    .map(|flag| self.tail_flag = flag),
             };
             self.fault = rest.err();
         }

@@ -34,7 +34,7 @@ pub use blocking::BlockingRuntime;
 pub use client::{
     BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, Session, install_tls_provider,
 };
-pub use envelope::{Envelope, Outcome, SUCCESS_CODE, Unread};
+pub use envelope::{Envelope, Outcome, Unread};
 pub use error::{Error, ServiceCode};
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
@@ -43,8 +43,8 @@ pub use json::{
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
-    Alias, Answers, Auth, AuthRoutes, Effect, EnvelopeKind, Method, Operation, PageStyle, Paginated,
-    ReservedSegment, Route, find_route,
+    Alias, Answers, Auth, AuthRoutes, Effect, EnvelopeKeys, EnvelopeKind, Method, Operation, PageStyle,
+    Paginated, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue, find_route,
 };
 pub use secret::{Credentials, Secret};
 pub use support::Redacted;

@@ -13,7 +13,6 @@ use super::client::Session;
 use super::error::Error;
 use super::retry::CallOptions;
 use super::route::{PageStyle, Paginated};
-use super::writer::RequestWriter;
 
 /// The most pages a listing follows unless [`CallOptions::max_pages`] says otherwise: a
 /// service that answers a new cursor (or `hasMore: true`) forever ends the listing with
@@ -21,36 +20,50 @@ use super::writer::RequestWriter;
 pub const DEFAULT_MAX_PAGES: u32 = 1000;
 
 /// The continuation fields of a page's `data`, whatever their JSON type (numbers with
-/// their exact text).
+/// their exact text), read at the keys the listing's [`PageStyle`] names.
 #[derive(Default)]
 struct Continuation {
-    cursor: Option<Json>,
-    next_page: Option<Json>,
-    has_more: Option<Json>,
-    page: Option<Json>,
-    current_page: Option<Json>,
-    total_pages: Option<Json>,
+    /// The next cursor, or the next page's number.
+    next: Option<Json>,
+    /// Whether more pages follow.
+    more: Option<Json>,
+    /// This page's number (the first of the style's keys present).
+    current: Option<Json>,
+    /// The number of pages.
+    total: Option<Json>,
 }
 
 impl Continuation {
     /// The fields from a page's data (the first of each key; `null` is none). Data that
     /// is not JSON has none: reading it into the page's type reports it.
-    fn read(mut reader: Reader<'_>) -> Self {
+    fn read(mut reader: Reader<'_>, style: PageStyle) -> Self {
         let mut found = Continuation::default();
-        let mut seen = [false; 6];
+        // The rank of the key each `current` came from (a key listed earlier wins).
+        let mut current_rank = usize::MAX;
+        let mut seen = [false; 3];
         let at = Path::root("data");
         // Data that is not an object has no continuation.
         let _ = reader.object(&at, |key, reader| {
-            let (i, slot) = match key {
-                "cursor" => (0, &mut found.cursor),
-                "nextPage" => (1, &mut found.next_page),
-                "hasMore" => (2, &mut found.has_more),
-                "page" => (3, &mut found.page),
-                "currentPage" => (4, &mut found.current_page),
-                "totalPages" => (5, &mut found.total_pages),
+            let (index, slot) = match style {
+                PageStyle::Cursor { next } if key == next => (0, &mut found.next),
+                PageStyle::Page { next, .. } if key == next => (0, &mut found.next),
+                PageStyle::Page { current, .. } => match current.iter().position(|k| *k == key) {
+                    Some(rank) if rank < current_rank => {
+                        let value = reader.json(&at)?;
+                        if !matches!(value, Json::Null) {
+                            current_rank = rank;
+                            found.current = Some(value);
+                        }
+                        return Ok(());
+                    }
+                    _ => return reader.skip(&at),
+                },
+                PageStyle::PageSize { more, .. } if key == more => (0, &mut found.more),
+                PageStyle::PageSize { current, .. } if key == current => (1, &mut found.current),
+                PageStyle::PageSize { total, .. } if key == total => (2, &mut found.total),
                 _ => return reader.skip(&at),
             };
-            if std::mem::replace(&mut seen[i], true) {
+            if std::mem::replace(&mut seen[index], true) {
                 return reader.skip(&at);
             }
             let value = reader.json(&at)?;
@@ -112,7 +125,7 @@ impl<O: Paginated> Progress<O> {
     /// Reads the continuation of the page just received and prepares the next request.
     fn advance(&mut self, next: Continuation) {
         match O::STYLE {
-            PageStyle::Cursor => match next.cursor.as_ref().and_then(as_text) {
+            PageStyle::Cursor { .. } => match next.next.as_ref().and_then(as_text) {
                 None => self.finished = true,
                 Some(cursor) => {
                     if self.seen_cursors.insert(cursor.clone()) {
@@ -122,18 +135,13 @@ impl<O: Paginated> Progress<O> {
                     }
                 }
             },
-            PageStyle::Page => {
-                let current = next
-                    .page
-                    .as_ref()
-                    .or(next.current_page.as_ref())
-                    .and_then(as_page)
-                    .or(self.requested_page);
+            PageStyle::Page { .. } => {
+                let current = next.current.as_ref().and_then(as_page).or(self.requested_page);
                 if let Some(c) = current {
                     self.seen_pages.insert(c);
                 }
-                match next.next_page.as_ref().and_then(as_page) {
-                    // The reference: "This value is zero if there are no more pages".
+                match next.next.as_ref().and_then(as_page) {
+                    // Zero: no more pages.
                     None | Some(0) => self.finished = true,
                     Some(n) if Some(n) == current => self.finished = true,
                     Some(n) if self.seen_pages.contains(&n) => {
@@ -142,10 +150,10 @@ impl<O: Paginated> Progress<O> {
                     Some(n) => self.request_page(n),
                 }
             }
-            PageStyle::PageSize => {
-                let current = next.page.as_ref().and_then(as_page).or(self.requested_page);
-                let total = next.total_pages.as_ref().and_then(as_page);
-                let more = match (next.has_more.as_ref().and_then(as_flag), total, current) {
+            PageStyle::PageSize { .. } => {
+                let current = next.current.as_ref().and_then(as_page).or(self.requested_page);
+                let total = next.total.as_ref().and_then(as_page);
+                let more = match (next.more.as_ref().and_then(as_flag), total, current) {
                     (Some(false), _, _) => false,
                     (_, Some(t), Some(c)) => c < t,
                     (Some(true), _, _) => true,
@@ -256,15 +264,9 @@ impl Session {
     /// [`pages`](Self::pages) with per-call settings for every page, and
     /// [`CallOptions::max_pages`] to bound how many pages are followed.
     pub fn pages_with<'a, O: Paginated + 'a>(&'a self, op: O, options: CallOptions) -> Listing<'a, O::Data> {
-        // The page the caller starts from, read from the request it writes, so that a
-        // first answer naming the same page as next is seen as the last one.
-        let mut first = RequestWriter::new(O::ROUTE);
-        let requested_page = match (O::STYLE, op.write(&mut first)) {
-            (PageStyle::Page | PageStyle::PageSize, Ok(())) => {
-                first.query_value("page").and_then(|p| p.trim().parse().ok())
-            }
-            _ => None,
-        };
+        // The page the caller starts from, so that a first answer naming the same page as
+        // next is seen as the last one.
+        let requested_page = op.page();
         let progress = Progress {
             op,
             finished: false,
@@ -305,7 +307,7 @@ impl Session {
                 let Some(data) = answer.data.clone() else {
                     return Ok(None);
                 };
-                let next = Continuation::read(answer.data_reader(&data));
+                let next = Continuation::read(answer.data_reader(&data), O::STYLE);
                 let item: O::Data = self.inner.decode_data(&answer, &data)?;
                 listing.advance(next);
                 Ok(Some((item, listing)))

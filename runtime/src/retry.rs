@@ -188,7 +188,7 @@ impl CallOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Answers, Auth, Method};
+    use crate::{Auth, Method};
 
     const fn route(effect: Effect, idempotency_header: Option<&'static str>) -> Route {
         Route {
@@ -201,7 +201,7 @@ mod tests {
             effect,
             reserved: &[],
             idempotency_header,
-            answers: &Answers::STANDARD,
+            answers: &crate::route::fixture::ANSWERS,
         }
     }
 

@@ -56,12 +56,12 @@ impl std::fmt::Display for Method {
 /// Which credentials an operation sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Auth {
-    /// `Authorization: Bearer <token>` and `accountId: <parent account id>`.
+    /// `Authorization: Bearer <token>` and the account id in the service's
+    /// [`account_header`](Service::account_header).
     BearerAndAccount,
-    /// `Authorization: Bearer <token>` only (card payment sequence, terminal payment
-    /// request, token revoke).
+    /// `Authorization: Bearer <token>` only.
     Bearer,
-    /// `accountId` only, no token (token issue and refresh).
+    /// The account id header only, no token (a token issue).
     Account,
     /// No credentials at all.
     None,
@@ -73,7 +73,7 @@ impl Auth {
         matches!(self, Auth::BearerAndAccount | Auth::Bearer)
     }
 
-    /// Whether the operation sends the `accountId` header.
+    /// Whether the operation sends the account id header.
     pub const fn sends_account(self) -> bool {
         matches!(self, Auth::BearerAndAccount | Auth::Account)
     }
@@ -100,22 +100,22 @@ pub enum Effect {
 /// prove a refusal, and which `data.status` values mean the operation is still in flight.
 #[derive(Clone, Copy, Debug)]
 pub struct Answers {
-    /// Envelope codes that mean success (`"00"`; the v2 bank transfer also `"200"`).
+    /// Envelope codes that mean success.
     pub success_codes: &'static [&'static str],
     /// Envelope codes that prove the request was refused and not applied. For a
     /// money-moving call, any other non-success code is [`Error::OutcomeUnknown`].
     pub refusal_codes: &'static [&'static str],
-    /// The key of the data that holds the operation's state (`status`).
+    /// The key of the data that holds the operation's state.
     pub status_field: &'static str,
     /// State values (compared ignoring ASCII case) that mean the operation finished as
-    /// asked (`SUCCESS`). When the list is not empty, an answer is
+    /// asked. When the list is not empty, an answer is
     /// [`Outcome::Done`](super::Outcome::Done) only with one of these, or with no state at
     /// all; any other state is pending.
     pub success_statuses: &'static [&'static str],
     /// State values that make a `2xx` answer [`Outcome::Pending`](super::Outcome::Pending).
     pub pending_statuses: &'static [&'static str],
     /// State values that make a `2xx` answer [`Outcome::Failed`](super::Outcome::Failed):
-    /// the operation failed or was undone (`REFUND`, `FAILED`).
+    /// the operation failed or was undone.
     pub failed_statuses: &'static [&'static str],
     /// Envelope descriptions (compared ignoring ASCII case) that make a `2xx` answer
     /// pending.
@@ -130,25 +130,44 @@ pub struct Answers {
 /// How an answer wraps its data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EnvelopeKind {
-    /// `{code, description, data}`.
-    Standard,
-    /// `{responseCode, responseMessage, data}` (some direct debit answers).
-    ResponseCode,
+    /// An object of the service's envelope: a code, a description, the data.
+    Wrapped(&'static EnvelopeKeys),
     /// The data itself: a `2xx` answer is a success, its whole body the data.
     Unwrapped,
 }
 
+/// The keys of a service's answer envelope, as its spec declares them
+/// (`service.envelope`). Where several keys are listed, the first one present counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeKeys {
+    /// The keys of the answer's code (text, or a number kept as its text).
+    pub code: &'static [&'static str],
+    /// The keys of its description.
+    pub description: &'static [&'static str],
+    /// The key of its data.
+    pub data: &'static str,
+    /// The key of the envelope's own success flag (`true`/`false`), if the service sends
+    /// one beside its code.
+    pub flag: Option<&'static str>,
+}
+
+impl EnvelopeKeys {
+    /// At most this many keys of each of `code` and `description` are read.
+    pub const MAX_KEYS: usize = 4;
+}
+
 impl Answers {
-    /// Success is `"00"`, the service's documented refusal codes, nothing pending.
-    pub const STANDARD: Answers = Answers {
-        success_codes: &["00"],
-        refusal_codes: &["01", "02", "05", "06"],
+    /// Answers with no success or refusal code, no states, unwrapped: the starting point
+    /// for an operation declared by hand (a test's, a generated crate's own).
+    pub const PLAIN: Answers = Answers {
+        success_codes: &[],
+        refusal_codes: &[],
         status_field: "status",
         success_statuses: &[],
         pending_statuses: &[],
         failed_statuses: &[],
         pending_descriptions: &[],
-        envelope: EnvelopeKind::Standard,
+        envelope: EnvelopeKind::Unwrapped,
         secret_values: false,
     };
 }
@@ -229,7 +248,26 @@ pub fn find_route(routes: &[&'static Route], name_or_route: &str) -> Option<&'st
     })
 }
 
-/// The three token routes, declared by the spec and handed to the client at construction.
+/// What a generated client tells the runtime about its service beyond each route: the
+/// header that carries the account id, and the token operations with the form of their
+/// requests and answers. The generator emits it from the spec (`routes::SERVICE`).
+#[derive(Clone, Copy, Debug)]
+pub struct Service {
+    /// The header that carries the account id on operations whose [`Auth`] sends it.
+    pub account_header: Option<&'static str>,
+    /// The token operations, when the service's operations send a bearer token.
+    pub tokens: Option<AuthRoutes>,
+}
+
+impl Service {
+    /// A service with no account header and no tokens: every operation sends nothing but
+    /// its own parameters.
+    pub const PLAIN: Service = Service { account_header: None, tokens: None };
+}
+
+/// The three token operations, declared by the spec and handed to the client at
+/// construction, each with the fields of its request; and where the answer's data holds
+/// the token.
 #[derive(Clone, Copy, Debug)]
 pub struct AuthRoutes {
     /// Obtains a new token with the client credentials.
@@ -238,6 +276,51 @@ pub struct AuthRoutes {
     pub refresh: &'static Route,
     /// Revokes an access token.
     pub revoke: &'static Route,
+    /// The body of an issue request, field by field.
+    pub issue_body: &'static [TokenField],
+    /// The body of a refresh request.
+    pub refresh_body: &'static [TokenField],
+    /// The body of a revoke request.
+    pub revoke_body: &'static [TokenField],
+    /// The keys of an issue or refresh answer's data.
+    pub grant: TokenGrantKeys,
+}
+
+/// One body field of a token request: its wire key and what it carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenField {
+    /// The wire key, e.g. `client_id`.
+    pub wire: &'static str,
+    /// Its value.
+    pub value: TokenValue,
+}
+
+/// What a token request's field carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenValue {
+    /// The same text every time (a grant type).
+    Fixed(&'static str),
+    /// [`Credentials::client_id`](super::Credentials).
+    ClientId,
+    /// The client secret.
+    ClientSecret,
+    /// The account id.
+    AccountId,
+    /// The refresh token of the last grant.
+    RefreshToken,
+    /// The access token being revoked.
+    AccessToken,
+}
+
+/// Where a token answer's data holds what the client needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenGrantKeys {
+    /// The access token's key.
+    pub access_token: &'static str,
+    /// The refresh token's key, if the service sends one.
+    pub refresh_token: Option<&'static str>,
+    /// The key of the instant the token expires (RFC 3339 text or Unix seconds), if sent.
+    pub expires_at: Option<&'static str>,
 }
 
 /// One operation of the API, as generated from the spec.
@@ -256,16 +339,34 @@ pub trait Operation: Send + Sync {
     }
 }
 
-/// How a listing operation asks for its next page.
+/// How a listing operation asks for its next page, and the keys of its page's data that
+/// say where the next one starts (the spec's `service.pagination`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PageStyle {
-    /// `cursor` in; `data.cursor` out; ends when no cursor comes back.
-    Cursor,
-    /// `page` (and `limit`) in; `data.nextPage` out; ends when it is absent or does not
-    /// move.
-    Page,
-    /// `page` and `pageSize` in; `data.hasMore`, `data.page`, `data.totalPages` out.
-    PageSize,
+    /// A cursor in; the next cursor out, in the data's `next` key; ends when no cursor
+    /// comes back.
+    Cursor {
+        /// The key of the next cursor.
+        next: &'static str,
+    },
+    /// A page number in; the next page number out, in `next`; ends when it is absent,
+    /// zero or does not move.
+    Page {
+        /// The key of the next page's number.
+        next: &'static str,
+        /// The keys of this page's number (the first one present counts).
+        current: &'static [&'static str],
+    },
+    /// A page number and size in; whether more follow (`more`), this page (`current`)
+    /// and the number of pages (`total`) out.
+    PageSize {
+        /// The key of the flag that more pages follow.
+        more: &'static str,
+        /// The key of this page's number.
+        current: &'static str,
+        /// The key of the number of pages.
+        total: &'static str,
+    },
 }
 
 /// A listing operation that [`Session::pages`](super::Session::pages) and
@@ -281,4 +382,30 @@ pub trait Paginated: Operation + Clone {
     fn set_cursor(&mut self, cursor: Option<String>);
     /// Sets the page number of the next request (page and page-size styles).
     fn set_page(&mut self, page: u32);
+    /// The page number this request asks for, if it sets one.
+    fn page(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// Conventions of an imaginary service for the runtime's own tests.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::{Answers, EnvelopeKeys, EnvelopeKind};
+
+    /// An envelope with two spellings of its code and description, and a flag.
+    pub(crate) static KEYS: EnvelopeKeys = EnvelopeKeys {
+        code: &["code", "responseCode"],
+        description: &["description", "responseMessage", "message"],
+        data: "data",
+        flag: Some("status"),
+    };
+
+    /// Success `00`; `01`, `02`, `05`, `06` prove a refusal.
+    pub(crate) static ANSWERS: Answers = Answers {
+        success_codes: &["00"],
+        refusal_codes: &["01", "02", "05", "06"],
+        envelope: EnvelopeKind::Wrapped(&KEYS),
+        ..Answers::PLAIN
+    };
 }

@@ -16,9 +16,9 @@ use tracing::Instrument;
 
 use super::client::{ClientInner, Failure};
 use super::error::Error;
-use super::json::{DecodeError, FromJson, Json, JsonObject, Path, Reader, Slot};
+use super::json::{DecodeError, Json, JsonObject, Path, Reader, Slot};
 use super::redact::Secrets;
-use super::route::{AuthRoutes, Effect, Route};
+use super::route::{AuthRoutes, Effect, Route, TokenField, TokenGrantKeys, TokenValue};
 use super::secret::Credentials;
 use super::secret::Secret;
 use super::timestamp::parse_expiry;
@@ -130,23 +130,52 @@ struct TokenGrant {
     expires_at: Option<Json>,
 }
 
-impl FromJson for TokenGrant {
-    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+impl TokenGrant {
+    /// The grant in a token answer's data, at the keys the spec names.
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>, keys: &TokenGrantKeys) -> Result<Self, DecodeError> {
         let (mut access_token, mut refresh_token, mut expires_at) = (Slot::new(), Slot::new(), Slot::new());
         // What the client does not need of the grant (repeated keys too) is not kept.
         let mut unused = JsonObject::new();
-        reader.object(at, |key, reader| match key {
-            "access_token" => access_token.read(reader, at, key, &mut unused),
-            "refresh_token" => refresh_token.read(reader, at, key, &mut unused),
-            "expiresAt" => expires_at.read(reader, at, key, &mut unused),
-            _ => reader.skip(at),
+        reader.object(at, |key, reader| {
+            if key == keys.access_token {
+                access_token.read(reader, at, key, &mut unused)
+            } else if keys.refresh_token == Some(key) {
+                refresh_token.read(reader, at, key, &mut unused)
+            } else if keys.expires_at == Some(key) {
+                expires_at.read(reader, at, key, &mut unused)
+            } else {
+                reader.skip(at)
+            }
         })?;
         Ok(TokenGrant {
-            access_token: access_token.required(at, "access_token")?,
+            access_token: access_token.required(at, keys.access_token)?,
             refresh_token: refresh_token.optional(),
             expires_at: expires_at.optional(),
         })
     }
+}
+
+/// Writes the body of a token request, field by field as the spec declares it.
+fn write_token_body(
+    w: &mut RequestWriter,
+    fields: &[TokenField],
+    credentials: &Credentials,
+    token: Option<&Secret>,
+) -> Result<(), Error> {
+    for field in fields {
+        let value = match field.value {
+            TokenValue::Fixed(text) => text,
+            TokenValue::ClientId => &credentials.client_id,
+            TokenValue::ClientSecret => credentials.client_secret.expose(),
+            TokenValue::AccountId => &credentials.account_id,
+            TokenValue::RefreshToken | TokenValue::AccessToken => match token {
+                Some(token) => token.expose(),
+                None => return Err(Error::invalid("a token request needs a token the client does not hold")),
+            },
+        };
+        w.body(field.wire, value)?;
+    }
+    Ok(())
 }
 
 impl ClientInner {
@@ -260,23 +289,22 @@ impl ClientInner {
         let (routes, credentials) = self.auth()?;
         let route = routes.issue;
         let mut w = RequestWriter::new(route);
-        w.body("grant_type", "client_credentials")?;
-        w.body("client_id", &credentials.client_id)?;
-        w.body("client_secret", credentials.client_secret.expose())?;
-        self.token_request(route, w, None).await
+        write_token_body(&mut w, routes.issue_body, credentials, None)?;
+        self.token_request(route, &routes.grant, w, None).await
     }
 
     async fn refresh_token(&self, refresh_token: &Secret, bearer: &HeaderValue) -> Result<Token, Error> {
-        let route = self.auth()?.0.refresh;
+        let (routes, credentials) = self.auth()?;
+        let route = routes.refresh;
         let mut w = RequestWriter::new(route);
-        w.body("grant_type", "refresh_token")?;
-        w.body("refresh_token", refresh_token.expose())?;
-        self.token_request(route, w, Some(bearer)).await
+        write_token_body(&mut w, routes.refresh_body, credentials, Some(refresh_token))?;
+        self.token_request(route, &routes.grant, w, Some(bearer)).await
     }
 
     async fn token_request(
         &self,
         route: &'static Route,
+        keys: &TokenGrantKeys,
         w: RequestWriter,
         bearer: Option<&HeaderValue>,
     ) -> Result<Token, Error> {
@@ -300,7 +328,8 @@ impl ClientInner {
                 excerpt: String::new(),
                 effect: route.effect,
             })?;
-            let grant: TokenGrant = self.decode_data(&answer, &data)?;
+            let grant =
+                self.decode_data_with(&answer, &data, |reader, at| TokenGrant::read(reader, at, keys))?;
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
                     status: answer.status,
@@ -354,8 +383,7 @@ impl ClientInner {
         let (routes, credentials) = self.auth()?;
         let route = routes.revoke;
         let mut w = RequestWriter::new(route);
-        w.body("clientId", &credentials.client_id)?;
-        w.body("access_token", access.expose())?;
+        write_token_body(&mut w, routes.revoke_body, credentials, Some(&access))?;
         let request = w.finish_at(&self.base_url)?;
         self.attempt(&request, Some(&header), self.timeout, Instant::now()).await.map_err(|f| f.error)?;
         let mut state = self.tokens.lock();

@@ -672,11 +672,6 @@ impl RequestWriter {
         Ok(())
     }
 
-    /// The value of a query key written so far (the last one, if written twice).
-    pub(crate) fn query_value(&self, key: &str) -> Option<&str> {
-        self.query.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-    }
-
     /// Fills the path template and finishes the request, its URL only the path and query.
     #[cfg(test)]
     pub(crate) fn finish(self) -> Result<PreparedRequest, Error> {
@@ -767,7 +762,7 @@ mod tests {
     use super::*;
     use crate::amount::Amount;
     use crate::json::{FromJson, Json, JsonNumber, Path};
-    use crate::route::{Answers, Auth, Effect, Method, ReservedSegment};
+    use crate::route::{Auth, Effect, Method, ReservedSegment};
 
     static ROUTE: Route = Route {
         operation: "fetch_mandate",
@@ -783,7 +778,7 @@ mod tests {
             shadowed_by: "GET /v1/direct-debits/status",
         }],
         idempotency_header: None,
-        answers: &Answers::STANDARD,
+        answers: &crate::route::fixture::ANSWERS,
     };
 
     fn prepared(w: RequestWriter) -> PreparedRequest {
@@ -965,7 +960,7 @@ mod tests {
             effect: Effect::Read,
             reserved: &[],
             idempotency_header: None,
-            answers: &Answers::STANDARD,
+            answers: &crate::route::fixture::ANSWERS,
         };
         let mut w = RequestWriter::new(&GET);
         let mut extra = ExtraFields::new();

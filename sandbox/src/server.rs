@@ -122,7 +122,8 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
 
     let outcome = {
         let mut ledger = shared.ledger();
-        let authorized = authorize(&ledger, op.auth, op.name == "refresh_token", &header);
+        let authorized =
+            authorize(&ledger, op.auth, &shared.spec.account_header, op.name == "refresh_token", &header);
         let result = authorized
             .and_then(|()| check_request(op, vars, query.as_deref(), &body, ledger.config.strictness))
             .and_then(|checked| {
@@ -143,6 +144,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
 fn authorize(
     ledger: &Ledger,
     auth: Auth,
+    account_header: &str,
     refresh: bool,
     header: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), Refusal> {
@@ -161,10 +163,12 @@ fn authorize(
         ledger.token_valid(token.trim(), refresh)?;
     }
     if account {
-        match header("accountid") {
-            None => return Err(Refusal::forbidden("no accountId header")),
+        match header(account_header) {
+            None => return Err(Refusal::forbidden(format!("no {account_header} header"))),
             Some(id) if id != ledger.config.account_id => {
-                return Err(Refusal::forbidden("the accountId header names another parent account"));
+                return Err(Refusal::forbidden(format!(
+                    "the {account_header} header names another parent account"
+                )));
             }
             Some(_) => {}
         }

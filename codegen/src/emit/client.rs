@@ -26,6 +26,10 @@ pub(super) fn client_items(out: &mut Code, spec: &Spec, names: &Names, examples:
     }
     out.push("}\n");
     environment_enum(out, spec);
+    if let Some(code) = spec.answers.success_codes.first() {
+        out.doc_line("", "The code of a successful answer, unless an operation says otherwise.");
+        writeln!(out, "pub const SUCCESS_CODE: &str = {};", super::code::Lit(code));
+    }
     out.push(
         "/// The `User-Agent` the client sends unless its builder's `user_agent` sets another: the
 /// name and version of the crate the client is generated in.
@@ -49,7 +53,7 @@ pub mod client {
         /// A builder that already knows the spec's token routes, its default environment
         /// and this crate's `User-Agent`; `build()` returns this client.
         pub fn builder() -> rt::ClientBuilder<Client> {
-            rt::ClientBuilder::new(routes::TOKEN)
+            rt::ClientBuilder::new(&routes::SERVICE)
                 .environment(super::Environment::DEFAULT)
                 .user_agent(super::DEFAULT_USER_AGENT)
         }

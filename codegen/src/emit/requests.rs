@@ -1,10 +1,9 @@
 //! The `requests` module: one type per operation, its fields the operation's parameters,
 //! and its `Operation` impl, one straight-line runtime call per parameter.
 
-use super::code::{Code, Lit, join};
+use super::code::{Code, Lit, join, literals};
 use super::{Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into};
-use crate::model::{Operation, Param, ParamLocation, Spec, Type};
-use heck::ToUpperCamelCase;
+use crate::model::{Operation, PageStyle, Param, ParamLocation, Spec, Type};
 
 pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names) {
     out.push(
@@ -197,18 +196,35 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
             Some(_) => "self.cursor = cursor.map(rt::Text::from);",
             None => "let _ = cursor;",
         };
-        let set_page = match op.param("page") {
-            Some(_) => "self.page = Some(i64::from(page));",
-            None => "let _ = page;",
+        let (set_page, page) = match op.param("page") {
+            Some(_) => {
+                ("self.page = Some(i64::from(page));", "self.page.and_then(|p| u32::try_from(p).ok())")
+            }
+            None => ("let _ = page;", "None"),
+        };
+        let keys = &spec.page_keys;
+        let style = match style {
+            PageStyle::Cursor => format!("Cursor {{ next: {} }}", Lit(&keys.cursor)),
+            PageStyle::Page => format!(
+                "Page {{ next: {}, current: &[{}] }}",
+                Lit(&keys.next_page),
+                literals(&keys.current_page)
+            ),
+            PageStyle::PageSize => format!(
+                "PageSize {{ more: {}, current: {}, total: {} }}",
+                Lit(&keys.has_more),
+                Lit(&keys.page),
+                Lit(&keys.total_pages)
+            ),
         };
         write!(
             out,
-            "        const STYLE: rt::PageStyle = rt::PageStyle::{variant};
+            "        const STYLE: rt::PageStyle = rt::PageStyle::{style};
         fn set_cursor(&mut self, cursor: Option<String>) {{ {set_cursor} }}
         fn set_page(&mut self, page: u32) {{ {set_page} }}
+        fn page(&self) -> Option<u32> {{ {page} }}
     }}
 ",
-            variant = style.as_str().to_upper_camel_case(),
         );
     }
 }

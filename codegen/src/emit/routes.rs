@@ -3,8 +3,8 @@
 
 use super::code::{Code, Lit, join, literals};
 use super::{method_path, route_const};
-use crate::model::Spec;
-use heck::{ToShoutySnakeCase, ToUpperCamelCase};
+use crate::model::{EnvelopeKind, ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
+use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
 
 pub(super) fn routes_module(out: &mut Code, spec: &Spec, reserved: &[(&str, &str, &str, &str)]) {
     out.push(
@@ -65,7 +65,7 @@ pub mod routes {
             pending_statuses: &[{statuses}],
             failed_statuses: &[{failed}],
             pending_descriptions: &[{descriptions}],
-            envelope: rt::EnvelopeKind::{envelope},
+            envelope: {envelope},
             secret_values: {secret_values},
         }},
     }};
@@ -84,27 +84,66 @@ pub mod routes {
             statuses = literals(&answers.pending_statuses),
             failed = literals(&answers.failed_statuses),
             descriptions = literals(&answers.pending_descriptions),
-            envelope = answers.envelope.as_str().to_upper_camel_case(),
+            envelope = match answers.envelope {
+                EnvelopeKind::Unwrapped => "rt::EnvelopeKind::Unwrapped",
+                EnvelopeKind::Standard | EnvelopeKind::ResponseCode => "rt::EnvelopeKind::Wrapped(&ENVELOPE)",
+            },
             secret_values = spec.token_operations.as_ref().is_some_and(|t| t.includes(&op.name)),
         );
     }
     let all = join(&spec.operations, ", ", |f, op| write!(f, "&{}", route_const(op)));
     let token = match &spec.token_operations {
         Some(token) => format!(
-            "Some(rt::AuthRoutes {{ issue: &{}, refresh: &{}, revoke: &{} }})",
+            "Some(rt::AuthRoutes {{
+        issue: &{},
+        refresh: &{},
+        revoke: &{},
+        issue_body: &[{}],
+        refresh_body: &[{}],
+        revoke_body: &[{}],
+        grant: {},
+    }})",
             token.issue.to_shouty_snake_case(),
             token.refresh.to_shouty_snake_case(),
             token.revoke.to_shouty_snake_case(),
+            token_body(spec, &token.issue),
+            token_body(spec, &token.refresh),
+            token_body(spec, &token.revoke),
+            grant_keys(spec, &token.issue),
         ),
         None => "None".to_owned(),
     };
+    let account_header = if spec.operations.iter().any(|op| op.auth.sends_account()) {
+        format!("Some({})", Lit(&spec.account_header.to_ascii_lowercase()))
+    } else {
+        "None".to_owned()
+    };
+    let envelope = &spec.envelope;
+    write!(
+        out,
+        "    /// The keys of the service's answer envelope.
+    pub const ENVELOPE: rt::EnvelopeKeys = rt::EnvelopeKeys {{
+        code: &[{code}],
+        description: &[{description}],
+        data: {data},
+        flag: {flag},
+    }};
+",
+        code = literals(&envelope.code),
+        description = literals(&envelope.description),
+        data = Lit(&envelope.data),
+        flag = envelope.flag.as_deref().map_or_else(|| "None".to_owned(), |f| format!("Some({})", Lit(f))),
+    );
     write!(
         out,
         "    /// Every route of the spec, in spec order.
     pub const ALL: &[&Route] = &[{all}];
-    /// The routes the client calls itself to obtain, refresh and revoke tokens;
-    /// `None` when the spec names none (its operations send no token).
+    /// The routes the client calls itself to obtain, refresh and revoke tokens, and the
+    /// form of their requests and answers; `None` when the spec names none (its
+    /// operations send no token).
     pub const TOKEN: Option<rt::AuthRoutes> = {token};
+    /// What the client's builder is given: the account header and the token operations.
+    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN }};
     /// The route of an operation of this spec, by its name (`bank_transfer`) or by
     /// any of its forms (`POST /v2/transfers/bank`, aliases included).
     pub fn find(name_or_route: &str) -> Option<&'static Route> {{
@@ -113,4 +152,43 @@ pub mod routes {
 }}
 "
     );
+}
+
+/// The body fields of the token operation `name`, each with what it carries.
+fn token_body(spec: &Spec, name: &str) -> String {
+    let Some(op) = spec.operation(name) else { return String::new() };
+    let fields = op.params.iter().filter(|p| p.location == ParamLocation::Body).filter_map(|p| {
+        let value = match TokenRole::of(p)? {
+            TokenRole::Fixed(text) => format!("rt::TokenValue::Fixed({})", Lit(&text)),
+            TokenRole::ClientId => "rt::TokenValue::ClientId".to_owned(),
+            TokenRole::ClientSecret => "rt::TokenValue::ClientSecret".to_owned(),
+            TokenRole::AccountId => "rt::TokenValue::AccountId".to_owned(),
+            TokenRole::RefreshToken => "rt::TokenValue::RefreshToken".to_owned(),
+            TokenRole::AccessToken => "rt::TokenValue::AccessToken".to_owned(),
+        };
+        Some(format!("rt::TokenField {{ wire: {}, value: {value} }}", Lit(&p.wire)))
+    });
+    fields.collect::<Vec<_>>().join(", ")
+}
+
+/// Where the answer of the token operation `name` holds the token: the wire keys of its
+/// shape's `access_token`, `refresh_token` and `expires_at` fields, or, for an untyped
+/// answer, the keys those fields have by default (`accessToken`, ...).
+fn grant_keys(spec: &Spec, name: &str) -> String {
+    let shape = spec.operation(name).and_then(|op| match op.response.as_ref().map(|r| &r.ty) {
+        Some(Type::Shape(shape)) => spec.shapes.iter().find(|s| &s.name == shape),
+        _ => None,
+    });
+    let wire = |field: &str| match shape {
+        Some(shape) => shape.fields.iter().find(|f| f.name == field).map(|f| f.wire.clone()),
+        None => Some(field.to_lower_camel_case()),
+    };
+    let optional =
+        |field: &str| wire(field).map_or_else(|| "None".to_owned(), |w| format!("Some({})", Lit(&w)));
+    format!(
+        "rt::TokenGrantKeys {{ access_token: {}, refresh_token: {}, expires_at: {} }}",
+        Lit(&wire(TOKEN_GRANT_FIELDS[0]).unwrap_or_else(|| TOKEN_GRANT_FIELDS[0].to_lower_camel_case())),
+        optional(TOKEN_GRANT_FIELDS[1]),
+        optional(TOKEN_GRANT_FIELDS[2]),
+    )
 }

@@ -50,7 +50,53 @@ pub struct RawService {
     #[serde(default)]
     pub token_operations: Option<RawTokenOperations>,
     #[serde(default)]
+    pub account_header: Option<String>,
+    #[serde(default)]
+    pub envelope: Option<RawEnvelopeKeys>,
+    #[serde(default)]
+    pub pagination: Option<RawPageKeys>,
+    #[serde(default)]
     pub answers: Option<RawAnswers>,
+}
+
+/// The keys of the answer envelope; each omitted one keeps the format's default.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnvelopeKeys {
+    #[serde(default)]
+    pub code: Option<Vec<String>>,
+    #[serde(default)]
+    pub description: Option<Vec<String>>,
+    #[serde(default)]
+    pub data: Option<String>,
+    /// `null` (or `~`): the service sends no flag.
+    #[serde(default, deserialize_with = "some_or_null")]
+    pub flag: Option<Option<String>>,
+}
+
+/// The keys of page data; each omitted one keeps the format's default.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPageKeys {
+    #[serde(default)]
+    pub cursor: Option<String>,
+    #[serde(default)]
+    pub next_page: Option<String>,
+    #[serde(default)]
+    pub current_page: Option<Vec<String>>,
+    #[serde(default)]
+    pub has_more: Option<String>,
+    #[serde(default)]
+    pub page: Option<String>,
+    #[serde(default)]
+    pub total_pages: Option<String>,
+}
+
+/// A key that is present, even as `null`: `Some(None)`.
+fn some_or_null<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(deserializer).map(Some)
 }
 
 /// How answers are read: the service's defaults, or one operation's own.

@@ -2,9 +2,9 @@
 
 use super::Sink;
 use super::raw::{
-    Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawFactSource, RawField,
-    RawGroup, RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageStyle, RawParam,
-    RawService, RawShape, RawTextFormat,
+    Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
+    RawFactSource, RawField, RawGroup, RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin,
+    RawPageKeys, RawPageStyle, RawParam, RawService, RawShape, RawTextFormat,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -102,7 +102,10 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     check_names(&operations, sink);
     check_listings(&operations, &shapes, sink);
     check_routes(&operations, &raw.unreadable, sink);
-    let token_operations = token_operations(&raw.service, &operations, &raw.unreadable, sink);
+    let token_operations = token_operations(&raw.service, &operations, &shapes, &raw.unreadable, sink);
+    let account_header = account_header(raw.service.account_header.as_deref(), sink);
+    let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
+    let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
 
     Some(Spec {
         source: file.to_owned(),
@@ -110,6 +113,9 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         environments,
         default_environment,
         token_operations,
+        account_header,
+        envelope,
+        page_keys,
         identifiers,
         groups,
         shapes,
@@ -300,9 +306,165 @@ fn default_environment(service: &RawService, environments: &[Environment], sink:
     first
 }
 
+/// Whether `name` can be sent as an HTTP header name (a token of RFC 9110).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// `service.account_header`, or the format's default, `accountId`.
+fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
+    let Some(name) = raw else { return "accountId".to_owned() };
+    if !is_header_name(name) {
+        sink.error(
+            "service.account_header",
+            format!("`{name}` is not a header name"),
+            "write the header's name: letters, digits and -, e.g. `accountId`",
+        );
+    }
+    name.to_owned()
+}
+
+/// The most keys of a code or of a description an envelope may list (the runtime's
+/// `EnvelopeKeys::MAX_KEYS`).
+const MAX_ENVELOPE_KEYS: usize = 4;
+
+/// `service.envelope` over the format's default (`{code, description, data}`, with the
+/// `response_code` spellings and a `status` flag).
+fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> EnvelopeKeys {
+    let strings = |list: &[&str]| list.iter().map(|k| (*k).to_owned()).collect::<Vec<String>>();
+    let mut keys = EnvelopeKeys {
+        code: strings(&["code", "responseCode"]),
+        description: strings(&["description", "responseMessage", "message"]),
+        data: "data".to_owned(),
+        flag: Some("status".to_owned()),
+    };
+    let Some(raw) = raw else { return keys };
+    for (list, own, key) in
+        [(&mut keys.code, &raw.code, "code"), (&mut keys.description, &raw.description, "description")]
+    {
+        let Some(own) = own else { continue };
+        let path = format!("service.envelope.{key}");
+        if own.is_empty() || own.len() > MAX_ENVELOPE_KEYS {
+            sink.error(
+                &path,
+                format!("{} keys", own.len()),
+                format!("list 1 to {MAX_ENVELOPE_KEYS} keys, the one the service sends most first"),
+            );
+        }
+        own.clone_into(list);
+    }
+    if let Some(data) = &raw.data {
+        data.clone_into(&mut keys.data);
+    }
+    if let Some(flag) = &raw.flag {
+        flag.clone_into(&mut keys.flag);
+    }
+    let mut seen = HashSet::new();
+    let all = keys.code.iter().chain(&keys.description).chain([&keys.data]).chain(&keys.flag);
+    for key in all {
+        if key.is_empty() {
+            sink.error("service.envelope", "an empty key", "name each key as the service sends it");
+        } else if !seen.insert(key.as_str()) {
+            sink.error(
+                "service.envelope",
+                format!("`{key}` is listed twice"),
+                "give each of the code, the description, the data and the flag keys of their own",
+            );
+        }
+    }
+    keys
+}
+
+/// `service.pagination` over the format's default.
+fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys {
+    let mut keys = PageKeys {
+        cursor: "cursor".to_owned(),
+        next_page: "nextPage".to_owned(),
+        current_page: vec!["page".to_owned(), "currentPage".to_owned()],
+        has_more: "hasMore".to_owned(),
+        page: "page".to_owned(),
+        total_pages: "totalPages".to_owned(),
+    };
+    let Some(raw) = raw else { return keys };
+    for (slot, own, key) in [
+        (&mut keys.cursor, &raw.cursor, "cursor"),
+        (&mut keys.next_page, &raw.next_page, "next_page"),
+        (&mut keys.has_more, &raw.has_more, "has_more"),
+        (&mut keys.page, &raw.page, "page"),
+        (&mut keys.total_pages, &raw.total_pages, "total_pages"),
+    ] {
+        if let Some(own) = own {
+            if own.is_empty() {
+                sink.error(
+                    &format!("service.pagination.{key}"),
+                    "an empty key",
+                    "name the key as the service sends it",
+                );
+            }
+            own.clone_into(slot);
+        }
+    }
+    if let Some(own) = &raw.current_page {
+        if own.is_empty() || own.iter().any(String::is_empty) {
+            sink.error(
+                "service.pagination.current_page",
+                "no key, or an empty one",
+                "list the keys of the page's number, the one the service sends most first",
+            );
+        }
+        own.clone_into(&mut keys.current_page);
+    }
+    keys
+}
+
+/// The checks of one token operation: its client-filled parameters travel in the body and
+/// are each fixed or named for what they carry; an issue or refresh answer is a shape with
+/// an `access_token`.
+fn check_token_operation(key: &str, op: &Operation, shapes: &[Shape], path: &str, sink: &mut Sink) {
+    for param in &op.params {
+        let role = TokenRole::of(param);
+        let at = format!("operations.{}.params.{}", op.name, param.name);
+        if role.is_some() && param.location != ParamLocation::Body {
+            sink.error(
+                &at,
+                format!("a token operation's `{}` travels in the {}", param.name, param.location.as_str()),
+                "write `in: body`: the client writes a token request's fields in its body",
+            );
+        } else if role.is_none() && param.required {
+            sink.error(
+                &at,
+                format!("the client cannot fill `{}` of the token operation named by `{path}`", param.name),
+                format!(
+                    "give it a `fixed` value, or name it for what it carries: {}",
+                    TokenRole::NAMES.join(", ")
+                ),
+            );
+        }
+    }
+    if key == "revoke" {
+        return;
+    }
+    // An untyped answer is read at the default keys (`accessToken`, `refreshToken`,
+    // `expiresAt`); a shape must say where the token is.
+    let shape = match op.response.as_ref().map(|r| (&r.ty, r.list)) {
+        Some((Type::Shape(name), false)) => shapes.iter().find(|s| &s.name == name),
+        Some((_, true)) => None,
+        _ => return,
+    };
+    let grant = shape.and_then(|shape| shape.fields.iter().find(|f| f.name == "access_token"));
+    if grant.is_none() {
+        sink.error(
+            &format!("operations.{}.response", op.name),
+            format!("the answer of the token operation `{}` has no `access_token` field", op.name),
+            "answer a shape with fields `access_token` (and `refresh_token`, `expires_at` if the service sends them), each with its `wire` key",
+        );
+    }
+}
+
 fn token_operations(
     service: &RawService,
     operations: &[Operation],
+    shapes: &[Shape],
     unreadable: &[String],
     sink: &mut Sink,
 ) -> Option<TokenOperations> {
@@ -324,7 +486,7 @@ fn token_operations(
                 format!("`{name}` is a GET; token operations send credentials in a body"),
                 "name the POST operation that does it",
             ),
-            Some(_) => {}
+            Some(op) => check_token_operation(key, op, shapes, &path, sink),
         }
     }
     Some(TokenOperations {

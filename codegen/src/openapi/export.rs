@@ -71,7 +71,7 @@ pub fn export(spec: &Spec) -> Value {
         "components": {
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "The access token from the token operations."},
-                "accountId": {"type": "apiKey", "in": "header", "name": "accountId", "description": "The parent account's id."},
+                "accountId": {"type": "apiKey", "in": "header", "name": spec.account_header, "description": "The parent account's id."},
             },
             "schemas": schemas,
         },
