@@ -1,0 +1,122 @@
+//! A client generated from a spec whose conventions share nothing with the payments API
+//! (`fixtures/other-conventions.yaml`: its own account header, envelope keys, token request
+//! fields and answer keys, cursor key and codes) speaks exactly that spec, counted at a
+//! loopback server: the runtime carries none of the payments service's conventions.
+
+use payspec_client::{Credentials, Error, Outcome};
+use payspec_tests::mock::{MockServer, Recorded, Reply};
+use serde_json::json;
+
+mod ledger {
+    payspec_macros::generate!("fixtures/other-conventions.yaml");
+}
+
+const SECRET: &str = "sk_ledger_secret_1";
+
+/// The service: `rc`/`msg`/`payload` envelopes, `jwt`/`renewal`/`validUntil` grants, and
+/// two pages joined by `after`.
+async fn service() -> MockServer {
+    let answer =
+        |payload: serde_json::Value| Reply::json(200, json!({"rc": "ok", "msg": "fine", "payload": payload}));
+    let started = MockServer::start(move |request: &Recorded, _| match request.path() {
+        "/oauth/token" => {
+            answer(json!({"jwt": "tok-A", "renewal": "ren-A", "validUntil": "2999-01-01T00:00:00Z"}))
+        }
+        "/oauth/revoke" => answer(json!(null)),
+        "/entries" => match request.query_value("after") {
+            None => answer(json!({"entries": [{"id": "e1"}], "after": "c2", "cursor": "never-read"})),
+            Some("c2") => answer(json!({"entries": [{"id": "e2"}]})),
+            // The payments API's envelope, which this service never sends.
+            Some("payments") => Reply::json(200, json!({"code": "00", "description": "ok", "data": {}})),
+            Some(_) => Reply::json(400, json!({"rc": "denied", "msg": "no such cursor"})),
+        },
+        _ => Reply::json(404, json!({"rc": "denied", "msg": "no such route"})),
+    })
+    .await;
+    started.unwrap_or_else(|e| panic!("mock server did not start: {e}"))
+}
+
+fn client(server: &MockServer) -> ledger::Client {
+    ledger::Client::builder()
+        .environment(ledger::Environment::Custom(server.url()))
+        .credentials(Credentials::new("client-ledger", SECRET, "tenant-7"))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[tokio::test]
+async fn a_client_of_another_spec_speaks_that_specs_conventions() {
+    let server = service().await;
+    let client = client(&server);
+
+    let ids: Vec<String> = client
+        .ledger()
+        .list_entries_items(ledger::requests::ListEntries::default())
+        .all()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .filter_map(|entry| entry.id)
+        .collect();
+    // Both pages, joined by `after` (the payments API's `cursor` key is not read).
+    assert_eq!(ids, ["e1", "e2"]);
+    client.session().revoke().await.unwrap_or_else(|e| panic!("{e}"));
+
+    let sent = server.requests();
+    let lines: Vec<String> = sent.iter().map(|r| format!("{} {}", r.method, r.target)).collect();
+    assert_eq!(lines, ["POST /oauth/token", "GET /entries", "GET /entries?after=c2", "POST /oauth/revoke"]);
+    // The token request: the spec's fields, its fixed grant, the account header only.
+    assert_eq!(
+        sent[0].json(),
+        Some(json!({"grantKind": "secret", "key": "client-ledger", "secret": SECRET}))
+    );
+    assert_eq!(sent[0].header("x-tenant"), Some("tenant-7"));
+    assert_eq!(sent[0].header("authorization"), None);
+    // Calls: the token from `jwt`, the account in `X-Tenant`, never `accountId`.
+    for call in &sent[1..3] {
+        assert_eq!(call.header("authorization"), Some("Bearer tok-A"));
+        assert_eq!(call.header("x-tenant"), Some("tenant-7"));
+    }
+    assert!(sent.iter().all(|r| r.header("accountid").is_none()), "{lines:?}");
+    // Revoke: the token under `jwt`, the account id in the body under `tenant`.
+    assert_eq!(sent[3].json(), Some(json!({"jwt": "tok-A", "tenant": "tenant-7"})));
+    assert_eq!(sent[3].header("authorization"), Some("Bearer tok-A"));
+}
+
+#[tokio::test]
+async fn its_codes_and_descriptions_are_read_at_its_keys() {
+    let server = service().await;
+    let client = client(&server);
+    // A success answered at the spec's keys: done, with its code and description.
+    let page = client
+        .ledger()
+        .list_entries(ledger::requests::ListEntries::default())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    match page {
+        Outcome::Done(envelope) => {
+            assert_eq!((envelope.code.as_str(), envelope.description.as_str()), ("ok", "fine"));
+            assert_eq!(envelope.data.and_then(|d| d.after).as_deref(), Some("c2"));
+        }
+        other => panic!("expected a finished answer, got {other:?}"),
+    }
+    // A refusal's code and description, from `rc` and `msg`.
+    let refused = client.ledger().list_entries(ledger::requests::ListEntries::default().cursor("c9")).await;
+    match refused {
+        Err(Error::Status { status: 400, code, description, .. }) => {
+            assert_eq!(code.as_deref(), Some("denied"));
+            assert_eq!(description.as_deref(), Some("no such cursor"));
+        }
+        other => panic!("expected the refusal, got {other:?}"),
+    }
+    // The payments API's envelope has no code at this spec's keys: not a success.
+    let foreign =
+        client.ledger().list_entries(ledger::requests::ListEntries::default().cursor("payments")).await;
+    match foreign {
+        Err(Error::Decode { reason, .. }) => assert!(reason.contains("no code"), "{reason}"),
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    assert_eq!(ledger::SUCCESS_CODE, "ok");
+    assert_eq!(server.count("GET", "/entries"), 3);
+    assert_eq!(server.count("POST", "/oauth/token"), 1);
+}
