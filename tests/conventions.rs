@@ -120,3 +120,30 @@ async fn its_codes_and_descriptions_are_read_at_its_keys() {
     assert_eq!(server.count("GET", "/entries"), 3);
     assert_eq!(server.count("POST", "/oauth/token"), 1);
 }
+
+#[test]
+fn its_webhooks_are_signed_and_read_by_its_own_scheme() {
+    use ledger::webhook::{self, EventType, Verifier};
+    use std::time::SystemTime;
+
+    let body = br#"{"kind":"entry_booked","id":"d-1","entry":{"id":"e9","bookedAt":"2026-01-02T03:04:05Z","amount":12.50}}"#;
+    let signed = webhook::sign(body, SystemTime::now(), "ledger-key").unwrap_or_else(|e| panic!("{e}"));
+    let headers = signed.headers();
+    // Its own headers, and nothing of another service's scheme.
+    let names: Vec<&str> = headers.keys().map(|name| name.as_str()).collect();
+    assert_eq!(names, ["x-ledger-signature", "x-ledger-time"]);
+    let verifier = Verifier::new("ledger-key").unwrap_or_else(|e| panic!("{e}"));
+    let event = verifier.verify_headers(&headers, body).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(event.event_type, EventType::EntryBooked);
+    assert_eq!((event.signed.delivery.as_str(), event.signed.entry_id.as_str()), ("d-1", "e9"));
+    assert_eq!(event.signed.booked_at, "2026-01-02T03:04:05Z");
+    assert_eq!(event.claimed_amount().map(|a| a.to_string()), Some("12.50".to_owned()));
+    // The same delivery again is a replay; a changed entry id breaks the signature.
+    assert!(verifier.verify_headers(&headers, body).is_err());
+    let changed = String::from_utf8_lossy(body).replace("e9", "e8");
+    let fresh = Verifier::new("ledger-key").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        fresh.verify_headers(&headers, changed.as_bytes()).err(),
+        Some(webhook::WebhookError::SignatureMismatch)
+    );
+}

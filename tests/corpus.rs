@@ -231,7 +231,7 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
             "{name}"
         );
         // The claimed amount reads exactly from the number the service sent.
-        let claimed = event.unsigned.claimed_transaction_amount().map(|a| a.to_string());
+        let claimed = event.claimed_amount().map(|a| a.to_string());
         let expected = sent["data"]["transaction"]["transactionAmount"].as_number().map(ToString::to_string);
         assert_eq!(claimed, expected, "{name}");
     }

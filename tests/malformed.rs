@@ -81,6 +81,26 @@ operations:
 /// `(fixture, the first line of the first error, words of its hint)`.
 const EXPECTED: &[(&str, &str, &str)] = &[
     (
+        "account_header_not_a_header",
+        r#"tests/fixtures/malformed/account_header_not_a_header.yaml:11:3: error: service.account_header: `account id` is not a header name"#,
+        "write the header's name",
+    ),
+    (
+        "envelope_key_twice",
+        r#"tests/fixtures/malformed/envelope_key_twice.yaml:11:3: error: service.envelope: `code` is listed twice"#,
+        "give each of the code, the description, the data and the flag keys of their own",
+    ),
+    (
+        "token_parameter_unfillable",
+        r#"tests/fixtures/malformed/token_parameter_unfillable.yaml:74:7: error: operations.revoke_token.params.device_fingerprint: the client cannot fill `device_fingerprint` of the token operation named by `service.token_operations.revoke`"#,
+        "give it a `fixed` value, or name it for what it carries",
+    ),
+    (
+        "webhook_request_id_unknown",
+        r#"tests/fixtures/malformed/webhook_request_id_unknown.yaml:15:5: error: service.webhooks.request_id: no signed value is named `delivery_id`"#,
+        "name one of the `signed` values",
+    ),
+    (
         "bad_path_empty_segment",
         r#"tests/fixtures/malformed/bad_path_empty_segment.yaml:28:5: error: operations.bank_transfer_from_sub_account.path: bad path `/v2/transfers//bank/{subAccountId}`: a path has no empty segment (`//` or a trailing `/`)"#,
         "write a path like",

@@ -58,6 +58,9 @@ pub struct Spec {
     pub envelope: EnvelopeKeys,
     /// The keys of a page's data that lead to the next page (`service.pagination`).
     pub page_keys: PageKeys,
+    /// How the service signs its webhook notifications (`service.webhooks`), if it sends
+    /// any.
+    pub webhooks: Option<Webhooks>,
     /// Typed identifiers (`SubAccountId`), each becoming a newtype.
     pub identifiers: Vec<Identifier>,
     /// Resource groups, in file order.
@@ -125,6 +128,42 @@ pub struct PageKeys {
     pub page: String,
     /// Page-size listings: the number of pages (`totalPages`).
     pub total_pages: String,
+}
+
+/// How a service signs its webhook notifications: an HMAC-SHA256, base64 in
+/// `signature_header`, over the signed values of the body and the timestamp header,
+/// joined with `:`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Webhooks {
+    /// The header of the signature.
+    pub signature_header: String,
+    /// The header of the signing time (the last signed value).
+    pub timestamp_header: String,
+    /// The algorithm header and its value, if the service sends one.
+    pub algorithm: Option<(String, String)>,
+    /// The version header and its value, if the service sends one.
+    pub version: Option<(String, String)>,
+    /// The name of the signed value that is the event's kind.
+    pub event_type: String,
+    /// The name of the signed value that identifies the delivery (the replay key).
+    pub request_id: String,
+    /// The signed values, in order.
+    pub signed: Vec<SignedValue>,
+    /// The event kinds the service documents.
+    pub events: Vec<String>,
+    /// Where the body claims the amount (not signed), if it does.
+    pub claimed_amount: Option<String>,
+}
+
+/// One signed value of a webhook body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedValue {
+    /// Its snake_case name (a field of the generated `SignedFields`).
+    pub name: String,
+    /// Its place in the body: keys joined with `.`.
+    pub path: String,
+    /// Whether it is an RFC 3339 instant (and may hold colons).
+    pub instant: bool,
 }
 
 /// How an answer wraps its data.

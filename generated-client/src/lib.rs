@@ -94,7 +94,7 @@ pub use payspec_runtime as runtime;
 /// The exact decimal type of amounts (`Amount::try_from`, `Amount::as_decimal`, the
 /// sandbox's balances), re-exported so that no other dependency is needed to name it.
 pub use runtime::Decimal;
-pub use runtime::{reqwest, webhook};
+pub use runtime::reqwest;
 // `Client` at the root is the generated client (one accessor per group); it wraps the
 // runtime's `Session`.
 pub use runtime::{

@@ -17,6 +17,7 @@ mod examples;
 mod requests;
 mod routes;
 mod types;
+mod webhook;
 
 use crate::audit;
 use crate::model::{AnswerType, Field, Operation, Param, Spec, Type};
@@ -48,6 +49,9 @@ fn code(spec: &Spec, examples: Option<&str>, start: String) -> Code {
     types_module(&mut out, spec, &names);
     requests_module(&mut out, spec, &names);
     client_items(&mut out, spec, &names, examples);
+    if let Some(webhooks) = &spec.webhooks {
+        webhook::webhook_module(&mut out, webhooks);
+    }
     out
 }
 

@@ -56,7 +56,38 @@ pub struct RawService {
     #[serde(default)]
     pub pagination: Option<RawPageKeys>,
     #[serde(default)]
+    pub webhooks: Option<RawWebhooks>,
+    #[serde(default)]
     pub answers: Option<RawAnswers>,
+}
+
+/// How the service signs its webhook notifications.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWebhooks {
+    pub signature_header: String,
+    pub timestamp_header: String,
+    #[serde(default)]
+    pub algorithm: Option<RawFixedHeader>,
+    #[serde(default)]
+    pub version: Option<RawFixedHeader>,
+    pub event_type: String,
+    pub request_id: String,
+    pub signed: Ordered<String>,
+    #[serde(default)]
+    pub instants: Vec<String>,
+    #[serde(default)]
+    pub events: Vec<String>,
+    #[serde(default)]
+    pub claimed_amount: Option<String>,
+}
+
+/// A header sent with one value.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFixedHeader {
+    pub header: String,
+    pub value: String,
 }
 
 /// The keys of the answer envelope; each omitted one keeps the format's default.

@@ -3,8 +3,9 @@
 use super::Sink;
 use super::raw::{
     Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
-    RawFactSource, RawField, RawGroup, RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin,
-    RawPageKeys, RawPageStyle, RawParam, RawService, RawShape, RawTextFormat,
+    RawFactSource, RawField, RawFixedHeader, RawGroup, RawIdempotencyHeader, RawLocation, RawMethod,
+    RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawService, RawShape, RawTextFormat,
+    RawWebhooks,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -106,6 +107,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let account_header = account_header(raw.service.account_header.as_deref(), sink);
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
+    let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, sink));
 
     Some(Spec {
         source: file.to_owned(),
@@ -116,6 +118,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         account_header,
         envelope,
         page_keys,
+        webhooks,
         identifiers,
         groups,
         shapes,
@@ -415,6 +418,125 @@ fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys {
         own.clone_into(&mut keys.current_page);
     }
     keys
+}
+
+/// The most values a webhook scheme signs.
+const MAX_SIGNED: usize = 64;
+
+/// `service.webhooks`, checked: header names, each signed value a snake_case name and a
+/// path of keys, the event and request id among them, event kinds that make variants.
+fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
+    let at = "service.webhooks";
+    let fixed = |raw: &Option<RawFixedHeader>, key: &str, sink: &mut Sink| {
+        let fixed = raw.as_ref()?;
+        header(&fixed.header, &format!("{at}.{key}.header"), sink);
+        if fixed.value.is_empty() || fixed.value.chars().any(|c| c.is_control()) {
+            sink.error(
+                &format!("{at}.{key}.value"),
+                "not a header value",
+                "write the value the service sends",
+            );
+        }
+        Some((fixed.header.to_ascii_lowercase(), fixed.value.clone()))
+    };
+    fn header(name: &str, path: &str, sink: &mut Sink) {
+        if !is_header_name(name) {
+            sink.error(
+                path,
+                format!("`{name}` is not a header name"),
+                "write the header's name: letters, digits and -",
+            );
+        }
+    }
+    header(&raw.signature_header, &format!("{at}.signature_header"), sink);
+    header(&raw.timestamp_header, &format!("{at}.timestamp_header"), sink);
+    let algorithm = fixed(&raw.algorithm, "algorithm", sink);
+    let version = fixed(&raw.version, "version", sink);
+    if raw.signed.0.is_empty() || raw.signed.0.len() > MAX_SIGNED {
+        sink.error(
+            &format!("{at}.signed"),
+            format!("{} signed values", raw.signed.0.len()),
+            format!("list 1 to {MAX_SIGNED}: name -> the value's place in the body, keys joined with `.`"),
+        );
+    }
+    let mut signed = Vec::new();
+    let mut names = HashSet::new();
+    for (name, path) in &raw.signed.0 {
+        let place = format!("{at}.signed.{name}");
+        if name.is_empty()
+            || name.to_snake_case() != *name
+            || name == "timestamp"
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            sink.error(&place, format!("`{name}` cannot name a signed value"), "write a snake_case name other than `timestamp` (the timestamp header is signed last on its own)");
+        }
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            sink.error(
+                &place,
+                format!("`{path}` is not a place in the body"),
+                "write the keys from the body down, joined with `.`: `data.transaction.transactionId`",
+            );
+        }
+        names.insert(name.as_str());
+        signed.push(SignedValue {
+            name: name.clone(),
+            path: path.clone(),
+            instant: raw.instants.contains(name),
+        });
+    }
+    for (key, name) in [("event_type", &raw.event_type), ("request_id", &raw.request_id)] {
+        if !names.contains(name.as_str()) {
+            sink.error(
+                &format!("{at}.{key}"),
+                format!("no signed value is named `{name}`"),
+                "name one of the `signed` values",
+            );
+        }
+    }
+    for name in &raw.instants {
+        if !names.contains(name.as_str()) {
+            sink.error(
+                &format!("{at}.instants"),
+                format!("no signed value is named `{name}`"),
+                "name one of the `signed` values",
+            );
+        }
+    }
+    let mut variants = HashSet::new();
+    for event in &raw.events {
+        let variant = event.to_upper_camel_case();
+        if variant.is_empty()
+            || variant == "Other"
+            || !variant.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !variants.insert(variant.clone())
+        {
+            sink.error(
+                &format!("{at}.events"),
+                format!("the event `{event}` makes no variant of its own (`{variant}`)"),
+                "list each event kind once, as the service sends it",
+            );
+        }
+    }
+    if let Some(path) = &raw.claimed_amount
+        && (path.is_empty() || path.split('.').any(str::is_empty))
+    {
+        sink.error(
+            &format!("{at}.claimed_amount"),
+            format!("`{path}` is not a place in the body"),
+            "write the keys from the body down, joined with `.`",
+        );
+    }
+    Webhooks {
+        signature_header: raw.signature_header.to_ascii_lowercase(),
+        timestamp_header: raw.timestamp_header.to_ascii_lowercase(),
+        algorithm,
+        version,
+        event_type: raw.event_type.clone(),
+        request_id: raw.request_id.clone(),
+        signed,
+        events: raw.events.clone(),
+        claimed_amount: raw.claimed_amount.clone(),
+    }
 }
 
 /// The checks of one token operation: its client-filled parameters travel in the body and

@@ -1,0 +1,274 @@
+//! The `webhook` module: the spec's signature scheme as data for the runtime's verifier,
+//! and a typed view of its notifications (the event kinds it documents, a field per signed
+//! value). Written only for a spec with `service.webhooks`.
+
+use super::code::{Code, Lit};
+use super::field_ident;
+use crate::model::Webhooks;
+use heck::ToUpperCamelCase;
+
+pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
+    out.push(
+        "/// Verifying the service's webhook notifications: its signature scheme ([`SCHEME`]),
+/// a [`Verifier`] that reads a delivery into a typed [`WebhookEvent`], and [`sign`] for
+/// tests of your own endpoint.
+pub mod webhook {
+    use ::payspec_runtime as rt;
+    pub use rt::webhook::{
+        DEFAULT_TOLERANCE, MemoryReplayGuard, ReplayGuard, SignedHeaders, SignedNotification,
+        SignedValues, UnsignedData, WebhookError,
+    };
+",
+    );
+    let fixed = |header: &Option<(String, String)>| match header {
+        Some((name, value)) => format!("Some(({}, {}))", Lit(name), Lit(value)),
+        None => "None".to_owned(),
+    };
+    write!(
+        out,
+        "    /// How the service signs its notifications.
+    pub static SCHEME: rt::webhook::Scheme = rt::webhook::Scheme {{
+        signature_header: {signature},
+        timestamp_header: {timestamp},
+        algorithm: {algorithm},
+        version: {version},
+        event_type: {event_type},
+        request_id: {request_id},
+        signed: &[
+",
+        signature = Lit(&webhooks.signature_header),
+        timestamp = Lit(&webhooks.timestamp_header),
+        algorithm = fixed(&webhooks.algorithm),
+        version = fixed(&webhooks.version),
+        event_type = Lit(&webhooks.event_type),
+        request_id = Lit(&webhooks.request_id),
+    );
+    for value in &webhooks.signed {
+        writeln!(
+            out,
+            "            rt::webhook::SignedValue {{ name: {}, path: {}, instant: {} }},",
+            Lit(&value.name),
+            Lit(&value.path),
+            value.instant
+        );
+    }
+    out.push("        ],\n    };\n");
+    writeln!(out, "    /// The header carrying the base64 signature.");
+    writeln!(out, "    pub const SIGNATURE_HEADER: &str = {};", Lit(&webhooks.signature_header));
+    writeln!(out, "    /// The header carrying the RFC 3339 signing time, the last value signed.");
+    writeln!(out, "    pub const TIMESTAMP_HEADER: &str = {};", Lit(&webhooks.timestamp_header));
+    if let Some((header, value)) = &webhooks.algorithm {
+        writeln!(out, "    /// The header naming the signature algorithm.");
+        writeln!(out, "    pub const ALGORITHM_HEADER: &str = {};", Lit(header));
+        writeln!(out, "    /// The algorithm the service names there.");
+        writeln!(out, "    pub const ALGORITHM: &str = {};", Lit(value));
+    }
+    if let Some((header, value)) = &webhooks.version {
+        writeln!(out, "    /// The header carrying the signature scheme's version.");
+        writeln!(out, "    pub const VERSION_HEADER: &str = {};", Lit(header));
+        writeln!(out, "    /// The version the service sends there.");
+        writeln!(out, "    pub const VERSION: &str = {};", Lit(value));
+    }
+    event_type(out, &webhooks.events);
+    signed_fields(out, webhooks);
+    event(out, webhooks);
+    out.push("}\n");
+}
+
+/// `EventType`: one variant per documented kind, `Other` for the rest.
+fn event_type(out: &mut Code, events: &[String]) {
+    out.push(
+        "    /// The kind of a notification.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum EventType {
+",
+    );
+    for event in events {
+        out.doc_line("        ", &format!("`{event}`"));
+        writeln!(out, "        {},", event.to_upper_camel_case());
+    }
+    out.push(
+        "        /// Any other event, by its wire name.
+        Other(String),
+    }
+    impl EventType {
+        /// The event's wire name.
+        pub fn as_str(&self) -> &str {
+            match self {
+",
+    );
+    for event in events {
+        writeln!(out, "                EventType::{} => {},", event.to_upper_camel_case(), Lit(event));
+    }
+    out.push(
+        "                EventType::Other(name) => name,
+            }
+        }
+    }
+    impl From<&str> for EventType {
+        fn from(name: &str) -> Self {
+            match name {
+",
+    );
+    for event in events {
+        writeln!(out, "                {} => EventType::{},", Lit(event), event.to_upper_camel_case());
+    }
+    out.push(
+        "                other => EventType::Other(other.to_owned()),
+            }
+        }
+    }
+    impl ::core::fmt::Display for EventType {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str(self.as_str())
+        }
+    }
+",
+    );
+}
+
+/// `SignedFields`: a field per signed value, and the timestamp.
+fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
+    out.push(
+        "    /// The values the signature covers, exactly as they were signed (a missing value is
+    /// an empty string). Only these can be trusted from the notification alone.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    #[non_exhaustive]
+    pub struct SignedFields {
+",
+    );
+    for value in &webhooks.signed {
+        out.doc_line("        ", &format!("`{}`", value.path));
+        writeln!(out, "        pub {}: String,", field_ident(&value.name));
+    }
+    out.push(
+        "        /// The timestamp header.
+        pub timestamp: String,
+    }
+    impl From<SignedValues> for SignedFields {
+        fn from(signed: SignedValues) -> Self {
+            let timestamp = signed.timestamp.clone();
+            let mut values = signed.into_values().into_iter();
+            SignedFields {
+",
+    );
+    for value in &webhooks.signed {
+        writeln!(out, "                {}: values.next().unwrap_or_default(),", field_ident(&value.name));
+    }
+    out.push("                timestamp,\n            }\n        }\n    }\n");
+}
+
+/// `WebhookEvent`, `Verifier` and `sign`, over the runtime's.
+fn event(out: &mut Code, webhooks: &Webhooks) {
+    out.push(
+        "    /// A verified notification. `Debug` leaves out the unsigned part, which holds
+    /// personal data.
+    #[derive(Clone)]
+    #[non_exhaustive]
+    pub struct WebhookEvent {
+        /// The kind of event.
+        pub event_type: EventType,
+        /// When the service signed it (the timestamp header).
+        pub signed_at: ::std::time::SystemTime,
+        /// Every value the signature covers.
+        pub signed: SignedFields,
+        /// Everything else: not covered by the signature. See [`UnsignedData`].
+        pub unsigned: UnsignedData,
+    }
+    impl ::core::fmt::Debug for WebhookEvent {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.debug_struct(\"WebhookEvent\")
+                .field(\"event_type\", &self.event_type)
+                .field(\"signed\", &self.signed)
+                .finish_non_exhaustive()
+        }
+    }
+    impl From<rt::webhook::WebhookEvent> for WebhookEvent {
+        fn from(event: rt::webhook::WebhookEvent) -> Self {
+            WebhookEvent {
+                event_type: EventType::from(event.event_type.as_str()),
+                signed_at: event.signed_at,
+                signed: SignedFields::from(event.signed),
+                unsigned: event.unsigned,
+            }
+        }
+    }
+",
+    );
+    if let Some(path) = &webhooks.claimed_amount {
+        out.push("    impl WebhookEvent {\n");
+        out.doc(
+            "        ",
+            &[
+                format!("`{path}` as the notification claims it, read exactly; `None` when absent or"),
+                "not a valid amount. Not covered by the signature: confirm it with the service".to_owned(),
+                "(fetch the transaction) before acting on it.".to_owned(),
+            ],
+        );
+        writeln!(
+            out,
+            "        pub fn claimed_amount(&self) -> Option<rt::Amount> {{ self.unsigned.amount_at({}) }}",
+            Lit(path)
+        );
+        out.push("    }\n");
+    }
+    out.push(
+        "    /// Verifies the service's notifications with one signing key: the signature, the
+    /// timestamp within a tolerance of now (5 minutes unless set), and that the delivery
+    /// is not a replay.
+    #[derive(Debug)]
+    pub struct Verifier(rt::webhook::Verifier);
+    impl Verifier {
+        /// A verifier for `signing_key`, with a 5-minute tolerance and a
+        /// [`MemoryReplayGuard`]. An empty key is refused.
+        pub fn new(signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
+            rt::webhook::Verifier::new(&SCHEME, signing_key).map(Verifier)
+        }
+        /// How far a notification's timestamp may be from now, either way.
+        pub fn tolerance(self, tolerance: ::std::time::Duration) -> Self {
+            Verifier(self.0.tolerance(tolerance))
+        }
+        /// Where accepted request ids are remembered.
+        pub fn replay_guard(self, guard: impl ReplayGuard + 'static) -> Self {
+            Verifier(self.0.replay_guard(guard))
+        }
+        /// Verifies a notification from a request's header map and body, and reads it.
+        pub fn verify_headers(
+            &self,
+            headers: &rt::reqwest::header::HeaderMap,
+            body: &[u8],
+        ) -> Result<WebhookEvent, WebhookError> {
+            self.0.verify_headers(headers, body).map(WebhookEvent::from)
+        }
+        /// Verifies a notification against the current time.
+        pub fn verify(&self, headers: &SignedHeaders<'_>, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+            self.0.verify(headers, body).map(WebhookEvent::from)
+        }
+        /// Verifies a notification as of `now`.
+        pub fn verify_at(
+            &self,
+            headers: &SignedHeaders<'_>,
+            body: &[u8],
+            now: ::std::time::SystemTime,
+        ) -> Result<WebhookEvent, WebhookError> {
+            self.0.verify_at(headers, body, now).map(WebhookEvent::from)
+        }
+    }
+    /// The signature headers of a request, read by the service's scheme.
+    pub fn signed_headers(
+        headers: &rt::reqwest::header::HeaderMap,
+    ) -> Result<SignedHeaders<'_>, WebhookError> {
+        SignedHeaders::from_map(&SCHEME, headers)
+    }
+    /// Signs a notification body at `at`, with `signing_key`, as the service does: for
+    /// tests of your own webhook endpoint.
+    pub fn sign(
+        body: &[u8],
+        at: ::std::time::SystemTime,
+        signing_key: impl AsRef<[u8]>,
+    ) -> Result<SignedNotification, WebhookError> {
+        rt::webhook::sign(&SCHEME, body, at, signing_key)
+    }
+",
+    );
+}
