@@ -61,6 +61,8 @@ pub struct Spec {
     /// How the service signs its webhook notifications (`service.webhooks`), if it sends
     /// any.
     pub webhooks: Option<Webhooks>,
+    /// The envelope codes the service documents (`service.codes`), in file order.
+    pub codes: Vec<ServiceCode>,
     /// Typed identifiers (`SubAccountId`), each becoming a newtype.
     pub identifiers: Vec<Identifier>,
     /// Resource groups, in file order.
@@ -153,6 +155,19 @@ pub struct Webhooks {
     pub events: Vec<String>,
     /// Where the body claims the amount (not signed), if it does.
     pub claimed_amount: Option<String>,
+}
+
+/// One envelope code the service documents: a variant of the generated `ServiceCode`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceCode {
+    /// The code as it travels (`"02"`).
+    pub code: String,
+    /// Its snake_case name (`validation`).
+    pub name: String,
+    /// What it means and what to do.
+    pub doc: String,
+    /// Whether the service says the same request may be sent again.
+    pub retry: bool,
 }
 
 /// One signed value of a webhook body.

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use super::error::Error;
 use super::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
-/// An amount of naira: an exact decimal, never a float.
+/// An amount of money: an exact decimal, never a float.
 ///
 /// Built by the caller (`"10000.00".parse()`, `Amount::try_from(decimal)`), it is not
 /// negative and has at most two decimal places, and it is sent as a JSON number with its
@@ -87,7 +87,7 @@ impl From<AmountError> for Error {
 }
 
 impl Amount {
-    /// Zero naira.
+    /// Zero.
     pub const ZERO: Amount = amount(Decimal::ZERO);
 
     /// The exact decimal value.
@@ -177,7 +177,7 @@ impl TryFrom<&str> for Amount {
 }
 
 impl From<u32> for Amount {
-    /// Whole naira.
+    /// Whole units of the currency.
     fn from(units: u32) -> Self {
         amount(Decimal::from(units))
     }

@@ -155,7 +155,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     }
 
     /// The merchant's credentials: required when the spec names token operations; for a
-    /// service without them, only operations that send `accountId` need them.
+    /// service without them, only operations that send the account id header need them.
     pub fn credentials(mut self, credentials: Credentials) -> Self {
         self.credentials = Some(credentials);
         self
@@ -893,7 +893,7 @@ mod tests {
     }
 
     /// Run by CI in a build without any TLS feature
-    /// (`cargo test -p payspec-client --no-default-features --lib`).
+    /// (`cargo test -p payspec-runtime --no-default-features --lib`).
     #[test]
     #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
     fn a_build_without_tls_refuses_an_https_base_url_before_any_request() {

@@ -18,7 +18,7 @@ use super::route::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route};
 /// could not, and [`Envelope::raw_data`] gives the data's exact text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Envelope<T> {
-    /// `"00"` on success.
+    /// The service's code (one of the spec's success codes on success).
     pub code: String,
     /// The service's description of the outcome.
     pub description: String,
@@ -156,8 +156,8 @@ pub enum Outcome<T> {
     /// The service finished the operation; for a money operation, the answer says the money
     /// moved (its status is a success, or it carries no status at all).
     Done(Box<Envelope<T>>),
-    /// The service accepted the operation and is still processing it (HTTP 201/202
-    /// "PROCESSING", a transfer in `PENDING_BILLING`, or a status the spec does not call
+    /// The service accepted the operation and is still processing it (HTTP 202, a pending
+    /// description, a state the spec calls pending, or a status the spec does not call
     /// final). It must not be sent again under a new reference; look its status up instead.
     Pending(Box<Envelope<T>>),
     /// The service answered, and its answer says the operation failed or was undone: the

@@ -86,12 +86,12 @@ pub enum Error {
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
     },
-    /// The service answered with a success status but a failure code (not `"00"`). For a
-    /// money-moving call this is one of the codes the spec lists as refusals, which prove
-    /// the request was not applied.
+    /// The service answered with a success status but a failure code (none of the spec's
+    /// success codes). For a money-moving call this is one of the codes the spec lists as
+    /// refusals, which prove the request was not applied.
     #[error("the service refused the request with code {code} ({description})")]
     Service {
-        /// The envelope's code, e.g. `"02"` (validation).
+        /// The envelope's code, as the service sent it.
         code: String,
         /// The envelope's description.
         description: String,
@@ -156,63 +156,6 @@ pub enum Error {
         /// What is wrong with the configuration.
         reason: String,
     },
-}
-
-/// An envelope code of the service: the documented ones by name, any other kept as sent.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ServiceCode {
-    /// `00`: success.
-    Success,
-    /// `01`: a generic failure the service says may be retried (with the same reference).
-    Generic,
-    /// `02`: the request failed validation; fix it before sending it again.
-    Validation,
-    /// `05`: the operation is not permitted for this account.
-    NotPermitted,
-    /// `06`: do not retry.
-    DoNotRetry,
-    /// Any other code, as the service sent it.
-    Other(String),
-}
-
-impl ServiceCode {
-    /// The code as it travels (`"02"`).
-    pub fn as_str(&self) -> &str {
-        match self {
-            ServiceCode::Success => "00",
-            ServiceCode::Generic => "01",
-            ServiceCode::Validation => "02",
-            ServiceCode::NotPermitted => "05",
-            ServiceCode::DoNotRetry => "06",
-            ServiceCode::Other(code) => code,
-        }
-    }
-
-    /// Whether the service documents that the same request may be sent again (`01`). A
-    /// money-moving request is sent again only with the same reference.
-    pub fn is_retryable(&self) -> bool {
-        matches!(self, ServiceCode::Generic)
-    }
-}
-
-impl From<&str> for ServiceCode {
-    fn from(code: &str) -> Self {
-        match code.trim() {
-            "00" => ServiceCode::Success,
-            "01" => ServiceCode::Generic,
-            "02" => ServiceCode::Validation,
-            "05" => ServiceCode::NotPermitted,
-            "06" => ServiceCode::DoNotRetry,
-            other => ServiceCode::Other(other.to_owned()),
-        }
-    }
-}
-
-impl std::fmt::Display for ServiceCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 fn token_text(waiting_for_token: bool) -> &'static str {
@@ -288,11 +231,6 @@ impl Error {
         }
     }
 
-    /// The envelope code behind this error, as an open enumeration with its meaning.
-    pub fn service_code(&self) -> Option<ServiceCode> {
-        self.code().map(ServiceCode::from)
-    }
-
     /// Whether the server may have received the request. False only for failures known to
     /// have happened before the request was sent.
     pub fn may_have_reached_server(&self) -> bool {
@@ -357,22 +295,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn service_codes_are_open_and_say_whether_to_retry() {
+    fn the_code_is_the_services_own_text() {
         let refused = Error::Service { code: "01".into(), description: "try again".into() };
-        assert_eq!(refused.service_code(), Some(ServiceCode::Generic));
-        assert!(refused.service_code().is_some_and(|c| c.is_retryable()));
-        for code in ["02", "05", "06", "99"] {
-            let error = Error::Service { code: code.into(), description: String::new() };
-            assert!(!error.service_code().is_some_and(|c| c.is_retryable()), "{code}");
-            assert_eq!(error.service_code().map(|c| c.to_string()).as_deref(), Some(code));
-        }
-        assert_eq!(ServiceCode::from("99"), ServiceCode::Other("99".into()));
+        assert_eq!(refused.code(), Some("01"));
         let transport = Error::Transport {
             host: String::new(),
             may_have_reached_server: false,
             detail: String::new(),
             effect: Effect::Write,
         };
-        assert_eq!(transport.service_code(), None);
+        assert_eq!(transport.code(), None);
     }
 }

@@ -35,7 +35,7 @@ pub use client::{
     BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, Session, install_tls_provider,
 };
 pub use envelope::{Envelope, Outcome, Unread};
-pub use error::{Error, ServiceCode};
+pub use error::Error;
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
     REPEATED_KEY, Reader, Slot, ToJson, deserialize_via_json, serialize_via_json,

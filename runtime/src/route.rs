@@ -187,11 +187,11 @@ pub struct Alias {
 /// request carrying it to a different operation.
 #[derive(Clone, Copy, Debug)]
 pub struct ReservedSegment {
-    /// The path variable (wire name), e.g. `mandateId`.
+    /// The path variable (wire name), e.g. `orderId`.
     pub variable: &'static str,
     /// The literal segment the value must not equal, e.g. `status`.
     pub literal: &'static str,
-    /// The route that would receive the request instead, e.g. `GET /v1/direct-debits/status`.
+    /// The route that would receive the request instead, e.g. `GET /v1/orders/pending`.
     pub shadowed_by: &'static str,
 }
 
@@ -204,7 +204,7 @@ pub struct Route {
     pub group: &'static str,
     /// The HTTP method.
     pub method: Method,
-    /// The canonical path template, e.g. `/v2/transfers/bank/{subAccountId}`.
+    /// The canonical path template, e.g. `/v1/orders/{orderId}`.
     pub path: &'static str,
     /// Alternative forms of the same operation.
     pub aliases: &'static [Alias],
@@ -214,7 +214,7 @@ pub struct Route {
     pub effect: Effect,
     /// Path values refused before sending.
     pub reserved: &'static [ReservedSegment],
-    /// A header the service deduplicates on (`X-Idempotent-key`): the client sends the
+    /// A header the service deduplicates on (an idempotency key): the client sends the
     /// operation's idempotency reference in it, and may then resend after an ambiguous
     /// failure.
     pub idempotency_header: Option<&'static str>,
@@ -333,7 +333,7 @@ pub trait Operation: Send + Sync {
     /// per field.
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error>;
     /// The caller's unique reference that makes a money-moving retry safe
-    /// (`merchantTxRef`, idempotency key), if set.
+    /// (an idempotency key), if set.
     fn idempotency_key(&self) -> Option<&str> {
         None
     }

@@ -69,7 +69,7 @@ pub struct Credentials {
     pub client_id: String,
     /// The client secret.
     pub client_secret: Secret,
-    /// The parent account id, sent in the `accountId` header.
+    /// The account id, sent in the service's account header (`service.account_header`).
     pub account_id: String,
 }
 

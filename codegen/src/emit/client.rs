@@ -30,6 +30,9 @@ pub(super) fn client_items(out: &mut Code, spec: &Spec, names: &Names, examples:
         out.doc_line("", "The code of a successful answer, unless an operation says otherwise.");
         writeln!(out, "pub const SUCCESS_CODE: &str = {};", super::code::Lit(code));
     }
+    if !spec.codes.is_empty() {
+        service_code(out, &spec.codes);
+    }
     out.push(
         "/// The `User-Agent` the client sends unless its builder's `user_agent` sets another: the
 /// name and version of the crate the client is generated in.
@@ -247,4 +250,82 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
 "
         );
     }
+}
+
+/// `ServiceCode`: one variant per code the spec documents, `Other` for the rest.
+fn service_code(out: &mut Code, codes: &[crate::model::ServiceCode]) {
+    use super::code::Lit;
+    out.push(
+        "/// An envelope code of the service: the documented ones by name, any other kept as sent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ServiceCode {
+",
+    );
+    for code in codes {
+        out.doc_line("    ", &format!("`{}`: {}", code.code, code.doc));
+        writeln!(out, "    {},", code.name.to_upper_camel_case());
+    }
+    out.push(
+        "    /// Any other code, as the service sent it.
+    Other(String),
+}
+impl ServiceCode {
+    /// The code as it travels.
+    pub fn as_str(&self) -> &str {
+        match self {
+",
+    );
+    for code in codes {
+        writeln!(out, "            ServiceCode::{} => {},", code.name.to_upper_camel_case(), Lit(&code.code));
+    }
+    out.push(
+        "            ServiceCode::Other(code) => code,
+        }
+    }
+    /// Whether the service documents that the same request may be sent again (a
+    /// money-moving request only with the same reference).
+    pub fn is_retryable(&self) -> bool {
+",
+    );
+    let retryable: Vec<String> = codes
+        .iter()
+        .filter(|c| c.retry)
+        .map(|c| format!("ServiceCode::{}", c.name.to_upper_camel_case()))
+        .collect();
+    if retryable.is_empty() {
+        out.push(
+            "        false
+",
+        );
+    } else {
+        writeln!(out, "        matches!(self, {})", retryable.join(" | "));
+    }
+    out.push(
+        "    }
+    /// The envelope code behind `error`, if it carries one.
+    pub fn of(error: &::payspec_runtime::Error) -> Option<ServiceCode> {
+        error.code().map(ServiceCode::from)
+    }
+}
+impl From<&str> for ServiceCode {
+    fn from(code: &str) -> Self {
+        match code.trim() {
+",
+    );
+    for code in codes {
+        writeln!(out, "            {} => ServiceCode::{},", Lit(&code.code), code.name.to_upper_camel_case());
+    }
+    out.push(
+        "            other => ServiceCode::Other(other.to_owned()),
+        }
+    }
+}
+impl ::core::fmt::Display for ServiceCode {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+",
+    );
 }

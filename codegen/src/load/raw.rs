@@ -58,7 +58,19 @@ pub struct RawService {
     #[serde(default)]
     pub webhooks: Option<RawWebhooks>,
     #[serde(default)]
+    pub codes: Option<Ordered<RawCode>>,
+    #[serde(default)]
     pub answers: Option<RawAnswers>,
+}
+
+/// One envelope code the service documents.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCode {
+    pub name: String,
+    pub doc: String,
+    #[serde(default)]
+    pub retry: bool,
 }
 
 /// How the service signs its webhook notifications.

@@ -2,7 +2,7 @@
 
 use super::Sink;
 use super::raw::{
-    Ordered, RawAnswers, RawAuth, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
+    Ordered, RawAnswers, RawAuth, RawCode, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
     RawFactSource, RawField, RawFixedHeader, RawGroup, RawIdempotencyHeader, RawLocation, RawMethod,
     RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawService, RawShape, RawTextFormat,
     RawWebhooks,
@@ -108,6 +108,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
     let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, sink));
+    let codes = raw.service.codes.as_ref().map(|raw| codes(raw, sink)).unwrap_or_default();
 
     Some(Spec {
         source: file.to_owned(),
@@ -119,6 +120,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         envelope,
         page_keys,
         webhooks,
+        codes,
         identifiers,
         groups,
         shapes,
@@ -418,6 +420,38 @@ fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys {
         own.clone_into(&mut keys.current_page);
     }
     keys
+}
+
+/// `service.codes`: each a name that makes a variant of its own.
+fn codes(raw: &Ordered<RawCode>, sink: &mut Sink) -> Vec<ServiceCode> {
+    let mut variants = HashSet::new();
+    let mut out = Vec::new();
+    for (code, entry) in &raw.0 {
+        let at = format!("service.codes.{code}");
+        let variant = entry.name.to_upper_camel_case();
+        if code.trim().is_empty() {
+            sink.error(&at, "an empty code", "write the code as the service sends it");
+        }
+        if entry.name.is_empty()
+            || entry.name.to_snake_case() != entry.name
+            || variant == "Other"
+            || !entry.name.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !variants.insert(variant)
+        {
+            sink.error(
+                &format!("{at}.name"),
+                format!("`{}` makes no variant of its own", entry.name),
+                "name each code once, in snake_case, other than `other`",
+            );
+        }
+        out.push(ServiceCode {
+            code: code.clone(),
+            name: entry.name.clone(),
+            doc: entry.doc.clone(),
+            retry: entry.retry,
+        });
+    }
+    out
 }
 
 /// The most values a webhook scheme signs.
