@@ -280,8 +280,8 @@ impl<C: From<Session>> ClientBuilder<C> {
 /// An authenticated session with the service: what every generated client wraps. It sends
 /// any [`Operation`] ([`send`](Self::send), [`send_with`](Self::send_with), pages), obtains
 /// and renews tokens, and keeps the connection pool. Cheap to clone; clones share the token
-/// and the pool. Most code calls the generated `Client` instead, whose
-/// [`session`](crate::Client::session) returns this.
+/// and the pool. Most code calls the generated `Client` instead, whose `session()`
+/// returns this.
 #[derive(Clone)]
 pub struct Session {
     pub(crate) inner: Arc<ClientInner>,

@@ -9,9 +9,10 @@ use heck::ToUpperCamelCase;
 
 pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
     out.push(
-        "/// Verifying the service's webhook notifications: its signature scheme ([`SCHEME`]),
-/// a [`Verifier`] that reads a delivery into a typed [`WebhookEvent`], and [`sign`] for
-/// tests of your own endpoint.
+        "/// Verifying the service's webhook notifications: its signature scheme
+/// ([`SCHEME`](self::webhook::SCHEME)), a [`Verifier`](self::webhook::Verifier) that reads a
+/// delivery into a typed [`WebhookEvent`](self::webhook::WebhookEvent), and
+/// [`sign`](self::webhook::sign) for tests of your own endpoint.
 pub mod webhook {
     use ::payspec_runtime as rt;
     pub use rt::webhook::{
