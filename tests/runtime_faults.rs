@@ -509,3 +509,40 @@ impl payspec_client::Operation for OpenRead {
         Ok(())
     }
 }
+
+#[tokio::test]
+async fn an_account_id_with_no_account_header_to_carry_it_is_refused_before_sending() {
+    let server = match payspec_tests::mock::MockServer::start(|_, _| balance_ok()).await {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    // Credentials, but a service that names no account header.
+    static NO_HEADER: payspec_client::runtime::Service = payspec_client::runtime::Service::PLAIN;
+    let session = payspec_client::ClientBuilder::<payspec_client::runtime::Session>::new(&NO_HEADER)
+        .environment(payspec_client::Environment::Custom(server.url()))
+        .credentials(support::credentials())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    match session.send(&AccountRead).await {
+        Err(Error::InvalidRequest { reason }) => assert!(reason.contains("no account header"), "{reason}"),
+        other => panic!("expected a refusal before sending, got {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 0);
+}
+
+static ACCOUNT_READ: payspec_client::Route = payspec_client::Route {
+    auth: payspec_client::Auth::Account,
+    operation: "fetch_account_rate",
+    ..OPEN_READ
+};
+
+/// An operation that sends the account id and no token.
+struct AccountRead;
+
+impl payspec_client::Operation for AccountRead {
+    type Data = Json;
+    const ROUTE: &'static payspec_client::Route = &ACCOUNT_READ;
+    fn write(&self, _: &mut payspec_client::RequestWriter) -> Result<(), Error> {
+        Ok(())
+    }
+}

@@ -622,10 +622,13 @@ impl ClientInner {
         }
         if route.auth.sends_account() {
             let Some((name, account_id)) = &self.account else {
-                return Err(Error::invalid(
-                    "the operation sends the account id header: give the client credentials",
-                )
-                .into());
+                let reason = if self.credentials.is_some() {
+                    "the operation sends an account id, but the service names no account header \
+                     (`Service::account_header`)"
+                } else {
+                    "the operation sends the account id header: give the client credentials"
+                };
+                return Err(Error::invalid(reason).into());
             };
             // Unless the operation sets its own (an explicit header wins).
             if !request.headers.iter().any(|(set, _)| set == name) {
