@@ -548,3 +548,30 @@ fn the_readme_extension_keeps_the_interface_checks_green() {
     let source = payspec_codegen::generate_source(&extended).unwrap_or_else(|e| panic!("{e}"));
     assert!(source.contains("pub fn fetch_settlement("));
 }
+
+/// `payspec-client` declares one cargo feature per group of the spec (its build step gates
+/// each group's items behind it), and `all-groups`, on by default, turns on every one.
+#[test]
+fn the_client_has_a_feature_per_group_and_all_are_on_by_default() {
+    let spec = load_builtin().unwrap_or_else(|errors| panic!("{errors}"));
+    let manifest_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../generated-client/Cargo.toml");
+    let manifest = std::fs::read_to_string(manifest_path).unwrap_or_else(|e| panic!("{manifest_path}: {e}"));
+    let features = &manifest[manifest.find("[features]").expect("a [features] table")..];
+    let features = &features[..features[1..].find("\n[").map_or(features.len(), |end| end + 1)];
+    let line =
+        |name: &str| features.lines().find(|l| l.starts_with(&format!("{name} = "))).map(str::to_owned);
+    let all = line("all-groups").expect("an all-groups feature");
+    let default = line("default").expect("a default feature list");
+    assert!(default.contains("\"all-groups\""), "{default}");
+    for group in &spec.groups {
+        assert_eq!(
+            line(&group.key).as_deref(),
+            Some(format!("{} = []", group.key).as_str()),
+            "{}",
+            group.key
+        );
+        assert!(all.contains(&format!("\"{}\"", group.key)), "all-groups lacks {}", group.key);
+    }
+    let listed = all.matches('"').count() / 2;
+    assert_eq!(listed, spec.groups.len(), "all-groups names a feature that is no group: {all}");
+}

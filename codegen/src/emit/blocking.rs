@@ -4,14 +4,16 @@
 
 use super::client::group_accessors;
 use super::code::Code;
-use super::{Names, data_type, field_ident, request_type};
+use super::{Gates, Names, data_type, field_ident, request_type};
 use crate::model::{Operation, Spec};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// The blocking client of `spec`, as items of a module inside `payspec-client`.
-pub(super) fn blocking_items(out: &mut Code, spec: &Spec, names: &Names) {
+pub(super) fn blocking_items(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
     out.push(
         "use ::payspec_runtime as rt;
+// Unused when a crate compiles no group.
+#[allow(unused_imports)]
 use super::requests;
 /// The client for code without an async runtime (scripts, command-line tools): the
 /// same groups and operations as [`crate::Client`], each call run to its end on a
@@ -19,6 +21,7 @@ use super::requests;
 #[derive(Debug)]
 pub struct Client {
     client: super::Client,
+    #[allow(dead_code)]
     runtime: rt::BlockingRuntime,
 }
 impl Client {
@@ -30,20 +33,22 @@ impl Client {
     pub fn inner(&self) -> &super::Client { &self.client }
 ",
     );
-    group_accessors(out, spec, |ty| (format!("{ty}<'_>"), format!("{ty} {{ client: self }}")));
+    group_accessors(out, spec, gates, |ty| (format!("{ty}<'_>"), format!("{ty} {{ client: self }}")));
     out.push("}\n");
     for group in &spec.groups {
         let ty = group.key.to_upper_camel_case();
         let async_group = field_ident(&group.key.to_snake_case());
-        out.doc_line("", &format!("The {} operations, blocking.", group.title));
-        write!(
-            out,
-            "#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{ client: &'a Client }}\nimpl {ty}<'_> {{\n"
-        );
-        for op in spec.operations.iter().filter(|op| op.group == group.key) {
-            blocking_methods(out, spec, op, names, &async_group);
-        }
-        out.push("}\n");
+        out.gated(gates.group(&group.key).as_deref(), "", |out| {
+            out.doc_line("", &format!("The {} operations, blocking.", group.title));
+            write!(
+                out,
+                "#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{ client: &'a Client }}\nimpl {ty}<'_> {{\n"
+            );
+            for op in spec.operations.iter().filter(|op| op.group == group.key) {
+                blocking_methods(out, spec, op, names, &async_group);
+            }
+            out.push("}\n");
+        });
     }
 }
 

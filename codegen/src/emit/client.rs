@@ -2,22 +2,36 @@
 
 use super::code::Code;
 use super::requests::{operation_doc, settable};
-use super::{Names, data_type, field_ident, request_type};
+use super::{Gates, Names, data_type, field_ident, request_type};
 use crate::model::{Operation, Param, Spec};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
 /// One accessor method per group, `fn <group>(&self) -> <handle>`, where `handle` makes
 /// the handle's type and its construction from the group's type name.
-pub(super) fn group_accessors(out: &mut Code, spec: &Spec, handle: impl Fn(&str) -> (String, String)) {
+pub(super) fn group_accessors(
+    out: &mut Code,
+    spec: &Spec,
+    gates: &Gates,
+    handle: impl Fn(&str) -> (String, String),
+) {
     for group in &spec.groups {
         let method = field_ident(&group.key.to_snake_case());
         let (handle_type, construct) = handle(&group.key.to_upper_camel_case());
         out.doc_line("        ", &format!("{}: {}", group.title, group.doc.join(" ")));
+        if let Some(attr) = gates.group(&group.key) {
+            writeln!(out, "        {attr}");
+        }
         writeln!(out, "        pub fn {method}(&self) -> {handle_type} {{ {construct} }}");
     }
 }
 
-pub(super) fn client_items(out: &mut Code, spec: &Spec, names: &Names, examples: Option<&str>) {
+pub(super) fn client_items(
+    out: &mut Code,
+    spec: &Spec,
+    names: &Names,
+    examples: Option<&str>,
+    gates: &Gates,
+) {
     out.push("/// The base URLs the spec names.\npub mod environments {\n");
     for env in &spec.environments {
         let url = super::code::Lit(&env.url);
@@ -41,6 +55,8 @@ pub use client::Client;
 /// The client type.
 pub mod client {
     use ::payspec_runtime as rt;
+    // Unused when a crate compiles no group (see `Gates`).
+    #[allow(unused_imports)]
     use super::groups;
     use super::routes;
 ",
@@ -65,7 +81,7 @@ pub mod client {
         pub fn session(&self) -> &rt::Session { &self.session }
 ",
     );
-    group_accessors(out, spec, |ty| {
+    group_accessors(out, spec, gates, |ty| {
         (format!("groups::{ty}<'_>"), format!("groups::{ty} {{ session: &self.session, options: None }}"))
     });
     out.push(
@@ -76,7 +92,9 @@ pub mod client {
 }
 /// One handle per resource group, each with one method per operation.
 pub mod groups {
+    #[allow(unused_imports)]
     use ::payspec_runtime as rt;
+    #[allow(unused_imports)]
     use super::requests;
 ",
     );
@@ -89,10 +107,11 @@ pub mod groups {
         if let Some(krate) = examples {
             doc.extend(super::examples::group_example(spec, group, names, krate));
         }
-        out.doc("    ", &doc);
-        write!(
-            out,
-            "    #[derive(Clone, Copy, Debug)]
+        out.gated(gates.group(&group.key).as_deref(), "    ", |out| {
+            out.doc("    ", &doc);
+            write!(
+                out,
+                "    #[derive(Clone, Copy, Debug)]
     pub struct {ty}<'a> {{
         pub(crate) session: &'a rt::Session,
         pub(crate) options: Option<&'a rt::CallOptions>,
@@ -107,12 +126,13 @@ pub mod groups {
             Self {{ session: self.session, options: Some(options) }}
         }}
 ",
-            ty = group.key.to_upper_camel_case()
-        );
-        for op in spec.operations.iter().filter(|op| op.group == group.key) {
-            client_methods(out, spec, op, names);
-        }
-        out.push("    }\n");
+                ty = group.key.to_upper_camel_case()
+            );
+            for op in spec.operations.iter().filter(|op| op.group == group.key) {
+                client_methods(out, spec, op, names);
+            }
+            out.push("    }\n");
+        });
     }
     out.push("}\n");
 }

@@ -54,7 +54,35 @@ impl Code {
     pub(super) fn into_string(self) -> String {
         self.0
     }
+
+    /// What `write` emits, each item at `indent` (a module's items) under `attr` (a
+    /// `#[cfg(...)]`), or as it is without one.
+    pub(super) fn gated(&mut self, attr: Option<&str>, indent: &str, write: impl FnOnce(&mut Code)) {
+        let Some(attr) = attr else {
+            write(self);
+            return;
+        };
+        let mut items = Code::with_capacity(1 << 12);
+        write(&mut items);
+        for line in items.0.split_inclusive('\n') {
+            let starts_item = line
+                .strip_prefix(indent)
+                .is_some_and(|rest| ITEM_STARTS.iter().any(|start| rest.starts_with(start)));
+            if starts_item {
+                self.push(indent);
+                self.push(attr);
+                self.push("\n");
+            }
+            self.push(line);
+        }
+    }
 }
+
+/// How a line at a module's item indentation starts when it starts an item (or an
+/// attribute of one): what [`Code::gated`] puts its attribute before. The emitters write
+/// one item a line at that indentation, and the lines inside an item deeper.
+const ITEM_STARTS: [&str; 12] =
+    ["#[", "pub ", "impl", "fn ", "struct ", "enum ", "const ", "static ", "mod ", "use ", "type ", "trait "];
 
 /// Whether a `///` comment can hold `line` as it is: no control character (a carriage
 /// return is refused in a doc comment, a line break would end it) and no character that

@@ -2,20 +2,23 @@
 //! and its `Operation` impl, one straight-line runtime call per parameter.
 
 use super::code::{Code, Lit, join, literals};
-use super::{Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into};
+use super::{Gates, Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into};
 use crate::model::{Operation, PageStyle, Param, ParamLocation, Spec, Type};
 
-pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names) {
+pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
     out.push(
         "/// One request type per operation: its fields carry the interface's names and
 /// travel under the spec's wire keys.
 pub mod requests {
+    // Unused when a crate compiles no group (see `Gates`).
+    #[allow(unused_imports)]
     use ::payspec_runtime as rt;
+    #[allow(unused_imports)]
     use ::std::fmt;
 ",
     );
     for op in &spec.operations {
-        request_items(out, spec, op, names);
+        out.gated(gates.group(&op.group).as_deref(), "    ", |out| request_items(out, spec, op, names));
     }
     out.push("}\n");
 }

@@ -1,11 +1,11 @@
 //! The `types` module: typed identifiers, open enumerations, and the answers' shapes.
 
 use super::code::{Code, Lit};
-use super::{Names, field_ident};
+use super::{Gates, Names, field_ident};
 use crate::model::{PageStyle, Shape, Spec, Type};
 use heck::ToUpperCamelCase;
 
-pub(super) fn types_module(out: &mut Code, spec: &Spec, names: &Names) {
+pub(super) fn types_module(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
     out.push(
         "/// Typed identifiers, open enumerations of the values the reference lists, and
 /// the answers' shapes.
@@ -50,51 +50,52 @@ pub mod types {
         );
     }
     for def in names.all_enums() {
-        let name = &def.name;
-        let variants = variant_names(&def.values);
-        out.doc_line(
-            "    ",
-            &format!(
-                "The values the reference lists for `{}`; `Other` keeps any value added later.",
-                def.values.join("`, `")
-            ),
-        );
-        write!(out, "    #[derive(Clone, PartialEq, Eq, Hash, Debug)]\n    pub enum {name} {{\n");
-        for (value, variant) in def.values.iter().zip(&variants) {
-            write!(out, "        /// `{value}`\n        {variant},\n");
-        }
-        out.push(
-            "        /// A value this spec does not list.
+        out.gated(gates.enumeration(&def.name).as_deref(), "    ", |out| {
+            let name = &def.name;
+            let variants = variant_names(&def.values);
+            out.doc_line(
+                "    ",
+                &format!(
+                    "The values the reference lists for `{}`; `Other` keeps any value added later.",
+                    def.values.join("`, `")
+                ),
+            );
+            write!(out, "    #[derive(Clone, PartialEq, Eq, Hash, Debug)]\n    pub enum {name} {{\n");
+            for (value, variant) in def.values.iter().zip(&variants) {
+                write!(out, "        /// `{value}`\n        {variant},\n");
+            }
+            out.push(
+                "        /// A value this spec does not list.
         Other(String),
     }
 ",
-        );
-        write!(
-            out,
-            "    impl {name} {{
+            );
+            write!(
+                out,
+                "    impl {name} {{
         /// The value as the service writes it.
         pub fn as_str(&self) -> &str {{
             match self {{
 "
-        );
-        for (value, variant) in def.values.iter().zip(&variants) {
-            writeln!(out, "                Self::{variant} => {},", Lit(value));
-        }
-        out.push(
-            "                Self::Other(text) => text,
+            );
+            for (value, variant) in def.values.iter().zip(&variants) {
+                writeln!(out, "                Self::{variant} => {},", Lit(value));
+            }
+            out.push(
+                "                Self::Other(text) => text,
             }
         }
         /// The variant the service's text names (`Other` for a value not listed).
         pub fn from_wire(text: String) -> Self {
             match text.as_str() {
 ",
-        );
-        for (value, variant) in def.values.iter().zip(&variants) {
-            writeln!(out, "                {} => Self::{variant},", Lit(value));
-        }
-        write!(
-            out,
-            r#"                _ => Self::Other(text),
+            );
+            for (value, variant) in def.values.iter().zip(&variants) {
+                writeln!(out, "                {} => Self::{variant},", Lit(value));
+            }
+            write!(
+                out,
+                r#"                _ => Self::Other(text),
             }}
         }}
     }}
@@ -122,7 +123,8 @@ pub mod types {
         fn to_json(&self) -> rt::Json {{ rt::Json::String(self.as_str().to_owned()) }}
     }}
 "#
-        );
+            );
+        });
     }
     // The data of a cursor listing: its `cursor` is text the service may send as a number.
     let cursor_pages: Vec<&str> = spec
@@ -136,7 +138,10 @@ pub mod types {
         })
         .collect();
     for shape in &spec.shapes {
-        answer_struct(out, shape, names, cursor_pages.contains(&shape.name.as_str()));
+        let cursor = cursor_pages.contains(&shape.name.as_str());
+        out.gated(gates.shape(&shape.name).as_deref(), "    ", |out| {
+            answer_struct(out, shape, names, cursor)
+        });
     }
     out.push("}\n");
 }
