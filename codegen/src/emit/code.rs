@@ -78,6 +78,11 @@ impl Code {
     }
 }
 
+/// `Some("text")` or `None`: an optional string literal of generated code.
+pub(super) fn opt_lit(text: Option<&str>) -> String {
+    text.map_or_else(|| "None".to_owned(), |text| format!("Some({})", Lit(text)))
+}
+
 /// How a line at a module's item indentation starts when it starts an item (or an
 /// attribute of one): what [`Code::gated`] puts its attribute before. The emitters write
 /// one item a line at that indentation, and the lines inside an item deeper.

@@ -1,7 +1,7 @@
 //! The `routes` module: one constant per operation, with everything the runtime needs to
 //! send it and read its answer.
 
-use super::code::{Code, Lit, join, literals};
+use super::code::{Code, Lit, join, literals, opt_lit};
 use super::{method_path, route_const};
 use crate::model::{EnvelopeKind, ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
 use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
@@ -40,10 +40,8 @@ pub mod routes {
             },
         );
         // Lowercase, as HTTP sends header names: the runtime then uses it as is.
-        let idempotency_header = match &op.idempotency_header {
-            Some(header) => format!("Some({})", Lit(&header.wire.to_ascii_lowercase())),
-            None => "None".to_owned(),
-        };
+        let idempotency_header =
+            opt_lit(op.idempotency_header.as_ref().map(|h| h.wire.to_ascii_lowercase()).as_deref());
         let answers = &op.answers;
         write!(
             out,
@@ -113,11 +111,8 @@ pub mod routes {
         ),
         None => "None".to_owned(),
     };
-    let account_header = if spec.operations.iter().any(|op| op.auth.sends_account()) {
-        format!("Some({})", Lit(&spec.account_header.to_ascii_lowercase()))
-    } else {
-        "None".to_owned()
-    };
+    let sends_account = spec.operations.iter().any(|op| op.auth.sends_account());
+    let account_header = opt_lit(sends_account.then(|| spec.account_header.to_ascii_lowercase()).as_deref());
     let envelope = &spec.envelope;
     write!(
         out,
@@ -132,7 +127,7 @@ pub mod routes {
         code = literals(&envelope.code),
         description = literals(&envelope.description),
         data = Lit(&envelope.data),
-        flag = envelope.flag.as_deref().map_or_else(|| "None".to_owned(), |f| format!("Some({})", Lit(f))),
+        flag = opt_lit(envelope.flag.as_deref()),
     );
     write!(
         out,
@@ -183,8 +178,7 @@ fn grant_keys(spec: &Spec, name: &str) -> String {
         Some(shape) => shape.fields.iter().find(|f| f.name == field).map(|f| f.wire.clone()),
         None => Some(field.to_lower_camel_case()),
     };
-    let optional =
-        |field: &str| wire(field).map_or_else(|| "None".to_owned(), |w| format!("Some({})", Lit(&w)));
+    let optional = |field: &str| opt_lit(wire(field).as_deref());
     format!(
         "rt::TokenGrantKeys {{ access_token: {}, refresh_token: {}, expires_at: {} }}",
         Lit(&wire(TOKEN_GRANT_FIELDS[0]).unwrap_or_else(|| TOKEN_GRANT_FIELDS[0].to_lower_camel_case())),
