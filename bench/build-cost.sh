@@ -9,7 +9,9 @@
 #                 by its build script (progenitor's build.rs route, as payspec-client is)
 #   prog-static   the same generated code as a crate of its own with no build step
 #                 (progenitor's static-crate route: the lightest reference)
-# For ROUNDS rounds (default 2), alternating the three in each step:
+#   payspec-before  with BEFORE=<git revision>: payspec-client at that revision, default
+#                 features (the same binary before a change, for a before/after table)
+# For ROUNDS rounds (default 2), alternating them in each step:
 #   cold      debug build in a fresh target directory (wall time, crates compiled)
 #   release   the same binary in release, its dependencies built (fresh release dir)
 #   crate     the client crate alone: `cargo clean -p <crate>` then build, debug and release
@@ -25,6 +27,7 @@ rounds=${ROUNDS:-2}
 work=$root/target/build-cost
 doc=../shared/reference/nomba-openapi.json
 rm -rf "$work"
+git worktree prune
 mkdir -p "$work"
 results=$work/results.tsv
 : > "$results"
@@ -88,6 +91,14 @@ payspec_main='fn main() {
 }'
 user payspec-one "payspec-client = { path = \"$root/generated-client\", default-features = false, features = [\"rustls-ring\", \"transfers\"] }" "$payspec_main"
 user payspec-all "payspec-client = { path = \"$root/generated-client\" }" "$payspec_main"
+whos="payspec-one progenitor payspec-all prog-static"
+if [ -n "${BEFORE:-}" ]; then
+  git worktree remove --force "$work/before-src" 2>/dev/null || true
+  git worktree add -q --detach "$work/before-src" "$BEFORE"
+  user payspec-before "payspec-client = { path = \"$work/before-src/generated-client\" }" "$payspec_main"
+  cp "$work/before-src/Cargo.lock" "$work/payspec-before/Cargo.lock"
+  whos="$whos payspec-before"
+fi
 user progenitor "progenitor-reference = { path = \"$work/reference\" }
 rustls = { version = \"0.23\", default-features = false, features = [\"std\", \"ring\"] }
 uuid = \"1\"" 'fn main() {
@@ -135,23 +146,24 @@ source_of() {
   case $1 in
     progenitor) echo "$work/reference/src/lib.rs" ;;
     prog-static) echo "$work/static/src/lib.rs" ;;
+    payspec-before) echo "$work/before-src/generated-client/src/lib.rs" ;;
     *) echo "$root/generated-client/src/lib.rs" ;;
   esac
 }
 
 for round in $(seq "$rounds"); do
   echo "round $round of $rounds"
-  for who in payspec-one progenitor payspec-all prog-static; do
+  for who in $whos; do
     rm -rf "$work/t-$who"
     timed cold "$who" build "$who" "$work/t-$who"
   done
-  for who in payspec-one progenitor payspec-all prog-static; do
+  for who in $whos; do
     timed release "$who" build "$who" "$work/t-$who" --release
   done
   for profile in debug release; do
     flag=""
     [ "$profile" = release ] && flag=--release
-    for who in payspec-one progenitor payspec-all prog-static; do
+    for who in $whos; do
       CARGO_TARGET_DIR=$work/t-$who cargo clean -q --manifest-path "$work/$who/Cargo.toml" $flag -p "$(crate_of "$who")"
       timed "crate-$profile" "$who" build "$who" "$work/t-$who" $flag
     done
@@ -159,13 +171,15 @@ for round in $(seq "$rounds"); do
     for who in payspec-one payspec-all; do build "$who" "$work/t-$who" $flag -q; done
     # The no-op right after each touch-rebuild: the two payspec users share the client's
     # source, so a touch for one is a change for the other.
-    for who in payspec-one progenitor payspec-all prog-static; do
+    for who in $whos; do
       touch "$(source_of "$who")"
       timed "touch-$profile" "$who" build "$who" "$work/t-$who" $flag
       timed "noop-$profile" "$who" build "$who" "$work/t-$who" $flag
     done
   done
 done
+
+if [ -n "${BEFORE:-}" ]; then git worktree remove --force "$work/before-src"; fi
 
 python3 - "$results" <<'PY'
 import collections, sys
@@ -176,8 +190,11 @@ for measure, who, seconds, compiled in rows:
     times[(measure, who)].append(float(seconds))
     units.setdefault((measure, who), compiled)
 measures = list(dict.fromkeys(r[0] for r in rows))
-who_all = ("payspec-one", "progenitor", "payspec-all", "prog-static")
-print(f"{'measure':<14}" + "".join(f"{w:>22}" for w in who_all) + f"{'one/prog':>10}{'all/prog':>10}{'one/static':>11}")
+who_all = [w for w in ("payspec-one", "progenitor", "payspec-all", "prog-static", "payspec-before")
+           if any(k[1] == w for k in times)]
+before = "payspec-before" in who_all
+print(f"{'measure':<14}" + "".join(f"{w:>22}" for w in who_all) + f"{'one/prog':>10}{'all/prog':>10}{'one/static':>11}"
+      + (f"{'one/before':>11}{'all/before':>11}" if before else ""))
 for m in measures:
     cells, means = [], {}
     for who in who_all:
@@ -187,5 +204,6 @@ for m in measures:
         cells.append(f"{min(t):.2f}-{max(t):.2f} s{crates}")
     ratio = lambda who, ref="progenitor": means[who] / means[ref] if means[ref] else float("nan")
     print(f"{m:<14}" + "".join(f"{c:>22}" for c in cells)
-          + f"{ratio('payspec-one'):>9.2f}x{ratio('payspec-all'):>9.2f}x{ratio('payspec-one', 'prog-static'):>10.2f}x")
+          + f"{ratio('payspec-one'):>9.2f}x{ratio('payspec-all'):>9.2f}x{ratio('payspec-one', 'prog-static'):>10.2f}x"
+          + (f"{ratio('payspec-one', 'payspec-before'):>10.2f}x{ratio('payspec-all', 'payspec-before'):>10.2f}x" if before else ""))
 PY

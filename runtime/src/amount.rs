@@ -63,22 +63,33 @@ const fn amount(value: Decimal) -> Amount {
 }
 
 /// Why a value is not a valid [`Amount`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AmountError {
     /// The text is not a plain decimal number such as `10000` or `10000.50`.
-    #[error("the amount is not a plain decimal number (digits, optionally a point and up to two decimals)")]
     NotANumber,
     /// The amount is below zero.
-    #[error("the amount is negative")]
     Negative,
     /// The amount has more than two decimal places.
-    #[error("the amount has more than two decimal places")]
     TooManyDecimals,
     /// The amount has more digits than an exact decimal can hold.
-    #[error("the amount has too many digits")]
     TooLarge,
 }
+
+impl std::fmt::Display for AmountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AmountError::NotANumber => {
+                "the amount is not a plain decimal number (digits, optionally a point and up to two decimals)"
+            }
+            AmountError::Negative => "the amount is negative",
+            AmountError::TooManyDecimals => "the amount has more than two decimal places",
+            AmountError::TooLarge => "the amount has too many digits",
+        })
+    }
+}
+
+impl std::error::Error for AmountError {}
 
 impl From<AmountError> for Error {
     fn from(e: AmountError) -> Self {

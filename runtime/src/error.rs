@@ -6,12 +6,11 @@ use super::route::Effect;
 
 /// Why a call failed. Match on the variant to decide what to do; the `Display` text is
 /// meant for people and logs.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// The connection failed (refused, DNS, TLS, reset). `may_have_reached_server` is
     /// false only when the failure happened before the request was written.
-    #[error("could not exchange the request with {host} ({}): {detail}", reach_text(*.may_have_reached_server))]
     Transport {
         /// The server's scheme, host and port (`https://api.example.com`): never a path,
         /// a query or credentials.
@@ -25,7 +24,6 @@ pub enum Error {
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
-    #[error("the call timed out after {} ms{} ({})", .after.as_millis(), token_text(*.waiting_for_token), reach_text(*.may_have_reached_server))]
     Timeout {
         /// The time that ran out.
         after: Duration,
@@ -40,7 +38,6 @@ pub enum Error {
     },
     /// The service answered with a redirect (`3xx`). The client never follows one: the
     /// request is not sent again, to that address or any other.
-    #[error("the service answered HTTP {status} (a redirect{}), which the client does not follow", location_text(.location.as_deref()))]
     Redirect {
         /// The HTTP status (301, 302, 303, 307, 308, ...).
         status: u16,
@@ -50,7 +47,6 @@ pub enum Error {
         effect: Effect,
     },
     /// The answer was larger than the client's limit; reading stopped at the limit.
-    #[error("the service's answer (HTTP {status}) is larger than the limit of {limit} bytes")]
     AnswerTooLarge {
         /// The HTTP status of the answer.
         status: u16,
@@ -63,7 +59,6 @@ pub enum Error {
     /// nor a documented refusal: the answer does not say whether the money moved. Look the
     /// payment up by its reference before doing anything else; never send it again under
     /// a new reference.
-    #[error("the service answered code {code} ({description}), which does not say whether the money moved")]
     OutcomeUnknown {
         /// The HTTP status.
         status: u16,
@@ -73,7 +68,6 @@ pub enum Error {
         description: String,
     },
     /// The service answered with an HTTP error status.
-    #[error("the service answered HTTP {status}{}", code_text(.code.as_deref(), .description.as_deref()))]
     Status {
         /// The HTTP status.
         status: u16,
@@ -89,7 +83,6 @@ pub enum Error {
     /// The service answered with a success status but a failure code (none of the spec's
     /// success codes). For a money-moving call this is one of the codes the spec lists as
     /// refusals, which prove the request was not applied.
-    #[error("the service refused the request with code {code} ({description})")]
     Service {
         /// The envelope's code, as the service sent it.
         code: String,
@@ -97,7 +90,6 @@ pub enum Error {
         description: String,
     },
     /// The answer could not be read as the spec describes it.
-    #[error("the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}", path_text(.path.as_deref()))]
     Decode {
         /// The HTTP status of the answer.
         status: u16,
@@ -114,7 +106,6 @@ pub enum Error {
         effect: Effect,
     },
     /// The service limits the request rate and this call ran out of attempts.
-    #[error("the service is rate limiting requests{}", retry_text(*.retry_after))]
     RateLimited {
         /// `X-Rate-Limit-Limit`: requests allowed per window.
         limit: Option<u64>,
@@ -126,13 +117,11 @@ pub enum Error {
         retry_after: Option<Duration>,
     },
     /// The request was refused before anything was sent.
-    #[error("the request was not sent because {reason}")]
     InvalidRequest {
         /// What is wrong with the request.
         reason: String,
     },
     /// An access token could not be obtained.
-    #[error("could not obtain an access token: {cause}")]
     Auth {
         /// Why the token issue (or refresh) failed.
         cause: Box<Error>,
@@ -143,7 +132,6 @@ pub enum Error {
     /// ([`CallOptions::max_pages`](super::CallOptions::max_pages), by default
     /// [`DEFAULT_MAX_PAGES`](super::DEFAULT_MAX_PAGES)). The pages read before are
     /// delivered.
-    #[error("the listing could not be followed after {pages_read} pages: {reason}")]
     Pagination {
         /// What went wrong while following pages.
         reason: String,
@@ -151,12 +139,68 @@ pub enum Error {
         pages_read: u32,
     },
     /// The client was configured wrongly.
-    #[error("the client is misconfigured: {reason}")]
     Config {
         /// What is wrong with the configuration.
         reason: String,
     },
 }
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Transport { host, may_have_reached_server, detail, .. } => {
+                write!(
+                    f,
+                    "could not exchange the request with {host} ({}): {detail}",
+                    reach_text(*may_have_reached_server)
+                )
+            }
+            Error::Timeout { after, waiting_for_token, may_have_reached_server, .. } => write!(
+                f,
+                "the call timed out after {} ms{} ({})",
+                after.as_millis(),
+                token_text(*waiting_for_token),
+                reach_text(*may_have_reached_server)
+            ),
+            Error::Redirect { status, location, .. } => write!(
+                f,
+                "the service answered HTTP {status} (a redirect{}), which the client does not follow",
+                location_text(location.as_deref())
+            ),
+            Error::AnswerTooLarge { status, limit, .. } => {
+                write!(f, "the service's answer (HTTP {status}) is larger than the limit of {limit} bytes")
+            }
+            Error::OutcomeUnknown { code, description, .. } => write!(
+                f,
+                "the service answered code {code} ({description}), which does not say whether the money moved"
+            ),
+            Error::Status { status, code, description, .. } => write!(
+                f,
+                "the service answered HTTP {status}{}",
+                code_text(code.as_deref(), description.as_deref())
+            ),
+            Error::Service { code, description } => {
+                write!(f, "the service refused the request with code {code} ({description})")
+            }
+            Error::Decode { status, operation, path, reason, .. } => write!(
+                f,
+                "the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}",
+                path_text(path.as_deref())
+            ),
+            Error::RateLimited { retry_after, .. } => {
+                write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
+            }
+            Error::InvalidRequest { reason } => write!(f, "the request was not sent because {reason}"),
+            Error::Auth { cause } => write!(f, "could not obtain an access token: {cause}"),
+            Error::Pagination { reason, pages_read } => {
+                write!(f, "the listing could not be followed after {pages_read} pages: {reason}")
+            }
+            Error::Config { reason } => write!(f, "the client is misconfigured: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
 
 fn token_text(waiting_for_token: bool) -> &'static str {
     if waiting_for_token { " waiting for its access token" } else { "" }

@@ -58,7 +58,7 @@ pub use std::future::Future;
 
 // The crates generated code names through the runtime, so a crate that expands
 // `payspec_macros::generate!` needs no dependency of its own on them.
-pub use futures;
+pub use futures_util as futures;
 // The HTTP client, so that callers configure the same version the runtime sends with.
 pub use reqwest;
 /// The exact decimal type of amounts ([`Amount::try_from`], [`Amount::as_decimal`]).

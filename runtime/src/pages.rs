@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::json::{Json, Path, Reader};
-use futures::Stream;
+use futures_util::Stream;
 
 use super::client::Session;
 use super::error::Error;
@@ -211,7 +211,7 @@ impl<'a, T> Listing<'a, T> {
 
     /// The next record (or page), `None` after the last.
     pub async fn next(&mut self) -> Option<Result<T, Error>> {
-        futures::StreamExt::next(&mut self.stream).await
+        futures_util::StreamExt::next(&mut self.stream).await
     }
 
     /// Every remaining record (or page), or the first error.
@@ -251,12 +251,12 @@ impl Session {
     /// [`CallOptions::max_pages`] to bound how many pages are followed.
     pub fn items_with<'a, O: Paginated + 'a>(&'a self, op: O, options: CallOptions) -> Listing<'a, O::Item> {
         let pages = self.pages_with(op, options);
-        let records = futures::StreamExt::flat_map(pages, |page| {
+        let records = futures_util::StreamExt::flat_map(pages, |page| {
             let records: Vec<Result<O::Item, Error>> = match page {
                 Ok(page) => O::items(page).into_iter().map(Ok).collect(),
                 Err(error) => vec![Err(error)],
             };
-            futures::stream::iter(records)
+            futures_util::stream::iter(records)
         });
         Listing::new(records)
     }
@@ -278,7 +278,7 @@ impl Session {
         };
         let max_pages = options.max_pages.unwrap_or(DEFAULT_MAX_PAGES);
         let options = std::sync::Arc::new(options);
-        Listing::new(futures::stream::try_unfold(progress, move |mut listing| {
+        Listing::new(futures_util::stream::try_unfold(progress, move |mut listing| {
             let options = std::sync::Arc::clone(&options);
             async move {
                 if let Some(error) = listing.deferred.take() {

@@ -103,34 +103,26 @@ pub struct SignedValue {
 }
 
 /// Why a notification was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WebhookError {
     /// The signing key is empty: nothing could be verified with it.
-    #[error("the webhook signing key is empty")]
     EmptyKey,
     /// A required header is missing or not text.
-    #[error("the webhook header `{0}` is missing")]
     MissingHeader(&'static str),
     /// The algorithm header names another algorithm than the scheme's.
-    #[error("the webhook is signed with an unsupported algorithm")]
     UnsupportedAlgorithm,
     /// The signature is not base64.
-    #[error("the webhook signature is not valid base64")]
     SignatureEncoding,
     /// The body is not the JSON object a notification is.
-    #[error("the webhook body is not a notification: {0}")]
     MalformedBody(String),
     /// The signature does not match: the notification is not from the service, or was
     /// changed, or the signature key is wrong.
-    #[error("the webhook signature does not match")]
     SignatureMismatch,
     /// The timestamp header is not an RFC 3339 instant.
-    #[error("the webhook timestamp is not an RFC 3339 instant")]
     InvalidTimestamp,
     /// The timestamp is further from now than the verifier's tolerance: an old delivery
     /// replayed, or a clock far off.
-    #[error("the webhook timestamp is {} s away from now, beyond the tolerance of {} s", .off_by.as_secs(), .tolerance.as_secs())]
     OutsideTolerance {
         /// How far the timestamp is from now.
         off_by: Duration,
@@ -139,12 +131,41 @@ pub enum WebhookError {
     },
     /// A signed value (named by its path) could be read another way, because the values
     /// are joined with `:`.
-    #[error("the webhook value `{0}` is not in its expected form, so its signature is ambiguous")]
     AmbiguousValue(&'static str),
     /// This notification's request id was accepted before: a replayed delivery.
-    #[error("the webhook with this request id was already delivered")]
     Replayed,
 }
+
+impl std::fmt::Display for WebhookError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WebhookError::EmptyKey => f.write_str("the webhook signing key is empty"),
+            WebhookError::MissingHeader(name) => write!(f, "the webhook header `{name}` is missing"),
+            WebhookError::UnsupportedAlgorithm => {
+                f.write_str("the webhook is signed with an unsupported algorithm")
+            }
+            WebhookError::SignatureEncoding => f.write_str("the webhook signature is not valid base64"),
+            WebhookError::MalformedBody(why) => write!(f, "the webhook body is not a notification: {why}"),
+            WebhookError::SignatureMismatch => f.write_str("the webhook signature does not match"),
+            WebhookError::InvalidTimestamp => f.write_str("the webhook timestamp is not an RFC 3339 instant"),
+            WebhookError::OutsideTolerance { off_by, tolerance } => write!(
+                f,
+                "the webhook timestamp is {} s away from now, beyond the tolerance of {} s",
+                off_by.as_secs(),
+                tolerance.as_secs()
+            ),
+            WebhookError::AmbiguousValue(path) => {
+                write!(
+                    f,
+                    "the webhook value `{path}` is not in its expected form, so its signature is ambiguous"
+                )
+            }
+            WebhookError::Replayed => f.write_str("the webhook with this request id was already delivered"),
+        }
+    }
+}
+
+impl std::error::Error for WebhookError {}
 
 /// The values the signature covers, exactly as they were signed (a missing value is an
 /// empty string), by the names of the scheme. Only these can be trusted from the
