@@ -359,12 +359,33 @@ impl Session {
     }
 
     /// Writes, sends and retries an operation; its data stays raw.
-    pub(crate) async fn send_raw<O: Operation>(
-        &self,
+    pub(crate) fn send_raw<'s, O: Operation>(
+        &'s self,
         op: &O,
+        options: &'s CallOptions,
+    ) -> impl Future<Output = Result<RawAnswer, Error>> + Send + 's {
+        // The request is written here, and the writer dropped, before the first await:
+        // only this part depends on the operation's type, the sending is compiled once.
+        let prepared = self.prepare(O::ROUTE, op);
+        self.send_prepared(O::ROUTE, prepared, options)
+    }
+
+    fn prepare<O: Operation>(&self, route: &'static Route, op: &O) -> Result<(PreparedRequest, bool), Error> {
+        let mut writer = RequestWriter::new(route);
+        op.write(&mut writer)?;
+        let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
+        if let Some(key) = key {
+            writer.idempotency(key)?;
+        }
+        Ok((writer.finish_at(&self.inner.base_url)?, key.is_some()))
+    }
+
+    async fn send_prepared(
+        &self,
+        route: &'static Route,
+        prepared: Result<(PreparedRequest, bool), Error>,
         options: &CallOptions,
     ) -> Result<RawAnswer, Error> {
-        let route = O::ROUTE;
         let span = tracing::info_span!(
             "payspec.call",
             operation = route.operation,
@@ -372,16 +393,7 @@ impl Session {
             route = route.path,
         );
         async {
-            // The writer ends before the first await, so the call's future does not hold it.
-            let (request, keyed) = {
-                let mut writer = RequestWriter::new(route);
-                op.write(&mut writer)?;
-                let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
-                if let Some(key) = key {
-                    writer.idempotency(key)?;
-                }
-                (writer.finish_at(&self.inner.base_url)?, key.is_some())
-            };
+            let (request, keyed) = prepared?;
             self.inner.execute(&request, keyed, options).await
         }
         .instrument(span)

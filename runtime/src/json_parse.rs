@@ -850,17 +850,30 @@ impl<'a> Reader<'a> {
         at: &Path<'_>,
     ) -> Result<Result<T, Json>, DecodeError> {
         let (start, depth) = (self.parser.at, self.depth);
-        let mismatch = match T::read(self, at) {
-            Ok(value) => return Ok(Ok(value)),
-            Err(error) if self.fault.is_some() => return Err(error),
-            Err(mismatch) => mismatch,
-        };
+        match T::read(self, at) {
+            Ok(value) => Ok(Ok(value)),
+            Err(error) => self.keep_unread(at, start, depth, error).map(Err),
+        }
+    }
+
+    /// After a value did not fit its type: the error again if the text is not JSON, or
+    /// else the value as it came, read again from `start`, with the mismatch noted.
+    fn keep_unread(
+        &mut self,
+        at: &Path<'_>,
+        start: usize,
+        depth: usize,
+        mismatch: DecodeError,
+    ) -> Result<Json, DecodeError> {
+        if self.fault.is_some() {
+            return Err(mismatch);
+        }
         // Back to where the value starts, to keep it whole (and check it) as it came.
         self.parser.at = start;
         self.depth = depth;
         let value = self.json(at)?;
         self.note_unread(mismatch);
-        Ok(Err(value))
+        Ok(value)
     }
 
     fn note_unread(&mut self, problem: DecodeError) {
@@ -1033,6 +1046,16 @@ impl<'a> Reader<'a> {
         at: &Path<'_>,
         mut entry: impl FnMut(&str, &mut Self) -> Result<(), DecodeError>,
     ) -> Result<(), DecodeError> {
+        self.object_dyn(at, &mut entry)
+    }
+
+    /// [`object`](Self::object)'s body, compiled once: every generated decoder hands it its
+    /// own closure, so the reading is not repeated per shape.
+    fn object_dyn(
+        &mut self,
+        at: &Path<'_>,
+        entry: &mut dyn FnMut(&str, &mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
         if !self.enter(at, b'{', "an object")? {
             return Ok(());
         }
@@ -1070,6 +1093,15 @@ impl<'a> Reader<'a> {
         &mut self,
         at: &Path<'_>,
         mut item: impl FnMut(usize, &mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        self.array_dyn(at, &mut item)
+    }
+
+    /// [`array`](Self::array)'s body, compiled once.
+    fn array_dyn(
+        &mut self,
+        at: &Path<'_>,
+        item: &mut dyn FnMut(usize, &mut Self) -> Result<(), DecodeError>,
     ) -> Result<(), DecodeError> {
         if !self.enter(at, b'[', "an array")? {
             return Ok(());

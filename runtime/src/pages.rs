@@ -9,6 +9,8 @@ use std::task::{Context, Poll};
 use super::json::{Json, Path, Reader};
 use futures_util::Stream;
 
+use crate::envelope::RawAnswer;
+
 use super::client::Session;
 use super::error::Error;
 use super::retry::CallOptions;
@@ -100,9 +102,15 @@ fn as_flag(v: &Json) -> Option<bool> {
     }
 }
 
-/// Where a listing stands between pages.
+/// Where a listing stands between pages: the operation, and what has been seen.
 struct Progress<O> {
     op: O,
+    tracker: Tracker,
+}
+
+/// What a listing has seen, whatever its operation (so that following pages is compiled
+/// once, not once per listing operation).
+struct Tracker {
     finished: bool,
     /// An error found while reading a page's continuation, returned after that page.
     deferred: Option<Error>,
@@ -121,18 +129,70 @@ fn looped(what: String, pages_read: u32) -> Error {
     }
 }
 
+impl Tracker {
+    /// Whether to ask for another page: not when finished, an error when one was found
+    /// after the last page or the listing is past its limit.
+    fn go_on(&mut self, max_pages: u32) -> Result<bool, Error> {
+        if let Some(error) = self.deferred.take() {
+            return Err(error);
+        }
+        if self.finished {
+            return Ok(false);
+        }
+        if self.fetched >= max_pages {
+            return Err(Error::Pagination {
+                reason: format!(
+                    "the listing has more than the {max_pages} pages allowed (raise the limit with \
+                     `CallOptions::max_pages`)"
+                ),
+                pages_read: self.fetched,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Counts a page received; a page still being processed stops the listing.
+    fn received(&mut self, answer: &RawAnswer) -> Result<(), Error> {
+        if answer.pending || answer.status_pending() {
+            return Err(Error::Pagination {
+                reason: "the service answered a page as still being processed".to_owned(),
+                pages_read: self.fetched,
+            });
+        }
+        self.fetched += 1;
+        Ok(())
+    }
+}
+
+/// The request for the next page.
+enum NextPage {
+    Cursor(String),
+    Page(u32),
+}
+
 impl<O: Paginated> Progress<O> {
     /// Reads the continuation of the page just received and prepares the next request.
     fn advance(&mut self, next: Continuation) {
-        match O::STYLE {
+        match self.tracker.advance(O::STYLE, next) {
+            Some(NextPage::Cursor(cursor)) => self.op.set_cursor(Some(cursor)),
+            Some(NextPage::Page(page)) => self.op.set_page(page),
+            None => {}
+        }
+    }
+}
+
+impl Tracker {
+    /// Reads the continuation of the page just received: the next page to ask for, or
+    /// none when the listing is finished or must stop (with the error for after the page).
+    fn advance(&mut self, style: PageStyle, next: Continuation) -> Option<NextPage> {
+        match style {
             PageStyle::Cursor { .. } => match next.next.as_ref().and_then(as_text) {
                 None => self.finished = true,
                 Some(cursor) => {
                     if self.seen_cursors.insert(cursor.clone()) {
-                        self.op.set_cursor(Some(cursor));
-                    } else {
-                        self.deferred = Some(looped("a cursor it had already sent".to_owned(), self.fetched));
+                        return Some(NextPage::Cursor(cursor));
                     }
+                    self.deferred = Some(looped("a cursor it had already sent".to_owned(), self.fetched));
                 }
             },
             PageStyle::Page { .. } => {
@@ -147,7 +207,7 @@ impl<O: Paginated> Progress<O> {
                     Some(n) if self.seen_pages.contains(&n) => {
                         self.deferred = Some(looped(format!("page {n} as the next page"), self.fetched));
                     }
-                    Some(n) => self.request_page(n),
+                    Some(n) => return Some(self.request_page(n)),
                 }
             }
             PageStyle::PageSize { .. } => {
@@ -161,30 +221,31 @@ impl<O: Paginated> Progress<O> {
                 };
                 if !more {
                     self.finished = true;
-                    return;
+                    return None;
                 }
                 let Some(c) = current else {
                     self.deferred = Some(Error::Pagination {
                         reason: "the answer says more pages follow but not which page it is".to_owned(),
                         pages_read: self.fetched,
                     });
-                    return;
+                    return None;
                 };
                 self.seen_pages.insert(c);
                 let n = c.saturating_add(1);
                 if self.seen_pages.contains(&n) {
                     self.deferred = Some(looped(format!("page {c}"), self.fetched));
                 } else {
-                    self.request_page(n);
+                    return Some(self.request_page(n));
                 }
             }
         }
+        None
     }
 
-    fn request_page(&mut self, page: u32) {
+    fn request_page(&mut self, page: u32) -> NextPage {
         self.seen_pages.insert(page);
-        self.op.set_page(page);
         self.requested_page = Some(page);
+        NextPage::Page(page)
     }
 }
 
@@ -269,41 +330,25 @@ impl Session {
         let requested_page = op.page();
         let progress = Progress {
             op,
-            finished: false,
-            deferred: None,
-            seen_cursors: HashSet::new(),
-            seen_pages: HashSet::new(),
-            requested_page,
-            fetched: 0,
+            tracker: Tracker {
+                finished: false,
+                deferred: None,
+                seen_cursors: HashSet::new(),
+                seen_pages: HashSet::new(),
+                requested_page,
+                fetched: 0,
+            },
         };
         let max_pages = options.max_pages.unwrap_or(DEFAULT_MAX_PAGES);
         let options = std::sync::Arc::new(options);
         Listing::new(futures_util::stream::try_unfold(progress, move |mut listing| {
             let options = std::sync::Arc::clone(&options);
             async move {
-                if let Some(error) = listing.deferred.take() {
-                    return Err(error);
-                }
-                if listing.finished {
+                if !listing.tracker.go_on(max_pages)? {
                     return Ok(None);
                 }
-                if listing.fetched >= max_pages {
-                    return Err(Error::Pagination {
-                        reason: format!(
-                            "the listing has more than the {max_pages} pages allowed (raise the limit with \
-                             `CallOptions::max_pages`)"
-                        ),
-                        pages_read: listing.fetched,
-                    });
-                }
                 let answer = self.send_raw(&listing.op, &options).await?;
-                if answer.pending || answer.status_pending() {
-                    return Err(Error::Pagination {
-                        reason: "the service answered a page as still being processed".to_owned(),
-                        pages_read: listing.fetched,
-                    });
-                }
-                listing.fetched += 1;
+                listing.tracker.received(&answer)?;
                 let Some(data) = answer.data.clone() else {
                     return Ok(None);
                 };

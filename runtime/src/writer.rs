@@ -269,6 +269,10 @@ fn separate(out: &mut Vec<u8>) {
     }
 }
 
+/// Writes one value's JSON: the only part of writing a body field that depends on the
+/// value's type, so that the rest is compiled once, not once per type.
+type WriteJson<'v> = &'v mut dyn FnMut(&mut Vec<u8>) -> serde_json::Result<()>;
+
 /// What a streamed body cannot take without becoming a tree.
 enum Unstreamable {
     /// The key would reopen an object already closed, or the record is full.
@@ -288,11 +292,7 @@ impl Stream {
     }
 
     /// Writes `value` at `dotted`.
-    fn push<T: serde::Serialize + ?Sized>(
-        &mut self,
-        dotted: &'static str,
-        value: &T,
-    ) -> Result<(), Unstreamable> {
+    fn push(&mut self, dotted: &'static str, write: WriteJson<'_>) -> Result<(), Unstreamable> {
         for key in self.written() {
             if *key == dotted || inside(key, dotted) {
                 return Err(Unstreamable::Refused(Error::invalid(format!(
@@ -334,7 +334,7 @@ impl Stream {
         }
         separate(&mut self.out);
         write_key(&mut self.out, &dotted[wanted.len() + usize::from(!wanted.is_empty())..]);
-        if let Err(e) = serde_json::to_writer(&mut self.out, value) {
+        if let Err(e) = write(&mut self.out) {
             self.out.truncate(mark);
             // The message is the value's own refusal (an amount's), never the value.
             return Err(Unstreamable::Refused(Error::invalid(format!(
@@ -556,6 +556,11 @@ impl RequestWriter {
     /// come in any order; those that keep each object's keys together (as the generated
     /// code does) are written straight into the body's text.
     pub fn body<T: serde::Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.body_json(key, &mut |out| serde_json::to_writer(out, value))
+    }
+
+    /// [`body`](Self::body) for any value: where the field goes, written by `write`.
+    fn body_json(&mut self, key: &'static str, write: WriteJson<'_>) -> Result<(), Error> {
         if matches!(self.body, Body::Empty) {
             self.body = Body::Stream(Stream::new());
         }
@@ -563,14 +568,14 @@ impl RequestWriter {
             if has_empty_segment(key) {
                 return Err(Error::invalid(format!("the body key `{key}` has an empty segment")));
             }
-            match stream.push(key, value) {
+            match stream.push(key, &mut *write) {
                 Ok(()) => return Ok(()),
                 Err(Unstreamable::Refused(e)) => return Err(e),
                 Err(Unstreamable::NeedsTree) => self.make_tree()?,
             }
         }
         // The generated key is static text: its segments are borrowed, never copied.
-        self.body_leaf(key, value, static_segment(key))
+        self.body_leaf(key, write, static_segment(key))
     }
 
     /// Turns a streamed body into a tree, for keys in an order a stream cannot take.
@@ -600,14 +605,16 @@ impl RequestWriter {
     }
 
     fn body_dynamic<T: serde::Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        self.body_leaf(key, value, |part, _| Cow::Owned(part.to_owned()))
+        self.body_leaf(key, &mut |out| serde_json::to_writer(out, value), |part, _| {
+            Cow::Owned(part.to_owned())
+        })
     }
 
     /// Places a field into the tree (a streamed body becomes one first).
-    fn body_leaf<T: serde::Serialize + ?Sized>(
+    fn body_leaf(
         &mut self,
         dotted: &str,
-        value: &T,
+        write: WriteJson<'_>,
         key: impl Fn(&str, usize) -> Cow<'static, str>,
     ) -> Result<(), Error> {
         self.make_tree()?;
@@ -615,7 +622,7 @@ impl RequestWriter {
             return Err(Error::invalid("the body could not be written"));
         };
         let start = leaves.len();
-        if let Err(e) = serde_json::to_writer(&mut *leaves, value) {
+        if let Err(e) = write(leaves) {
             leaves.truncate(start);
             // The message is the value's own refusal (an amount's), never the value.
             return Err(Error::invalid(format!("the body field `{dotted}` cannot be sent: {e}")));
