@@ -18,6 +18,7 @@ pub mod model;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod report;
+mod similar;
 
 #[cfg(feature = "format")]
 pub use emit::generate_source;

@@ -123,7 +123,7 @@ pub fn find_route(spec: &Spec, query: &str) -> Result<String, String> {
 fn not_found(wanted: &str, candidates: &[String], spec: &Spec) -> String {
     let best = candidates
         .iter()
-        .map(|c| (strsim::normalized_levenshtein(wanted, c), c))
+        .map(|c| (crate::similar::normalized_levenshtein(wanted, c), c))
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c.as_str());
     let source = if spec.source == BUILTIN_SPEC_NAME { BUILTIN_SPEC_NAME } else { spec.source.as_str() };

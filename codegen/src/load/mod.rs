@@ -621,7 +621,7 @@ fn explain_serde_error(sink: &mut Sink<'_>, message: &str, path: &mut String) ->
 fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
-        .map(|c| (strsim::jaro_winkler(word, c), *c))
+        .map(|c| (crate::similar::jaro_winkler(word, c), *c))
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
