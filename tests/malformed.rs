@@ -188,6 +188,21 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "rename one of them",
     ),
     (
+        "settle_lookup_not_a_read",
+        r#"tests/fixtures/malformed/settle_lookup_not_a_read.yaml:56:11: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `issue_token` is not a read"#,
+        "settling never sends an operation that changes state",
+    ),
+    (
+        "settle_lookup_value_from_nowhere",
+        r#"tests/fixtures/malformed/settle_lookup_value_from_nowhere.yaml:59:15: error: operations.bank_transfer_from_sub_account.settle.lookups[0].params.transaction_id.header: unknown key `header`"#,
+        "the keys allowed here are: answer, request",
+    ),
+    (
+        "settle_state_twice",
+        r#"tests/fixtures/malformed/settle_state_twice.yaml:61:7: error: operations.bank_transfer_from_sub_account.settle.failed: `success` is listed in `succeeded` too"#,
+        "keep it in one list",
+    ),
+    (
         "several_errors",
         r#"tests/fixtures/malformed/several_errors.yaml:2:1: error: format: format 2 is not known"#,
         "write `format: 1`",

@@ -155,6 +155,91 @@ pub struct Webhooks {
     pub events: Vec<String>,
     /// Where the body claims the amount (not signed), if it does.
     pub claimed_amount: Option<String>,
+    /// Which events settle a payment, if the spec says.
+    pub settles: Option<WebhookSettles>,
+}
+
+/// Which webhook events name a payment's final state, and the signed value that names the
+/// payment (what a waiting settle knows it by).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSettles {
+    /// The signed value (a name of `signed`).
+    pub key: String,
+    /// Event kind and the final state it says.
+    pub events: Vec<(String, FinalState)>,
+}
+
+/// Where a payment ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinalState {
+    /// The money moved.
+    Succeeded,
+    /// The operation failed; the money did not move.
+    Failed,
+    /// The money went back to the payer.
+    Refunded,
+    /// A payment that had succeeded was undone.
+    Reversed,
+}
+
+impl FinalState {
+    /// Its variant in the runtime's `FinalState`.
+    pub fn variant(self) -> &'static str {
+        match self {
+            FinalState::Succeeded => "Succeeded",
+            FinalState::Failed => "Failed",
+            FinalState::Refunded => "Refunded",
+            FinalState::Reversed => "Reversed",
+        }
+    }
+}
+
+/// How a money operation's final state is read: which reads look it up, and which of their
+/// answers' states are final.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settle {
+    /// The ways to look it up, in the order they are tried.
+    pub lookups: Vec<Lookup>,
+    /// States that mean the money moved.
+    pub succeeded: Vec<String>,
+    /// States that mean it failed.
+    pub failed: Vec<String>,
+    /// States that mean the money went back.
+    pub refunded: Vec<String>,
+    /// States that mean a success was undone.
+    pub reversed: Vec<String>,
+    /// Keys of the lookup answer's data that name the payment.
+    pub answer_keys: Vec<String>,
+    /// How long the service documents that settling may take, in seconds.
+    pub within_seconds: u64,
+    /// Where the facts come from.
+    pub note: Option<String>,
+}
+
+/// One way to look a payment up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookup {
+    /// The read operation.
+    pub operation: String,
+    /// Each of its parameters and where its value comes from.
+    pub params: Vec<(String, KeySource)>,
+}
+
+/// Where a lookup parameter's value comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// A field of the money operation's answer: field names, outermost first.
+    Answer(Vec<String>),
+    /// A parameter of the money operation's request.
+    Request(String),
+}
+
+impl Lookup {
+    /// Whether every value comes from the request (so the lookup works from the caller's
+    /// references alone, after a restart).
+    pub fn from_request_only(&self) -> bool {
+        self.params.iter().all(|(_, source)| matches!(source, KeySource::Request(_)))
+    }
 }
 
 /// One envelope code the service documents: a variant of the generated `ServiceCode`.
@@ -386,6 +471,8 @@ pub struct Operation {
     pub answers: Answers,
     /// How its answers are paged.
     pub pagination: Option<PageStyle>,
+    /// How its final state is read, for a money operation that may answer pending.
+    pub settle: Option<Settle>,
     /// The type of its answer's `data`; `None` when the spec leaves it untyped.
     pub response: Option<AnswerType>,
     /// Alternative forms of the same operation.

@@ -389,6 +389,11 @@ impl RawAnswer {
         status.is_some_and(|s| self.is_pending_status(&s))
     }
 
+    /// The text of the data's top-level `key`, when it is a string.
+    pub(crate) fn data_text(&self, key: &str) -> Option<String> {
+        self.data_range().and_then(|d| data_status(self.body.get(d)?, key))
+    }
+
     /// The text of the data's state field, read on its own (for data that could not be
     /// read into its type).
     pub(crate) fn status_text(&self) -> Option<String> {

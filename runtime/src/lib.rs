@@ -22,6 +22,7 @@ mod redact;
 mod retry;
 mod route;
 mod secret;
+mod settle;
 mod support;
 mod text;
 mod timestamp;
@@ -47,6 +48,10 @@ pub use route::{
     Paginated, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue, find_route,
 };
 pub use secret::{Credentials, Secret};
+pub use settle::{
+    FinalState, MAX_POLLS, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, StillPending,
+    WATCH_MEMORY,
+};
 pub use support::Redacted;
 pub use text::Text;
 pub use time;

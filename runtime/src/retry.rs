@@ -126,7 +126,7 @@ fn is_transient(error: &Error) -> bool {
 }
 
 /// A random number for jitter, from the standard library's randomly keyed hasher.
-fn random_u64() -> u64 {
+pub(crate) fn random_u64() -> u64 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(
         std::time::SystemTime::now()

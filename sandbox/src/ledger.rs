@@ -43,6 +43,29 @@ impl Fault {
     }
 }
 
+/// Where a pending transfer ends ([`Sandbox::settle_pending_to`](crate::Sandbox::settle_pending_to)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SettleTo {
+    /// `SUCCESS`, with `payout_success`.
+    Success,
+    /// `FAILED`, with `payout_failed`; the money goes back to the account.
+    Failed,
+    /// `REFUND`, with `payout_refund`; the money goes back to the account.
+    Refund,
+}
+
+impl SettleTo {
+    /// The control API's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SettleTo::Success => "success",
+            SettleTo::Failed => "failed",
+            SettleTo::Refund => "refund",
+        }
+    }
+}
+
 /// One webhook the sandbox sent (or tried to).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
@@ -719,9 +742,10 @@ impl Ledger {
         Ok(outcome)
     }
 
-    /// Settles every pending transfer: `SUCCESS`, and `payout_success` for each. Returns
-    /// how many, and the webhooks.
-    pub(crate) fn settle_pending(&mut self) -> (usize, Vec<Notification>) {
+    /// Settles every pending transfer to `to`, with the webhook the service sends for it;
+    /// a failed or refunded transfer's amount goes back to its account. Returns how many,
+    /// and the webhooks.
+    pub(crate) fn settle_pending(&mut self, to: SettleTo) -> (usize, Vec<Notification>) {
         let now = now_text();
         let pending: Vec<usize> = (0..self.transactions.len())
             .filter(|&i| self.transactions[i].status == "PENDING_BILLING")
@@ -729,11 +753,43 @@ impl Ledger {
         let pending_count = pending.len();
         let mut webhooks = Vec::new();
         for i in pending {
-            self.transactions[i].status = "SUCCESS".to_owned();
-            let tx = self.transactions[i].clone();
-            webhooks.extend(self.webhook("payout_success", &tx, &now));
+            webhooks.extend(self.finish(i, to, &now));
         }
         (pending_count, webhooks)
+    }
+
+    /// Sends a settled transfer's money back (`REFUND`, with `payout_refund`): what the
+    /// service does when a transfer that succeeded is reversed. By its id or its merchant
+    /// reference.
+    pub(crate) fn reverse(&mut self, id: &str) -> Result<Vec<Notification>, Refusal> {
+        let index = self
+            .transactions
+            .iter()
+            .position(|t| t.id == id || t.merchant_tx_ref.as_deref() == Some(id))
+            .ok_or_else(|| Refusal::not_found(format!("no transaction `{id}`")))?;
+        if self.transactions[index].status != "SUCCESS" {
+            return Err(Refusal::unprocessable(format!(
+                "transaction `{id}` is {}, not SUCCESS: only a settled transfer is reversed",
+                self.transactions[index].status
+            )));
+        }
+        Ok(self.finish(index, SettleTo::Refund, &now_text()))
+    }
+
+    fn finish(&mut self, index: usize, to: SettleTo, now: &str) -> Vec<Notification> {
+        let (status, event) = match to {
+            SettleTo::Success => ("SUCCESS", "payout_success"),
+            SettleTo::Failed => ("FAILED", "payout_failed"),
+            SettleTo::Refund => ("REFUND", "payout_refund"),
+        };
+        self.transactions[index].status = status.to_owned();
+        let tx = self.transactions[index].clone();
+        if to != SettleTo::Success
+            && let Some(account) = self.account_mut(&tx.account)
+        {
+            account.balance = account.balance.checked_add(tx.amount).unwrap_or(account.balance);
+        }
+        self.webhook(event, &tx, now)
     }
 
     fn list_transactions(

@@ -51,7 +51,7 @@ mod ledger;
 mod server;
 
 pub use check::{Refusal, Strictness};
-pub use ledger::{Delivery, Fault};
+pub use ledger::{Delivery, Fault, SettleTo};
 
 use check::RouteTable;
 use hyper_util::rt::TokioIo;
@@ -325,11 +325,37 @@ impl Sandbox {
         Ok(id)
     }
 
-    /// Settles every transfer answered as pending; returns how many.
+    /// Settles every transfer answered as pending to `SUCCESS` (with `payout_success`);
+    /// returns how many.
     pub fn settle_pending(&self) -> usize {
-        let (settled, webhooks) = self.shared.ledger().settle_pending();
+        self.settle_pending_to(SettleTo::Success)
+    }
+
+    /// Settles every transfer answered as pending to `to`, with the webhook the service
+    /// sends for it; returns how many.
+    pub fn settle_pending_to(&self, to: SettleTo) -> usize {
+        let (settled, webhooks) = self.shared.ledger().settle_pending(to);
         server::deliver(&self.shared, webhooks);
         settled
+    }
+
+    /// Settles every transfer pending at that time to `to`, `after` from now, in the
+    /// background (as the service does, minutes later): what a client's settle waits for.
+    pub fn settle_pending_after(&self, after: Duration, to: SettleTo) {
+        let shared = std::sync::Arc::clone(&self.shared);
+        tokio::spawn(async move {
+            tokio::time::sleep(after).await;
+            let (_, webhooks) = shared.ledger().settle_pending(to);
+            server::deliver(&shared, webhooks);
+        });
+    }
+
+    /// Reverses a settled transfer (by its id or merchant reference): its money goes back,
+    /// its state becomes `REFUND`, and `payout_refund` is sent.
+    pub fn reverse(&self, transaction: &str) -> Result<(), SandboxError> {
+        let webhooks = self.shared.ledger().reverse(transaction).map_err(SandboxError::Refused)?;
+        server::deliver(&self.shared, webhooks);
+        Ok(())
     }
 
     /// The faults still queued, by operation name, in the order they will be played.

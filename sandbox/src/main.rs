@@ -15,8 +15,8 @@ and ignores (and lists in its state) keys the spec does not describe. --strict r
 anything the vendor's document does not describe. --token accepts TOKEN as a bearer token
 without issuing it (for contract testers); --webhook sends payment and payout
 notifications, signed with KEY, to URL. The control API is under /__sandbox/: GET state,
-GET faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle,
-PUT webhook.";
+GET faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle
+(pending transfers to {\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>, PUT webhook.";
 
 fn main() -> ExitCode {
     let mut builder = payspec_sandbox::Sandbox::builder();

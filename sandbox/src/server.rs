@@ -3,7 +3,7 @@
 //! on its own task. The control API lives under `/__sandbox/`.
 
 use crate::check::{MAX_BODY_BYTES, Refusal, RouteTable, check_request};
-use crate::ledger::{Delivery, Fault, Ledger, Notification, faults, snapshot};
+use crate::ledger::{Delivery, Fault, Ledger, Notification, SettleTo, faults, snapshot};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -323,10 +323,27 @@ fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answe
             }
         }
         ("POST", ["settle"]) => {
-            let (settled, webhooks) = shared.ledger().settle_pending();
+            let to = match request.get("to").and_then(Value::as_str) {
+                None | Some("success") => SettleTo::Success,
+                Some("failed") => SettleTo::Failed,
+                Some("refund") => SettleTo::Refund,
+                Some(other) => {
+                    return refusal(&Refusal::unprocessable(format!(
+                        "unknown settlement `{other}`: success, failed or refund"
+                    )));
+                }
+            };
+            let (settled, webhooks) = shared.ledger().settle_pending(to);
             deliver(shared, webhooks);
-            json_response(200, &json!({"settled": settled}))
+            json_response(200, &json!({"settled": settled, "to": to.name()}))
         }
+        ("POST", ["reverse", id]) => match shared.ledger().reverse(id) {
+            Ok(webhooks) => {
+                deliver(shared, webhooks);
+                json_response(200, &json!({"reversed": id}))
+            }
+            Err(refused) => refusal(&refused),
+        },
         ("PUT", ["webhook"]) => {
             let url = request.get("url").and_then(Value::as_str);
             let key = request.get("signing_key").and_then(Value::as_str);
@@ -339,7 +356,7 @@ fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answe
             }
         }
         _ => refusal(&Refusal::not_found(format!(
-            "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, PUT webhook"
+            "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, PUT webhook"
         ))),
     }
 }

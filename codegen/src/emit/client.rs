@@ -3,7 +3,7 @@
 use super::code::Code;
 use super::requests::{operation_doc, settable};
 use super::{Gates, Names, data_type, field_ident, request_type};
-use crate::model::{Operation, Param, Spec};
+use crate::model::{KeySource, Lookup, Operation, Param, Settle, Spec};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
 /// One accessor method per group, `fn <group>(&self) -> <handle>`, where `handle` makes
@@ -130,6 +130,7 @@ pub mod groups {
             );
             for op in spec.operations.iter().filter(|op| op.group == group.key) {
                 client_methods(out, spec, op, names);
+                settle_methods(out, spec, op, names, gates);
             }
             out.push("    }\n");
         });
@@ -348,4 +349,267 @@ impl ::core::fmt::Display for ServiceCode {
 }
 ",
     );
+}
+
+/// `settle_<op>` (from a call's request and outcome) and `settle_<op>_by_reference` (from
+/// the caller's references alone), for a money operation the spec says how to settle.
+fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, gates: &Gates) {
+    let Some(settle) = &op.settle else { return };
+    let lookups: Vec<(&Lookup, &Operation)> =
+        settle.lookups.iter().filter_map(|l| Some((l, spec.operation(&l.operation)?))).collect();
+    let Some((_, first)) = lookups.first() else { return };
+    let name = &op.name;
+    let ty = request_type(op);
+    let data = data_type(op, "super::types");
+    let answer = data_type(first, "super::types");
+    let constant = super::route_const(op);
+    // The lookups' groups, when they are not this one's: the method needs them compiled.
+    let others: std::collections::BTreeSet<&String> =
+        lookups.iter().map(|(_, read)| &read.group).filter(|g| **g != op.group).collect();
+    let gate = gates.all(others.iter().copied());
+    let mut reads: Vec<String> = Vec::new();
+    for (_, read) in &lookups {
+        let link = read_link(read);
+        if !reads.contains(&link) {
+            reads.push(link);
+        }
+    }
+    let mut doc = vec![
+        format!(
+            "Follows a [`{name}`](Self::{name}) to its final state, from its request and the outcome it answered."
+        ),
+        String::new(),
+        format!(
+            "It asks {} (the first whose key the answer or the request holds), never `{name}` again;",
+            reads.join(" or ")
+        ),
+    ];
+    doc.extend(settle_doc(settle));
+    doc.extend(gate_doc(&others));
+    out.doc("        ", &doc);
+    if let Some(gate) = &gate {
+        writeln!(out, "        {gate}");
+    }
+    write!(
+        out,
+        "        pub fn settle_{name}(
+            self,
+            request: &requests::{ty},
+            outcome: &rt::Outcome<{data}>,
+            options: rt::SettleOptions,
+        ) -> impl rt::Future<Output = Result<rt::Settled<{answer}>, rt::Error>> + 'a {{
+            let data = outcome.envelope().data.as_ref();
+            let start = if outcome.is_pending() {{ rt::SettleStart::AfterPending }} else {{ rt::SettleStart::Now }};
+"
+    );
+    // Each distinct source once, as `Option<String>`.
+    let mut sources: Vec<&KeySource> = Vec::new();
+    for (lookup, _) in &lookups {
+        for (_, source) in &lookup.params {
+            if !sources.contains(&source) {
+                sources.push(source);
+            }
+        }
+    }
+    for (i, source) in sources.iter().enumerate() {
+        writeln!(out, "            let key_{i} = {};", source_text(op, source));
+    }
+    let all_keys = (0..sources.len()).map(|i| format!("&key_{i}")).collect::<Vec<_>>().join(", ");
+    writeln!(
+        out,
+        "            let keys: Vec<String> = [{all_keys}].into_iter().flatten().cloned().collect();"
+    );
+    for (n, (lookup, read)) in lookups.iter().enumerate() {
+        let bound: Vec<usize> = lookup
+            .params
+            .iter()
+            .map(|(_, source)| sources.iter().position(|s| *s == source).unwrap_or_default())
+            .collect();
+        let pattern = bound.iter().map(|i| format!("Some(k_{i})")).collect::<Vec<_>>().join(", ");
+        let values = bound.iter().map(|i| format!("&key_{i}")).collect::<Vec<_>>().join(", ");
+        let fields = lookup_fields(read, lookup, &|position| format!("k_{}.clone()", bound[position]));
+        writeln!(
+            out,
+            "            let lookup_{n} = match ({values},) {{ ({pattern},) => Some(requests::{read_ty} {{ {fields} }}), _ => None }};",
+            read_ty = request_type(read),
+        );
+    }
+    out.push("            async move {\n");
+    for n in 0..lookups.len() {
+        writeln!(
+            out,
+            "                if let Some(lookup) = lookup_{n} {{
+                    return self.session.settle(&super::routes::settle::{constant}, &lookup, keys, start, options).await;
+                }}"
+        );
+    }
+    let needs = lookups
+        .iter()
+        .flat_map(|(l, _)| l.params.iter().map(|(_, source)| source_name(source)))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>()
+        .join(", ");
+    writeln!(
+        out,
+        "                Err(rt::Error::InvalidRequest {{ reason: {}.to_owned() }})
+            }}
+        }}",
+        super::code::Lit(&format!(
+            "the answer and the request hold none of the keys `{name}` is looked up by ({needs}), so its state cannot be asked"
+        )),
+    );
+
+    // From the caller's references alone.
+    let Some((lookup, read)) = lookups.iter().find(|(l, _)| l.from_request_only()) else { return };
+    let mut args: Vec<&Param> = Vec::new();
+    for (_, source) in &lookup.params {
+        if let KeySource::Request(from) = source
+            && let Some(param) = op.params.iter().find(|p| &p.name == from)
+            && !args.iter().any(|a| a.name == param.name)
+        {
+            args.push(param);
+        }
+    }
+    let mut doc = vec![
+        format!(
+            "Follows a [`{name}`](Self::{name}) to its final state from the references it was sent with alone (after a restart, with no answer): it asks {} at once, then as [`settle_{name}`](Self::settle_{name}) does.",
+            read_link(read)
+        ),
+        String::new(),
+        format!(
+            "It never sends `{name}`: a payment the service does not know stays pending (with the service's answer) until the deadline;"
+        ),
+    ];
+    doc.extend(settle_doc(settle));
+    let lookup_group: std::collections::BTreeSet<&String> =
+        [&read.group].into_iter().filter(|g| **g != op.group).collect();
+    doc.extend(gate_doc(&lookup_group));
+    out.doc("        ", &doc);
+    if let Some(gate) = gates.all(lookup_group.iter().copied()) {
+        writeln!(out, "        {gate}");
+    }
+    let params = args
+        .iter()
+        .map(|p| format!("{}: impl Into<{}>", field_ident(&p.name), names.value_type(p)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    writeln!(
+        out,
+        "        pub fn settle_{name}_by_reference(
+            self,
+            {params},
+            options: rt::SettleOptions,
+        ) -> impl rt::Future<Output = Result<rt::Settled<{answer}>, rt::Error>> + 'a {{"
+    );
+    for p in &args {
+        let id = field_ident(&p.name);
+        writeln!(
+            out,
+            "            let {id} = {{ let value: {} = {id}.into(); value.to_string() }};",
+            names.value_type(p)
+        );
+    }
+    let keys =
+        args.iter().map(|p| format!("{}.clone()", field_ident(&p.name))).collect::<Vec<_>>().join(", ");
+    writeln!(out, "            let keys = vec![{keys}];");
+    let fields = lookup_fields(read, lookup, &|position| {
+        let KeySource::Request(from) = &lookup.params[position].1 else { return String::new() };
+        format!("{}.clone()", field_ident(from))
+    });
+    writeln!(
+        out,
+        "            let lookup = requests::{read_ty} {{ {fields} }};
+            async move {{
+                self.session.settle(&super::routes::settle::{constant}, &lookup, keys, rt::SettleStart::Now, options).await
+            }}
+        }}",
+        read_ty = request_type(read),
+    );
+}
+
+/// The text of a lookup value's source, as an `Option<String>` expression (`None` when
+/// absent or empty).
+fn source_text(op: &Operation, source: &KeySource) -> String {
+    match source {
+        KeySource::Request(from) => {
+            let required = op.params.iter().any(|p| &p.name == from && p.required);
+            let id = field_ident(from);
+            if required {
+                format!("Some(request.{id}.to_string()).filter(|v| !v.is_empty())")
+            } else {
+                format!("request.{id}.as_ref().map(|v| v.to_string()).filter(|v| !v.is_empty())")
+            }
+        }
+        KeySource::Answer(path) => {
+            let steps: String =
+                path.iter().map(|step| format!(".and_then(|v| v.{}.as_ref())", field_ident(step))).collect();
+            format!("data{steps}.map(|v| v.to_string()).filter(|v| !v.is_empty())")
+        }
+    }
+}
+
+/// A doc link to a lookup's method on its group's handle.
+fn read_link(read: &Operation) -> String {
+    format!("[`{}`]({}::{})", read.name, read.group.to_upper_camel_case(), field_ident(&read.name))
+}
+
+fn source_name(source: &KeySource) -> String {
+    match source {
+        KeySource::Request(from) => format!("request `{from}`"),
+        KeySource::Answer(path) => format!("answer `{}`", path.join(".")),
+    }
+}
+
+/// The fields of a lookup's request literal: each parameter it gives, from `value(i)` (the
+/// text of its `i`-th parameter), the others `None`.
+fn lookup_fields(read: &Operation, lookup: &Lookup, value: &dyn Fn(usize) -> String) -> String {
+    let mut fields = Vec::new();
+    for param in settable(read) {
+        let id = field_ident(&param.name);
+        let given = lookup.params.iter().position(|(name, _)| *name == param.name);
+        fields.push(match (given, param.required) {
+            (Some(i), true) => format!("{id}: {}.into()", value(i)),
+            (Some(i), false) => format!("{id}: Some({}.into())", value(i)),
+            (None, _) => format!("{id}: None"),
+        });
+    }
+    fields.push("extra: Default::default()".to_owned());
+    fields.join(", ")
+}
+
+/// What a settle method's doc says of the spec's states and timing.
+fn settle_doc(settle: &Settle) -> Vec<String> {
+    let list = |states: &[String]| {
+        if states.is_empty() {
+            "none".to_owned()
+        } else {
+            states.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let mut doc = vec![
+        format!(
+            "final states: succeeded {}, failed {}, refunded {}, reversed {}; any other state is pending. The service documents that settling may take {} s.",
+            list(&settle.succeeded),
+            list(&settle.failed),
+            list(&settle.refunded),
+            list(&settle.reversed),
+            settle.within_seconds
+        ),
+        String::new(),
+        "It waits and asks again with growing, jittered waits and the service's `Retry-After`, within `options`' deadline (see [`rt::SettleOptions`]); a webhook fed to the options' [`rt::SettlementWatch`] ends the wait with one more request. Dropping the future stops it.".to_owned(),
+    ];
+    if let Some(note) = &settle.note {
+        doc.push(String::new());
+        doc.push(note.clone());
+    }
+    doc
+}
+
+fn gate_doc(others: &std::collections::BTreeSet<&String>) -> Vec<String> {
+    if others.is_empty() {
+        return Vec::new();
+    }
+    let features = others.iter().map(|g| format!("`{g}`")).collect::<Vec<_>>().join(", ");
+    vec![String::new(), format!("Compiled with the features of the groups it asks too: {features}.")]
 }

@@ -182,6 +182,21 @@ impl Gates {
         }
     }
 
+    /// The attribute of items that need every one of `groups` (a method of one group that
+    /// calls another group's operations): none without per-group features or groups.
+    pub(super) fn all<'g>(&self, groups: impl IntoIterator<Item = &'g String>) -> Option<String> {
+        if !self.per_group {
+            return None;
+        }
+        let features: Vec<String> =
+            groups.into_iter().map(|g| format!("feature = {}", code::Lit(g))).collect();
+        match features.len() {
+            0 => None,
+            1 => Some(format!("#[cfg({})]", features[0])),
+            _ => Some(format!("#[cfg(all({}))]", features.join(", "))),
+        }
+    }
+
     /// The attribute of one group's items.
     pub(super) fn group(&self, group: &String) -> Option<String> {
         self.attr([group])

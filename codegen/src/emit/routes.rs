@@ -89,6 +89,7 @@ pub mod routes {
             secret_values = spec.token_operations.as_ref().is_some_and(|t| t.includes(&op.name)),
         );
     }
+    settle_module(out, spec);
     let all = join(&spec.operations, ", ", |f, op| write!(f, "&{}", route_const(op)));
     let token = match &spec.token_operations {
         Some(token) => format!(
@@ -185,4 +186,44 @@ fn grant_keys(spec: &Spec, name: &str) -> String {
         optional(TOKEN_GRANT_FIELDS[1]),
         optional(TOKEN_GRANT_FIELDS[2]),
     )
+}
+
+/// `routes::settle`: one `rt::Settlement` per money operation the spec says how to settle.
+fn settle_module(out: &mut Code, spec: &Spec) {
+    let settling: Vec<_> = spec.operations.iter().filter_map(|op| Some((op, op.settle.as_ref()?))).collect();
+    if settling.is_empty() {
+        return;
+    }
+    out.push(
+        "    /// How each money operation that may answer pending reaches its final state (its
+    /// `settle` in the spec): what the generated `settle_*` methods hand the runtime.
+    pub mod settle {
+        use ::payspec_runtime as rt;
+",
+    );
+    for (op, settle) in settling {
+        out.doc_line("        ", &format!("How `{}` is settled.", op.name));
+        write!(
+            out,
+            "        pub const {name}: rt::Settlement = rt::Settlement {{
+            operation: {operation},
+            succeeded: &[{succeeded}],
+            failed: &[{failed}],
+            refunded: &[{refunded}],
+            reversed: &[{reversed}],
+            answer_keys: &[{keys}],
+            typical: ::std::time::Duration::from_secs({within}),
+        }};
+",
+            name = route_const(op),
+            operation = Lit(&op.name),
+            succeeded = literals(&settle.succeeded),
+            failed = literals(&settle.failed),
+            refunded = literals(&settle.refunded),
+            reversed = literals(&settle.reversed),
+            keys = literals(&settle.answer_keys),
+            within = settle.within_seconds,
+        );
+    }
+    out.push("    }\n");
 }

@@ -213,6 +213,34 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         );
         out.push("    }\n");
     }
+    if let Some(settles) = &webhooks.settles {
+        out.push("    impl WebhookEvent {\n");
+        out.doc(
+            "        ",
+            &[
+                format!(
+                    "The payment this event settles, by its signed `{}`, and the final state the event names;",
+                    settles.key
+                ),
+                "`None` for an event that settles nothing. Hand it to".to_owned(),
+                "[`SettlementWatch::notify`](rt::SettlementWatch::notify) so that a waiting settle ends now.".to_owned(),
+            ],
+        );
+        let arms: String = settles
+            .events
+            .iter()
+            .map(|(event, state)| format!("{} => rt::FinalState::{}, ", Lit(event), state.variant()))
+            .collect();
+        writeln!(
+            out,
+            "        pub fn settlement(&self) -> Option<(&str, rt::FinalState)> {{
+            let state = match self.event_type.as_str() {{ {arms}_ => return None }};
+            Some((self.signed.{key}.as_str(), state)).filter(|(key, _)| !key.is_empty())
+        }}",
+            key = super::field_ident(&settles.key),
+        );
+        out.push("    }\n");
+    }
     out.push(
         "    /// Verifies the service's notifications with one signing key: the signature, the
     /// timestamp within a tolerance of now (5 minutes unless set), and that the delivery

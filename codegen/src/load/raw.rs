@@ -92,6 +92,65 @@ pub struct RawWebhooks {
     pub events: Vec<String>,
     #[serde(default)]
     pub claimed_amount: Option<String>,
+    #[serde(default)]
+    pub settles: Option<RawWebhookSettles>,
+}
+
+/// Which webhook events settle a payment, and the signed value that names it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWebhookSettles {
+    pub key: String,
+    pub events: Ordered<RawFinalState>,
+}
+
+/// A final state of a payment.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawFinalState {
+    Succeeded,
+    Failed,
+    Refunded,
+    Reversed,
+}
+
+/// How a money operation's final state is read.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSettle {
+    pub lookups: Vec<RawLookup>,
+    #[serde(default)]
+    pub succeeded: Vec<String>,
+    #[serde(default)]
+    pub failed: Vec<String>,
+    #[serde(default)]
+    pub refunded: Vec<String>,
+    #[serde(default)]
+    pub reversed: Vec<String>,
+    #[serde(default)]
+    pub answer_keys: Vec<String>,
+    pub within_seconds: u64,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// One way to look a payment up: a read, and where each of its parameters comes from.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLookup {
+    pub operation: String,
+    pub params: Ordered<RawKeySource>,
+}
+
+/// Where a lookup parameter's value comes from: a field of the money operation's answer
+/// (dotted field names) or one of its request parameters.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKeySource {
+    #[serde(default)]
+    pub answer: Option<String>,
+    #[serde(default)]
+    pub request: Option<String>,
 }
 
 /// A header sent with one value.
@@ -250,6 +309,8 @@ pub struct RawOperation {
     pub answers: Option<RawAnswers>,
     #[serde(default)]
     pub pagination: Option<RawPageStyle>,
+    #[serde(default)]
+    pub settle: Option<RawSettle>,
     #[serde(default)]
     pub response: Option<String>,
     #[serde(default)]

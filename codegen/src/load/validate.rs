@@ -3,9 +3,9 @@
 use super::Sink;
 use super::raw::{
     Ordered, RawAnswers, RawAuth, RawCode, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
-    RawFactSource, RawField, RawFixedHeader, RawGroup, RawIdempotencyHeader, RawLocation, RawMethod,
-    RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawService, RawShape, RawTextFormat,
-    RawWebhooks,
+    RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup, RawIdempotencyHeader, RawLocation,
+    RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawService, RawSettle, RawShape,
+    RawTextFormat, RawWebhooks,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -103,6 +103,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     check_names(&operations, sink);
     check_listings(&operations, &shapes, sink);
     check_routes(&operations, &raw.unreadable, sink);
+    check_settlements(&operations, &shapes, sink);
     let token_operations = token_operations(&raw.service, &operations, &shapes, &raw.unreadable, sink);
     let account_header = account_header(raw.service.account_header.as_deref(), sink);
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
@@ -560,7 +561,35 @@ fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
             "write the keys from the body down, joined with `.`",
         );
     }
+    let settles = raw.settles.as_ref().map(|settles| {
+        if !names.contains(settles.key.as_str()) {
+            sink.error(
+                &format!("{at}.settles.key"),
+                format!("no signed value is named `{}`", settles.key),
+                "name the signed value that identifies the payment (only a signed value can be trusted)",
+            );
+        }
+        for (event, _) in &settles.events.0 {
+            if !raw.events.contains(event) {
+                sink.error(
+                    &format!("{at}.settles.events.{event}"),
+                    format!("`{event}` is not one of the webhook `events`"),
+                    "name an event kind listed under `events`",
+                );
+            }
+        }
+        WebhookSettles {
+            key: settles.key.clone(),
+            events: settles
+                .events
+                .0
+                .iter()
+                .map(|(event, state)| (event.clone(), final_state(*state)))
+                .collect(),
+        }
+    });
     Webhooks {
+        settles,
         signature_header: raw.signature_header.to_ascii_lowercase(),
         timestamp_header: raw.timestamp_header.to_ascii_lowercase(),
         algorithm,
@@ -1008,6 +1037,7 @@ fn operation(
         );
     }
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
+    let settle = raw.settle.as_ref().map(|settle| self::settle(settle, &format!("{base}.settle"), sink));
     let response = response(&raw, types, base, sink);
     let _ = shapes;
 
@@ -1033,12 +1063,274 @@ fn operation(
         idempotency_header,
         answers,
         pagination,
+        settle,
         response,
         aliases,
         also_listed_as,
         disagreements: disagreements(raw.disagreements, &params, base, sink),
         params,
     }
+}
+
+fn final_state(raw: RawFinalState) -> FinalState {
+    match raw {
+        RawFinalState::Succeeded => FinalState::Succeeded,
+        RawFinalState::Failed => FinalState::Failed,
+        RawFinalState::Refunded => FinalState::Refunded,
+        RawFinalState::Reversed => FinalState::Reversed,
+    }
+}
+
+/// The longest settling time a spec may document: a day.
+const MAX_SETTLE_SECONDS: u64 = 86_400;
+
+/// `settle` read on its own: its lists and its lookups' sources; what needs the other
+/// operations is checked by [`check_settlements`].
+fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
+    if raw.lookups.is_empty() {
+        sink.error(
+            &format!("{at}.lookups"),
+            "no lookup",
+            "name at least one read that looks the payment up: `- operation: fetch_transaction` with its `params`",
+        );
+    }
+    check_count(raw.lookups.len(), MAX_ALIASES, "lookups", &format!("{at}.lookups"), sink);
+    if raw.within_seconds == 0 || raw.within_seconds > MAX_SETTLE_SECONDS {
+        sink.error(
+            &format!("{at}.within_seconds"),
+            format!("{} seconds is not a settling time", raw.within_seconds),
+            format!(
+                "write how long the service documents settling may take, 1 to {MAX_SETTLE_SECONDS} seconds"
+            ),
+        );
+    }
+    if raw.succeeded.is_empty() {
+        sink.error(
+            &format!("{at}.succeeded"),
+            "no state means success",
+            "list the states of the lookup's answer that mean the money moved, e.g. `[SUCCESS]`",
+        );
+    }
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for (key, list) in [
+        ("succeeded", &raw.succeeded),
+        ("failed", &raw.failed),
+        ("refunded", &raw.refunded),
+        ("reversed", &raw.reversed),
+    ] {
+        for state in list {
+            if state.trim().is_empty() {
+                sink.error(
+                    &format!("{at}.{key}"),
+                    "an empty state",
+                    "write the state as the service sends it",
+                );
+            } else if let Some((_, other)) = seen.iter().find(|(s, _)| s.eq_ignore_ascii_case(state)) {
+                sink.error(
+                    &format!("{at}.{key}"),
+                    format!("`{state}` is listed in `{other}` too"),
+                    "a state means one thing: keep it in one list",
+                );
+            } else {
+                seen.push((state.clone(), key));
+            }
+        }
+    }
+    let lookups = raw
+        .lookups
+        .iter()
+        .enumerate()
+        .map(|(i, lookup)| {
+            let here = format!("{at}.lookups[{i}]");
+            let params = lookup
+                .params
+                .0
+                .iter()
+                .filter_map(|(name, source)| {
+                    let place = format!("{here}.params.{name}");
+                    match (&source.answer, &source.request) {
+                        (Some(field), None) if !field.is_empty() && !field.split('.').any(str::is_empty) => {
+                            Some((
+                                name.clone(),
+                                KeySource::Answer(field.split('.').map(str::to_owned).collect()),
+                            ))
+                        }
+                        (None, Some(param)) if !param.is_empty() => {
+                            Some((name.clone(), KeySource::Request(param.clone())))
+                        }
+                        _ => {
+                            sink.error(
+                                &place,
+                                "a lookup value comes from the answer or from the request",
+                                "write `{ answer: <field>.<field> }` or `{ request: <parameter> }`",
+                            );
+                            None
+                        }
+                    }
+                })
+                .collect();
+            Lookup { operation: lookup.operation.clone(), params }
+        })
+        .collect();
+    Settle {
+        lookups,
+        succeeded: raw.succeeded.clone(),
+        failed: raw.failed.clone(),
+        refunded: raw.refunded.clone(),
+        reversed: raw.reversed.clone(),
+        answer_keys: raw.answer_keys.clone(),
+        within_seconds: raw.within_seconds,
+        note: raw.note.clone(),
+    }
+}
+
+/// The checks of each `settle` against the other operations: only a money operation
+/// settles; each lookup is a read that exists, answers what the others answer, and gets
+/// every required parameter from a text field of the answer or a text parameter of the
+/// request; the answer keys are keys of its answer.
+fn check_settlements(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
+    let text = |ty: &Type| matches!(ty, Type::String | Type::Identifier(_));
+    for op in operations {
+        let Some(settle) = &op.settle else { continue };
+        let at = format!("operations.{}.settle", op.name);
+        if op.effect != Effect::Money {
+            sink.error(
+                &at,
+                "only a money operation settles",
+                "remove `settle`, or write `effect: money` if the operation moves money",
+            );
+        }
+        let mut answered: Option<&Option<AnswerType>> = None;
+        for (i, lookup) in settle.lookups.iter().enumerate() {
+            let here = format!("{at}.lookups[{i}]");
+            let Some(read) = operations.iter().find(|o| o.name == lookup.operation) else {
+                let names: Vec<&str> =
+                    operations.iter().filter(|o| o.effect == Effect::Read).map(|o| o.name.as_str()).collect();
+                let hint = match sink.suggest(&lookup.operation, &names) {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None => "name a read operation of this spec".to_owned(),
+                };
+                sink.error(
+                    &format!("{here}.operation"),
+                    format!("no operation is named `{}`", lookup.operation),
+                    hint,
+                );
+                continue;
+            };
+            if read.effect != Effect::Read {
+                sink.error(
+                    &format!("{here}.operation"),
+                    format!("`{}` is not a read", read.name),
+                    "settling never sends an operation that changes state: name a read that answers the payment's state",
+                );
+            }
+            match answered {
+                Some(first) if *first != read.response => sink.error(
+                    &format!("{here}.operation"),
+                    format!("`{}` answers another type than the first lookup", read.name),
+                    "every lookup of one payment answers the same type",
+                ),
+                Some(_) => {}
+                None => answered = Some(&read.response),
+            }
+            for (name, source) in &lookup.params {
+                let place = format!("{here}.params.{name}");
+                let Some(param) = read.params.iter().find(|p| &p.name == name) else {
+                    sink.error(
+                        &place,
+                        format!("`{}` has no parameter `{name}`", read.name),
+                        "name one of its parameters",
+                    );
+                    continue;
+                };
+                if !text(&param.ty) || param.secret || param.fixed.is_some() || !param.values.is_empty() {
+                    sink.error(
+                        &place,
+                        format!("`{name}` is not a text parameter the caller sets"),
+                        "a lookup sets text parameters (strings and identifiers) only",
+                    );
+                }
+                match source {
+                    KeySource::Request(from) => match op.params.iter().find(|p| &p.name == from) {
+                        Some(p) if text(&p.ty) && !p.secret && p.values.is_empty() => {}
+                        Some(_) => sink.error(
+                            &place,
+                            format!("the request parameter `{from}` is not text"),
+                            "take the value from a text (string or identifier) parameter that is not secret",
+                        ),
+                        None => sink.error(
+                            &place,
+                            format!("`{}` has no parameter `{from}`", op.name),
+                            "name a parameter of the money operation",
+                        ),
+                    },
+                    KeySource::Answer(path) => {
+                        if let Err(why) = answer_field(op, shapes, path).and_then(|f| {
+                            if text(&f.ty) && !f.secret && f.values.is_empty() {
+                                Ok(())
+                            } else {
+                                Err(format!("`{}` is not a text field", path.join(".")))
+                            }
+                        }) {
+                            sink.error(&place, why, "name a text field of the money operation's answer, by field names joined with `.`");
+                        }
+                    }
+                }
+            }
+            for param in read.params.iter().filter(|p| p.required && p.fixed.is_none()) {
+                if !lookup.params.iter().any(|(name, _)| *name == param.name) {
+                    sink.error(
+                        &format!("{here}.params"),
+                        format!("`{}` needs `{}`, which this lookup does not give", read.name, param.name),
+                        format!(
+                            "add `{}: {{ answer: <field> }}` or `{{ request: <parameter> }}`",
+                            param.name
+                        ),
+                    );
+                }
+            }
+        }
+        let shape = answered.and_then(|r| match r.as_ref().map(|r| &r.ty) {
+            Some(Type::Shape(name)) => shapes.iter().find(|s| &s.name == name),
+            _ => None,
+        });
+        for key in &settle.answer_keys {
+            if !shape.is_some_and(|s| s.fields.iter().any(|f| f.wire == *key && text(&f.ty))) {
+                sink.error(
+                    &format!("{at}.answer_keys"),
+                    format!("the lookup's answer has no text field at the key `{key}`"),
+                    "name the wire key of a text field of the lookup's answer that identifies the payment",
+                );
+            }
+        }
+    }
+}
+
+/// The answer field at `path` (field names) of `op`'s answer.
+fn answer_field<'s>(op: &Operation, shapes: &'s [Shape], path: &[String]) -> Result<&'s Field, String> {
+    let mut shape_name = match op.response.as_ref() {
+        Some(AnswerType { ty: Type::Shape(name), list: false }) => name.as_str(),
+        _ => return Err(format!("`{}` answers no shape", op.name)),
+    };
+    let mut found = None;
+    for (i, step) in path.iter().enumerate() {
+        let shape =
+            shapes.iter().find(|s| s.name == shape_name).ok_or_else(|| format!("no shape `{shape_name}`"))?;
+        let field = shape
+            .fields
+            .iter()
+            .find(|f| &f.name == step)
+            .ok_or_else(|| format!("`{shape_name}` has no field `{step}`"))?;
+        if field.list {
+            return Err(format!("`{step}` is a list"));
+        }
+        if i + 1 < path.len() {
+            let Type::Shape(inner) = &field.ty else { return Err(format!("`{step}` holds no fields")) };
+            shape_name = inner;
+        }
+        found = Some(field);
+    }
+    found.ok_or_else(|| "an empty field path".to_owned())
 }
 
 /// Structured disagreements: a known concern, subjects that fit it, parameters that exist,

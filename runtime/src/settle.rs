@@ -1,0 +1,470 @@
+//! Following a payment to its final state: re-querying a read operation with backoff
+//! within the caller's deadline, never the operation that moved the money, and ending at
+//! once when a verified webhook says the same.
+//!
+//! What is final, and which read answers it, is the spec's (`settle` on a money
+//! operation); the generated `settle_*` methods build the read and call
+//! [`Session::settle`].
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::client::Session;
+use super::envelope::{Envelope, one_of};
+use super::error::Error;
+use super::retry::{CallOptions, RetryPolicy, random_u64};
+use super::route::{Effect, Operation};
+
+/// How a money operation's final state is read from its status operation's answers (the
+/// spec's `settle`). State values are compared ignoring ASCII case; a state in none of
+/// the lists is still pending.
+#[derive(Clone, Copy, Debug)]
+pub struct Settlement {
+    /// The money operation settled, e.g. `bank_transfer`.
+    pub operation: &'static str,
+    /// States that mean the money moved.
+    pub succeeded: &'static [&'static str],
+    /// States that mean the operation failed: the money did not move.
+    pub failed: &'static [&'static str],
+    /// States that mean the money was sent back to the payer.
+    pub refunded: &'static [&'static str],
+    /// States that mean a payment that had succeeded was undone.
+    pub reversed: &'static [&'static str],
+    /// Keys of the status answer's data that name the payment (its transaction id): a
+    /// webhook naming one of their values ends the wait too.
+    pub answer_keys: &'static [&'static str],
+    /// How long the service documents that settling may take.
+    pub typical: Duration,
+}
+
+impl Settlement {
+    /// The final state a status value names, or `None` while it is pending.
+    pub fn state_of(&self, status: &str) -> Option<FinalState> {
+        [
+            (self.succeeded, FinalState::Succeeded),
+            (self.failed, FinalState::Failed),
+            (self.refunded, FinalState::Refunded),
+            (self.reversed, FinalState::Reversed),
+        ]
+        .into_iter()
+        .find(|(list, _)| one_of(list, status))
+        .map(|(_, state)| state)
+    }
+}
+
+/// Where a payment ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FinalState {
+    /// The money moved.
+    Succeeded,
+    /// The operation failed; the money did not move.
+    Failed,
+    /// The money was sent back to the payer.
+    Refunded,
+    /// A payment that had succeeded was undone.
+    Reversed,
+}
+
+impl fmt::Display for FinalState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FinalState::Succeeded => "succeeded",
+            FinalState::Failed => "failed",
+            FinalState::Refunded => "refunded",
+            FinalState::Reversed => "reversed",
+        })
+    }
+}
+
+/// What [`Session::settle`] found: a final state with the status answer that says it,
+/// still pending at the deadline, or a webhook and the service that disagree.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Settled<T> {
+    /// The status operation answered a final state.
+    Final {
+        /// Which.
+        state: FinalState,
+        /// The status answer that says it.
+        answer: Box<Envelope<T>>,
+        /// How many status requests were sent.
+        polls: u32,
+    },
+    /// The deadline came first. Nothing was sent again: look it up later, with the same
+    /// reference, or wait for the webhook.
+    StillPending(StillPending<T>),
+    /// A verified webhook named a final state and the status answer that followed said
+    /// otherwise (another final state, or still pending). Neither is chosen: find out
+    /// which holds before acting on it.
+    Disagreement {
+        /// What the webhook said.
+        webhook: FinalState,
+        /// What the status operation answered after it.
+        answer: Box<Envelope<T>>,
+        /// The answer's state, as sent.
+        status: Option<String>,
+        /// How many status requests were sent.
+        polls: u32,
+    },
+}
+
+/// What was last seen of a payment still pending at the deadline.
+#[derive(Debug)]
+pub struct StillPending<T> {
+    /// The last status answer, if one came.
+    pub last: Option<Box<Envelope<T>>>,
+    /// Its state, as sent.
+    pub status: Option<String>,
+    /// The last status request's failure, if the last one failed.
+    pub last_error: Option<Error>,
+    /// A final state a webhook named, when the status request that should confirm it
+    /// failed.
+    pub webhook: Option<FinalState>,
+    /// How many status requests were sent.
+    pub polls: u32,
+}
+
+impl<T> Settled<T> {
+    /// The final state, when the status operation answered one.
+    pub fn final_state(&self) -> Option<FinalState> {
+        match self {
+            Settled::Final { state, .. } => Some(*state),
+            _ => None,
+        }
+    }
+
+    /// How many status requests were sent.
+    pub fn polls(&self) -> u32 {
+        match self {
+            Settled::Final { polls, .. } | Settled::Disagreement { polls, .. } => *polls,
+            Settled::StillPending(pending) => pending.polls,
+        }
+    }
+}
+
+/// How long and how often [`Session::settle`] asks.
+#[derive(Clone, Debug)]
+pub struct SettleOptions {
+    deadline: Duration,
+    first_wait: Duration,
+    max_wait: Duration,
+    min_interval: Duration,
+    max_polls: u32,
+    watch: Option<SettlementWatch>,
+}
+
+/// The most status requests one settle sends, whatever its deadline.
+pub const MAX_POLLS: u32 = 1_000;
+
+impl SettleOptions {
+    /// Asks until `deadline` has passed (every wait and request within it). Waits 2 s
+    /// before the first request after a pending answer, then twice as long each time,
+    /// jittered, up to 30 s between requests, and never less than 1 s apart.
+    pub fn within(deadline: Duration) -> Self {
+        SettleOptions {
+            deadline,
+            first_wait: Duration::from_secs(2),
+            max_wait: Duration::from_secs(30),
+            min_interval: Duration::from_secs(1),
+            max_polls: 100,
+            watch: None,
+        }
+    }
+
+    /// The wait before the first request after a pending answer, and the first backoff.
+    pub fn first_wait(mut self, wait: Duration) -> Self {
+        self.first_wait = wait;
+        self
+    }
+
+    /// The longest wait between two requests.
+    pub fn max_wait(mut self, wait: Duration) -> Self {
+        self.max_wait = wait;
+        self
+    }
+
+    /// The shortest time between two requests (the service's rate limit), whatever the
+    /// other waits.
+    pub fn min_interval(mut self, interval: Duration) -> Self {
+        self.min_interval = interval;
+        self
+    }
+
+    /// The most status requests (at most [`MAX_POLLS`]).
+    pub fn max_polls(mut self, polls: u32) -> Self {
+        self.max_polls = polls.clamp(1, MAX_POLLS);
+        self
+    }
+
+    /// Ends the wait as soon as `watch` hears a webhook for this payment.
+    pub fn watch(mut self, watch: &SettlementWatch) -> Self {
+        self.watch = Some(watch.clone());
+        self
+    }
+}
+
+/// Where a caller's verified webhooks meet the waits of [`Session::settle`]: the webhook
+/// handler calls [`notify`](Self::notify) with the payment's key (a signed value of the
+/// notification, such as its transaction id) and the final state the event names; a
+/// settle waiting on that key asks the service once more and returns.
+///
+/// It remembers the last [`WATCH_MEMORY`] notices, so a webhook that comes before the
+/// wait begins still ends it. Clones share one memory.
+#[derive(Clone, Default)]
+pub struct SettlementWatch {
+    inner: Arc<WatchInner>,
+}
+
+/// How many notices a [`SettlementWatch`] remembers.
+pub const WATCH_MEMORY: usize = 4_096;
+
+#[derive(Default)]
+struct WatchInner {
+    heard: Mutex<VecDeque<(String, FinalState)>>,
+    changed: Notify,
+}
+
+impl fmt::Debug for SettlementWatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let heard = self.inner.heard.lock().map_or(0, |h| h.len());
+        f.debug_struct("SettlementWatch").field("heard", &heard).finish()
+    }
+}
+
+impl SettlementWatch {
+    /// An empty watch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Tells every settle waiting on `key` that a verified webhook named `state`. Call it
+    /// only for a notification whose signature was verified, with a signed value as key.
+    pub fn notify(&self, key: &str, state: FinalState) {
+        if key.is_empty() {
+            return;
+        }
+        if let Ok(mut heard) = self.inner.heard.lock() {
+            if heard.len() == WATCH_MEMORY {
+                heard.pop_front();
+            }
+            heard.push_back((key.to_owned(), state));
+        }
+        self.inner.changed.notify_waiters();
+    }
+
+    /// The last state heard for any of `keys`.
+    fn heard(&self, keys: &[String]) -> Option<FinalState> {
+        let heard = self.inner.heard.lock().ok()?;
+        heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state)
+    }
+}
+
+/// How a settle begins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettleStart {
+    /// The money operation just answered pending: wait before the first request.
+    AfterPending,
+    /// Ask at once (after a restart, or to confirm an answer).
+    Now,
+}
+
+/// What ends a wait between two requests.
+enum Woken {
+    Time,
+    Webhook(FinalState),
+}
+
+impl Session {
+    /// Follows a payment to its final state by sending `lookup` (a read: its status
+    /// operation) until its answer's state is one `settlement` calls final, a webhook
+    /// heard by the options' watch names the payment (by one of `keys`, or a value of the
+    /// answer at `settlement.answer_keys`), or the deadline passes.
+    ///
+    /// It never sends anything but `lookup`: the money operation is not sent again.
+    /// Waits grow from the options' first wait, jittered, and honour the service's
+    /// `Retry-After`; no two requests are closer than the options' interval. Dropping the
+    /// future stops it (nothing is left running).
+    ///
+    /// Fails only when asking cannot help: `lookup` is not a read, or its request is
+    /// refused, unauthorized or malformed. A request that times out, fails in transit,
+    /// is rate limited or finds nothing yet leaves the payment pending, and is reported
+    /// with it at the deadline.
+    pub async fn settle<O: Operation>(
+        &self,
+        settlement: &'static Settlement,
+        lookup: &O,
+        keys: Vec<String>,
+        start: SettleStart,
+        options: SettleOptions,
+    ) -> Result<Settled<O::Data>, Error> {
+        if O::ROUTE.effect != Effect::Read {
+            return Err(Error::Config {
+                reason: format!(
+                    "`{}` settles through `{}`, which is not a read; settling never sends an operation that changes state",
+                    settlement.operation,
+                    O::ROUTE.operation
+                ),
+            });
+        }
+        let began = Instant::now();
+        let deadline = began + options.deadline;
+        let mut keys = keys;
+        keys.retain(|k| !k.is_empty());
+        let mut pending =
+            StillPending { last: None, status: None, last_error: None, webhook: None, polls: 0 };
+        let mut wait = options.first_wait.max(options.min_interval);
+        let mut retry_after = None;
+        let mut webhook = None;
+        match start {
+            SettleStart::AfterPending => match self.wait_until(began + wait, deadline, &options, &keys).await
+            {
+                Some(Woken::Webhook(state)) => webhook = Some(state),
+                Some(Woken::Time) => {}
+                None => return Ok(Settled::StillPending(pending)),
+            },
+            // A webhook heard before is confirmed by the first request.
+            SettleStart::Now => webhook = options.watch.as_ref().and_then(|w| w.heard(&keys)),
+        }
+        loop {
+            if pending.polls >= options.max_polls.min(MAX_POLLS) {
+                return Ok(Settled::StillPending(pending));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(Settled::StillPending(pending));
+            }
+            let call = CallOptions::new().retry(RetryPolicy::never()).deadline(deadline - now);
+            let sent = Instant::now();
+            pending.polls += 1;
+            let polls = pending.polls;
+            match self.status_of(settlement, lookup, &call).await {
+                Ok((answer, status, found_keys)) => {
+                    for key in found_keys {
+                        if !keys.contains(&key) {
+                            keys.push(key);
+                        }
+                    }
+                    let state = status.as_deref().and_then(|s| settlement.state_of(s));
+                    match (webhook, state) {
+                        (Some(heard), Some(state)) if heard == state => {
+                            return Ok(Settled::Final { state, answer, polls });
+                        }
+                        (Some(heard), _) => {
+                            return Ok(Settled::Disagreement { webhook: heard, answer, status, polls });
+                        }
+                        (None, Some(state)) => return Ok(Settled::Final { state, answer, polls }),
+                        (None, None) => {
+                            pending.last = Some(answer);
+                            pending.status = status;
+                            pending.last_error = None;
+                        }
+                    }
+                }
+                Err(error) if gives_up(&error) => return Err(error),
+                Err(error) => {
+                    retry_after = match &error {
+                        Error::RateLimited { retry_after, .. } => *retry_after,
+                        _ => None,
+                    };
+                    pending.last_error = Some(error);
+                    if let Some(heard) = webhook {
+                        // The request that should confirm the webhook failed.
+                        pending.webhook = Some(heard);
+                        return Ok(Settled::StillPending(pending));
+                    }
+                }
+            }
+            // The next wait: twice the last, at most the options' longest, jittered to
+            // between half and all of it; never less than the service asked for or the
+            // options' interval since the last request.
+            let full = wait.min(options.max_wait);
+            wait = wait.saturating_mul(2);
+            let jittered = jitter(full);
+            let at_least = retry_after.take().unwrap_or_default().max(options.min_interval);
+            let next = (Instant::now() + jittered).max(sent + at_least);
+            match self.wait_until(next, deadline, &options, &keys).await {
+                Some(Woken::Webhook(state)) => webhook = Some(state),
+                Some(Woken::Time) => {}
+                None => return Ok(Settled::StillPending(pending)),
+            }
+        }
+    }
+
+    /// Sends `lookup` once: its answer, the answer's state, and the values of the
+    /// settlement's answer keys.
+    async fn status_of<O: Operation>(
+        &self,
+        settlement: &Settlement,
+        lookup: &O,
+        call: &CallOptions,
+    ) -> Result<(Box<Envelope<O::Data>>, Option<String>, Vec<String>), Error> {
+        let answer = self.send_raw(lookup, call).await?;
+        let status = answer.status_text();
+        let keys = settlement.answer_keys.iter().filter_map(|key| answer.data_text(key)).collect();
+        let outcome = self.inner.decode_outcome::<O::Data>(answer)?;
+        Ok((Box::new(outcome.into_envelope()), status, keys))
+    }
+
+    /// Waits until `next`, or a webhook for one of `keys`; `None` when `next` is past the
+    /// deadline (nothing more can be asked in time).
+    async fn wait_until(
+        &self,
+        next: Instant,
+        deadline: Instant,
+        options: &SettleOptions,
+        keys: &[String],
+    ) -> Option<Woken> {
+        let Some(watch) = &options.watch else {
+            if next >= deadline {
+                return None;
+            }
+            tokio::time::sleep_until(next).await;
+            return Some(Woken::Time);
+        };
+        loop {
+            // Registered before looking, so a notice between the look and the wait wakes it.
+            let mut changed = std::pin::pin!(watch.inner.changed.notified());
+            changed.as_mut().enable();
+            if let Some(state) = watch.heard(keys) {
+                return Some(Woken::Webhook(state));
+            }
+            if next >= deadline {
+                return None;
+            }
+            if tokio::time::timeout_at(next, changed).await.is_err() {
+                return Some(Woken::Time);
+            }
+        }
+    }
+}
+
+/// Whether a failed status request ends the settle: asking again cannot help.
+fn gives_up(error: &Error) -> bool {
+    match error {
+        Error::Transport { .. }
+        | Error::Timeout { .. }
+        | Error::RateLimited { .. }
+        | Error::AnswerTooLarge { .. }
+        | Error::Decode { .. }
+        | Error::Service { .. } => false,
+        // Not found yet, or a server error: the payment may appear or the service recover.
+        Error::Status { status, .. } => !(*status == 404 || *status == 408 || *status >= 500),
+        // The token could not be had for a passing reason.
+        Error::Auth { cause } => gives_up(cause),
+        _ => true,
+    }
+}
+
+/// Between half and all of `full`.
+fn jitter(full: Duration) -> Duration {
+    let half = full / 2;
+    let spread = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+    let extra = if spread == 0 { 0 } else { random_u64() % spread };
+    half + Duration::from_nanos(extra)
+}

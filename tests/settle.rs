@@ -1,0 +1,340 @@
+//! Settling a pending payment to its final state, played by the sandbox and counted at the
+//! sandbox: the money operation is sent once, the status operation within the deadline and
+//! the interval, a webhook ends the wait with one more request, and a restart that knows
+//! only the merchant reference reaches the same state.
+
+use payspec_client::requests::BankTransfer;
+use payspec_client::runtime::{FinalState, SettleOptions, Settled, SettlementWatch};
+use payspec_client::types::TransactionResult;
+use payspec_client::webhook::Verifier;
+use payspec_client::{Amount, Client, Environment, Error, RetryPolicy};
+use payspec_sandbox::{Fault, Sandbox, SettleTo};
+use payspec_tests::mock::{MockServer, Reply};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const SIGNING_KEY: &str = "whsec_settle_test";
+
+fn client(sandbox: &Sandbox) -> Result<Client, Error> {
+    Client::builder()
+        .environment(Environment::Custom(sandbox.base_url().to_owned()))
+        .credentials(sandbox.credentials())
+        .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(40)))
+        .timeout(Duration::from_secs(5))
+        .build()
+}
+
+fn transfer(reference: &str, value: &str) -> Result<BankTransfer, Error> {
+    let amount: Amount = value.parse()?;
+    BankTransfer::builder()
+        .amount(amount)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref(reference)
+        .build()
+}
+
+/// Quick waits, so that a test takes seconds: 100 ms first, at most 400 ms, 50 ms apart.
+fn quick(deadline: Duration) -> SettleOptions {
+    SettleOptions::within(deadline)
+        .first_wait(Duration::from_millis(100))
+        .max_wait(Duration::from_millis(400))
+        .min_interval(Duration::from_millis(50))
+}
+
+fn state_of(settled: &Settled<TransactionResult>) -> Option<String> {
+    match settled {
+        Settled::Final { answer, .. } => answer.data.as_ref()?.status.as_ref().map(|s| s.as_str().to_owned()),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_pending_transfer_that_settles_later_is_followed_to_success_without_a_second_send() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let request = transfer("settle-later-1", "40.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    assert!(outcome.is_pending());
+
+    let settles_after = Duration::from_millis(1_200);
+    sandbox.settle_pending_after(settles_after, SettleTo::Success);
+    let started = Instant::now();
+    let settled =
+        client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(20))).await?;
+    let took = started.elapsed();
+
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert_eq!(state_of(&settled).as_deref(), Some("SUCCESS"));
+    // Counted at the sandbox: the transfer once; the status operation as often as settle says.
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    assert_eq!(sandbox.received("fetch_transaction"), settled.polls() as usize);
+    // No closer than the interval, and the final state seen within one longest wait of it.
+    assert!(took >= settles_after, "{took:?}");
+    assert!(took < settles_after + Duration::from_millis(400) + Duration::from_secs(1), "{took:?}");
+    let bound = (took.as_millis() / 50 + 1) as u32;
+    assert!(settled.polls() >= 2 && settled.polls() <= bound, "{} polls in {took:?}", settled.polls());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_transfer_that_fails_or_is_refunded_reads_as_that_final_state() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let start = sandbox.balance(None).ok_or("the parent account")?;
+    for (reference, to, expected) in [
+        ("settle-failed-1", SettleTo::Failed, FinalState::Failed),
+        ("settle-refund-1", SettleTo::Refund, FinalState::Refunded),
+    ] {
+        sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+        let request = transfer(reference, "10.00")?;
+        let outcome = client.transfers().bank_transfer(request.clone()).await?;
+        assert!(outcome.is_pending());
+        assert_eq!(sandbox.settle_pending_to(to), 1);
+        let settled = client
+            .transfers()
+            .settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(10)))
+            .await?;
+        assert_eq!(settled.final_state(), Some(expected), "{reference}: {settled:?}");
+        assert_eq!(settled.polls(), 1, "{reference}: one request after the first wait");
+    }
+    assert_eq!(sandbox.received("bank_transfer"), 2);
+    // The money of both came back.
+    assert_eq!(sandbox.balance(None), Some(start));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_transfer_reversed_after_success_is_read_as_refunded_by_its_reference() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let request = transfer("settle-reversed-1", "12.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    assert!(!outcome.is_pending());
+    let settled =
+        client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5))).await?;
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded));
+
+    sandbox.reverse("settle-reversed-1")?;
+    let later = client
+        .transfers()
+        .settle_bank_transfer_by_reference("settle-reversed-1", quick(Duration::from_secs(5)))
+        .await?;
+    assert_eq!(later.final_state(), Some(FinalState::Refunded), "{later:?}");
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_payment_still_pending_at_the_deadline_is_reported_with_what_was_last_seen() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let request = transfer("settle-never-1", "5.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+
+    let deadline = Duration::from_millis(1_500);
+    let started = Instant::now();
+    let settled = client.transfers().settle_bank_transfer(&request, &outcome, quick(deadline)).await?;
+    let took = started.elapsed();
+
+    let Settled::StillPending(pending) = &settled else { panic!("still pending: {settled:?}") };
+    assert_eq!(pending.status.as_deref(), Some("PENDING_BILLING"));
+    assert!(pending.last.is_some() && pending.last_error.is_none());
+    assert!(took < deadline + Duration::from_millis(500), "the deadline holds: {took:?}");
+    assert_eq!(sandbox.received("fetch_transaction"), pending.polls as usize);
+    assert!(pending.polls >= 2 && pending.polls <= 31, "{} polls", pending.polls);
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_429_on_the_status_operation_is_waited_out_as_the_service_asks() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let request = transfer("settle-429-1", "7.00")?;
+    client.transfers().bank_transfer(request).await?;
+    sandbox.inject("fetch_transaction", Fault::TooManyRequests { retry_after: Duration::from_secs(1) }, 1)?;
+
+    let started = Instant::now();
+    let settled = client
+        .transfers()
+        .settle_bank_transfer_by_reference("settle-429-1", quick(Duration::from_secs(10)))
+        .await?;
+    let took = started.elapsed();
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    // The 429, then one request after the second the service asked for (no client retry).
+    assert_eq!(sandbox.received("fetch_transaction"), 2);
+    assert_eq!(settled.polls(), 2);
+    assert!(took >= Duration::from_secs(1), "Retry-After honoured: {took:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_429_whose_wait_passes_the_deadline_ends_still_pending_in_time() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    client.transfers().bank_transfer(transfer("settle-429-2", "7.00")?).await?;
+    sandbox.inject(
+        "fetch_transaction",
+        Fault::TooManyRequests { retry_after: Duration::from_secs(3_600) },
+        1,
+    )?;
+    let started = Instant::now();
+    let settled = client
+        .transfers()
+        .settle_bank_transfer_by_reference("settle-429-2", quick(Duration::from_secs(2)))
+        .await?;
+    let Settled::StillPending(pending) = &settled else { panic!("still pending: {settled:?}") };
+    assert!(matches!(pending.last_error, Some(Error::RateLimited { .. })), "{pending:?}");
+    assert!(started.elapsed() < Duration::from_secs(2), "no wait past the deadline");
+    assert_eq!(sandbox.received("fetch_transaction"), 1);
+    Ok(())
+}
+
+/// A webhook receiver that verifies each notification and feeds `watch`, as a merchant's
+/// handler would.
+async fn webhook_receiver(watch: SettlementWatch) -> std::io::Result<MockServer> {
+    MockServer::start(move |request, _| {
+        let mut headers = payspec_client::reqwest::header::HeaderMap::new();
+        for (name, value) in &request.headers {
+            if let (Ok(name), Ok(value)) = (
+                payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                payspec_client::reqwest::header::HeaderValue::from_str(value),
+            ) {
+                headers.insert(name, value);
+            }
+        }
+        let verified = Verifier::new(SIGNING_KEY).and_then(|v| v.verify_headers(&headers, &request.body));
+        match verified {
+            Ok(event) => {
+                if let Some((key, state)) = event.settlement() {
+                    watch.notify(key, state);
+                }
+                Reply::json(200, json!({"ok": true}))
+            }
+            Err(_) => Reply::json(401, json!({"ok": false})),
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_webhook_arriving_mid_wait_ends_it_with_one_more_request() -> TestResult {
+    let watch = SettlementWatch::new();
+    let hooks = webhook_receiver(watch.clone()).await?;
+    let sandbox = Sandbox::builder().webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY).start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let request = transfer("settle-webhook-1", "9.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    assert!(outcome.is_pending());
+
+    // Long waits: only the webhook can end this settle soon.
+    let options = SettleOptions::within(Duration::from_secs(60))
+        .first_wait(Duration::from_secs(30))
+        .max_wait(Duration::from_secs(30))
+        .watch(&watch);
+    sandbox.settle_pending_after(Duration::from_millis(300), SettleTo::Success);
+    let started = Instant::now();
+    let settled = client.transfers().settle_bank_transfer(&request, &outcome, options).await?;
+    let took = started.elapsed();
+
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert!(took < Duration::from_secs(5), "the webhook ended the wait: {took:?}");
+    assert_eq!(sandbox.received("fetch_transaction"), 1, "one request, after the webhook");
+    assert_eq!(settled.polls(), 1);
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_webhook_and_a_requery_that_disagree_are_reported_not_resolved() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let request = transfer("settle-disagree-1", "3.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    let id = outcome.data().and_then(|d| d.id.clone()).ok_or("a transfer id")?;
+
+    // A (verified) webhook said the payment failed; the service says it succeeded.
+    let watch = SettlementWatch::new();
+    watch.notify(&id, FinalState::Failed);
+    let settled = client
+        .transfers()
+        .settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5)).watch(&watch))
+        .await?;
+    match &settled {
+        Settled::Disagreement { webhook, status, polls, .. } => {
+            assert_eq!(*webhook, FinalState::Failed);
+            assert_eq!(status.as_deref(), Some("SUCCESS"));
+            assert_eq!(*polls, 1);
+        }
+        other => panic!("a disagreement: {other:?}"),
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_restart_that_kept_only_the_reference_reaches_the_same_final_state() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    {
+        // The process that sent the transfer, and then stopped.
+        let client = client(&sandbox)?;
+        sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+        let outcome = client.transfers().bank_transfer(transfer("settle-restart-1", "15.00")?).await?;
+        assert!(outcome.is_pending());
+    }
+    sandbox.settle_pending_after(Duration::from_millis(400), SettleTo::Success);
+    let client = client(&sandbox)?;
+    let settled = client
+        .transfers()
+        .settle_bank_transfer_by_reference("settle-restart-1", quick(Duration::from_secs(10)))
+        .await?;
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert_eq!(sandbox.received("bank_transfer"), 1, "never sent again");
+    assert_eq!(sandbox.received("fetch_transaction"), settled.polls() as usize);
+    Ok(())
+}
+
+#[tokio::test]
+async fn settling_refuses_a_lookup_that_is_not_a_read_before_sending_anything() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let error = client
+        .session()
+        .settle(
+            &payspec_client::routes::settle::BANK_TRANSFER,
+            &transfer("settle-not-a-read", "1.00")?,
+            Vec::new(),
+            payspec_client::runtime::SettleStart::Now,
+            quick(Duration::from_secs(1)),
+        )
+        .await
+        .expect_err("refused");
+    assert!(matches!(error, Error::Config { .. }), "{error}");
+    assert!(error.to_string().contains("not a read"), "{error}");
+    assert_eq!(sandbox.received("bank_transfer"), 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn dropping_a_settle_stops_it() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let request = transfer("settle-dropped-1", "2.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    let settle = client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(30)));
+    assert!(tokio::time::timeout(Duration::from_millis(700), settle).await.is_err());
+    // A request written just before the drop may still arrive; nothing is sent after it.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let asked = sandbox.received("fetch_transaction");
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    assert_eq!(sandbox.received("fetch_transaction"), asked, "nothing asks after the drop");
+    assert!(asked >= 1);
+    Ok(())
+}
