@@ -2,6 +2,7 @@
 //! payment and a listing, against a loopback server run on a runtime of its own.
 
 use payspec_client::requests::{BankTransfer, ListTransactions};
+use payspec_client::runtime::{FinalState, SettleOptions};
 use payspec_client::{Client, Credentials, Environment, Outcome, blocking};
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;
@@ -63,11 +64,19 @@ fn the_blocking_client_sends_and_lists_without_async_code() {
         .customer_name("Ada Obi")
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let outcome = client.transfers().bank_transfer(transfer).unwrap_or_else(|e| panic!("{e}"));
+    let outcome = client.transfers().bank_transfer(transfer.clone()).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         matches!(&outcome, Outcome::Done(e) if e.data.as_ref().is_some_and(|d| d.id.as_deref() == Some("trf-1"))),
         "{outcome:?}"
     );
+
+    // Its final state, asked of the transaction (never the transfer again).
+    let settled = client
+        .transfers()
+        .settle_bank_transfer(&transfer, &outcome, SettleOptions::within(std::time::Duration::from_secs(5)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert_eq!(server.count("GET", "/v1/transactions/accounts/single"), 1);
 
     let records = client
         .transactions()

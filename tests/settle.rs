@@ -338,3 +338,77 @@ async fn dropping_a_settle_stops_it() -> TestResult {
     assert!(asked >= 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn a_bill_payment_settles_by_its_merchant_reference() -> TestResult {
+    use payspec_client::requests::BuyAirtime;
+    use payspec_client::types::Network;
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("buy_airtime", Fault::Pending, 1)?;
+    let request = BuyAirtime::builder()
+        .amount("100.00".parse()?)
+        .phone_number("08031234567")
+        .network(Network::Mtn)
+        .merchant_tx_ref("settle-airtime-1")
+        .build()?;
+    let outcome = client.airtime_and_data().buy_airtime(request.clone()).await?;
+    assert!(outcome.is_pending());
+    assert_eq!(sandbox.settle_pending_to(SettleTo::Failed), 1);
+    let settled = client
+        .airtime_and_data()
+        .settle_buy_airtime(&request, &outcome, quick(Duration::from_secs(5)))
+        .await?;
+    assert_eq!(settled.final_state(), Some(FinalState::Failed), "{settled:?}");
+    assert_eq!(sandbox.received("buy_airtime"), 1);
+    assert_eq!(sandbox.received("fetch_transaction"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_sub_account_transfer_settles_through_the_sub_accounts_transactions() -> TestResult {
+    use payspec_client::requests::{CreateSubAccount, WalletTransfer, WalletTransferFromSubAccount};
+    use payspec_client::types::Currency;
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let create = CreateSubAccount::builder()
+        .account_ref("settle-shop")
+        .account_name("Settle shop")
+        .phone_number("08000000000")
+        .email("shop@example.com")
+        .bvn("22222222222")
+        .currency(Currency::Ngn)
+        .pin("1234")
+        .build()?;
+    let created = client.accounts().create_sub_account(create).await?;
+    let sub = created.data().and_then(|d| d.account_id.clone()).ok_or("a sub-account id")?;
+    let fund = WalletTransfer::builder()
+        .amount("50.00".parse()?)
+        .destination_wallet_id(sub.as_str())
+        .merchant_tx_ref("settle-fund-1")
+        .build()?;
+    client.transfers().wallet_transfer(fund).await?;
+
+    sandbox.inject("wallet_transfer_from_sub_account", Fault::Pending, 1)?;
+    let request = WalletTransferFromSubAccount::builder()
+        .account_id(sub.as_str())
+        .amount("20.00".parse()?)
+        .destination_wallet_id("sandbox-parent-account")
+        .merchant_tx_ref("settle-sub-1")
+        .build()?;
+    let outcome = client.transfers().wallet_transfer_from_sub_account(request).await?;
+    assert!(outcome.is_pending());
+    sandbox.settle_pending_after(Duration::from_millis(300), SettleTo::Success);
+    let settled = client
+        .transfers()
+        .settle_wallet_transfer_from_sub_account_by_reference(
+            sub.as_str(),
+            "settle-sub-1",
+            quick(Duration::from_secs(10)),
+        )
+        .await?;
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert_eq!(sandbox.received("wallet_transfer_from_sub_account"), 1);
+    assert_eq!(sandbox.received("fetch_transaction_for_sub_account"), settled.polls() as usize);
+    Ok(())
+}

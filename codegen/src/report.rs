@@ -1,7 +1,7 @@
 //! What the `payspec` command prints, kept in the library so tests can check it.
 
 use crate::audit::{Finding, KINDS};
-use crate::model::{FactSource, Operation, Spec};
+use crate::model::{Effect, FactSource, Operation, Spec};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -11,7 +11,7 @@ pub fn summary(spec: &Spec) -> String {
         spec.operations.iter().flat_map(|op| &op.disagreements).filter(|d| d.source == source).count()
     };
     format!(
-        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} facts of the live service ({} from developer guides, {} observed)",
+        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} of {} money operations settle, {} facts of the live service ({} from developer guides, {} observed)",
         spec.source,
         spec.operations.len(),
         spec.routes().count(),
@@ -21,6 +21,8 @@ pub fn summary(spec: &Spec) -> String {
         spec.typed_answers(),
         spec.operations.len(),
         spec.shapes.len(),
+        spec.operations.iter().filter(|op| op.settle.is_some()).count(),
+        spec.operations.iter().filter(|op| op.effect == Effect::Money).count(),
         facts(FactSource::DeveloperDocs) + facts(FactSource::Observed),
         facts(FactSource::DeveloperDocs),
         facts(FactSource::Observed),

@@ -46,6 +46,7 @@ impl Client {
             );
             for op in spec.operations.iter().filter(|op| op.group == group.key) {
                 blocking_methods(out, spec, op, names, &async_group);
+                blocking_settle(out, spec, op, names, gates, &async_group);
             }
             out.push("}\n");
         });
@@ -79,4 +80,64 @@ fn blocking_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, 
 "
         );
     }
+}
+
+/// The blocking `settle_<op>` and `settle_<op>_by_reference`, where the async client has them.
+fn blocking_settle(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, gates: &Gates, group: &str) {
+    let Some(settle) = &op.settle else { return };
+    let reads: Vec<&Operation> = settle.lookups.iter().filter_map(|l| spec.operation(&l.operation)).collect();
+    let Some(first) = reads.first() else { return };
+    let name = &op.name;
+    let ty = request_type(op);
+    let data = data_type(op, "super::types");
+    let answer = data_type(first, "super::types");
+    let others: std::collections::BTreeSet<&String> =
+        reads.iter().map(|read| &read.group).filter(|g| **g != op.group).collect();
+    out.doc_line(
+        "    ",
+        &format!("[`settle_{name}`](crate::groups), blocking: follows `{name}` to its final state."),
+    );
+    if let Some(gate) = gates.all(others.iter().copied()) {
+        writeln!(out, "    {gate}");
+    }
+    write!(
+        out,
+        "    pub fn settle_{name}(&self, request: &requests::{ty}, outcome: &rt::Outcome<{data}>, options: rt::SettleOptions) -> Result<rt::Settled<{answer}>, rt::Error> {{
+        self.client.runtime.block_on(self.client.client.{group}().settle_{name}(request, outcome, options))
+    }}
+"
+    );
+    let Some(lookup) = settle.lookups.iter().find(|l| l.from_request_only()) else { return };
+    let Some(read) = spec.operation(&lookup.operation) else { return };
+    let mut args: Vec<&crate::model::Param> = Vec::new();
+    for (_, source) in &lookup.params {
+        if let crate::model::KeySource::Request(from) = source
+            && let Some(param) = op.params.iter().find(|p| &p.name == from)
+            && !args.iter().any(|a| a.name == param.name)
+        {
+            args.push(param);
+        }
+    }
+    let lookup_group: std::collections::BTreeSet<&String> =
+        [&read.group].into_iter().filter(|g| **g != op.group).collect();
+    out.doc_line(
+        "    ",
+        &format!("[`settle_{name}_by_reference`](crate::groups), blocking: from the references `{name}` was sent with alone."),
+    );
+    if let Some(gate) = gates.all(lookup_group.iter().copied()) {
+        writeln!(out, "    {gate}");
+    }
+    let params = args
+        .iter()
+        .map(|p| format!("{}: impl Into<{}>", field_ident(&p.name), names.value_type(p)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let pass = args.iter().map(|p| field_ident(&p.name)).collect::<Vec<_>>().join(", ");
+    write!(
+        out,
+        "    pub fn settle_{name}_by_reference(&self, {params}, options: rt::SettleOptions) -> Result<rt::Settled<{answer}>, rt::Error> {{
+        self.client.runtime.block_on(self.client.client.{group}().settle_{name}_by_reference({pass}, options))
+    }}
+"
+    );
 }

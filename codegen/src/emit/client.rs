@@ -398,7 +398,6 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
             outcome: &rt::Outcome<{data}>,
             options: rt::SettleOptions,
         ) -> impl rt::Future<Output = Result<rt::Settled<{answer}>, rt::Error>> + 'a {{
-            let data = outcome.envelope().data.as_ref();
             let start = if outcome.is_pending() {{ rt::SettleStart::AfterPending }} else {{ rt::SettleStart::Now }};
 "
     );
@@ -410,6 +409,9 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
                 sources.push(source);
             }
         }
+    }
+    if sources.iter().any(|source| matches!(source, KeySource::Answer(_))) {
+        out.push("            let data = outcome.envelope().data.as_ref();\n");
     }
     for (i, source) in sources.iter().enumerate() {
         writeln!(out, "            let key_{i} = {};", source_text(op, source));
