@@ -2,7 +2,7 @@
 //! without an async runtime in the caller's code. Each method hands the async method to the
 //! runtime's `BlockingRuntime`; listings are read to their end.
 
-use super::client::group_accessors;
+use super::client::{ByReference, by_reference, group_accessors, reference_params};
 use super::code::Code;
 use super::{Gates, Names, data_type, field_ident, request_type};
 use crate::model::{Operation, Spec};
@@ -107,31 +107,15 @@ fn blocking_settle(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, g
     }}
 "
     );
-    let Some(lookup) = settle.lookups.iter().find(|l| l.from_request_only()) else { return };
-    let Some(read) = spec.operation(&lookup.operation) else { return };
-    let mut args: Vec<&crate::model::Param> = Vec::new();
-    for (_, source) in &lookup.params {
-        if let crate::model::KeySource::Request(from) = source
-            && let Some(param) = op.params.iter().find(|p| &p.name == from)
-            && !args.iter().any(|a| a.name == param.name)
-        {
-            args.push(param);
-        }
-    }
-    let lookup_group: std::collections::BTreeSet<&String> =
-        [&read.group].into_iter().filter(|g| **g != op.group).collect();
+    let Some(ByReference { args, groups, .. }) = by_reference(spec, op) else { return };
     out.doc_line(
         "    ",
         &format!("[`settle_{name}_by_reference`](crate::groups), blocking: from the references `{name}` was sent with alone."),
     );
-    if let Some(gate) = gates.all(lookup_group.iter().copied()) {
+    if let Some(gate) = gates.all(groups.iter().copied()) {
         writeln!(out, "    {gate}");
     }
-    let params = args
-        .iter()
-        .map(|p| format!("{}: impl Into<{}>", field_ident(&p.name), names.value_type(p)))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let params = reference_params(&args, names);
     let pass = args.iter().map(|p| field_ident(&p.name)).collect::<Vec<_>>().join(", ");
     write!(
         out,

@@ -463,16 +463,9 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
     );
 
     // From the caller's references alone.
-    let Some((lookup, read)) = lookups.iter().find(|(l, _)| l.from_request_only()) else { return };
-    let mut args: Vec<&Param> = Vec::new();
-    for (_, source) in &lookup.params {
-        if let KeySource::Request(from) = source
-            && let Some(param) = op.params.iter().find(|p| &p.name == from)
-            && !args.iter().any(|a| a.name == param.name)
-        {
-            args.push(param);
-        }
-    }
+    let Some(ByReference { read, lookup, args, groups: lookup_group }) = by_reference(spec, op) else {
+        return;
+    };
     let mut doc = vec![
         format!(
             "Follows a [`{name}`](Self::{name}) to its final state from the references it was sent with alone (after a restart, with no answer): it asks {} at once, then as [`settle_{name}`](Self::settle_{name}) does.",
@@ -484,18 +477,12 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
         ),
     ];
     doc.extend(settle_doc(settle));
-    let lookup_group: std::collections::BTreeSet<&String> =
-        [&read.group].into_iter().filter(|g| **g != op.group).collect();
     doc.extend(gate_doc(&lookup_group));
     out.doc("        ", &doc);
     if let Some(gate) = gates.all(lookup_group.iter().copied()) {
         writeln!(out, "        {gate}");
     }
-    let params = args
-        .iter()
-        .map(|p| format!("{}: impl Into<{}>", field_ident(&p.name), names.value_type(p)))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let params = reference_params(&args, names);
     writeln!(
         out,
         "        pub fn settle_{name}_by_reference(
@@ -528,6 +515,39 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
         }}",
         read_ty = request_type(read),
     );
+}
+
+/// The lookup `settle_<op>_by_reference` asks: the first whose values all come from the
+/// request; the request parameters it takes as arguments, and the other groups it needs.
+pub(super) struct ByReference<'s> {
+    pub(super) read: &'s Operation,
+    pub(super) lookup: &'s Lookup,
+    pub(super) args: Vec<&'s Param>,
+    pub(super) groups: std::collections::BTreeSet<&'s String>,
+}
+
+pub(super) fn by_reference<'s>(spec: &'s Spec, op: &'s Operation) -> Option<ByReference<'s>> {
+    let lookup = op.settle.as_ref()?.lookups.iter().find(|l| l.from_request_only())?;
+    let read = spec.operation(&lookup.operation)?;
+    let mut args: Vec<&Param> = Vec::new();
+    for (_, source) in &lookup.params {
+        if let KeySource::Request(from) = source
+            && let Some(param) = op.params.iter().find(|p| &p.name == from)
+            && !args.iter().any(|a| a.name == param.name)
+        {
+            args.push(param);
+        }
+    }
+    let groups = [&read.group].into_iter().filter(|g| **g != op.group).collect();
+    Some(ByReference { read, lookup, args, groups })
+}
+
+/// The arguments of a `settle_<op>_by_reference`: `name: impl Into<Type>, ...`.
+pub(super) fn reference_params(args: &[&Param], names: &Names) -> String {
+    args.iter()
+        .map(|p| format!("{}: impl Into<{}>", field_ident(&p.name), names.value_type(p)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The text of a lookup value's source, as an `Option<String>` expression (`None` when

@@ -170,21 +170,17 @@ impl Gates {
     /// The attribute of items used by `groups`: none without per-group features, or when
     /// nothing (or every group) uses them.
     fn attr<'g>(&self, groups: impl IntoIterator<Item = &'g String>) -> Option<String> {
-        if !self.per_group {
-            return None;
-        }
-        let features: Vec<String> =
-            groups.into_iter().map(|g| format!("feature = {}", code::Lit(g))).collect();
-        match features.len() {
-            0 => None,
-            1 => Some(format!("#[cfg({})]", features[0])),
-            _ => Some(format!("#[cfg(any({}))]", features.join(", "))),
-        }
+        self.cfg(groups, "any")
     }
 
     /// The attribute of items that need every one of `groups` (a method of one group that
     /// calls another group's operations): none without per-group features or groups.
     pub(super) fn all<'g>(&self, groups: impl IntoIterator<Item = &'g String>) -> Option<String> {
+        self.cfg(groups, "all")
+    }
+
+    /// `#[cfg(feature = "g")]`, or `#[cfg(<combine>(feature = ..., ...))]` for several.
+    fn cfg<'g>(&self, groups: impl IntoIterator<Item = &'g String>, combine: &str) -> Option<String> {
         if !self.per_group {
             return None;
         }
@@ -193,7 +189,7 @@ impl Gates {
         match features.len() {
             0 => None,
             1 => Some(format!("#[cfg({})]", features[0])),
-            _ => Some(format!("#[cfg(all({}))]", features.join(", "))),
+            _ => Some(format!("#[cfg({combine}({}))]", features.join(", "))),
         }
     }
 
