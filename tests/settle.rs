@@ -412,3 +412,50 @@ async fn a_sub_account_transfer_settles_through_the_sub_accounts_transactions() 
     assert_eq!(sandbox.received("fetch_transaction_for_sub_account"), settled.polls() as usize);
     Ok(())
 }
+
+/// A payout answered `PROCESSING` settles through its own lookup, by the answer's
+/// `wtTransactionId` in the path; counted at a loopback server: one authorization, and the
+/// lookups until `COMPLETED`.
+#[tokio::test]
+async fn a_payout_settles_by_the_id_its_answer_gives() -> TestResult {
+    use payspec_client::Credentials;
+    use payspec_client::requests::AuthorizePayoutTransfer;
+    use payspec_client::types::{AccountType, PaymentMethod};
+    let server = MockServer::start(|request, nth| {
+        if request.is("POST", "/v1/auth/token/issue") {
+            Reply::ok(json!({"access_token": "tok-1", "expiresAt": "2999-01-01T00:00:00Z"}))
+        } else if request.is("POST", "/v1/global-payout/transfer/authorize") {
+            Reply::ok(json!({"wtTransactionId": "wt-77", "status": "PROCESSING"}))
+        } else {
+            // The first lookup finds it still processing, the next completed.
+            let status = if nth == 0 { "PROCESSING" } else { "COMPLETED" };
+            Reply::ok(json!({"transactionId": "wt-77", "status": status}))
+        }
+    })
+    .await?;
+    let client = Client::builder()
+        .environment(Environment::Custom(server.url()))
+        .credentials(Credentials::new("id", "secret", "acct"))
+        .build()?;
+    let request = AuthorizePayoutTransfer::builder()
+        .amount("120.00".parse()?)
+        .source_currency("NGN")
+        .destination_currency("GHS")
+        .receiver_name("Kofi Mensah")
+        .source_country_iso_code("NG")
+        .destination_country_iso_code("GH")
+        .payment_method(PaymentMethod::MobileMoney)
+        .account_type(AccountType::Individual)
+        .build()?;
+    let outcome = client.global_payout().authorize_payout_transfer(request.clone()).await?;
+    assert!(outcome.is_pending(), "{outcome:?}");
+    let settled = client
+        .global_payout()
+        .settle_authorize_payout_transfer(&request, &outcome, quick(Duration::from_secs(10)))
+        .await?;
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert_eq!(server.count("POST", "/v1/global-payout/transfer/authorize"), 1);
+    assert_eq!(server.count("GET", "/v1/global-payout/transactions/wt-77"), 2);
+    assert_eq!(settled.polls(), 2);
+    Ok(())
+}

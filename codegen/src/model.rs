@@ -210,8 +210,8 @@ pub struct Settle {
     pub reversed: Vec<String>,
     /// Keys of the lookup answer's data that name the payment.
     pub answer_keys: Vec<String>,
-    /// How long the service documents that settling may take, in seconds.
-    pub within_seconds: u64,
+    /// How long the service documents that settling may take, in seconds, if it does.
+    pub within_seconds: Option<u64>,
     /// Where the facts come from.
     pub note: Option<String>,
 }

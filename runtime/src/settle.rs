@@ -38,8 +38,8 @@ pub struct Settlement {
     /// Keys of the status answer's data that name the payment (its transaction id): a
     /// webhook naming one of their values ends the wait too.
     pub answer_keys: &'static [&'static str],
-    /// How long the service documents that settling may take.
-    pub typical: Duration,
+    /// How long the service documents that settling may take, if it does.
+    pub typical: Option<Duration>,
 }
 
 impl Settlement {

@@ -413,6 +413,11 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
     if sources.iter().any(|source| matches!(source, KeySource::Answer(_))) {
         out.push("            let data = outcome.envelope().data.as_ref();\n");
     }
+    if !sources.iter().any(|source| matches!(source, KeySource::Request(_))) {
+        // The same arguments as every settle method, though this one's lookups take only
+        // answer values.
+        out.push("            let _ = request;\n");
+    }
     for (i, source) in sources.iter().enumerate() {
         writeln!(out, "            let key_{i} = {};", source_text(op, source));
     }
@@ -611,12 +616,15 @@ fn settle_doc(settle: &Settle) -> Vec<String> {
     };
     let mut doc = vec![
         format!(
-            "final states: succeeded {}, failed {}, refunded {}, reversed {}; any other state is pending. The service documents that settling may take {} s.",
+            "final states: succeeded {}, failed {}, refunded {}, reversed {}; any other state is pending.{}",
             list(&settle.succeeded),
             list(&settle.failed),
             list(&settle.refunded),
             list(&settle.reversed),
-            settle.within_seconds
+            settle
+                .within_seconds
+                .map(|s| format!(" The service documents that settling may take {s} s."))
+                .unwrap_or_default()
         ),
         String::new(),
         "It waits and asks again with growing, jittered waits and the service's `Retry-After`, within `options`' deadline (see [`rt::SettleOptions`]); a webhook fed to the options' [`rt::SettlementWatch`] ends the wait with one more request. Dropping the future stops it.".to_owned(),

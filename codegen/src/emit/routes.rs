@@ -212,7 +212,7 @@ fn settle_module(out: &mut Code, spec: &Spec) {
             refunded: &[{refunded}],
             reversed: &[{reversed}],
             answer_keys: &[{keys}],
-            typical: ::std::time::Duration::from_secs({within}),
+            typical: {within},
         }};
 ",
             name = route_const(op),
@@ -222,7 +222,10 @@ fn settle_module(out: &mut Code, spec: &Spec) {
             refunded = literals(&settle.refunded),
             reversed = literals(&settle.reversed),
             keys = literals(&settle.answer_keys),
-            within = settle.within_seconds,
+            within = settle.within_seconds.map_or_else(
+                || "None".to_owned(),
+                |s| format!("Some(::std::time::Duration::from_secs({s}))")
+            ),
         );
     }
     out.push("    }\n");

@@ -129,7 +129,8 @@ pub struct RawSettle {
     pub reversed: Vec<String>,
     #[serde(default)]
     pub answer_keys: Vec<String>,
-    pub within_seconds: u64,
+    #[serde(default)]
+    pub within_seconds: Option<u64>,
     #[serde(default)]
     pub note: Option<String>,
 }

@@ -1095,10 +1095,12 @@ fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
         );
     }
     check_count(raw.lookups.len(), MAX_ALIASES, "lookups", &format!("{at}.lookups"), sink);
-    if raw.within_seconds == 0 || raw.within_seconds > MAX_SETTLE_SECONDS {
+    if let Some(seconds) = raw.within_seconds
+        && (seconds == 0 || seconds > MAX_SETTLE_SECONDS)
+    {
         sink.error(
             &format!("{at}.within_seconds"),
-            format!("{} seconds is not a settling time", raw.within_seconds),
+            format!("{seconds} seconds is not a settling time"),
             format!(
                 "write how long the service documents settling may take, 1 to {MAX_SETTLE_SECONDS} seconds"
             ),
