@@ -459,3 +459,31 @@ async fn a_payout_settles_by_the_id_its_answer_gives() -> TestResult {
     assert_eq!(settled.polls(), 2);
     Ok(())
 }
+
+/// A test's synchronous code may ask the sandbox to settle (and so to send webhooks) from
+/// a thread outside the runtime the sandbox runs on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sandbox_settles_when_asked_from_outside_its_runtime() -> TestResult {
+    let sandbox = std::sync::Arc::new(
+        Sandbox::builder().webhook("http://127.0.0.1:9/hooks", SIGNING_KEY).start().await?,
+    );
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 2)?;
+    client.transfers().bank_transfer(transfer("settle-thread-1", "1.00")?).await?;
+    client.transfers().bank_transfer(transfer("settle-thread-2", "1.00")?).await?;
+    let from_thread = std::sync::Arc::clone(&sandbox);
+    let settled = tokio::task::spawn_blocking(move || {
+        std::thread::spawn(move || {
+            let now = from_thread.settle_pending_to(SettleTo::Refund);
+            from_thread.settle_pending_after(Duration::from_millis(10), SettleTo::Success);
+            now
+        })
+        .join()
+    })
+    .await?;
+    assert_eq!(settled.map_err(|_| "the thread panicked")?, 2);
+    // Both refunds' webhooks were attempted (the receiver is unreachable).
+    let deliveries = sandbox.wait_for_deliveries(2, Duration::from_secs(5)).await;
+    assert_eq!(deliveries.iter().filter(|d| d.event_type == "payout_refund").count(), 2, "{deliveries:?}");
+    Ok(())
+}

@@ -204,6 +204,7 @@ impl SandboxBuilder {
                 payspec_runtime::install_tls_provider();
                 reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()
             },
+            runtime: tokio::runtime::Handle::current(),
         });
         let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(accept(listener, Arc::clone(&shared), stopped));
@@ -343,7 +344,7 @@ impl Sandbox {
     /// background (as the service does, minutes later): what a client's settle waits for.
     pub fn settle_pending_after(&self, after: Duration, to: SettleTo) {
         let shared = std::sync::Arc::clone(&self.shared);
-        tokio::spawn(async move {
+        self.shared.runtime.spawn(async move {
             tokio::time::sleep(after).await;
             let (_, webhooks) = shared.ledger().settle_pending(to);
             server::deliver(&shared, webhooks);

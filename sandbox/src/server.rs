@@ -21,6 +21,9 @@ pub(crate) struct Shared {
     pub ledger: Mutex<Ledger>,
     /// Sends webhooks; `None` when no HTTP client could be built (each delivery then fails).
     pub http: Option<reqwest::Client>,
+    /// The runtime the sandbox was started on: deliveries and later settlements run there,
+    /// whichever thread asks for them (a test's synchronous code too).
+    pub runtime: tokio::runtime::Handle,
 }
 
 impl Shared {
@@ -228,8 +231,9 @@ fn scheme_of(webhooks: &payspec_codegen::model::Webhooks) -> &'static payspec_ru
 /// recorded in the ledger.
 pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
     for Notification { url, event, body } in webhooks {
-        let shared = Arc::clone(shared);
-        tokio::spawn(async move {
+        let task_shared = Arc::clone(shared);
+        shared.runtime.spawn(async move {
+            let shared = task_shared;
             let key = shared.ledger().config.webhook.as_ref().map(|(_, key)| key.clone()).unwrap_or_default();
             let transaction_id = serde_json::from_slice::<Value>(&body)
                 .ok()
