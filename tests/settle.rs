@@ -487,3 +487,30 @@ async fn the_sandbox_settles_when_asked_from_outside_its_runtime() -> TestResult
     assert_eq!(deliveries.iter().filter(|d| d.event_type == "payout_refund").count(), 2, "{deliveries:?}");
     Ok(())
 }
+
+/// Any `Retry-After` and any deadline: the settle ends (still pending) at its deadline, no
+/// arithmetic overflows.
+#[tokio::test]
+async fn an_endless_retry_after_and_deadline_end_in_time_without_a_panic() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    client.transfers().bank_transfer(transfer("settle-endless-1", "1.00")?).await?;
+    sandbox.inject(
+        "fetch_transaction",
+        Fault::TooManyRequests { retry_after: Duration::from_secs(u64::MAX) },
+        1,
+    )?;
+    let started = Instant::now();
+    let endless = SettleOptions::within(Duration::MAX).max_wait(Duration::MAX).first_wait(Duration::MAX);
+    let settled = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.transfers().settle_bank_transfer_by_reference("settle-endless-1", endless),
+    )
+    .await;
+    // With a week's deadline the service's endless wait is past it: nothing more is asked.
+    let Ok(Ok(Settled::StillPending(pending))) = &settled else { panic!("still pending: {settled:?}") };
+    assert!(matches!(pending.last_error, Some(Error::RateLimited { .. })), "{pending:?}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(sandbox.received("fetch_transaction"), 1);
+    Ok(())
+}

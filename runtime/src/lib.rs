@@ -49,8 +49,8 @@ pub use route::{
 };
 pub use secret::{Credentials, Secret};
 pub use settle::{
-    FinalState, MAX_POLLS, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, StillPending,
-    WATCH_MEMORY,
+    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, SettleOptions, SettleStart, Settled, Settlement,
+    SettlementWatch, StillPending, WATCH_MEMORY,
 };
 pub use support::Redacted;
 pub use text::Text;

@@ -62,11 +62,7 @@ impl RetryPolicy {
     /// The backoff before attempt `attempt + 1`, jittered to between half and all of it.
     fn backoff(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        let full = self.base_delay.saturating_mul(factor).min(self.max_delay);
-        let half = full / 2;
-        let spread = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
-        let jitter = if spread == 0 { 0 } else { random_u64() % spread };
-        half + Duration::from_nanos(jitter)
+        jittered(self.base_delay.saturating_mul(factor).min(self.max_delay))
     }
 
     /// How long to wait before sending again, or `None` when the failure must be returned.
@@ -125,8 +121,16 @@ fn is_transient(error: &Error) -> bool {
     }
 }
 
+/// Between half and all of `full`, at random: waits that do not fall in step.
+pub(crate) fn jittered(full: Duration) -> Duration {
+    let half = full / 2;
+    let spread = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+    let extra = if spread == 0 { 0 } else { random_u64() % spread };
+    half + Duration::from_nanos(extra)
+}
+
 /// A random number for jitter, from the standard library's randomly keyed hasher.
-pub(crate) fn random_u64() -> u64 {
+fn random_u64() -> u64 {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(
         std::time::SystemTime::now()

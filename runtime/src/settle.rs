@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use super::client::Session;
 use super::envelope::{Envelope, one_of};
 use super::error::Error;
-use super::retry::{CallOptions, RetryPolicy, random_u64};
+use super::retry::{CallOptions, RetryPolicy, jittered};
 use super::route::{Effect, Operation};
 
 /// How a money operation's final state is read from its status operation's answers (the
@@ -162,13 +162,17 @@ pub struct SettleOptions {
 /// The most status requests one settle sends, whatever its deadline.
 pub const MAX_POLLS: u32 = 1_000;
 
+/// The longest deadline a settle takes (a longer one is this): a week.
+pub const MAX_SETTLE_DEADLINE: Duration = Duration::from_secs(7 * 24 * 3_600);
+
 impl SettleOptions {
-    /// Asks until `deadline` has passed (every wait and request within it). Waits 2 s
-    /// before the first request after a pending answer, then twice as long each time,
-    /// jittered, up to 30 s between requests, and never less than 1 s apart.
+    /// Asks until `deadline` has passed (every wait and request within it; at most
+    /// [`MAX_SETTLE_DEADLINE`]). Waits 2 s before the first request after a pending answer,
+    /// then twice as long each time, jittered, up to 30 s between requests, and never less
+    /// than 1 s apart.
     pub fn within(deadline: Duration) -> Self {
         SettleOptions {
-            deadline,
+            deadline: deadline.min(MAX_SETTLE_DEADLINE),
             first_wait: Duration::from_secs(2),
             max_wait: Duration::from_secs(30),
             min_interval: Duration::from_secs(1),
@@ -322,12 +326,13 @@ impl Session {
         let mut retry_after = None;
         let mut webhook = None;
         match start {
-            SettleStart::AfterPending => match self.wait_until(began + wait, deadline, &options, &keys).await
-            {
-                Some(Woken::Webhook(state)) => webhook = Some(state),
-                Some(Woken::Time) => {}
-                None => return Ok(Settled::StillPending(pending)),
-            },
+            SettleStart::AfterPending => {
+                match self.wait_until(until(began, wait, deadline), deadline, &options, &keys).await {
+                    Some(Woken::Webhook(state)) => webhook = Some(state),
+                    Some(Woken::Time) => {}
+                    None => return Ok(Settled::StillPending(pending)),
+                }
+            }
             // A webhook heard before is confirmed by the first request.
             SettleStart::Now => webhook = options.watch.as_ref().and_then(|w| w.heard(&keys)),
         }
@@ -385,9 +390,8 @@ impl Session {
             // options' interval since the last request.
             let full = wait.min(options.max_wait);
             wait = wait.saturating_mul(2);
-            let jittered = jitter(full);
             let at_least = retry_after.take().unwrap_or_default().max(options.min_interval);
-            let next = (Instant::now() + jittered).max(sent + at_least);
+            let next = until(Instant::now(), jittered(full), deadline).max(until(sent, at_least, deadline));
             match self.wait_until(next, deadline, &options, &keys).await {
                 Some(Woken::Webhook(state)) => webhook = Some(state),
                 Some(Woken::Time) => {}
@@ -461,10 +465,8 @@ fn gives_up(error: &Error) -> bool {
     }
 }
 
-/// Between half and all of `full`.
-fn jitter(full: Duration) -> Duration {
-    let half = full / 2;
-    let spread = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
-    let extra = if spread == 0 { 0 } else { random_u64() % spread };
-    half + Duration::from_nanos(extra)
+/// `by` after `at`, or the deadline when that is later (a `Retry-After` of any size, a
+/// wait of any length: past the deadline, nothing more is asked).
+fn until(at: Instant, by: Duration, deadline: Instant) -> Instant {
+    at.checked_add(by).map_or(deadline, |t| t.min(deadline))
 }
