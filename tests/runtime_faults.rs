@@ -144,6 +144,29 @@ async fn a_429_waits_for_retry_after_and_then_succeeds() {
 }
 
 #[tokio::test]
+async fn a_429_without_retry_after_waits_out_the_rate_limit_window() {
+    let server = server_with_token(|_, nth| {
+        if nth == 0 {
+            Reply::json(429, json!({"code": "429", "description": "too many requests", "data": null}))
+                .header("X-Rate-Limit-Limit", "40")
+                .header("X-Rate-Limit-Remaining", "0")
+                .header("X-Rate-Limit-Window", "1s")
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    let result = client.send(&FetchBalance::new("s")).await;
+    assert!(result.is_ok(), "{result:?}");
+    let calls = server.requests_to("GET", "/v1/accounts/s/balance");
+    assert_eq!(calls.len(), 2);
+    // The backoff alone is at most 40 ms here; only the 1 s window explains the gap.
+    let gap = calls[1].at.duration_since(calls[0].at);
+    assert!(gap >= Duration::from_millis(950), "waited only {gap:?}");
+}
+
+#[tokio::test]
 async fn a_429_that_outlasts_the_attempts_reports_the_rate_limit() {
     let server = server_with_token(|_, _| rate_limited("1")).await;
     let client = client(&server);

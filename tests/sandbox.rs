@@ -606,3 +606,43 @@ async fn faults_are_listed_and_cleared_and_the_state_reset_through_the_control_a
     assert_eq!(sandbox.received("bank_transfer"), 0);
     Ok(())
 }
+
+#[tokio::test]
+async fn a_rate_limited_sandbox_announces_its_limit_and_refuses_without_applying() -> TestResult {
+    let sandbox = Sandbox::builder().rate_limit(3, Duration::from_secs(30)).start().await?;
+    let client = client(&sandbox)?;
+    let start = sandbox.balance(None).ok_or("the parent account")?;
+    // The token and the first transfer: two of the window's three.
+    client.transfers().bank_transfer(transfer("rate-1", "10.00")?).await?;
+    let balance = sandbox.balance(None);
+
+    let http = payspec_client::reqwest::Client::new();
+    let headers = |response: &payspec_client::reqwest::Response, name: &str| {
+        response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+    };
+    let url = format!("{}/v1/accounts/balance", sandbox.base_url());
+    let third = http.get(&url).send().await?;
+    assert_eq!(headers(&third, "x-rate-limit-limit").as_deref(), Some("3"));
+    assert_eq!(headers(&third, "x-rate-limit-remaining").as_deref(), Some("0"));
+    assert_eq!(headers(&third, "x-rate-limit-window").as_deref(), Some("30s"));
+
+    // Over the limit: a 429 with the wait, and the transfer is not applied.
+    let refused = client
+        .session()
+        .send_with(
+            &transfer("rate-2", "10.00")?,
+            payspec_client::CallOptions::new().retry(RetryPolicy::never()),
+        )
+        .await;
+    match &refused {
+        Err(Error::RateLimited { limit, remaining, retry_after, .. }) => {
+            assert_eq!((*limit, *remaining), (Some(3), Some(0)));
+            assert!(retry_after.is_some_and(|d| d > Duration::ZERO && d <= Duration::from_secs(30)));
+        }
+        other => panic!("expected a rate limit, got {other:?}"),
+    }
+    assert_eq!(sandbox.balance(None), balance);
+    assert_ne!(balance, Some(start));
+    assert_eq!(sandbox.rate_limited(), 1);
+    Ok(())
+}

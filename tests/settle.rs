@@ -196,6 +196,39 @@ async fn a_429_whose_wait_passes_the_deadline_ends_still_pending_in_time() -> Te
     Ok(())
 }
 
+#[tokio::test]
+async fn polls_keep_to_the_rate_limit_the_service_announces_in_its_headers() -> TestResult {
+    // Three requests a second, counted across operations as the service counts them.
+    let sandbox = Sandbox::builder().rate_limit(3, Duration::from_secs(1)).start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let request = transfer("settle-paced-1", "9.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    assert!(outcome.is_pending());
+    let settles_after = Duration::from_millis(2_500);
+    sandbox.settle_pending_after(settles_after, SettleTo::Success);
+
+    // Waits that alone would ask fifty times a second.
+    let eager = SettleOptions::within(Duration::from_secs(20))
+        .first_wait(Duration::from_millis(10))
+        .max_wait(Duration::from_millis(20))
+        .min_interval(Duration::from_millis(10));
+    let started = Instant::now();
+    let settled = client.transfers().settle_bank_transfer(&request, &outcome, eager).await?;
+    let took = started.elapsed();
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    // Counted at the sandbox: nothing over the limit, and at most three requests a window
+    // (the settle's took at most a second and a half's worth of windows more than the wait).
+    assert_eq!(sandbox.rate_limited(), 0, "every request within the limit");
+    let windows = took.as_millis() as usize / 1_000 + 2;
+    let polls = sandbox.received("fetch_transaction");
+    assert_eq!(polls, settled.polls() as usize);
+    assert!(polls <= 3 * windows, "{polls} polls in {took:?}");
+    assert!(polls >= 3, "it asked while it could: {polls}");
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
 /// A webhook receiver that verifies each notification and feeds `watch`, as a merchant's
 /// handler would.
 async fn webhook_receiver(watch: SettlementWatch) -> std::io::Result<MockServer> {

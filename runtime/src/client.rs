@@ -20,7 +20,7 @@ use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
 use super::route::{AuthRoutes, Effect, Operation, Route, Service};
 use super::secret::Credentials;
-use super::timestamp::parse_retry_after;
+use super::timestamp::{parse_retry_after, parse_window};
 use super::token::TokenCell;
 use super::writer::{PreparedRequest, RequestWriter};
 
@@ -672,13 +672,17 @@ impl ClientInner {
                     .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
                 return Ok(Exchange::Redirect { status, location });
             }
-            let meta = (!(200..300).contains(&status)).then(|| ErrorMeta::read(response.headers()));
+            let (meta, pace) = if (200..300).contains(&status) {
+                (None, spent_window(response.headers()))
+            } else {
+                (Some(ErrorMeta::read(response.headers())), None)
+            };
             match read_limited(response, limit).await? {
-                Some(body) => Ok(Exchange::Answer { status, meta, body }),
+                Some(body) => Ok(Exchange::Answer { status, meta, pace, body }),
                 None => Ok(Exchange::TooLarge { status }),
             }
         };
-        let (status, meta, body) = match tokio::time::timeout_at(now + timeout, exchange).await {
+        let (status, meta, pace, body) = match tokio::time::timeout_at(now + timeout, exchange).await {
             Err(_) => {
                 return Err(Error::Timeout {
                     after: timeout,
@@ -700,23 +704,27 @@ impl ClientInner {
             Ok(Ok(Exchange::TooLarge { status })) => {
                 return Err(Error::AnswerTooLarge { status, limit, effect: route.effect }.into());
             }
-            Ok(Ok(Exchange::Answer { status, meta, body })) => (status, meta, body),
+            Ok(Ok(Exchange::Answer { status, meta, pace, body })) => (status, meta, pace, body),
         };
         let Some(meta) = meta else {
             // Secrets are gathered only when an error needs them.
             let secrets = || self.secrets(&request.secrets);
             let mut answer = envelope::read_success(status, &body, route, &secrets)?;
             answer.request_secrets.clone_from(&request.secrets);
+            answer.pace = pace;
             return Ok(answer);
         };
-        let retry_after = meta.retry_after;
+        let mut retry_after = meta.retry_after;
         let error = if status == 429 {
-            Error::RateLimited {
+            let limited = Error::RateLimited {
                 limit: meta.limit,
                 remaining: meta.remaining,
                 window: meta.window,
                 retry_after,
-            }
+            };
+            // Without a `Retry-After`, a retry waits out the rate limit's window.
+            retry_after = limited.rate_limit_wait();
+            limited
         } else {
             let secrets = self.secrets(&request.secrets);
             let (code, description) = envelope::peek_code(&body, route.answers.envelope);
@@ -765,7 +773,7 @@ impl Hasher for AddressHasher {
 
 /// What one exchange brought back.
 enum Exchange {
-    Answer { status: u16, meta: Option<ErrorMeta>, body: bytes::Bytes },
+    Answer { status: u16, meta: Option<ErrorMeta>, pace: Option<Duration>, body: bytes::Bytes },
     Redirect { status: u16, location: Option<String> },
     TooLarge { status: u16 },
 }
@@ -788,6 +796,17 @@ impl ErrorMeta {
             window: text("x-rate-limit-window").map(|v| v.chars().take(64).collect()),
         }
     }
+}
+
+/// How long to wait before the next request, when a success's rate-limit headers say none
+/// is left in the window (`X-Rate-Limit-Remaining: 0`): the window
+/// (`X-Rate-Limit-Window`), since when it began is not said.
+fn spent_window(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if text("x-rate-limit-remaining")? != "0" {
+        return None;
+    }
+    text("x-rate-limit-window").and_then(parse_window)
 }
 
 /// The body, or `None` as soon as it is known to be larger than `limit`. A declared

@@ -265,6 +265,19 @@ impl Error {
         }
     }
 
+    /// How long the service asked to wait before the next request, for a rate limit: its
+    /// `Retry-After`, else its `X-Rate-Limit-Window` (when the window began is not said,
+    /// so a whole one). `None` for any other error, or when the answer said neither.
+    pub fn rate_limit_wait(&self) -> Option<Duration> {
+        match self {
+            Error::RateLimited { retry_after, window, .. } => {
+                retry_after.or_else(|| window.as_deref().and_then(super::timestamp::parse_window))
+            }
+            Error::Auth { cause } => cause.rate_limit_wait(),
+            _ => None,
+        }
+    }
+
     /// The envelope code behind this error (`"02"`, `"05"`, ...), if the service sent one.
     pub fn code(&self) -> Option<&str> {
         match self {

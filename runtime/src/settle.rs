@@ -278,6 +278,10 @@ pub enum SettleStart {
     Now,
 }
 
+/// A status answer, its state, the values of its answer keys, and the wait its rate-limit
+/// headers ask for.
+type StatusAnswer<T> = (Box<Envelope<T>>, Option<String>, Vec<String>, Option<Duration>);
+
 /// What ends a wait between two requests.
 enum Woken {
     Time,
@@ -292,7 +296,9 @@ impl Session {
     ///
     /// It never sends anything but `lookup`: the money operation is not sent again.
     /// Waits grow from the options' first wait, jittered, and honour the service's
-    /// `Retry-After`; no two requests are closer than the options' interval. Dropping the
+    /// `Retry-After` and rate-limit headers (an answer with `X-Rate-Limit-Remaining: 0`
+    /// makes the next request wait out `X-Rate-Limit-Window`); no two requests are closer
+    /// than the options' interval. Dropping the
     /// future stops it (nothing is left running).
     ///
     /// Fails only when asking cannot help: `lookup` is not a read, or its request is
@@ -323,7 +329,6 @@ impl Session {
         let mut pending =
             StillPending { last: None, status: None, last_error: None, webhook: None, polls: 0 };
         let mut wait = options.first_wait.max(options.min_interval);
-        let mut retry_after = None;
         let mut webhook = None;
         match start {
             SettleStart::AfterPending => {
@@ -348,8 +353,13 @@ impl Session {
             let sent = Instant::now();
             pending.polls += 1;
             let polls = pending.polls;
+            // What the service asked the next request to wait: `Retry-After`, or a spent
+            // rate-limit window.
+            let retry_after;
             match self.status_of(settlement, lookup, &call).await {
-                Ok((answer, status, found_keys)) => {
+                Ok((answer, status, found_keys, pace)) => {
+                    // The rate limit's window is spent: the next request waits it out.
+                    retry_after = pace;
                     for key in found_keys {
                         if !keys.contains(&key) {
                             keys.push(key);
@@ -373,10 +383,7 @@ impl Session {
                 }
                 Err(error) if gives_up(&error) => return Err(error),
                 Err(error) => {
-                    retry_after = match &error {
-                        Error::RateLimited { retry_after, .. } => *retry_after,
-                        _ => None,
-                    };
+                    retry_after = error.rate_limit_wait();
                     pending.last_error = Some(error);
                     if let Some(heard) = webhook {
                         // The request that should confirm the webhook failed.
@@ -390,7 +397,7 @@ impl Session {
             // options' interval since the last request.
             let full = wait.min(options.max_wait);
             wait = wait.saturating_mul(2);
-            let at_least = retry_after.take().unwrap_or_default().max(options.min_interval);
+            let at_least = retry_after.unwrap_or_default().max(options.min_interval);
             let next = until(Instant::now(), jittered(full), deadline).max(until(sent, at_least, deadline));
             match self.wait_until(next, deadline, &options, &keys).await {
                 Some(Woken::Webhook(state)) => webhook = Some(state),
@@ -407,12 +414,13 @@ impl Session {
         settlement: &Settlement,
         lookup: &O,
         call: &CallOptions,
-    ) -> Result<(Box<Envelope<O::Data>>, Option<String>, Vec<String>), Error> {
+    ) -> Result<StatusAnswer<O::Data>, Error> {
         let answer = self.send_raw(lookup, call).await?;
         let status = answer.status_text();
         let keys = settlement.answer_keys.iter().filter_map(|key| answer.data_text(key)).collect();
+        let pace = answer.pace;
         let outcome = self.inner.decode_outcome::<O::Data>(answer)?;
-        Ok((Box::new(outcome.into_envelope()), status, keys))
+        Ok((Box::new(outcome.into_envelope()), status, keys, pace))
     }
 
     /// Waits until `next`, or a webhook for one of `keys`; `None` when `next` is past the

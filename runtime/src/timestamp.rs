@@ -233,9 +233,42 @@ pub(crate) fn parse_retry_after(text: &str, now: SystemTime) -> Option<Duration>
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// Reads an `X-Rate-Limit-Window` value: a number and a unit (`ms`, `s`, `m`, `h`; seconds
+/// when there is none), such as `1s`, `500ms` or `60`. Anything else is `None`.
+pub(crate) fn parse_window(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    // At most a day: a longer window is a day, the most any wait for it lasts.
+    let count: u64 = text.get(..digits)?.parse().ok()?;
+    let unit = text.get(digits..)?.trim();
+    let millis: u64 = match unit.to_ascii_lowercase().as_str() {
+        "ms" => 1,
+        "" | "s" | "sec" | "secs" | "second" | "seconds" => 1_000,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60_000,
+        "h" | "hour" | "hours" => 3_600_000,
+        _ => return None,
+    };
+    Some(Duration::from_millis(count.saturating_mul(millis).min(86_400_000)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_limit_window_is_read_with_its_unit() {
+        let ms = |text: &str| parse_window(text).map(|d| d.as_millis());
+        assert_eq!(ms("1s"), Some(1_000));
+        assert_eq!(ms(" 500ms "), Some(500));
+        assert_eq!(ms("60"), Some(60_000));
+        assert_eq!(ms("2m"), Some(120_000));
+        assert_eq!(ms("1 H"), Some(3_600_000));
+        assert_eq!(ms("99999999999999999999s"), None);
+        assert_eq!(ms("100000h"), Some(86_400_000));
+        for bad in ["", "s", "1.5s", "-1s", "1 fortnight", "1s2"] {
+            assert_eq!(ms(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn a_request_date_is_held_in_utc_and_written_in_its_layout() {

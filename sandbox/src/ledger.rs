@@ -88,6 +88,19 @@ pub(crate) struct Config {
     pub opening_balance: Decimal,
     pub webhook: Option<(String, String)>,
     pub strictness: crate::check::Strictness,
+    /// Requests allowed per window, and the window, when the sandbox limits them.
+    pub rate_limit: Option<(u32, Duration)>,
+}
+
+/// Where the current rate-limit window stands, for one answer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RateCount {
+    pub limit: u32,
+    /// Requests left in the window after this one.
+    pub remaining: u32,
+    pub window: Duration,
+    /// When over the limit: how long until the window ends.
+    pub refused_for: Option<Duration>,
 }
 
 /// A webhook to send: where, which event, and its body (signed when it is sent).
@@ -170,6 +183,10 @@ pub(crate) struct Ledger {
     pub deliveries: Vec<Delivery>,
     /// Keys the service-like sandbox ignored, by operation (the first [`MAX_IGNORED`]).
     pub ignored: Vec<(String, String)>,
+    /// When the current rate-limit window began, and the requests counted in it.
+    window: Option<(Instant, u32)>,
+    /// Requests refused by the rate limit.
+    pub rate_limited: usize,
     counter: u64,
     seed: u64,
 }
@@ -216,6 +233,8 @@ impl Ledger {
             received: HashMap::new(),
             deliveries: Vec::new(),
             ignored: Vec::new(),
+            window: None,
+            rate_limited: 0,
             counter: 0,
             seed,
         }
@@ -264,6 +283,29 @@ impl Ledger {
                 self.ignored.push(entry);
             }
         }
+    }
+
+    /// Counts a request against the rate limit, if there is one: fixed windows, the first
+    /// beginning with the first request. A request over the limit is refused (and counted
+    /// in [`rate_limited`](Self::rate_limited)), not applied.
+    pub(crate) fn count_request(&mut self, now: Instant) -> Option<RateCount> {
+        let (limit, window) = self.config.rate_limit?;
+        let (started, used) = match self.window {
+            Some((started, used)) if now.duration_since(started) < window => (started, used),
+            _ => (now, 0),
+        };
+        let over = used >= limit;
+        let used = if over { used } else { used + 1 };
+        self.window = Some((started, used));
+        if over {
+            self.rate_limited += 1;
+        }
+        Some(RateCount {
+            limit,
+            remaining: limit - used,
+            window,
+            refused_for: over.then(|| window.saturating_sub(now.duration_since(started))),
+        })
     }
 
     /// Takes the next fault queued for an operation.
@@ -1042,6 +1084,7 @@ pub(crate) fn snapshot(ledger: &Ledger) -> Value {
         "webhooks": ledger.deliveries.len(),
         "ignored": ignored,
         "faults": faults(ledger),
+        "rateLimited": ledger.rate_limited,
     })
 }
 

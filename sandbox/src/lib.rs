@@ -123,6 +123,7 @@ impl Default for SandboxBuilder {
                 opening_balance: Decimal::new(100_000_000, 2),
                 webhook: None,
                 strictness: Strictness::Service,
+                rate_limit: None,
             },
         }
     }
@@ -175,6 +176,16 @@ impl SandboxBuilder {
     /// it does not know.
     pub fn strict(mut self) -> Self {
         self.config.strictness = Strictness::Document;
+        self
+    }
+
+    /// Limits requests as the service does: at most `limit` in each `window` (fixed
+    /// windows, across operations). Every answer then carries `X-Rate-Limit-Limit`,
+    /// `X-Rate-Limit-Remaining` and `X-Rate-Limit-Window`; a request over the limit is
+    /// answered `429` with `Retry-After` and not applied ([`Sandbox::rate_limited`] counts
+    /// them). Off unless set; the reference's example is 40 a second. A `limit` of 0 is 1.
+    pub fn rate_limit(mut self, limit: u32, window: Duration) -> Self {
+        self.config.rate_limit = Some((limit.max(1), window.max(Duration::from_millis(1))));
         self
     }
 
@@ -304,6 +315,11 @@ impl Sandbox {
     /// How many requests reached an operation (whatever their answer).
     pub fn received(&self, operation: &str) -> usize {
         self.shared.ledger().received.get(operation).copied().unwrap_or(0)
+    }
+
+    /// How many requests the rate limit refused ([`SandboxBuilder::rate_limit`]).
+    pub fn rate_limited(&self) -> usize {
+        self.shared.ledger().rate_limited
     }
 
     /// Makes the next `times` calls of an operation play a fault.

@@ -3,7 +3,7 @@
 //! on its own task. The control API lives under `/__sandbox/`.
 
 use crate::check::{MAX_BODY_BYTES, Refusal, RouteTable, check_request};
-use crate::ledger::{Delivery, Fault, Ledger, Notification, SettleTo, faults, snapshot};
+use crate::ledger::{Delivery, Fault, Ledger, Notification, RateCount, SettleTo, faults, snapshot};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -88,11 +88,55 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
         Err(refused) => return Ok(refusal(&refused)),
     };
     let op = &shared.spec.operations[index];
-    let fault = {
+    let (fault, rate) = {
         let mut ledger = shared.ledger();
         *ledger.received.entry(op.name.clone()).or_default() += 1;
-        ledger.next_fault(&op.name)
+        let rate = ledger.count_request(std::time::Instant::now());
+        let fault =
+            if rate.is_some_and(|r| r.refused_for.is_some()) { None } else { ledger.next_fault(&op.name) };
+        (fault, rate)
     };
+    let mut answer = match rate {
+        Some(RateCount { refused_for: Some(wait), .. }) => {
+            let mut answer = refusal(&Refusal {
+                status: 429,
+                code: "01",
+                description: "too many requests: the rate limit's window is spent".to_owned(),
+            });
+            // Whole seconds, rounded up: never sooner than the window ends.
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            answer.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+            answer
+        }
+        _ => answer_operation(&shared, index, vars, query, request, fault).await?,
+    };
+    if let Some(rate) = rate {
+        let headers = answer.headers_mut();
+        headers.insert("x-rate-limit-limit", HeaderValue::from(rate.limit));
+        headers.insert("x-rate-limit-remaining", HeaderValue::from(rate.remaining));
+        let window = rate.window;
+        let window = if window.subsec_millis() == 0 {
+            format!("{}s", window.as_secs())
+        } else {
+            format!("{}ms", window.as_millis())
+        };
+        if let Ok(value) = HeaderValue::from_str(&window) {
+            headers.insert("x-rate-limit-window", value);
+        }
+    }
+    Ok(answer)
+}
+
+/// Plays an operation's fault, if one is queued, or checks and answers its request.
+async fn answer_operation(
+    shared: &Arc<Shared>,
+    index: usize,
+    vars: std::collections::HashMap<String, String>,
+    query: Option<String>,
+    request: Request<Incoming>,
+    fault: Option<Fault>,
+) -> Result<Answer, Dropped> {
+    let op = &shared.spec.operations[index];
     let mut pending = false;
     match fault {
         None => {}
@@ -139,7 +183,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
             Err(refused) => return Ok(refusal(&refused)),
         }
     };
-    deliver(&shared, outcome.webhooks);
+    deliver(shared, outcome.webhooks);
     Ok(json_response(outcome.status, &outcome.body))
 }
 
