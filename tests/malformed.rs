@@ -188,6 +188,16 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "rename one of them",
     ),
     (
+        "settle_answer_has_no_state",
+        r#"tests/fixtures/malformed/settle_answer_has_no_state.yaml:55:11: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `fetch_transfer` answers no field at `status` to read the state from"#,
+        "write `state_field:` with the wire key of the field of `TokenGrant` that holds the state",
+    ),
+    (
+        "settle_state_field_unknown",
+        r#"tests/fixtures/malformed/settle_state_field_unknown.yaml:59:7: error: operations.bank_transfer_from_sub_account.settle.state_field: `fetch_transfer` answers no field at `state` to read the state from"#,
+        "name the wire key of a text or boolean field of `TokenGrant`",
+    ),
+    (
         "settle_lookup_not_a_read",
         r#"tests/fixtures/malformed/settle_lookup_not_a_read.yaml:56:11: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `issue_token` is not a read"#,
         "settling never sends an operation that changes state",

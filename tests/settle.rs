@@ -3,9 +3,9 @@
 //! the interval, a webhook ends the wait with one more request, and a restart that knows
 //! only the merchant reference reaches the same state.
 
-use payspec_client::requests::BankTransfer;
+use payspec_client::requests::{BankTransfer, CreateCheckoutOrder, SubmitCardDetails};
 use payspec_client::runtime::{FinalState, SettleOptions, Settled, SettlementWatch};
-use payspec_client::types::TransactionResult;
+use payspec_client::types::{Currency, TransactionResult};
 use payspec_client::webhook::Verifier;
 use payspec_client::{Amount, Client, Environment, Error, RetryPolicy};
 use payspec_sandbox::{Fault, Sandbox, SettleTo};
@@ -226,6 +226,70 @@ async fn polls_keep_to_the_rate_limit_the_service_announces_in_its_headers() -> 
     assert!(polls <= 3 * windows, "{polls} polls in {took:?}");
     assert!(polls >= 3, "it asked while it could: {polls}");
     assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_card_payment_is_followed_until_its_checkout_transaction_reads_successful() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let order = CreateCheckoutOrder::builder()
+        .amount("25.00".parse::<Amount>()?)
+        .currency(Currency::Ngn)
+        .customer_email("ada@example.com")
+        .redirect_url("https://shop.example/done")
+        .order_reference("settle-card-1")
+        .build()?;
+    client.checkout().create_checkout_order(order).await?;
+    let card = SubmitCardDetails::builder()
+        .order_reference("settle-card-1")
+        .card_details(r#"{"cardNumber":"5060990580000217499"}"#)
+        .build()?;
+    let outcome = client.charge().submit_card_details(card.clone()).await?;
+
+    // The customer completes 3-D Secure a second later; meanwhile the order reads unpaid.
+    let paid = async {
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        sandbox.pay_order("settle-card-1")
+    };
+    let settle = client.charge().settle_submit_card_details(&card, &outcome, quick(Duration::from_secs(10)));
+    let (settled, paid) = tokio::join!(settle, paid);
+    let settled = settled?;
+    paid?;
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    let Settled::Final { answer, .. } = &settled else { panic!("final: {settled:?}") };
+    assert_eq!(answer.data.as_ref().and_then(|d| d.success), Some(true));
+    // Counted at the sandbox: the card once; the order's transaction read more than once,
+    // as often as settle says.
+    assert_eq!(sandbox.received("submit_card_details"), 1);
+    assert!(settled.polls() >= 2, "{settled:?}");
+    assert_eq!(sandbox.received("fetch_checkout_transaction"), settled.polls() as usize);
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_unpaid_card_payment_stays_pending_to_the_deadline_with_the_last_answer() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let order = CreateCheckoutOrder::builder()
+        .amount("25.00".parse::<Amount>()?)
+        .currency(Currency::Ngn)
+        .customer_email("ada@example.com")
+        .redirect_url("https://shop.example/done")
+        .order_reference("settle-card-2")
+        .build()?;
+    client.checkout().create_checkout_order(order).await?;
+    let started = Instant::now();
+    let settled = client
+        .charge()
+        .settle_submit_card_otp_by_reference("settle-card-2", quick(Duration::from_millis(800)))
+        .await?;
+    assert!(started.elapsed() < Duration::from_millis(800 + 500), "{:?}", started.elapsed());
+    let Settled::StillPending(pending) = &settled else { panic!("still pending: {settled:?}") };
+    // `success: false` is not a final state: unpaid or failed, the answer does not say.
+    assert_eq!(pending.status.as_deref(), Some("false"));
+    assert!(pending.last.as_ref().is_some_and(|l| l.data.as_ref().and_then(|d| d.success) == Some(false)));
+    assert_eq!(sandbox.received("submit_card_otp"), 0);
     Ok(())
 }
 

@@ -505,7 +505,7 @@ fn summary_counts_operations_and_routes() {
     assert_eq!(
         summary,
         format!(
-            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups, 95 of 97 answers typed ({} shapes), 16 of 23 money operations settle, 10 facts of the live service (9 from developer guides, 1 observed)",
+            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups, 95 of 97 answers typed ({} shapes), 19 of 23 money operations settle, 10 facts of the live service (9 from developer guides, 1 observed)",
             spec.parameter_count(),
             spec.shapes.len()
         )
@@ -574,4 +574,16 @@ fn the_client_has_a_feature_per_group_and_all_are_on_by_default() {
     }
     let listed = all.matches('"').count() / 2;
     assert_eq!(listed, spec.groups.len(), "all-groups names a feature that is no group: {all}");
+}
+
+#[test]
+fn a_boolean_state_is_read_as_true_or_false_and_nothing_else() {
+    let text = payspec_tests::builtin_spec_text();
+    let wrong = text.replacen("      succeeded: [\"true\"]", "      succeeded: [PAID]", 1);
+    assert_ne!(wrong, text, "the spec settles on a boolean state");
+    let error = payspec_codegen::load_str("spec/payments.yaml", &wrong).map(|_| ()).unwrap_err().to_string();
+    assert!(
+        error.contains("settle.state_field: `success` is a boolean, and `PAID` is not one of its states"),
+        "{error}"
+    );
 }

@@ -210,6 +210,9 @@ pub struct Settle {
     pub reversed: Vec<String>,
     /// Keys of the lookup answer's data that name the payment.
     pub answer_keys: Vec<String>,
+    /// The wire key of the lookup answer's data that holds the state, when it is not the
+    /// lookup's `status_field`. A boolean there reads as the state `true` or `false`.
+    pub state_field: Option<String>,
     /// How long the service documents that settling may take, in seconds, if it does.
     pub within_seconds: Option<u64>,
     /// Where the facts come from.

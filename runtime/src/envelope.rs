@@ -398,6 +398,25 @@ impl RawAnswer {
         self.data_range().and_then(|d| data_status(self.body.get(d)?, key))
     }
 
+    /// The data's top-level `key` as a state: its text, or `true` / `false` for a boolean.
+    pub(crate) fn data_state(&self, key: &str) -> Option<String> {
+        let data = self.data_range().and_then(|d| self.body.get(d))?;
+        let mut state = None;
+        let mut seen = false;
+        let object = json_parse::parse_entries(data, &mut |name, parser| {
+            if name == key && !std::mem::replace(&mut seen, true) {
+                match parser.peek() {
+                    Some(b'"') => state = Some(parser.str()?.into_owned()),
+                    Some(b't' | b'f') => state = parser.flag(1)?.map(|flag| flag.to_string()),
+                    _ => return parser.skip_unchecked(1).map(|_| true),
+                }
+                return Ok(true);
+            }
+            parser.skip_unchecked(1).map(|_| true)
+        });
+        object.ok().and(state)
+    }
+
     /// The text of the data's state field, read on its own (for data that could not be
     /// read into its type).
     pub(crate) fn status_text(&self) -> Option<String> {
@@ -679,6 +698,29 @@ mod tests {
 
     fn read(status: u16, body: &str, route: &Route) -> Result<RawAnswer, Error> {
         read_success(status, &bytes::Bytes::copy_from_slice(body.as_bytes()), route, &Secrets::none)
+    }
+
+    #[test]
+    fn a_state_is_read_as_text_or_as_a_boolean() {
+        let plain = route(Effect::Read, &crate::route::fixture::ANSWERS);
+        let state = |data: &str, key: &str| {
+            read(200, &format!(r#"{{"code":"00","description":"ok","data":{data}}}"#), &plain)
+                .ok()
+                .and_then(|a| a.data_state(key))
+        };
+        assert_eq!(state(r#"{"success":true,"message":"m"}"#, "success").as_deref(), Some("true"));
+        assert_eq!(state(r#"{"message":"m","success":false}"#, "success").as_deref(), Some("false"));
+        assert_eq!(state(r#"{"success":"true"}"#, "success").as_deref(), Some("true"));
+        assert_eq!(state(r#"{"status":"SUCCESS"}"#, "status").as_deref(), Some("SUCCESS"));
+        // Not a state: a number, an object, null, or a key nested deeper.
+        for data in [
+            r#"{"success":1}"#,
+            r#"{"success":{"a":true}}"#,
+            r#"{"success":null}"#,
+            r#"{"a":{"success":true}}"#,
+        ] {
+            assert_eq!(state(data, "success"), None, "{data}");
+        }
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub struct Settlement {
     /// Keys of the status answer's data that name the payment (its transaction id): a
     /// webhook naming one of their values ends the wait too.
     pub answer_keys: &'static [&'static str],
+    /// The key of the status answer's data that holds the state, when it is not the status
+    /// operation's own state field. A boolean there reads as the state `true` or `false`.
+    pub state_field: Option<&'static str>,
     /// How long the service documents that settling may take, if it does.
     pub typical: Option<Duration>,
 }
@@ -416,7 +419,10 @@ impl Session {
         call: &CallOptions,
     ) -> Result<StatusAnswer<O::Data>, Error> {
         let answer = self.send_raw(lookup, call).await?;
-        let status = answer.status_text();
+        let status = match settlement.state_field {
+            Some(field) => answer.data_state(field),
+            None => answer.status_text(),
+        };
         let keys = settlement.answer_keys.iter().filter_map(|key| answer.data_text(key)).collect();
         let pace = answer.pace;
         let outcome = self.inner.decode_outcome::<O::Data>(answer)?;

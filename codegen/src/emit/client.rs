@@ -616,7 +616,8 @@ fn settle_doc(settle: &Settle) -> Vec<String> {
     };
     let mut doc = vec![
         format!(
-            "final states: succeeded {}, failed {}, refunded {}, reversed {}; any other state is pending.{}",
+            "final states{}: succeeded {}, failed {}, refunded {}, reversed {}; any other state is pending.{}",
+            settle.state_field.as_ref().map(|f| format!(" (the answer's `{f}`)")).unwrap_or_default(),
             list(&settle.succeeded),
             list(&settle.failed),
             list(&settle.refunded),
@@ -627,7 +628,7 @@ fn settle_doc(settle: &Settle) -> Vec<String> {
                 .unwrap_or_default()
         ),
         String::new(),
-        "It waits and asks again with growing, jittered waits and the service's `Retry-After`, within `options`' deadline (see [`rt::SettleOptions`]); a webhook fed to the options' [`rt::SettlementWatch`] ends the wait with one more request. Dropping the future stops it.".to_owned(),
+        "It waits and asks again with growing, jittered waits, the service's `Retry-After` and its rate-limit headers, within `options`' deadline (see [`rt::SettleOptions`]); a webhook fed to the options' [`rt::SettlementWatch`] ends the wait with one more request. Dropping the future stops it.".to_owned(),
     ];
     if let Some(note) = &settle.note {
         doc.push(String::new());

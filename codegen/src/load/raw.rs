@@ -130,6 +130,8 @@ pub struct RawSettle {
     #[serde(default)]
     pub answer_keys: Vec<String>,
     #[serde(default)]
+    pub state_field: Option<String>,
+    #[serde(default)]
     pub within_seconds: Option<u64>,
     #[serde(default)]
     pub note: Option<String>,

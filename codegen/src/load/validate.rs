@@ -1181,6 +1181,7 @@ fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
         refunded: raw.refunded.clone(),
         reversed: raw.reversed.clone(),
         answer_keys: raw.answer_keys.clone(),
+        state_field: raw.state_field.clone(),
         within_seconds: raw.within_seconds,
         note: raw.note.clone(),
     }
@@ -1296,6 +1297,11 @@ fn check_settlements(operations: &[Operation], shapes: &[Shape], sink: &mut Sink
             Some(Type::Shape(name)) => shapes.iter().find(|s| &s.name == name),
             _ => None,
         });
+        // The state of a lookup that is a read (another is reported above).
+        let first = settle.lookups.first().and_then(|l| operations.iter().find(|o| o.name == l.operation));
+        if let (Some(shape), Some(read)) = (shape, first.filter(|read| read.effect == Effect::Read)) {
+            check_state_field(settle, shape, read, &at, sink);
+        }
         for key in &settle.answer_keys {
             if !shape.is_some_and(|s| s.fields.iter().any(|f| f.wire == *key && text(&f.ty))) {
                 sink.error(
@@ -1305,6 +1311,49 @@ fn check_settlements(operations: &[Operation], shapes: &[Shape], sink: &mut Sink
                 );
             }
         }
+    }
+}
+
+/// The lookup's answer holds the state at the settle's `state_field` (else the lookup's
+/// `status_field`), as text or a boolean; a boolean's states are `true` and `false`.
+fn check_state_field(settle: &Settle, shape: &Shape, read: &Operation, at: &str, sink: &mut Sink) {
+    let (key, place) = match &settle.state_field {
+        Some(key) => (key.as_str(), format!("{at}.state_field")),
+        None => (read.answers.status_field.as_str(), format!("{at}.lookups[0].operation")),
+    };
+    let Some(field) = shape.fields.iter().find(|f| f.wire == key && !f.list) else {
+        let fix = match &settle.state_field {
+            Some(_) => format!("name the wire key of a text or boolean field of `{}`", shape.name),
+            None => format!(
+                "write `state_field:` with the wire key of the field of `{}` that holds the state",
+                shape.name
+            ),
+        };
+        sink.error(
+            &place,
+            format!("`{}` answers no field at `{key}` to read the state from", read.name),
+            fix,
+        );
+        return;
+    };
+    match field.ty {
+        Type::String | Type::Identifier(_) => {}
+        Type::Boolean => {
+            let lists = [&settle.succeeded, &settle.failed, &settle.refunded, &settle.reversed];
+            if let Some(state) = lists.into_iter().flatten().find(|s| !matches!(s.as_str(), "true" | "false"))
+            {
+                sink.error(
+                    &place,
+                    format!("`{key}` is a boolean, and `{state}` is not one of its states"),
+                    "a boolean state is `\"true\"` or `\"false\"`",
+                );
+            }
+        }
+        _ => sink.error(
+            &place,
+            format!("`{key}` of `{}` is neither text nor a boolean", shape.name),
+            "name a text or boolean field that holds the payment's state",
+        ),
     }
 }
 
