@@ -213,6 +213,11 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "keep it in one list",
     ),
     (
+        "unsettled_not_money",
+        r#"tests/fixtures/malformed/unsettled_not_money.yaml:60:5: error: operations.issue_token.unsettled: only a money operation says why it does not settle"#,
+        "remove `unsettled`: only money operations have a final state to follow",
+    ),
+    (
         "several_errors",
         r#"tests/fixtures/malformed/several_errors.yaml:2:1: error: format: format 2 is not known"#,
         "write `format: 1`",

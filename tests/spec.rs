@@ -505,7 +505,7 @@ fn summary_counts_operations_and_routes() {
     assert_eq!(
         summary,
         format!(
-            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups, 95 of 97 answers typed ({} shapes), 19 of 23 money operations settle, 10 facts of the live service (9 from developer guides, 1 observed)",
+            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups, 95 of 97 answers typed ({} shapes), 19 of 23 money operations settle (4 cannot, and say why), 10 facts of the live service (9 from developer guides, 1 observed)",
             spec.parameter_count(),
             spec.shapes.len()
         )
@@ -586,4 +586,22 @@ fn a_boolean_state_is_read_as_true_or_false_and_nothing_else() {
         error.contains("settle.state_field: `success` is a boolean, and `PAID` is not one of its states"),
         "{error}"
     );
+}
+
+#[test]
+fn a_money_operation_settles_or_says_why_not_never_both() {
+    let text = payspec_tests::builtin_spec_text();
+    let both = text.replacen(
+        "    settle:\n      within_seconds: 180\n",
+        "    unsettled: No lookup.\n    settle:\n      within_seconds: 180\n",
+        1,
+    );
+    assert_ne!(both, text);
+    let error = payspec_codegen::load_str("spec/payments.yaml", &both).map(|_| ()).unwrap_err().to_string();
+    assert!(error.contains("unsettled: the operation settles and says it does not"), "{error}");
+    // The built-in spec: every money operation does one or the other.
+    let spec = load_builtin().unwrap_or_else(|e| panic!("{e}"));
+    for op in spec.operations.iter().filter(|op| op.effect == payspec_codegen::model::Effect::Money) {
+        assert!(op.settle.is_some() != op.unsettled.is_some(), "{}", op.name);
+    }
 }

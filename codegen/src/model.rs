@@ -476,6 +476,9 @@ pub struct Operation {
     pub pagination: Option<PageStyle>,
     /// How its final state is read, for a money operation that may answer pending.
     pub settle: Option<Settle>,
+    /// Why a money operation's final state cannot be looked up, when the spec says so
+    /// instead of `settle`.
+    pub unsettled: Option<String>,
     /// The type of its answer's `data`; `None` when the spec leaves it untyped.
     pub response: Option<AnswerType>,
     /// Alternative forms of the same operation.

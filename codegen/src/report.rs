@@ -11,7 +11,7 @@ pub fn summary(spec: &Spec) -> String {
         spec.operations.iter().flat_map(|op| &op.disagreements).filter(|d| d.source == source).count()
     };
     format!(
-        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} of {} money operations settle, {} facts of the live service ({} from developer guides, {} observed)",
+        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} of {} money operations settle ({} cannot, and say why), {} facts of the live service ({} from developer guides, {} observed)",
         spec.source,
         spec.operations.len(),
         spec.routes().count(),
@@ -23,6 +23,7 @@ pub fn summary(spec: &Spec) -> String {
         spec.shapes.len(),
         spec.operations.iter().filter(|op| op.settle.is_some()).count(),
         spec.operations.iter().filter(|op| op.effect == Effect::Money).count(),
+        spec.operations.iter().filter(|op| op.unsettled.is_some()).count(),
         facts(FactSource::DeveloperDocs) + facts(FactSource::Observed),
         facts(FactSource::DeveloperDocs),
         facts(FactSource::Observed),

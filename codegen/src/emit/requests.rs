@@ -68,6 +68,10 @@ pub(super) fn operation_doc(op: &Operation) -> Vec<String> {
             header.wire, header.note
         ));
     }
+    if let Some(why) = &op.unsettled {
+        lines.push(String::new());
+        lines.push(format!("Its final state cannot be followed with a `settle_` method: {why}"));
+    }
     let answers = &op.answers;
     if !answers.pending_statuses.is_empty() || !answers.pending_descriptions.is_empty() {
         let mut pending: Vec<String> =

@@ -315,6 +315,8 @@ pub struct RawOperation {
     #[serde(default)]
     pub settle: Option<RawSettle>,
     #[serde(default)]
+    pub unsettled: Option<String>,
+    #[serde(default)]
     pub response: Option<String>,
     #[serde(default)]
     pub response_list: bool,

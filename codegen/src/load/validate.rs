@@ -1038,6 +1038,29 @@ fn operation(
     }
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
     let settle = raw.settle.as_ref().map(|settle| self::settle(settle, &format!("{base}.settle"), sink));
+    let unsettled = raw.unsettled.as_deref().map(str::trim).map(str::to_owned);
+    if let Some(why) = &unsettled {
+        let at = format!("{base}.unsettled");
+        if effect != Effect::Money {
+            sink.error(
+                &at,
+                "only a money operation says why it does not settle",
+                "remove `unsettled`: only money operations have a final state to follow",
+            );
+        } else if settle.is_some() {
+            sink.error(
+                &at,
+                "the operation settles and says it does not",
+                "keep `settle` if a lookup answers its state, else `unsettled`",
+            );
+        } else if why.is_empty() {
+            sink.error(
+                &at,
+                "an empty reason",
+                "say why its final state cannot be looked up (no documented lookup, ...)",
+            );
+        }
+    }
     let response = response(&raw, types, base, sink);
     let _ = shapes;
 
@@ -1064,6 +1087,7 @@ fn operation(
         answers,
         pagination,
         settle,
+        unsettled,
         response,
         aliases,
         also_listed_as,
