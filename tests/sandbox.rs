@@ -2,14 +2,15 @@
 //! the sandbox's side (what it received, what it holds).
 
 use payspec_client::requests::{
-    BankTransfer, CreateMandate, CreateSubAccount, FetchParentAccountBalance, FetchSubAccountBalance,
-    FetchTransaction, ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
+    CreateMandate, CreateSubAccount, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction,
+    ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
 };
 use payspec_client::types::{Currency, Frequency};
 use payspec_client::webhook::Verifier;
-use payspec_client::{Amount, Client, Environment, Error, RetryPolicy};
+use payspec_client::{Amount, Error, RetryPolicy};
 use payspec_sandbox::{Fault, Sandbox};
 use payspec_tests::mock::{MockServer, Reply};
+use payspec_tests::sandboxed::{client, transfer};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -23,15 +24,6 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 const SIGNING_KEY: &str = "whsec_sandbox_test";
 
-fn client(sandbox: &Sandbox) -> Result<Client, Error> {
-    Client::builder()
-        .environment(Environment::Custom(sandbox.base_url().to_owned()))
-        .credentials(sandbox.credentials())
-        .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(40)))
-        .timeout(Duration::from_secs(5))
-        .build()
-}
-
 fn amount(text: &str) -> Result<Amount, Error> {
     Ok(text.parse()?)
 }
@@ -43,16 +35,6 @@ fn decimal(text: &str) -> Decimal {
 /// A webhook receiver that answers 200 and records what it got.
 async fn receiver() -> std::io::Result<MockServer> {
     MockServer::start(|_, _| Reply::json(200, json!({"ok": true}))).await
-}
-
-fn transfer(reference: &str, value: &str) -> Result<BankTransfer, Error> {
-    BankTransfer::builder()
-        .amount(amount(value)?)
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref(reference)
-        .build()
 }
 
 #[tokio::test]

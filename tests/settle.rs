@@ -3,39 +3,20 @@
 //! the interval, a webhook ends the wait with one more request, and a restart that knows
 //! only the merchant reference reaches the same state.
 
-use payspec_client::requests::{BankTransfer, CreateCheckoutOrder, SubmitCardDetails};
+use payspec_client::requests::{CreateCheckoutOrder, SubmitCardDetails};
 use payspec_client::runtime::{FinalState, SettleOptions, Settled, SettlementWatch};
 use payspec_client::types::{Currency, TransactionResult};
 use payspec_client::webhook::Verifier;
-use payspec_client::{Amount, Client, Environment, Error, RetryPolicy};
+use payspec_client::{Amount, Client, Environment, Error};
 use payspec_sandbox::{Fault, Sandbox, SettleTo};
 use payspec_tests::mock::{MockServer, Reply};
+use payspec_tests::sandboxed::{client, transfer};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 const SIGNING_KEY: &str = "whsec_settle_test";
-
-fn client(sandbox: &Sandbox) -> Result<Client, Error> {
-    Client::builder()
-        .environment(Environment::Custom(sandbox.base_url().to_owned()))
-        .credentials(sandbox.credentials())
-        .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(40)))
-        .timeout(Duration::from_secs(5))
-        .build()
-}
-
-fn transfer(reference: &str, value: &str) -> Result<BankTransfer, Error> {
-    let amount: Amount = value.parse()?;
-    BankTransfer::builder()
-        .amount(amount)
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref(reference)
-        .build()
-}
 
 /// Quick waits, so that a test takes seconds: 100 ms first, at most 400 ms, 50 ms apart.
 fn quick(deadline: Duration) -> SettleOptions {
@@ -229,18 +210,23 @@ async fn polls_keep_to_the_rate_limit_the_service_announces_in_its_headers() -> 
     Ok(())
 }
 
-#[tokio::test]
-async fn a_card_payment_is_followed_until_its_checkout_transaction_reads_successful() -> TestResult {
-    let sandbox = Sandbox::start().await?;
-    let client = client(&sandbox)?;
+/// Creates an unpaid checkout order of 25.00.
+async fn create_order(client: &Client, reference: &str) -> Result<(), Error> {
     let order = CreateCheckoutOrder::builder()
         .amount("25.00".parse::<Amount>()?)
         .currency(Currency::Ngn)
         .customer_email("ada@example.com")
         .redirect_url("https://shop.example/done")
-        .order_reference("settle-card-1")
+        .order_reference(reference)
         .build()?;
-    client.checkout().create_checkout_order(order).await?;
+    client.checkout().create_checkout_order(order).await.map(drop)
+}
+
+#[tokio::test]
+async fn a_card_payment_is_followed_until_its_checkout_transaction_reads_successful() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    create_order(&client, "settle-card-1").await?;
     let card = SubmitCardDetails::builder()
         .order_reference("settle-card-1")
         .card_details(r#"{"cardNumber":"5060990580000217499"}"#)
@@ -271,14 +257,7 @@ async fn a_card_payment_is_followed_until_its_checkout_transaction_reads_success
 async fn an_unpaid_card_payment_stays_pending_to_the_deadline_with_the_last_answer() -> TestResult {
     let sandbox = Sandbox::start().await?;
     let client = client(&sandbox)?;
-    let order = CreateCheckoutOrder::builder()
-        .amount("25.00".parse::<Amount>()?)
-        .currency(Currency::Ngn)
-        .customer_email("ada@example.com")
-        .redirect_url("https://shop.example/done")
-        .order_reference("settle-card-2")
-        .build()?;
-    client.checkout().create_checkout_order(order).await?;
+    create_order(&client, "settle-card-2").await?;
     let started = Instant::now();
     let settled = client
         .charge()
