@@ -272,6 +272,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 max_answer_bytes: self.max_answer_bytes,
                 tokens: TokenCell::default(),
                 urls: Mutex::new(UrlCache::default()),
+                rate_spent_until: Mutex::new(None),
             }),
         }))
     }
@@ -313,6 +314,10 @@ pub(crate) struct ClientInner {
     pub(crate) tokens: TokenCell,
     /// The parsed URLs of routes without variables.
     urls: Mutex<UrlCache>,
+    /// Until when the service's rate limit is spent, as its last answer that said so
+    /// announced (`X-Rate-Limit-Remaining: 0`, or a 429). Settling waits it out; a call
+    /// the caller makes is not held back by it.
+    rate_spent_until: Mutex<Option<Instant>>,
 }
 
 /// Why one attempt failed, with what the retry decision needs.
@@ -594,6 +599,21 @@ impl ClientInner {
         })
     }
 
+    /// Notes that the service's rate limit is spent for `wait` from now.
+    fn rate_spent_for(&self, wait: Duration) {
+        let Some(until) = Instant::now().checked_add(wait) else { return };
+        let mut spent = self.rate_spent_until.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if spent.is_none_or(|at| at < until) {
+            *spent = Some(until);
+        }
+    }
+
+    /// Until when the service's rate limit is spent, if it is now.
+    pub(crate) fn rate_spent_until(&self) -> Option<Instant> {
+        let spent = *self.rate_spent_until.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        spent.filter(|at| *at > Instant::now())
+    }
+
     /// The URL of a route without variables, parsed once per client and route.
     fn route_url(&self, route: &'static Route) -> Result<reqwest::Url, Error> {
         // Keyed by where the static path text lives: no hashing of the text per call.
@@ -711,6 +731,9 @@ impl ClientInner {
             let secrets = || self.secrets(&request.secrets);
             let mut answer = envelope::read_success(status, &body, route, &secrets)?;
             answer.request_secrets.clone_from(&request.secrets);
+            if let Some(pace) = pace {
+                self.rate_spent_for(pace);
+            }
             answer.pace = pace;
             return Ok(answer);
         };
@@ -724,6 +747,9 @@ impl ClientInner {
             };
             // Without a `Retry-After`, a retry waits out the rate limit's window.
             retry_after = limited.rate_limit_wait();
+            if let Some(wait) = retry_after {
+                self.rate_spent_for(wait);
+            }
             limited
         } else {
             let secrets = self.secrets(&request.secrets);

@@ -299,9 +299,10 @@ impl Session {
     ///
     /// It never sends anything but `lookup`: the money operation is not sent again.
     /// Waits grow from the options' first wait, jittered, and honour the service's
-    /// `Retry-After` and rate-limit headers (an answer with `X-Rate-Limit-Remaining: 0`
-    /// makes the next request wait out `X-Rate-Limit-Window`); no two requests are closer
-    /// than the options' interval. Dropping the
+    /// `Retry-After` and rate-limit headers (an answer with `X-Rate-Limit-Remaining: 0`,
+    /// to a status request or to any other request of this client, makes the next status
+    /// request wait out `X-Rate-Limit-Window`); no two requests are closer than the
+    /// options' interval. Dropping the
     /// future stops it (nothing is left running).
     ///
     /// Fails only when asking cannot help: `lookup` is not a read, or its request is
@@ -347,6 +348,15 @@ impl Session {
         loop {
             if pending.polls >= options.max_polls.min(MAX_POLLS) {
                 return Ok(Settled::StillPending(pending));
+            }
+            // A rate-limit window this client's other requests spent, as the service's
+            // answer to them said: waited out (a webhook heard meanwhile is kept).
+            if let Some(free) = self.inner.rate_spent_until() {
+                match self.wait_until(free, deadline, &options, &keys).await {
+                    Some(Woken::Webhook(state)) => webhook = Some(state),
+                    Some(Woken::Time) => {}
+                    None => return Ok(Settled::StillPending(pending)),
+                }
             }
             let now = Instant::now();
             if now >= deadline {

@@ -3,10 +3,14 @@
 //! settled after a few seconds, and settled with its webhook heard. The client runs with
 //! its default `SettleOptions` (2 s first wait, doubling to 30 s, 1 s apart at least).
 //!
+//! Then a card payment completed later, and a transfer settled under a tight rate limit by a
+//! client whose own waits are short.
+//!
 //! `cargo bench -p payspec-sandbox --bench settle` (about a minute; not a test).
 
-use payspec_client::requests::BankTransfer;
+use payspec_client::requests::{BankTransfer, CreateCheckoutOrder, SubmitCardDetails};
 use payspec_client::runtime::{FinalState, SettleOptions, SettlementWatch};
+use payspec_client::types::Currency;
 use payspec_client::webhook::Verifier;
 use payspec_client::{Client, Environment};
 use payspec_sandbox::{Fault, Sandbox, SettleTo};
@@ -37,14 +41,7 @@ async fn main() -> Result<()> {
     .into_iter()
     .enumerate()
     {
-        let reference = format!("bench-settle-{n}");
-        let request = BankTransfer::builder()
-            .amount("10.00".parse()?)
-            .destination_account_number("0123456789")
-            .destination_bank_code("058")
-            .customer_name("Ada Obi")
-            .merchant_tx_ref(reference.as_str())
-            .build()?;
+        let request = transfer(&format!("bench-settle-{n}"))?;
         if settle_after.is_some() {
             sandbox.inject("bank_transfer", Fault::Pending, 1)?;
         }
@@ -62,20 +59,98 @@ async fn main() -> Result<()> {
         let took = sent.elapsed();
         assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{path}: {settled:?}");
         let requests = sandbox.received("fetch_transaction") - before;
-        let fastest = settle_after.unwrap_or_default();
-        let ratio = if fastest.is_zero() {
-            String::from("-")
-        } else {
-            format!("{:.2}x", took.as_secs_f64() / fastest.as_secs_f64())
-        };
-        println!(
-            "{path:<38}{requests:>8}  {:>11.2} s  {:>16.2} s  {ratio:>5}",
-            took.as_secs_f64(),
-            fastest.as_secs_f64()
-        );
+        print_row(path, requests, took, settle_after.unwrap_or_default());
     }
     assert_eq!(sandbox.received("bank_transfer"), 5, "each transfer sent once");
+    card_paid_later(&client, &sandbox).await?;
+    rate_limited().await?;
     Ok(())
+}
+
+/// A card payment whose customer completes it 3 s later, followed through the order's
+/// checkout transaction.
+async fn card_paid_later(client: &Client, sandbox: &Sandbox) -> Result<()> {
+    let order = CreateCheckoutOrder::builder()
+        .amount("25.00".parse()?)
+        .currency(Currency::Ngn)
+        .customer_email("ada@example.com")
+        .redirect_url("https://shop.example/done")
+        .order_reference("bench-card-1")
+        .build()?;
+    client.checkout().create_checkout_order(order).await?;
+    let card = SubmitCardDetails::builder()
+        .order_reference("bench-card-1")
+        .card_details(r#"{"cardNumber":"5060990580000217499"}"#)
+        .build()?;
+    let outcome = client.charge().submit_card_details(card.clone()).await?;
+    let sent = Instant::now();
+    let after = Duration::from_secs(3);
+    let paid = async {
+        tokio::time::sleep(after).await;
+        sandbox.pay_order("bench-card-1")
+    };
+    let settle = client.charge().settle_submit_card_details(
+        &card,
+        &outcome,
+        SettleOptions::within(Duration::from_secs(300)),
+    );
+    let (settled, paid) = tokio::join!(settle, paid);
+    let (settled, _) = (settled?, paid?);
+    let took = sent.elapsed();
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "card: {settled:?}");
+    print_row("card paid after 3 s, polling", sandbox.received("fetch_checkout_transaction"), took, after);
+    assert_eq!(sandbox.received("submit_card_details"), 1, "the card sent once");
+    Ok(())
+}
+
+/// A transfer settled after 3 s by a client whose own waits would ask fifty times a
+/// second, against a service that allows 2 requests in 2 s: it keeps to the limit the
+/// answers' headers announce.
+async fn rate_limited() -> Result<()> {
+    let sandbox = Sandbox::builder().rate_limit(2, Duration::from_secs(2)).start().await?;
+    let client: Client = Client::builder()
+        .environment(Environment::Custom(sandbox.base_url().to_owned()))
+        .credentials(sandbox.credentials())
+        .build()?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let request = transfer("bench-settle-limited")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    let sent = Instant::now();
+    let after = Duration::from_secs(3);
+    sandbox.settle_pending_after(after, SettleTo::Success);
+    let eager = SettleOptions::within(Duration::from_secs(300))
+        .first_wait(Duration::from_millis(10))
+        .max_wait(Duration::from_millis(20))
+        .min_interval(Duration::from_millis(10));
+    let settled = client.transfers().settle_bank_transfer(&request, &outcome, eager).await?;
+    let took = sent.elapsed();
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "rate limited: {settled:?}");
+    print_row("after 3 s, limit 2 per 2 s, 10 ms waits", sandbox.received("fetch_transaction"), took, after);
+    println!("  requests over the limit, counted at the sandbox: {}", sandbox.rate_limited());
+    Ok(())
+}
+
+fn transfer(reference: &str) -> Result<BankTransfer> {
+    Ok(BankTransfer::builder()
+        .amount("10.00".parse()?)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref(reference)
+        .build()?)
+}
+
+fn print_row(path: &str, requests: usize, took: Duration, fastest: Duration) {
+    let ratio = if fastest.is_zero() {
+        String::from("-")
+    } else {
+        format!("{:.2}x", took.as_secs_f64() / fastest.as_secs_f64())
+    };
+    println!(
+        "{path:<38}{requests:>8}  {:>11.2} s  {:>16.2} s  {ratio:>5}",
+        took.as_secs_f64(),
+        fastest.as_secs_f64()
+    );
 }
 
 /// A webhook receiver on loopback that verifies each notification and feeds `watch`, as a
