@@ -302,8 +302,7 @@ impl Session {
     /// `Retry-After` and rate-limit headers (an answer with `X-Rate-Limit-Remaining: 0`,
     /// to a status request or to any other request of this client, makes the next status
     /// request wait out `X-Rate-Limit-Window`); no two requests are closer than the
-    /// options' interval. Dropping the
-    /// future stops it (nothing is left running).
+    /// options' interval. Dropping the future stops it (nothing is left running).
     ///
     /// Fails only when asking cannot help: `lookup` is not a read, or its request is
     /// refused, unauthorized or malformed. A request that times out, fails in transit,

@@ -238,7 +238,6 @@ pub(crate) fn parse_retry_after(text: &str, now: SystemTime) -> Option<Duration>
 pub(crate) fn parse_window(text: &str) -> Option<Duration> {
     let text = text.trim();
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    // At most a day: a longer window is a day, the most any wait for it lasts.
     let count: u64 = text.get(..digits)?.parse().ok()?;
     let unit = text.get(digits..)?.trim();
     let millis: u64 = match unit.to_ascii_lowercase().as_str() {
@@ -248,6 +247,7 @@ pub(crate) fn parse_window(text: &str) -> Option<Duration> {
         "h" | "hour" | "hours" => 3_600_000,
         _ => return None,
     };
+    // At most a day: a longer window is a day, the most any wait for it lasts.
     Some(Duration::from_millis(count.saturating_mul(millis).min(86_400_000)))
 }
 
