@@ -734,7 +734,6 @@ impl ClientInner {
             if let Some(pace) = pace {
                 self.rate_spent_for(pace);
             }
-            answer.pace = pace;
             return Ok(answer);
         };
         let mut retry_after = meta.retry_after;

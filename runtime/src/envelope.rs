@@ -3,7 +3,6 @@
 
 use super::error::Error;
 use std::ops::Range;
-use std::time::Duration;
 
 use super::json::{DecodeError, Json, Reader};
 use super::json_parse;
@@ -258,9 +257,6 @@ pub(crate) struct RawAnswer {
     pub(crate) request_secrets: Vec<String>,
     /// The body as it came, for the excerpt of a decode error.
     pub(crate) body: bytes::Bytes,
-    /// The wait the service's rate-limit headers ask for before the next request, when
-    /// the answer says none is left in the window.
-    pub(crate) pace: Option<Duration>,
 }
 
 /// The code and description of any answer body, at the envelope's keys, if it has them
@@ -482,7 +478,6 @@ pub(crate) fn read_success(
                 flag,
                 request_secrets: Vec::new(),
                 body: body.clone(),
-                pace: None,
             }
         };
     let keys = match route.answers.envelope {

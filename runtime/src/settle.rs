@@ -281,9 +281,8 @@ pub enum SettleStart {
     Now,
 }
 
-/// A status answer, its state, the values of its answer keys, and the wait its rate-limit
-/// headers ask for.
-type StatusAnswer<T> = (Box<Envelope<T>>, Option<String>, Vec<String>, Option<Duration>);
+/// A status answer, its state, and the values of its answer keys.
+type StatusAnswer<T> = (Box<Envelope<T>>, Option<String>, Vec<String>);
 
 /// What ends a wait between two requests.
 enum Woken {
@@ -348,8 +347,9 @@ impl Session {
             if pending.polls >= options.max_polls.min(MAX_POLLS) {
                 return Ok(Settled::StillPending(pending));
             }
-            // A rate-limit window this client's other requests spent, as the service's
-            // answer to them said: waited out (a webhook heard meanwhile is kept).
+            // A rate-limit window spent, as the service's answer to this settle's last
+            // request or to any other of this client's said: waited out (a webhook heard
+            // meanwhile is kept).
             if let Some(free) = self.inner.rate_spent_until() {
                 match self.wait_until(free, deadline, &options, &keys).await {
                     Some(Woken::Webhook(state)) => webhook = Some(state),
@@ -365,13 +365,10 @@ impl Session {
             let sent = Instant::now();
             pending.polls += 1;
             let polls = pending.polls;
-            // What the service asked the next request to wait: `Retry-After`, or a spent
-            // rate-limit window.
-            let retry_after;
+            // What a 429 asked the next request to wait: `Retry-After`, or its window.
+            let mut retry_after = None;
             match self.status_of(settlement, lookup, &call).await {
-                Ok((answer, status, found_keys, pace)) => {
-                    // The rate limit's window is spent: the next request waits it out.
-                    retry_after = pace;
+                Ok((answer, status, found_keys)) => {
                     for key in found_keys {
                         if !keys.contains(&key) {
                             keys.push(key);
@@ -433,9 +430,8 @@ impl Session {
             None => answer.status_text(),
         };
         let keys = settlement.answer_keys.iter().filter_map(|key| answer.data_text(key)).collect();
-        let pace = answer.pace;
         let outcome = self.inner.decode_outcome::<O::Data>(answer)?;
-        Ok((Box::new(outcome.into_envelope()), status, keys, pace))
+        Ok((Box::new(outcome.into_envelope()), status, keys))
     }
 
     /// Waits until `next`, or a webhook for one of `keys`; `None` when `next` is past the
