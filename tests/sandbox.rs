@@ -2,15 +2,15 @@
 //! the sandbox's side (what it received, what it holds).
 
 use payspec_client::requests::{
-    CreateMandate, CreateSubAccount, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction,
-    ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
+    CreateMandate, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction, ListMandates,
+    ListTransactions, LookupBankAccount, WalletTransfer,
 };
-use payspec_client::types::{Currency, Frequency};
+use payspec_client::types::Frequency;
 use payspec_client::webhook::Verifier;
 use payspec_client::{Amount, Error, RetryPolicy};
 use payspec_sandbox::{Fault, Sandbox};
 use payspec_tests::mock::{MockServer, Reply};
-use payspec_tests::sandboxed::{client, transfer};
+use payspec_tests::sandboxed::{client, create_sub_account, transfer};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -139,17 +139,7 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() -> TestResult {
 async fn a_sub_account_pays_a_wallet_and_both_balances_move() -> TestResult {
     let sandbox = Sandbox::start().await?;
     let client = client(&sandbox)?;
-    let create = CreateSubAccount::builder()
-        .account_ref("shop-1")
-        .account_name("Shop one")
-        .phone_number("08000000000")
-        .email("shop@example.com")
-        .bvn("22222222222")
-        .currency(Currency::Ngn)
-        .pin("1234")
-        .build()?;
-    let created = client.accounts().create_sub_account(create).await?;
-    let sub = created.data().and_then(|d| d.account_id.clone()).ok_or("a sub-account id")?;
+    let sub = create_sub_account(&client, "shop-1", "Shop one").await?;
     assert_eq!(sandbox.balance(Some(&sub)), Some(Decimal::ZERO));
 
     let to_sub = WalletTransfer::builder()

@@ -1,7 +1,8 @@
 //! What the tests that run against the sandbox share: a client of it, quick to retry, and
 //! the transfer they send.
 
-use payspec_client::requests::BankTransfer;
+use payspec_client::requests::{BankTransfer, CreateSubAccount};
+use payspec_client::types::Currency;
 use payspec_client::{Amount, Client, Environment, Error, RetryPolicy};
 use payspec_sandbox::Sandbox;
 use std::time::Duration;
@@ -27,4 +28,26 @@ pub fn transfer(reference: &str, value: &str) -> Result<BankTransfer, Error> {
         .customer_name("Ada Obi")
         .merchant_tx_ref(reference)
         .build()
+}
+
+/// Creates a naira sub-account under `reference` and `name`; its id.
+pub async fn create_sub_account(
+    client: &Client,
+    reference: &str,
+    name: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let create = CreateSubAccount::builder()
+        .account_ref(reference)
+        .account_name(name)
+        .phone_number("08000000000")
+        .email("shop@example.com")
+        .bvn("22222222222")
+        .currency(Currency::Ngn)
+        .pin("1234")
+        .build()?;
+    let created = client.accounts().create_sub_account(create).await?;
+    created
+        .data()
+        .and_then(|d| d.account_id.clone())
+        .ok_or_else(|| "the sub-account answer carries no account id".into())
 }

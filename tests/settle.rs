@@ -10,7 +10,7 @@ use payspec_client::webhook::Verifier;
 use payspec_client::{Amount, Client, Environment, Error};
 use payspec_sandbox::{Fault, Sandbox, SettleTo};
 use payspec_tests::mock::{MockServer, Reply};
-use payspec_tests::sandboxed::{client, transfer};
+use payspec_tests::sandboxed::{client, create_sub_account, transfer};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -443,21 +443,10 @@ async fn a_bill_payment_settles_by_its_merchant_reference() -> TestResult {
 
 #[tokio::test]
 async fn a_sub_account_transfer_settles_through_the_sub_accounts_transactions() -> TestResult {
-    use payspec_client::requests::{CreateSubAccount, WalletTransfer, WalletTransferFromSubAccount};
-    use payspec_client::types::Currency;
+    use payspec_client::requests::{WalletTransfer, WalletTransferFromSubAccount};
     let sandbox = Sandbox::start().await?;
     let client = client(&sandbox)?;
-    let create = CreateSubAccount::builder()
-        .account_ref("settle-shop")
-        .account_name("Settle shop")
-        .phone_number("08000000000")
-        .email("shop@example.com")
-        .bvn("22222222222")
-        .currency(Currency::Ngn)
-        .pin("1234")
-        .build()?;
-    let created = client.accounts().create_sub_account(create).await?;
-    let sub = created.data().and_then(|d| d.account_id.clone()).ok_or("a sub-account id")?;
+    let sub = create_sub_account(&client, "settle-shop", "Settle shop").await?;
     let fund = WalletTransfer::builder()
         .amount("50.00".parse()?)
         .destination_wallet_id(sub.as_str())

@@ -223,10 +223,7 @@ fn settle_module(out: &mut Code, spec: &Spec) {
             refunded = literals(&settle.refunded),
             reversed = literals(&settle.reversed),
             keys = literals(&settle.answer_keys),
-            state_field = settle
-                .state_field
-                .as_ref()
-                .map_or_else(|| "None".to_owned(), |f| format!("Some({})", Lit(f))),
+            state_field = super::code::opt_lit(settle.state_field.as_deref()),
             within = settle.within_seconds.map_or_else(
                 || "None".to_owned(),
                 |s| format!("Some(::std::time::Duration::from_secs({s}))")
