@@ -7,7 +7,9 @@
 #[allow(dead_code, reason = "only the server and client helpers are used here")]
 mod wire_check;
 
-use payspec_client::requests::{FetchTransaction, ListCableTvPlans, RefundCheckoutTransaction};
+use payspec_client::requests::{
+    FetchTransaction, FetchTransactionKey, ListCableTvPlans, RefundCheckoutTransaction,
+};
 use payspec_client::runtime::{Json, ToJson};
 use payspec_client::types::{TransactionResult, TransactionResultStatus};
 use payspec_client::{Error, Outcome};
@@ -33,7 +35,10 @@ async fn fetch_with(data: String) -> Result<Outcome<TransactionResult>, Error> {
     let body = format!(r#"{{"code":"00","description":"ok","data":{data}}}"#);
     let body: &'static str = Box::leak(body.into_boxed_str());
     let (_server, client) = answering("fetch_transaction", body).await;
-    client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await
+    client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("txn-1")))
+        .await
 }
 
 /// A loopback server answering `operation` with `body` (token issue aside), and a client
@@ -193,7 +198,10 @@ async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
     ] {
         let leaked: &'static str = Box::leak(body.clone().into_boxed_str());
         let (server, client) = answering("fetch_transaction", leaked).await;
-        let result = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
+        let result = client
+            .transactions()
+            .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("txn-1")))
+            .await;
         match result {
             Err(Error::Decode { path: None, reason, .. }) => {
                 assert!(reason.contains(place), "{body}: {reason}")
@@ -207,7 +215,10 @@ async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
         format!(r#"{{"code":"00","description":"ok","data":{data},"x":{{"y":[1,"}}"]}}}}"#).into_boxed_str(),
     );
     let (_server, client) = answering("fetch_transaction", body).await;
-    let outcome = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
+    let outcome = client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("txn-1")))
+        .await;
     assert!(matches!(&outcome, Ok(Outcome::Done(e)) if e.code == "00" && e.data.is_some()), "{outcome:?}");
     // But a key after the data that repeats one before it makes the answer unreadable: a
     // reader that keeps the last `code` sees a failure where the first says success.
@@ -220,7 +231,10 @@ async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
     ] {
         let body: &'static str = Box::leak(body.into_boxed_str());
         let (server, client) = answering("fetch_transaction", body).await;
-        let outcome = client.transactions().fetch_transaction(FetchTransaction::new("txn-1")).await;
+        let outcome = client
+            .transactions()
+            .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("txn-1")))
+            .await;
         assert!(
             matches!(&outcome, Err(Error::Decode { reason, .. }) if reason.starts_with("a key repeated in one object")),
             "{body}: {outcome:?}"

@@ -79,25 +79,61 @@ fn argument(param: &Param) -> String {
     }
 }
 
-/// The samples of an operation: one per parameter the caller sets, as JSON text.
-fn samples(op: &Operation) -> String {
-    let settable = op.params.iter().filter(|p| p.fixed.is_none());
+/// The parameters of `op` of which exactly one is sent, chosen by `choice`: the
+/// `choice`-th of each set (its last, for a shorter set).
+fn chosen(op: &Operation, choice: usize) -> Vec<&str> {
+    op.one_of
+        .iter()
+        .filter_map(|set| set.params.get(choice.min(set.params.len().saturating_sub(1))))
+        .map(String::as_str)
+        .collect()
+}
+
+/// How many tests `op` needs to send each parameter of its sets once.
+fn choices(op: &Operation) -> usize {
+    op.one_of.iter().map(|set| set.params.len()).max().unwrap_or(1)
+}
+
+/// The parameters a test of `op` sets: every one the caller sets, of each set the chosen.
+fn sent(op: &Operation, choice: usize) -> impl Iterator<Item = &Param> {
+    let chosen = chosen(op, choice);
+    op.params.iter().filter(move |p| {
+        p.fixed.is_none() && (op.one_of_with(&p.name).is_none() || chosen.contains(&p.name.as_str()))
+    })
+}
+
+/// The samples of an operation: one per parameter the caller sets (of each set the one
+/// chosen), as JSON text.
+fn samples(op: &Operation, choice: usize) -> String {
     let samples: serde_json::Map<String, Value> =
-        settable.enumerate().map(|(i, p)| (p.name.clone(), sample(p, i))).collect();
+        sent(op, choice).enumerate().map(|(i, p)| (p.name.clone(), sample(p, i))).collect();
     Value::Object(samples).to_string()
 }
 
 /// The generated lines that build `op`'s request from the test's samples: positionally,
-/// or by naming every field where the client asks for that.
-fn request_code(spec: &Spec, op: &Operation) -> String {
-    let settable: Vec<&Param> = op.params.iter().filter(|p| p.fixed.is_none()).collect();
+/// or by naming every field where the client asks for that; each set by its chosen key.
+fn request_code(spec: &Spec, op: &Operation, choice: usize) -> String {
+    let settable: Vec<&Param> = sent(op, choice).filter(|p| op.one_of_with(&p.name).is_none()).collect();
     let ty = op.name.to_upper_camel_case();
     let setter = |p: &&Param| format!("\n        .{}({})", ident(&p.name), argument(p));
+    let sets: Vec<(String, String)> = op
+        .one_of
+        .iter()
+        .zip(chosen(op, choice))
+        .map(|(set, member)| {
+            let ty = format!("{ty}{}", set.name.to_upper_camel_case());
+            (ident(&set.name), format!("requests::{ty}::{}(samples.text({member:?})?)", ident(member)))
+        })
+        .collect();
     if payspec_codegen::emit::uses_builder(spec, op) {
-        let setters: String = settable.iter().map(setter).collect();
+        let mut setters: String = settable.iter().map(setter).collect();
+        for (field, value) in &sets {
+            setters.push_str(&format!("\n        .{field}({value})"));
+        }
         return format!("requests::{ty}::builder(){setters}\n        .build()?");
     }
-    let required: Vec<String> = settable.iter().filter(|p| p.required).map(|p| argument(p)).collect();
+    let mut required: Vec<String> = settable.iter().filter(|p| p.required).map(|p| argument(p)).collect();
+    required.extend(sets.into_iter().map(|(_, value)| value));
     let setters: String = settable.iter().filter(|p| !p.required).map(setter).collect();
     format!("requests::{ty}::new({}){setters}", required.join(", "))
 }
@@ -272,7 +308,7 @@ fn samples_line(request: &str, name: &str) -> String {
 /// back unchanged.
 fn answer_case(spec: &Spec, op: &Operation, answer: &Value, out: &mut String) {
     let name = &op.name;
-    let request = request_code(spec, op);
+    let request = request_code(spec, op, 0);
     let _ = write!(
         out,
         r#"
@@ -298,15 +334,27 @@ async fn {test}() -> CaseResult {{{samples}
     );
 }
 
-fn test_case(spec: &Spec, op: &Operation, out: &mut String) {
+fn test_case(spec: &Spec, op: &Operation, choice: usize, out: &mut String) {
     let name = &op.name;
+    // The first choice of each set under the operation's own name; every other one by
+    // the parameters it sends.
+    let (table, key, test) = if choice == 0 {
+        ("GENERATED_SAMPLES", name.clone(), ident(name))
+    } else {
+        let members = chosen(op, choice);
+        (
+            "GENERATED_CHOICE_SAMPLES",
+            format!("{name}/{}", members.join("+")),
+            format!("{name}_by_{}", members.join("_")),
+        )
+    };
     let _ = write!(
         out,
         r#"
-/// `{method} {path}`: every parameter set, checked against the spec.
+/// `{method} {path}`: every parameter set (of each set, one), checked against the spec.
 #[tokio::test]
 async fn {test}() -> CaseResult {{
-    let samples = Samples::lookup(GENERATED_SAMPLES, {name:?})?;
+    let samples = Samples::lookup({table}, {key:?})?;
     let server = wire_check::server_for({name:?}).await?;
     let client = wire_check::client(&server)?;
     let request = {request};
@@ -318,8 +366,7 @@ async fn {test}() -> CaseResult {{
 "#,
         method = op.method,
         path = op.path,
-        test = ident(name),
-        request = request_code(spec, op),
+        request = request_code(spec, op, choice),
         group = ident(&op.group),
         method_ident = ident(name),
     );
@@ -345,7 +392,7 @@ fn repeat_case(spec: &Spec, op: &Operation, out: &mut String) {
             ),
         ],
     };
-    let request = request_code(spec, op);
+    let request = request_code(spec, op, 0);
     for (n, body) in bodies.iter().enumerate() {
         let name = &op.name;
         let _ = write!(
@@ -393,11 +440,25 @@ fn main() -> ExitCode {
     let _ = writeln!(out, "\n/// The sample value of every settable parameter, by operation.");
     let _ = writeln!(out, "pub const GENERATED_SAMPLES: &[(&str, &str)] = &[");
     for op in &spec.operations {
-        let _ = writeln!(out, "    ({:?}, {:?}),", op.name, samples(op));
+        let _ = writeln!(out, "    ({:?}, {:?}),", op.name, samples(op, 0));
+    }
+    let _ = writeln!(out, "];");
+    let _ = writeln!(
+        out,
+        "\n/// The samples of the other choices of each `one_of` set, by `operation/parameter`."
+    );
+    let _ = writeln!(out, "pub const GENERATED_CHOICE_SAMPLES: &[(&str, &str)] = &[");
+    for op in &spec.operations {
+        for choice in 1..choices(op) {
+            let key = format!("{}/{}", op.name, chosen(op, choice).join("+"));
+            let _ = writeln!(out, "    ({key:?}, {:?}),", samples(op, choice));
+        }
     }
     let _ = writeln!(out, "];");
     for op in &spec.operations {
-        test_case(&spec, op, &mut out);
+        for choice in 0..choices(op) {
+            test_case(&spec, op, choice, &mut out);
+        }
     }
 
     // One test per typed answer the reference documents, beside the wire tests.

@@ -268,6 +268,21 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "did you mean `refresh_token`?",
     ),
     (
+        "one_of_unknown_param",
+        r#"tests/fixtures/malformed/one_of_unknown_param.yaml:62:11: error: operations.fetch_transfer.one_of.key.params[1]: the operation has no parameter `merchant_ref`"#,
+        "did you mean `merchant_tx_ref`?",
+    ),
+    (
+        "one_of_required_member",
+        r#"tests/fixtures/malformed/one_of_required_member.yaml:63:9: error: operations.fetch_transfer.params.transfer_id.required: `transfer_id` is one of `key`, sent only when chosen, but it is required"#,
+        "remove `required: true`: the set makes one of its parameters required",
+    ),
+    (
+        "settle_lookup_gives_two_keys",
+        r#"tests/fixtures/malformed/settle_lookup_gives_two_keys.yaml:56:11: error: operations.bank_transfer_from_sub_account.settle.lookups[0].params: `fetch_transfer` takes exactly one of `key` (transfer_id, merchant_tx_ref), and this lookup gives transfer_id and merchant_tx_ref"#,
+        "give the one whose meaning is the value's: the service matches each key by its own meaning",
+    ),
+    (
         "unknown_top_level_key",
         r#"tests/fixtures/malformed/unknown_top_level_key.yaml:11:1: error: identifier: unknown key `identifier`"#,
         "did you mean `identifiers`?",

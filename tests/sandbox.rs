@@ -2,8 +2,8 @@
 //! the sandbox's side (what it received, what it holds).
 
 use payspec_client::requests::{
-    CreateMandate, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction, ListMandates,
-    ListTransactions, LookupBankAccount, WalletTransfer,
+    CreateMandate, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction, FetchTransactionKey,
+    ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
 };
 use payspec_client::types::Frequency;
 use payspec_client::webhook::Verifier;
@@ -65,8 +65,10 @@ async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed
     assert_eq!(sandbox.received("refund_checkout_transaction"), 1);
 
     // The payment is in the history, and its notification verifies as the service's would.
-    let fetched =
-        client.transactions().fetch_transaction(FetchTransaction::new(transaction.as_str())).await?;
+    let fetched = client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id(transaction.as_str())))
+        .await?;
     assert_eq!(fetched.data().and_then(|t| t.id.clone()), Some(transaction.clone()));
     let deliveries = sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;
     assert_eq!(deliveries.len(), 1, "{deliveries:?}");
@@ -235,8 +237,18 @@ async fn faults_on_demand_exercise_the_clients_error_handling() -> TestResult {
     assert!(pending.is_pending());
     assert_eq!(sandbox.balance(None), Some(start - decimal("40.00")));
     assert_eq!(sandbox.settle_pending(), 1);
-    // A pending answer carries no typed data; the transaction is looked up by reference.
-    let settled = client.transactions().fetch_transaction(FetchTransaction::new("slow-1")).await?;
+    // A pending answer carries no typed data; the transaction is looked up by the
+    // merchant's reference under its own key. As on the live service, that reference sent
+    // as the transaction id finds nothing.
+    let by_id = client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("slow-1")))
+        .await;
+    assert_eq!(by_id.expect_err("a merchant reference is no transaction id").status(), Some(404));
+    let settled = client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::merchant_tx_ref("slow-1")))
+        .await?;
     assert_eq!(
         settled.data().and_then(|t| t.status.as_ref()).map(|s| s.as_str().to_owned()),
         Some("SUCCESS".to_owned())

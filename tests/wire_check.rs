@@ -533,12 +533,24 @@ pub fn problems(spec: &Spec, operation_name: &str, samples: &Samples, requests: 
     };
     let mut problems = Vec::new();
 
-    let settable: BTreeSet<&str> =
-        op.params.iter().filter(|p| p.fixed.is_none()).map(|p| p.name.as_str()).collect();
-    let sampled: BTreeSet<&str> = samples.values.keys().map(String::as_str).collect();
+    // Every parameter the caller sets, and of each `one_of` set exactly one.
+    let settable: BTreeSet<&str> = op
+        .params
+        .iter()
+        .filter(|p| p.fixed.is_none() && op.one_of_with(&p.name).is_none())
+        .map(|p| p.name.as_str())
+        .collect();
+    let sampled: BTreeSet<&str> =
+        samples.values.keys().map(String::as_str).filter(|name| op.one_of_with(name).is_none()).collect();
     if settable != sampled {
         problems
             .push(format!("the test sets {sampled:?}, but the spec's settable parameters are {settable:?}"));
+    }
+    for set in &op.one_of {
+        let chosen = set.params.iter().filter(|p| samples.values.contains_key(p.as_str())).count();
+        if chosen != 1 {
+            problems.push(format!("the test sets {chosen} of `{}`, which sends exactly one", set.name));
+        }
     }
 
     // A call that sends a bearer token first obtains one; nothing else may reach the server.

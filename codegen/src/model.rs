@@ -95,10 +95,28 @@ pub struct Answers {
     pub failed_statuses: Vec<String>,
     /// Envelope descriptions that mean the operation is still in flight.
     pub pending_descriptions: Vec<String>,
+    /// Envelope codes of a `2xx` answer that mean the operation is still in flight.
+    pub pending_codes: Vec<String>,
+    /// Finished answers that still wait on someone, told by a text of their data.
+    pub awaiting: Vec<Awaiting>,
+    /// Texts that, in a refusal, say the request's reference was used already.
+    pub reference_taken: Vec<String>,
     /// How the answer wraps its data.
     pub envelope: EnvelopeKind,
     /// Why these lists, where they differ from the service's (doc lines).
     pub note: Vec<String>,
+}
+
+/// A finished answer that still waits on someone: the data's text at `field` holds
+/// `contains` (ignoring ASCII case); `awaits` says what is awaited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Awaiting {
+    /// A top-level key of the answer's data.
+    pub field: String,
+    /// The text it holds when the answer waits.
+    pub contains: String,
+    /// What is awaited, for people.
+    pub awaits: String,
 }
 
 /// The keys of a service's answer envelope. Where several are listed, the first present
@@ -489,8 +507,23 @@ pub struct Operation {
     pub disagreements: Vec<Disagreement>,
     /// Its parameters, in file order.
     pub params: Vec<Param>,
+    /// Sets of its parameters of which the caller sends exactly one.
+    pub one_of: Vec<OneOf>,
     /// Where it is declared.
     pub location: Location,
+}
+
+/// Parameters of an operation of which exactly one is sent, each a key with its own
+/// meaning (a transaction looked up by its id, or by the merchant's reference): the
+/// generated request takes one value of an enum over them, so it cannot send none or two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneOf {
+    /// Its snake_case name: the request's field (`key`).
+    pub name: String,
+    /// The parameters, in the spec's order; each is optional on the wire.
+    pub params: Vec<String>,
+    /// Doc lines.
+    pub doc: Vec<String>,
 }
 
 /// What a body field of a token request carries: the client fills these itself.
@@ -539,6 +572,11 @@ impl Operation {
     /// The parameter called `name`.
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)
+    }
+
+    /// The set of parameters of which exactly one is sent that `param` belongs to.
+    pub fn one_of_with(&self, param: &str) -> Option<&OneOf> {
+        self.one_of.iter().find(|set| set.params.iter().any(|p| p == param))
     }
 
     /// Parameters that travel in `location`.

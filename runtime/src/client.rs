@@ -12,7 +12,7 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::envelope::{self, DataAt, Outcome, RawAnswer, Unread, settled_state};
+use super::envelope::{self, DataAt, Outcome, RawAnswer, State, Unread, settled_state};
 use super::error::Error;
 use super::json::{DecodeError, FromJson, Path, Reader};
 use super::json_parse;
@@ -463,9 +463,20 @@ impl ClientInner {
                 "the answer has values that do not fit the spec; they are kept as sent"
             );
         }
-        let state = settled_state(&answer, status.as_deref(), answer.flag.or(reader.tail_flag));
+        let mut state = settled_state(&answer, status.as_deref(), answer.flag.or(reader.tail_flag));
+        // A finished answer may still wait on someone (the customer's OTP): pending.
+        let awaits = if state == State::Done && !answer.answers.awaiting.is_empty() {
+            envelope::awaited(&answer)
+        } else {
+            None
+        };
+        if awaits.is_some() {
+            state = State::Pending;
+        }
         let tail_flag = reader.tail_flag;
-        Ok(state.outcome(Box::new(answer.into_envelope(read, Unread::new(notes, total), tail_flag))))
+        let mut envelope = answer.into_envelope(read, Unread::new(notes, total), tail_flag);
+        envelope.set_awaiting(awaits);
+        Ok(state.outcome(Box::new(envelope)))
     }
 
     /// Reads an answer's data (at `data` in its body) as `T` straight from the text,
@@ -753,13 +764,15 @@ impl ClientInner {
         } else {
             let secrets = self.secrets(&request.secrets);
             let (code, description) = envelope::peek_code(&body, route.answers.envelope);
-            Error::Status {
-                status,
-                code,
-                description: description
-                    .map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values)),
-                excerpt: redact::answer_excerpt(&body, &secrets, route.answers.secret_values),
-                effect: route.effect,
+            let description =
+                description.map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values));
+            let excerpt = redact::answer_excerpt(&body, &secrets, route.answers.secret_values);
+            if (400..500).contains(&status) && envelope::reference_taken(&body, route.answers) {
+                // A refusal that says the reference is taken: an earlier attempt with it
+                // (a resend after a timeout, the caller's own retry) may have been applied.
+                Error::ReferenceUsed { status, code, description, excerpt, effect: route.effect }
+            } else {
+                Error::Status { status, code, description, excerpt, effect: route.effect }
             }
         };
         Err(Failure { error, retry_after, unauthorized: status == 401, token_generation: None })

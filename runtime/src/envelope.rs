@@ -34,6 +34,7 @@ pub struct Envelope<T> {
     /// out. Empty for an answer that matches the spec.
     pub unread: Unread,
     raw: RawData,
+    awaiting: Option<&'static str>,
 }
 
 impl<T> Envelope<T> {
@@ -46,7 +47,14 @@ impl<T> Envelope<T> {
             status_flag: None,
             unread: Unread::default(),
             raw: RawData::default(),
+            awaiting: None,
         }
+    }
+
+    /// What a pending answer waits on, when the spec names it (`the customer's OTP`): the
+    /// service took the operation, and someone else must act before the money moves.
+    pub fn awaiting(&self) -> Option<&'static str> {
+        self.awaiting
     }
 
     /// The answer's data exactly as the service sent it (JSON text), whatever could be read
@@ -71,6 +79,7 @@ impl<T> Envelope<T> {
             status_flag: self.status_flag,
             unread: self.unread,
             raw: self.raw,
+            awaiting: self.awaiting,
         }
     }
 }
@@ -190,7 +199,20 @@ impl<T> Outcome<T> {
         }
     }
 
+    /// What a pending operation waits on, when the answer says (a card charge waiting
+    /// for the customer's OTP); `None` for any other outcome.
+    pub fn awaiting(&self) -> Option<&'static str> {
+        match self {
+            Outcome::Pending(e) => e.awaiting,
+            Outcome::Done(_) | Outcome::Failed(_) => None,
+        }
+    }
+
     /// The finished answer's data, if the operation is done and the answer had data.
+    ///
+    /// A pending or failed answer's data is not a result to act on, so it is `None` here;
+    /// read it, whatever the outcome, as `outcome.envelope().data` (a declined charge's
+    /// message, a refunded transfer's state).
     pub fn data(&self) -> Option<&T> {
         match self {
             Outcome::Done(e) => e.data.as_ref(),
@@ -198,7 +220,8 @@ impl<T> Outcome<T> {
         }
     }
 
-    /// The finished answer's data, if the operation is done and the answer had data.
+    /// The finished answer's data, if the operation is done and the answer had data
+    /// (whatever the outcome: `into_envelope().data`).
     pub fn into_data(self) -> Option<T> {
         match self {
             Outcome::Done(e) => e.data,
@@ -435,6 +458,7 @@ impl RawAnswer {
             status_flag: self.flag.or(tail_flag),
             unread,
             raw: RawData { body: self.body, range },
+            awaiting: None,
         }
     }
 
@@ -544,6 +568,7 @@ pub(crate) fn read_success(
         status.is_some_and(|s| one_of(answers.pending_statuses, &s))
     };
     let pending = (status == 202 && success)
+        || one_of(answers.pending_codes, &code)
         || one_of(answers.pending_descriptions, &description)
         || (!success && !answers.pending_statuses.is_empty() && by_status());
     let unread_null = data.as_ref().is_some_and(|d| d.end.is_none() && body[d.start..].starts_with(b"null"));
@@ -561,6 +586,16 @@ pub(crate) fn read_success(
         return Ok(answer(code, description, data, pending, flag));
     }
     let description = redact::answer_text(&description, &secrets(), route.answers.secret_values);
+    if reference_taken(body, answers) {
+        let excerpt = redact::answer_excerpt(body, &secrets(), route.answers.secret_values);
+        return Err(Error::ReferenceUsed {
+            status,
+            code: Some(code),
+            description: Some(description),
+            excerpt,
+            effect: route.effect,
+        });
+    }
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
         return Err(Error::OutcomeUnknown { status, code, description });
     }
@@ -609,6 +644,32 @@ pub(crate) fn settled_state(answer: &RawAnswer, status: Option<&str>, flag: Opti
     }
     let named_success = status.is_none_or(|s| one_of(answers.success_statuses, s));
     if named_success && flag != Some(false) { State::Done } else { State::Pending }
+}
+
+/// Whether a refusal's body says the request's reference was used already (one of the
+/// route's `reference_taken` texts, ignoring ASCII case), wherever in the body it stands:
+/// the service puts it in the description or in the data's message.
+pub(crate) fn reference_taken(body: &[u8], answers: &Answers) -> bool {
+    answers.reference_taken.iter().any(|text| {
+        let needle = text.as_bytes();
+        !needle.is_empty() && body.windows(needle.len()).any(|window| window.eq_ignore_ascii_case(needle))
+    })
+}
+
+/// The first `awaiting` rule of the route whose field, in the data, holds its text.
+pub(crate) fn awaited(answer: &RawAnswer) -> Option<&'static str> {
+    answer.answers.awaiting.iter().find_map(|rule| {
+        let text = answer.data_text(rule.field)?;
+        let (text, needle) = (text.as_bytes(), rule.contains.as_bytes());
+        let found = !needle.is_empty() && text.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle));
+        found.then_some(rule.awaits)
+    })
+}
+
+impl<T> Envelope<T> {
+    pub(crate) fn set_awaiting(&mut self, awaits: Option<&'static str>) {
+        self.awaiting = awaits;
+    }
 }
 
 pub(crate) fn one_of(list: &[&str], value: &str) -> bool {

@@ -67,6 +67,24 @@ pub enum Error {
         /// The envelope's description, secrets removed.
         description: String,
     },
+    /// The service refused the request because its reference was used already ("An order
+    /// already exists with this order reference"): an earlier attempt with the same
+    /// reference (a resend after a timeout, a retry of the caller's) may have been applied,
+    /// so money may have moved. Settle the operation by its reference (its
+    /// `settle_<operation>_by_reference`, or a lookup by that reference) before doing
+    /// anything else; never send it again under a new reference to get past this.
+    ReferenceUsed {
+        /// The HTTP status (a `4xx`, or a `2xx` whose envelope refused).
+        status: u16,
+        /// The envelope's code, if the answer had one.
+        code: Option<String>,
+        /// The envelope's description, if the answer had one.
+        description: Option<String>,
+        /// The beginning of the answer body, secrets removed.
+        excerpt: String,
+        /// What the operation does.
+        effect: Effect,
+    },
     /// The service answered with an HTTP error status.
     Status {
         /// The HTTP status.
@@ -179,6 +197,11 @@ impl std::fmt::Display for Error {
                 "the service answered HTTP {status}{}",
                 code_text(code.as_deref(), description.as_deref())
             ),
+            Error::ReferenceUsed { status, code, description, .. } => write!(
+                f,
+                "the service answered HTTP {status}{}: the reference was used already, so an earlier attempt with it may have been applied; settle it by that reference before anything else, and never send it again under a new one",
+                code_text(code.as_deref(), description.as_deref())
+            ),
             Error::Service { code, description } => {
                 write!(f, "the service refused the request with code {code} ({description})")
             }
@@ -258,7 +281,9 @@ impl Error {
     /// The HTTP status of the answer behind this error, if there was one.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Status { status, .. } | Error::Decode { status, .. } => Some(*status),
+            Error::Status { status, .. }
+            | Error::Decode { status, .. }
+            | Error::ReferenceUsed { status, .. } => Some(*status),
             Error::RateLimited { .. } => Some(429),
             Error::Auth { cause } => cause.status(),
             _ => None,
@@ -281,7 +306,7 @@ impl Error {
     /// The envelope code behind this error (`"02"`, `"05"`, ...), if the service sent one.
     pub fn code(&self) -> Option<&str> {
         match self {
-            Error::Status { code, .. } => code.as_deref(),
+            Error::Status { code, .. } | Error::ReferenceUsed { code, .. } => code.as_deref(),
             Error::Service { code, .. } => Some(code),
             Error::Auth { cause } => cause.code(),
             _ => None,
@@ -326,6 +351,7 @@ impl Error {
             | Error::Redirect { effect, .. }
             | Error::AnswerTooLarge { effect, .. }
             | Error::Status { effect, .. }
+            | Error::ReferenceUsed { effect, .. }
             | Error::Decode { effect, .. } => Some(*effect),
             Error::OutcomeUnknown { .. } => Some(Effect::Money),
             _ => None,
@@ -340,6 +366,7 @@ impl Error {
             | Error::Redirect { effect, .. }
             | Error::AnswerTooLarge { effect, .. }
             | Error::Status { effect, .. }
+            | Error::ReferenceUsed { effect, .. }
             | Error::Decode { effect, .. } => *effect = operation_effect,
             _ => {}
         }

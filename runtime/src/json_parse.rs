@@ -805,7 +805,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Notes the first `status` of the object about to be read, if it is text, as the read
+    /// Notes the first `status` of the object about to be read, if it is text or a boolean, as the read
     /// passes it: whether a finished answer is still pending is read in the same pass as
     /// the answer.
     pub(crate) fn watch_status(&mut self, key: &'static str) {
@@ -1072,12 +1072,17 @@ impl<'a> Reader<'a> {
             if let Some(watch) = self.status.as_mut().filter(|w| !w.seen && w.depth == self.depth)
                 && *key == *watch.key
             {
-                // Read ahead, then again by the entry: only this string is read twice.
-                // Any other kind of value notes nothing.
+                // Read ahead, then again by the entry: only this value is read twice. A
+                // boolean state reads as `true` or `false` (a card charge's `status`); any
+                // other kind of value notes nothing.
                 watch.seen = true;
                 let start = self.parser.at;
-                if self.parser.peek() == Some(b'"') {
-                    watch.text = self.parser.str().ok().map(Cow::into_owned);
+                match self.parser.peek() {
+                    Some(b'"') => watch.text = self.parser.str().ok().map(Cow::into_owned),
+                    Some(b't' | b'f') => {
+                        watch.text = self.parser.flag(self.depth).ok().flatten().map(|f| f.to_string())
+                    }
+                    _ => {}
                 }
                 self.parser.at = start;
             }

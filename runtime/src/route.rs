@@ -120,11 +120,35 @@ pub struct Answers {
     /// Envelope descriptions (compared ignoring ASCII case) that make a `2xx` answer
     /// pending.
     pub pending_descriptions: &'static [&'static str],
+    /// Envelope codes that make a `2xx` answer pending: the service took the operation
+    /// and is still processing it (a bill payment's `"202"`).
+    pub pending_codes: &'static [&'static str],
+    /// Answers that finished as asked but wait on someone else before the money moves:
+    /// each makes such an answer pending and says what is awaited.
+    pub awaiting: &'static [Awaiting],
+    /// Texts (compared ignoring ASCII case) that, in a refusal, say the request's
+    /// reference was used already: an earlier attempt with it may have been applied, so
+    /// the refusal is [`Error::ReferenceUsed`](super::Error::ReferenceUsed), never a plain
+    /// refusal.
+    pub reference_taken: &'static [&'static str],
     /// How the answer wraps its data.
     pub envelope: EnvelopeKind,
     /// Every value of these answers is a secret (token operations): an error about one
     /// shows its keys and the kinds of its values, never a value.
     pub secret_values: bool,
+}
+
+/// A finished answer that still waits on someone: its data's text at `field` holding
+/// `contains` (ignoring ASCII case) makes it [`Outcome::Pending`](super::Outcome::Pending),
+/// awaiting `awaits` ([`Outcome::awaiting`](super::Outcome::awaiting)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Awaiting {
+    /// The top-level key of the data whose text is read (`message`).
+    pub field: &'static str,
+    /// The text it holds when the answer waits (`enter the OTP`).
+    pub contains: &'static str,
+    /// What is awaited, for people (`the customer's OTP`).
+    pub awaits: &'static str,
 }
 
 /// How an answer wraps its data.
@@ -167,6 +191,9 @@ impl Answers {
         pending_statuses: &[],
         failed_statuses: &[],
         pending_descriptions: &[],
+        pending_codes: &[],
+        awaiting: &[],
+        reference_taken: &[],
         envelope: EnvelopeKind::Unwrapped,
         secret_values: false,
     };

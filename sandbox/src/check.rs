@@ -32,6 +32,13 @@ impl Refusal {
         Refusal { status: 404, code: "05", description: description.into() }
     }
 
+    /// A lookup that matches no transaction, answered as the live service answers it:
+    /// HTTP 404 with the body code `"404"` (published live traffic; see the spec's
+    /// `fetch_transaction`).
+    pub(crate) fn transaction_not_found() -> Refusal {
+        Refusal { status: 404, code: "404", description: "Transaction matching query not found".to_owned() }
+    }
+
     pub(crate) fn unauthorized(description: impl Into<String>) -> Refusal {
         Refusal { status: 401, code: "01", description: description.into() }
     }
@@ -258,6 +265,18 @@ pub(crate) fn check_request(
         let required = param.required || param.fixed.is_some();
         if required && param.location != ParamLocation::Header && !checked.values.contains_key(&param.wire) {
             problems.push(format!("`{}` is required ({})", param.wire, param.location.as_str()));
+        }
+    }
+    // The document makes each key of a set optional and says nothing of none or two; the
+    // spec sends exactly one, and only a strict sandbox holds a request to that.
+    if strictness == Strictness::Document {
+        for set in &op.one_of {
+            let wires: Vec<&str> =
+                set.params.iter().filter_map(|name| op.param(name)).map(|p| p.wire.as_str()).collect();
+            let given = wires.iter().filter(|wire| checked.values.contains_key(**wire)).count();
+            if given != 1 {
+                problems.push(format!("exactly one of {} is needed; {given} given", wires.join(", ")));
+            }
         }
     }
     if problems.list.is_empty() { Ok(checked) } else { Err(Refusal::invalid(problems.list.join("; "))) }

@@ -149,6 +149,24 @@ pub(crate) struct Transaction {
     pub order: Option<Value>,
 }
 
+impl Transaction {
+    /// Whether the lookup key `key` (a wire key of the transaction lookups) names this
+    /// transaction: its id, the merchant's reference, or its checkout order's reference
+    /// or id.
+    fn matches(&self, key: &str, value: &str) -> bool {
+        let order = |field: &str| {
+            self.order.as_ref().and_then(|o| o.get(field)).and_then(Value::as_str) == Some(value)
+        };
+        match key {
+            "transactionRef" => self.id == value,
+            "merchantTxRef" => self.merchant_tx_ref.as_deref() == Some(value),
+            "orderReference" => order("orderReference"),
+            "orderId" => order("orderId"),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Order {
     order_id: String,
@@ -429,12 +447,20 @@ impl Ledger {
             | "list_transactions_for_sub_account"
             | "filter_transactions_for_sub_account" => self.list_transactions(spec, op, checked, &now),
             "fetch_transaction" | "fetch_transaction_for_sub_account" => {
-                let id = checked.text("transactionRef").unwrap_or_default();
+                // Each key matches by its documented meaning only, as the live service
+                // does: a merchant reference sent as `transactionRef` finds nothing.
+                let account = checked.text("subAccountId");
+                let keys: Vec<(&str, &str)> =
+                    ["transactionRef", "merchantTxRef", "orderReference", "orderId"]
+                        .into_iter()
+                        .filter_map(|key| Some((key, checked.text(key)?)))
+                        .collect();
                 let tx = self
                     .transactions
                     .iter()
-                    .find(|t| t.id == id || t.merchant_tx_ref.as_deref() == Some(id))
-                    .ok_or_else(|| Refusal::not_found(format!("no transaction `{id}`")))?;
+                    .filter(|t| account.is_none_or(|a| t.account == a))
+                    .find(|t| !keys.is_empty() && keys.iter().all(|(key, value)| t.matches(key, value)))
+                    .ok_or_else(Refusal::transaction_not_found)?;
                 let data = transaction_answer(spec, "TransactionResult", tx, &now)
                     .unwrap_or_else(|| sample_data(spec, op, &now));
                 Ok(self.plain(op, data))

@@ -206,7 +206,7 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     let data = data_type(op, "super::types");
     let mut doc = operation_doc(op);
     let params: Vec<&Param> = settable(op).collect();
-    if !params.is_empty() {
+    if !params.is_empty() || !op.one_of.is_empty() {
         doc.push(String::new());
         doc.push("# Parameters".to_owned());
         doc.push(String::new());
@@ -222,6 +222,15 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
                 param.ty.name()
             ));
         }
+    }
+    for set in &op.one_of {
+        let keys: Vec<String> = set
+            .params
+            .iter()
+            .filter_map(|name| op.param(name))
+            .map(|p| format!("`{}` (query `{}`)", p.name, p.wire))
+            .collect();
+        doc.push(format!("- `{}` (required): exactly one of {}", set.name, keys.join(", ")));
     }
     out.doc("        ", &doc);
     write!(
@@ -600,6 +609,22 @@ fn lookup_fields(read: &Operation, lookup: &Lookup, value: &dyn Fn(usize) -> Str
             (Some(i), false) => format!("{id}: Some({}.into())", value(i)),
             (None, _) => format!("{id}: None"),
         });
+    }
+    // Each set by the one parameter the lookup gives (the loader checks there is one).
+    for set in &read.one_of {
+        let given = set.params.iter().find_map(|member| {
+            let i = lookup.params.iter().position(|(name, _)| name == member)?;
+            Some((member, i))
+        });
+        if let Some((member, i)) = given {
+            fields.push(format!(
+                "{}: requests::{}::{}({}.into())",
+                field_ident(&set.name),
+                super::requests::one_of_type(read, set),
+                super::requests::one_of_variant(member),
+                value(i)
+            ));
+        }
     }
     fields.push("extra: Default::default()".to_owned());
     fields.join(", ")

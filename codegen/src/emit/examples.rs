@@ -16,7 +16,7 @@ pub(super) fn group_example(spec: &Spec, group: &Group, names: &Names, krate: &s
     // The first operation that takes a required field shows how a request is built.
     let mut ops = spec.operations.iter().filter(|op| op.group == group.key);
     let Some(first) = ops.clone().next() else { return Vec::new() };
-    let op = ops.find(|op| settable(op).any(|p| p.required)).unwrap_or(first);
+    let op = ops.find(|op| settable(op).any(|p| p.required) || !op.one_of.is_empty()).unwrap_or(first);
     let ty = request_type(op);
     let accessor = field_ident(&group.key.to_snake_case());
     let method = field_ident(&op.name);
@@ -30,13 +30,29 @@ pub(super) fn group_example(spec: &Spec, group: &Group, names: &Names, krate: &s
         String::new(),
         format!("# async fn example(client: &{krate}::Client) -> Result<(), {krate}::Error> {{"),
     ];
+    // Each `one_of` set by its first parameter.
+    let chosen: Vec<(String, String)> = op
+        .one_of
+        .iter()
+        .filter_map(|set| {
+            let param = op.param(set.params.first()?)?;
+            let variant = super::requests::one_of_variant(&param.name);
+            let ty = super::requests::one_of_type(op, set);
+            let value = format!("{krate}::requests::{ty}::{variant}({}.into())", value(param, names, krate));
+            Some((field_ident(&set.name), value))
+        })
+        .collect();
     if super::requests::positional(op, names) {
-        let args: Vec<String> = required.iter().map(|p| value(p, names, krate)).collect();
+        let mut args: Vec<String> = required.iter().map(|p| value(p, names, krate)).collect();
+        args.extend(chosen.iter().map(|(_, value)| value.clone()));
         lines.push(format!("let request = {ty}::new({});", args.join(", ")));
     } else {
         lines.push(format!("let request = {ty}::builder()"));
         for param in &required {
             lines.push(format!("    .{}({})", field_ident(&param.name), value(param, names, krate)));
+        }
+        for (ident, value) in &chosen {
+            lines.push(format!("    .{ident}({value})"));
         }
         lines.push("    .build()?;".to_owned());
     }

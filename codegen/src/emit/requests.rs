@@ -3,7 +3,8 @@
 
 use super::code::{Code, Lit, join, literals};
 use super::{Gates, Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into};
-use crate::model::{Operation, PageStyle, Param, ParamLocation, Spec, Type};
+use crate::model::{OneOf, Operation, PageStyle, Param, ParamLocation, Spec, Type};
+use heck::ToUpperCamelCase;
 
 pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
     out.push(
@@ -23,9 +24,101 @@ pub mod requests {
     out.push("}\n");
 }
 
-/// The parameters the caller sets (fixed ones are sent by the client itself).
+/// The parameters the caller sets one by one (fixed ones are sent by the client itself,
+/// and those of a `one_of` set are chosen through its enum).
 pub(super) fn settable(op: &Operation) -> impl Iterator<Item = &Param> + Clone {
-    op.params.iter().filter(|p| p.fixed.is_none())
+    op.params.iter().filter(|p| p.fixed.is_none() && op.one_of_with(&p.name).is_none())
+}
+
+/// The enum of a `one_of` set: `FetchTransactionKey`.
+pub(super) fn one_of_type(op: &Operation, set: &OneOf) -> String {
+    format!("{}{}", request_type(op), set.name.to_upper_camel_case())
+}
+
+/// The enum's variant for one of its parameters: `MerchantTxRef`.
+pub(super) fn one_of_variant(param: &str) -> String {
+    param.to_upper_camel_case()
+}
+
+/// The enum of one `one_of` set: a variant per parameter, the one chosen written to the
+/// wire, and `From` for each variant whose type no other variant has (a typed id).
+fn one_of_items(out: &mut Code, op: &Operation, set: &OneOf, names: &Names) {
+    let ty = one_of_type(op, set);
+    let members: Vec<&Param> = set.params.iter().filter_map(|name| op.param(name)).collect();
+    let mut doc = set.doc.clone();
+    if !doc.is_empty() {
+        doc.push(String::new());
+    }
+    doc.push(format!(
+        "Exactly one is sent, under its own key: {}.",
+        members.iter().map(|p| format!("`{}`", p.wire)).collect::<Vec<_>>().join(", ")
+    ));
+    out.doc("    ", &doc);
+    write!(out, "    #[derive(Clone, Debug, PartialEq, Eq)]\n    pub enum {ty} {{\n");
+    for param in &members {
+        out.doc("        ", &param_doc(param));
+        writeln!(out, "        {}({}),", one_of_variant(&param.name), names.value_type(param));
+    }
+    write!(out, "    }}\n    impl {ty} {{\n");
+    for param in &members {
+        let (arg, into) = argument(param, names);
+        out.doc_line("        ", &format!("Chooses `{}`, sent as `{}`.", param.name, param.wire));
+        writeln!(
+            out,
+            "        pub fn {}({arg}) -> Self {{ Self::{}({into}) }}",
+            field_ident(&param.name),
+            one_of_variant(&param.name)
+        );
+    }
+    out.push(
+        "        /// The wire key of the chosen value.
+        pub fn wire_key(&self) -> &'static str {
+            match self {
+",
+    );
+    for param in &members {
+        writeln!(out, "                Self::{}(_) => {},", one_of_variant(&param.name), Lit(&param.wire));
+    }
+    write!(
+        out,
+        "            }}
+        }}
+        /// The chosen value, as it is sent.
+        pub fn value(&self) -> &str {{
+            match self {{
+"
+    );
+    for param in &members {
+        writeln!(out, "                Self::{}(v) => v.as_str(),", one_of_variant(&param.name));
+    }
+    write!(
+        out,
+        "            }}
+        }}
+        fn write(&self, w: &mut rt::RequestWriter) -> Result<(), rt::Error> {{
+            w.text(self.wire_key(), Some(self.value()), rt::TextRule {{ not_blank: true, format: rt::TextFormat::Any, length: None }})?;
+            w.query(self.wire_key(), self.value());
+            Ok(())
+        }}
+    }}
+"
+    );
+    for param in &members {
+        let value = names.value_type(param);
+        let unique = members.iter().filter(|p| names.value_type(p) == value).count() == 1;
+        if unique && matches!(param.ty, Type::Identifier(_)) {
+            write!(
+                out,
+                "    impl From<{value}> for {ty} {{
+        fn from(value: {value}) -> Self {{
+            Self::{}(value)
+        }}
+    }}
+",
+                one_of_variant(&param.name)
+            );
+        }
+    }
 }
 
 fn param_doc(param: &Param) -> Vec<String> {
@@ -94,6 +187,9 @@ pub(super) fn operation_doc(op: &Operation) -> Vec<String> {
 
 fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     let ty = request_type(op);
+    for set in &op.one_of {
+        one_of_items(out, op, set, names);
+    }
     // Maintainers' notes (disagreements, origins) stay in the spec and `payspec routes`.
     out.doc("    ", &operation_doc(op));
     write!(out, "    #[derive(Clone)]\n    #[non_exhaustive]\n    pub struct {ty} {{\n");
@@ -105,6 +201,10 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         } else {
             writeln!(out, "        pub {ident}: Option<{value}>,");
         }
+    }
+    for set in &op.one_of {
+        out.doc_line("        ", &format!("Which one of {} is sent.", member_list(set)));
+        writeln!(out, "        pub {}: {},", field_ident(&set.name), one_of_type(op, set));
     }
     // Where fields the spec does not know travel: a GET has no body.
     let extra_place = if op.method == crate::model::Method::Get { "query string" } else { "body" };
@@ -132,7 +232,7 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         ),
     );
     out.push("    }\n");
-    if settable(op).all(|p| !p.required) {
+    if settable(op).all(|p| !p.required) && op.one_of.is_empty() {
         write!(out, "    impl Default for {ty} {{\n        fn default() -> Self {{ Self::new() }}\n    }}\n");
     }
     write!(
@@ -153,6 +253,9 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
             (false, _) => writeln!(out, "                .field({label}, &self.{ident})"),
         }
     }
+    for set in &op.one_of {
+        writeln!(out, "                .field({}, &self.{})", Lit(&set.name), field_ident(&set.name));
+    }
     write!(
         out,
         "                .field(\"extra\", &self.extra)
@@ -168,7 +271,12 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         route = route_const(op),
     );
     for param in write_order(&op.params) {
-        write_call(out, param, op.idempotency.as_deref() == Some(param.name.as_str()));
+        if op.one_of_with(&param.name).is_none() {
+            write_call(out, param, op.idempotency.as_deref() == Some(param.name.as_str()));
+        }
+    }
+    for set in &op.one_of {
+        writeln!(out, "            self.{}.write(w)?;", field_ident(&set.name));
     }
     out.push("            w.extra(&self.extra)\n        }\n");
     if let Some(param) = op.idempotency.as_deref().and_then(|name| op.param(name)) {
@@ -236,6 +344,29 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     }
 }
 
+/// The wire keys of a set, for docs: "`transactionRef`, `merchantTxRef`".
+fn member_list(set: &OneOf) -> String {
+    set.params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// The setter of a `one_of` set on a builder.
+fn one_of_setter(out: &mut Code, op: &Operation, set: &OneOf) {
+    let ident = field_ident(&set.name);
+    out.doc_line(
+        "        ",
+        &format!("Sets `{}` (required): which one of {} is sent.", set.name, member_list(set)),
+    );
+    write!(
+        out,
+        "        pub fn {ident}(mut self, {ident}: impl Into<{ty}>) -> Self {{
+            self.{ident} = Some({ident}.into());
+            self
+        }}
+",
+        ty = one_of_type(op, set)
+    );
+}
+
 /// `extra_field`, on a request or its builder.
 fn extra_setter(out: &mut Code, doc: &str) {
     out.doc_line("        ", doc);
@@ -294,7 +425,14 @@ fn setter(out: &mut Code, param: &Param, names: &Names) {
 
 /// `new`, taking the required fields positionally (they cannot be swapped).
 fn constructor(out: &mut Code, op: &Operation, names: &Names) {
-    let args = join(settable(op).filter(|p| p.required), ", ", |f, p| f.write_str(&argument(p, names).0));
+    let mut args = join(settable(op).filter(|p| p.required), ", ", |f, p| f.write_str(&argument(p, names).0))
+        .to_string();
+    for set in &op.one_of {
+        if !args.is_empty() {
+            args.push_str(", ");
+        }
+        args.push_str(&format!("{}: impl Into<{}>", field_ident(&set.name), one_of_type(op, set)));
+    }
     write!(
         out,
         "    impl {ty} {{
@@ -313,6 +451,10 @@ fn constructor(out: &mut Code, op: &Operation, names: &Names) {
         } else {
             writeln!(out, "                {ident}: None,");
         }
+    }
+    for set in &op.one_of {
+        let ident = field_ident(&set.name);
+        writeln!(out, "                {ident}: {ident}.into(),");
     }
     out.push("                extra: Default::default(),\n            }\n        }\n    }\n");
 }
@@ -344,24 +486,36 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     for param in settable(op) {
         writeln!(out, "        {}: Option<{}>,", field_ident(&param.name), names.value_type(param));
     }
+    for set in &op.one_of {
+        writeln!(out, "        {}: Option<{}>,", field_ident(&set.name), one_of_type(op, set));
+    }
     write!(out, "        extra: rt::ExtraFields,\n    }}\n    impl {builder} {{\n");
     for param in &required {
         setter(out, param, names);
+    }
+    for set in &op.one_of {
+        one_of_setter(out, op, set);
     }
     for param in settable(op).filter(|p| !p.required) {
         setter(out, param, names);
     }
     extra_setter(out, &format!("Adds a field the spec does not know (see [`{ty}::extra`])."));
-    let idents: Vec<String> = required.iter().map(|p| field_ident(&p.name)).collect();
+    let labels: Vec<&str> =
+        required.iter().map(|p| p.name.as_str()).chain(op.one_of.iter().map(|s| s.name.as_str())).collect();
+    let idents: Vec<String> = labels.iter().map(|name| field_ident(name)).collect();
     let fields = join(&idents, ", ", |f, ident| write!(f, "self.{ident}"));
     let somes = join(&idents, ", ", |f, ident| write!(f, "Some({ident})"));
     let plain = join(&idents, ", ", |f, ident| f.write_str(ident));
-    let take = join(settable(op), " ", |f, param| {
+    let mut take = join(settable(op), " ", |f, param| {
         let ident = field_ident(&param.name);
         if param.required { write!(f, "{ident},") } else { write!(f, "{ident}: self.{ident},") }
-    });
-    let missing = join(required.iter().zip(&idents), ", ", |f, (param, ident)| {
-        write!(f, "({}, {ident}.is_none())", Lit(&param.name))
+    })
+    .to_string();
+    for set in &op.one_of {
+        take.push_str(&format!(" {},", field_ident(&set.name)));
+    }
+    let missing = join(labels.iter().zip(&idents), ", ", |f, (label, ident)| {
+        write!(f, "({}, {ident}.is_none())", Lit(label))
     });
     // One required field makes a plain value, not a tuple, on each side of the match.
     write!(
@@ -391,6 +545,9 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
         } else {
             writeln!(out, "                .field({label}, &self.{ident})");
         }
+    }
+    for set in &op.one_of {
+        writeln!(out, "                .field({}, &self.{})", Lit(&set.name), field_ident(&set.name));
     }
     out.push("                .field(\"extra\", &self.extra)\n                .finish()\n        }\n    }\n");
 }

@@ -63,6 +63,9 @@ pub mod routes {
             pending_statuses: &[{statuses}],
             failed_statuses: &[{failed}],
             pending_descriptions: &[{descriptions}],
+            pending_codes: &[{pending_codes}],
+            awaiting: &[{awaiting}],
+            reference_taken: &[{taken}],
             envelope: {envelope},
             secret_values: {secret_values},
         }},
@@ -82,6 +85,15 @@ pub mod routes {
             statuses = literals(&answers.pending_statuses),
             failed = literals(&answers.failed_statuses),
             descriptions = literals(&answers.pending_descriptions),
+            pending_codes = literals(&answers.pending_codes),
+            awaiting = join(&answers.awaiting, ", ", |f, rule| write!(
+                f,
+                "rt::Awaiting {{ field: {}, contains: {}, awaits: {} }}",
+                Lit(&rule.field),
+                Lit(&rule.contains),
+                Lit(&rule.awaits)
+            )),
+            taken = literals(&answers.reference_taken),
             envelope = match answers.envelope {
                 EnvelopeKind::Unwrapped => "rt::EnvelopeKind::Unwrapped",
                 EnvelopeKind::Standard | EnvelopeKind::ResponseCode => "rt::EnvelopeKind::Wrapped(&ENVELOPE)",

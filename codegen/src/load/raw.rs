@@ -223,9 +223,24 @@ pub struct RawAnswers {
     #[serde(default)]
     pub pending_descriptions: Option<Vec<String>>,
     #[serde(default)]
+    pub pending_codes: Option<Vec<String>>,
+    #[serde(default)]
+    pub awaiting: Option<Vec<RawAwaiting>>,
+    #[serde(default)]
+    pub reference_taken: Option<Vec<String>>,
+    #[serde(default)]
     pub envelope: Option<RawEnvelope>,
     #[serde(default)]
     pub note: Option<String>,
+}
+
+/// A finished answer that still waits on someone, told by a text of its data.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAwaiting {
+    pub field: String,
+    pub contains: String,
+    pub awaits: String,
 }
 
 /// How an answer wraps its data.
@@ -330,6 +345,17 @@ pub struct RawOperation {
     pub disagreements: Vec<RawDisagreementEntry>,
     #[serde(default)]
     pub params: Ordered<RawParam>,
+    #[serde(default)]
+    pub one_of: Ordered<RawOneOf>,
+}
+
+/// Parameters of which the caller sends exactly one, each with its own meaning.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOneOf {
+    pub params: Vec<String>,
+    #[serde(default)]
+    pub doc: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -152,6 +152,9 @@ fn service_default_answers() -> Answers {
         pending_statuses: Vec::new(),
         failed_statuses: Vec::new(),
         pending_descriptions: Vec::new(),
+        pending_codes: Vec::new(),
+        awaiting: Vec::new(),
+        reference_taken: Vec::new(),
         envelope: EnvelopeKind::Standard,
         note: Vec::new(),
     }
@@ -204,6 +207,41 @@ fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut S
             "pending_descriptions",
             sink,
         ),
+        pending_codes: list(&raw.pending_codes, &inherited.pending_codes, "pending_codes", sink),
+        awaiting: match &raw.awaiting {
+            None => inherited.awaiting.clone(),
+            Some(rules) => rules
+                .iter()
+                .enumerate()
+                .map(|(i, rule)| {
+                    let here = format!("{at}.awaiting[{i}]");
+                    for (key, value) in
+                        [("field", &rule.field), ("contains", &rule.contains), ("awaits", &rule.awaits)]
+                    {
+                        if value.trim().is_empty() {
+                            sink.error(
+                                &format!("{here}.{key}"),
+                                format!("`{key}` is empty"),
+                                "name the data's key, the text it holds when the answer waits, and what is awaited",
+                            );
+                        }
+                    }
+                    if rule.field.contains(['.', '[', ' ']) {
+                        sink.error(
+                            &format!("{here}.field"),
+                            format!("`{}` is not a top-level key of the answer's data", rule.field),
+                            "name one top-level key of the data, e.g. `message`",
+                        );
+                    }
+                    Awaiting {
+                        field: rule.field.clone(),
+                        contains: rule.contains.clone(),
+                        awaits: rule.awaits.trim().to_owned(),
+                    }
+                })
+                .collect(),
+        },
+        reference_taken: list(&raw.reference_taken, &inherited.reference_taken, "reference_taken", sink),
         envelope: match raw.envelope {
             None => inherited.envelope,
             Some(RawEnvelope::Standard) => EnvelopeKind::Standard,
@@ -224,6 +262,17 @@ fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut S
             &format!("{at}.refusal_codes"),
             format!("`{both}` is listed both as a success and as a refusal"),
             "keep it in one of the two lists",
+        );
+    }
+    if let Some(both) = answers
+        .pending_codes
+        .iter()
+        .find(|c| answers.success_codes.contains(c) || answers.refusal_codes.contains(c))
+    {
+        sink.error(
+            &format!("{at}.pending_codes"),
+            format!("`{both}` is listed both as pending and as a success or refusal"),
+            "a code means one thing: keep it in one list",
         );
     }
     // States are compared ignoring case, so one listed in two places is ambiguous.
@@ -950,6 +999,7 @@ fn operation(
     let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
 
     let params = params(&raw, base, types, sink);
+    let one_of = one_of(&raw, &params, base, sink);
     if parsed {
         check_path_variables(&path, &params, &format!("{base}.path"), sink);
     }
@@ -1093,7 +1143,86 @@ fn operation(
         also_listed_as,
         disagreements: disagreements(raw.disagreements, &params, base, sink),
         params,
+        one_of,
     }
+}
+
+/// The operation's sets of parameters of which exactly one is sent: each names two or more
+/// optional text parameters of the query, none in two sets, and becomes a field of the
+/// request whose name no parameter has.
+fn one_of(raw: &RawOperation, params: &[Param], base: &str, sink: &mut Sink) -> Vec<OneOf> {
+    let mut sets: Vec<OneOf> = Vec::new();
+    for (name, set) in &raw.one_of.0 {
+        let at = format!("{base}.one_of.{name}");
+        check_param_name(name, &at, sink);
+        if params.iter().any(|p| &p.name == name) {
+            sink.error(
+                &at,
+                format!("`{name}` names a parameter too; the set becomes a field of the request"),
+                format!("name the set for what it chooses, e.g. `{name}_key`"),
+            );
+        }
+        if set.params.len() < 2 {
+            sink.error(
+                &format!("{at}.params"),
+                format!("`{name}` names {} parameter(s); a choice needs two or more", set.params.len()),
+                "list every parameter of which the caller sends exactly one, or make a lone one `required`",
+            );
+        }
+        check_count(set.params.len(), MAX_ALIASES, "parameters of one set", &format!("{at}.params"), sink);
+        for (i, member) in set.params.iter().enumerate() {
+            let here = format!("{at}.params[{i}]");
+            let Some(param) = params.iter().find(|p| &p.name == member) else {
+                let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                let hint = match sink.suggest(member, &names) {
+                    Some(close) => format!("did you mean `{close}`?"),
+                    None => "name a parameter of this operation".to_owned(),
+                };
+                sink.error(&here, format!("the operation has no parameter `{member}`"), hint);
+                continue;
+            };
+            if set.params[..i].contains(member) || sets.iter().any(|s| s.params.contains(member)) {
+                sink.error(
+                    &here,
+                    format!("`{member}` is named twice"),
+                    "a parameter belongs to one set, once",
+                );
+                continue;
+            }
+            let p = format!("{base}.params.{member}");
+            if param.required {
+                sink.error(
+                    &format!("{p}.required"),
+                    format!("`{member}` is one of `{name}`, sent only when chosen, but it is required"),
+                    "remove `required: true`: the set makes one of its parameters required",
+                );
+            }
+            let text = matches!(param.ty, Type::String | Type::Identifier(_));
+            if param.location != ParamLocation::Query
+                || !text
+                || param.secret
+                || param.fixed.is_some()
+                || !param.values.is_empty()
+            {
+                sink.error(
+                    &p,
+                    format!("`{member}` is one of `{name}`, which takes text keys of the query only"),
+                    "make it `in: query` with `type: string` or an identifier, neither secret, fixed nor an enumeration",
+                );
+            }
+            if raw.idempotency.as_deref() == Some(member.as_str())
+                || (raw.pagination.is_some() && matches!(member.as_str(), "cursor" | "page"))
+            {
+                sink.error(
+                    &here,
+                    format!("`{member}` is set by the client itself (idempotency or paging)"),
+                    "leave it out of the set",
+                );
+            }
+        }
+        sets.push(OneOf { name: name.clone(), params: set.params.clone(), doc: lines(set.doc.as_deref()) });
+    }
+    sets
 }
 
 fn final_state(raw: RawFinalState) -> FinalState {
@@ -1313,6 +1442,27 @@ fn check_settlements(operations: &[Operation], shapes: &[Shape], sink: &mut Sink
                             "add `{}: {{ answer: <field> }}` or `{{ request: <parameter> }}`",
                             param.name
                         ),
+                    );
+                }
+            }
+            for set in &read.one_of {
+                let given: Vec<&str> = set
+                    .params
+                    .iter()
+                    .filter(|p| lookup.params.iter().any(|(name, _)| name == *p))
+                    .map(String::as_str)
+                    .collect();
+                if given.len() != 1 {
+                    sink.error(
+                        &format!("{here}.params"),
+                        format!(
+                            "`{}` takes exactly one of `{}` ({}), and this lookup gives {}",
+                            read.name,
+                            set.name,
+                            set.params.join(", "),
+                            if given.is_empty() { "none".to_owned() } else { given.join(" and ") }
+                        ),
+                        "give the one whose meaning is the value's: the service matches each key by its own meaning",
                     );
                 }
             }

@@ -106,14 +106,38 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
                 "required": p.required || p.fixed.is_some() || p.location == ParamLocation::Path,
                 "schema": param_schema(p),
             });
-            if !p.doc.is_empty() {
-                param["description"] = json!(p.doc.join("\n"));
+            let mut description = p.doc.join("\n");
+            if let Some(set) = op.one_of_with(&p.name) {
+                // OpenAPI 3.0 cannot say "exactly one of these query parameters": each
+                // stays optional, as the vendor's document has it, and the text says so.
+                let others: Vec<&str> =
+                    set.params.iter().filter_map(|n| op.param(n)).map(|o| o.wire.as_str()).collect();
+                description.push_str(&format!(
+                    "{}Send exactly one of {}.",
+                    if description.is_empty() { "" } else { "\n" },
+                    others.join(", ")
+                ));
+            }
+            if !description.is_empty() {
+                param["description"] = json!(description);
             }
             param
         })
         .collect();
     if !parameters.is_empty() {
         object.insert("parameters".to_owned(), Value::Array(parameters));
+    }
+    if !op.one_of.is_empty() {
+        let sets: Map<String, Value> = op
+            .one_of
+            .iter()
+            .map(|set| {
+                let wires: Vec<&str> =
+                    set.params.iter().filter_map(|n| op.param(n)).map(|p| p.wire.as_str()).collect();
+                (set.name.clone(), json!(wires))
+            })
+            .collect();
+        object.insert("x-payspec-one-of".to_owned(), Value::Object(sets));
     }
     let body: Vec<&Param> = op.params_in(ParamLocation::Body).collect();
     if !body.is_empty() {
