@@ -51,6 +51,9 @@ async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed
     // Unpaid: the example stops before the refund.
     let report = checkout_example::run_checkout(&client, &order).await?;
     assert_eq!(report.order_reference, "order-sbx-1");
+    // The create answer's `orderReference` is the service's own id, not ours.
+    let order_id = report.order_id.clone().ok_or("the create answer's order id")?;
+    assert_ne!(order_id, "order-sbx-1");
     assert!(report.checkout_link.is_some());
     assert!(!report.paid);
     assert_eq!(sandbox.received("refund_checkout_transaction"), 0);
@@ -61,6 +64,9 @@ async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed
     assert_eq!(sandbox.balance(None), Some(before + decimal("2500.00")));
     let report = checkout_example::run_checkout(&client, &order).await?;
     assert!(report.paid);
+    // The second run's order was refused (the reference is single use) and read instead.
+    assert_eq!(sandbox.received("create_checkout_order"), 2);
+    assert_eq!(report.order_id, None);
     assert_eq!(report.refunded_transaction.as_deref(), Some(transaction.as_str()));
     assert_eq!(sandbox.received("refund_checkout_transaction"), 1);
 

@@ -96,8 +96,11 @@ impl Settings {
 /// What happened to the order.
 #[derive(Debug, Default)]
 pub struct CheckoutReport {
-    /// The order's reference, as the service returned it.
+    /// The order's reference: the merchant's own, which the lookups take.
     pub order_reference: String,
+    /// The service's own id of the order (the create answer's `orderReference`), when
+    /// this run created it.
+    pub order_id: Option<String>,
     /// Where the customer pays.
     pub checkout_link: Option<String>,
     /// Whether the fetched transaction says it was paid.
@@ -124,17 +127,21 @@ pub async fn run_checkout(client: &Client, order: &Order) -> Result<CheckoutRepo
         .redirect_url(order.redirect_url.as_str())
         .order_reference(order.order_reference.as_str())
         .build()?;
-    let created = client.checkout().create_checkout_order(create).await?;
-    describe("create order", &created);
-    // The answer is typed: `CreateOrderResponse { checkout_link, order_reference, .. }`.
-    let mut report = CheckoutReport {
-        order_reference: created
-            .data()
-            .and_then(|d| d.order_reference.clone())
-            .unwrap_or_else(|| order.order_reference.clone()),
-        checkout_link: created.data().and_then(|d| d.checkout_link.clone()),
-        ..CheckoutReport::default()
-    };
+    let mut report =
+        CheckoutReport { order_reference: order.order_reference.clone(), ..CheckoutReport::default() };
+    match client.checkout().create_checkout_order(create).await {
+        Ok(created) => {
+            describe("create order", &created);
+            // The answer is typed: `CreateOrderResponse { checkout_link, order_reference, .. }`;
+            // its `order_reference` is the service's own id of the order, not ours.
+            report.order_id = created.data().and_then(|d| d.order_reference.clone());
+            report.checkout_link = created.data().and_then(|d| d.checkout_link.clone());
+        }
+        // An order reference is single use: an earlier run (or an earlier attempt of this
+        // call) created the order, so read it by our reference instead.
+        Err(Error::ReferenceUsed { .. }) => println!("order {} exists already", order.order_reference),
+        Err(error) => return Err(error),
+    }
     println!("order {} for {} NGN", report.order_reference, order.amount);
     if let Some(link) = &report.checkout_link {
         println!("checkout link: {link}");

@@ -334,7 +334,8 @@ impl Session {
         let mut webhook = None;
         match start {
             SettleStart::AfterPending => {
-                match self.wait_until(until(began, wait, deadline), deadline, &options, &keys).await {
+                let first = last_look(until(began, wait, deadline), began, deadline, options.deadline);
+                match self.wait_until(first, deadline, &options, &keys).await {
                     Some(Woken::Webhook(state)) => webhook = Some(state),
                     Some(Woken::Time) => {}
                     None => return Ok(Settled::StillPending(pending)),
@@ -407,7 +408,9 @@ impl Session {
             let full = wait.min(options.max_wait);
             wait = wait.saturating_mul(2);
             let at_least = retry_after.unwrap_or_default().max(options.min_interval);
-            let next = until(Instant::now(), jittered(full), deadline).max(until(sent, at_least, deadline));
+            let earliest = until(sent, at_least, deadline);
+            let next = until(Instant::now(), jittered(full), deadline).max(earliest);
+            let next = last_look(next, earliest, deadline, options.deadline);
             match self.wait_until(next, deadline, &options, &keys).await {
                 Some(Woken::Webhook(state)) => webhook = Some(state),
                 Some(Woken::Time) => {}
@@ -486,6 +489,54 @@ fn gives_up(error: &Error) -> bool {
 
 /// `by` after `at`, or the deadline when that is later (a `Retry-After` of any size, a
 /// wait of any length: past the deadline, nothing more is asked).
+/// When to ask next: at `next` when that is before the deadline; otherwise once more,
+/// close to the deadline (a tenth of the settle's span before it, between 0.2 s and 2 s,
+/// left for the request itself), when that is after `earliest` (the interval since the
+/// last request, or what the service asked for); otherwise the deadline itself: give up.
+/// So a settle's last request falls near its deadline, not a whole backoff step before it.
+fn last_look(next: Instant, earliest: Instant, deadline: Instant, span: Duration) -> Instant {
+    if next < deadline {
+        return next;
+    }
+    let margin = (span / 10).clamp(Duration::from_millis(200), Duration::from_secs(2));
+    match deadline.checked_sub(margin) {
+        Some(last) if last > earliest => last,
+        _ => deadline,
+    }
+}
+
 fn until(at: Instant, by: Duration, deadline: Instant) -> Instant {
     at.checked_add(by).map_or(deadline, |t| t.min(deadline))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_look_falls_near_the_deadline_and_keeps_the_interval() {
+        let start = Instant::now();
+        let deadline = start + Duration::from_secs(6);
+        let span = Duration::from_secs(6);
+        // Before the deadline: as planned.
+        let planned = start + Duration::from_secs(3);
+        assert_eq!(last_look(planned, start, deadline, span), planned);
+        // Past it: once more, 0.6 s before it (a tenth of the span).
+        let past = deadline + Duration::from_secs(2);
+        assert_eq!(last_look(past, start, deadline, span), deadline - Duration::from_millis(600));
+        // Not when the interval since the last request would be broken: give up.
+        let late = deadline - Duration::from_millis(300);
+        assert_eq!(last_look(past, late, deadline, span), deadline);
+        // The margin stays between 0.2 s and 2 s.
+        let long = start + Duration::from_secs(600);
+        assert_eq!(
+            last_look(long + Duration::from_secs(1), start, long, Duration::from_secs(600)),
+            long - Duration::from_secs(2)
+        );
+        let short = start + Duration::from_secs(1);
+        assert_eq!(
+            last_look(short, start, short, Duration::from_secs(1)),
+            short - Duration::from_millis(200)
+        );
+    }
 }

@@ -20,37 +20,60 @@ pub struct Refusal {
     pub code: &'static str,
     /// What is wrong, naming the key or value.
     pub description: String,
+    /// The envelope's data, where the service sends some with its refusal (`null`
+    /// otherwise).
+    pub data: Option<serde_json::Value>,
 }
 
 impl Refusal {
     /// A validation failure: 400 with code `02`.
     pub(crate) fn invalid(description: impl Into<String>) -> Refusal {
-        Refusal { status: 400, code: "02", description: description.into() }
+        Refusal { status: 400, code: "02", description: description.into(), data: None }
     }
 
     pub(crate) fn not_found(description: impl Into<String>) -> Refusal {
-        Refusal { status: 404, code: "05", description: description.into() }
+        Refusal { status: 404, code: "05", description: description.into(), data: None }
     }
 
     /// A lookup that matches no transaction, answered as the live service answers it:
     /// HTTP 404 with the body code `"404"` (published live traffic; see the spec's
     /// `fetch_transaction`).
     pub(crate) fn transaction_not_found() -> Refusal {
-        Refusal { status: 404, code: "404", description: "Transaction matching query not found".to_owned() }
+        Refusal {
+            status: 404,
+            code: "404",
+            description: "Transaction matching query not found".to_owned(),
+            data: None,
+        }
+    }
+
+    /// An order reference used before, refused as the live service refuses it: HTTP 400
+    /// with the body code `"400"` and the reason in `data.message` (published live
+    /// traffic; see the spec's `charge_tokenized_card`).
+    pub(crate) fn order_reference_taken() -> Refusal {
+        Refusal {
+            status: 400,
+            code: "400",
+            description: "tokenized transaction failed".to_owned(),
+            data: Some(serde_json::json!({
+                "status": false,
+                "message": "An order already exists with this order reference",
+            })),
+        }
     }
 
     pub(crate) fn unauthorized(description: impl Into<String>) -> Refusal {
-        Refusal { status: 401, code: "01", description: description.into() }
+        Refusal { status: 401, code: "01", description: description.into(), data: None }
     }
 
     pub(crate) fn forbidden(description: impl Into<String>) -> Refusal {
-        Refusal { status: 403, code: "05", description: description.into() }
+        Refusal { status: 403, code: "05", description: description.into(), data: None }
     }
 
     /// A request the state forbids (a balance too low, a reference reused with another
     /// body): 422 with code `06`, do not retry.
     pub(crate) fn unprocessable(description: impl Into<String>) -> Refusal {
-        Refusal { status: 422, code: "06", description: description.into() }
+        Refusal { status: 422, code: "06", description: description.into(), data: None }
     }
 }
 
@@ -140,6 +163,7 @@ impl RouteTable {
                 status: 405,
                 code: "05",
                 description: format!("{path} does not answer {method}"),
+                data: None,
             }),
             None => Err(Refusal::not_found(format!("no operation at {method} {path}"))),
         }

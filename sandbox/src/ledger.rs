@@ -25,9 +25,24 @@ pub enum Fault {
     Delay(Duration),
     /// Close the connection without answering; nothing is applied.
     Drop,
-    /// Apply the request, but answer it as still in flight (`202`, `PROCESSING`); a
-    /// transfer stays `PENDING_BILLING` until [`Sandbox::settle_pending`](crate::Sandbox::settle_pending).
+    /// Apply the request, but answer it as still in flight, as the service does: a
+    /// transfer `202` `PROCESSING` (it stays `PENDING_BILLING` until
+    /// [`Sandbox::settle_pending`](crate::Sandbox::settle_pending)); a bill payment code
+    /// `"202"` `Processing...`, settled the same way; a tokenized card charge `status:
+    /// true` with the bank's request for the customer's OTP (nothing charged until
+    /// [`Sandbox::pay_order`](crate::Sandbox::pay_order)).
     Pending,
+    /// Answer a tokenized card charge as declined (`status: false`, "Tokenized charge
+    /// failed"): nothing is charged. Other operations answer as usual.
+    Declined,
+}
+
+/// How the ledger plays one request: as usual, or as a queued fault asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Play {
+    AsUsual,
+    Pending,
+    Declined,
 }
 
 impl Fault {
@@ -39,6 +54,7 @@ impl Fault {
             Fault::Delay(_) => "delay",
             Fault::Drop => "drop",
             Fault::Pending => "pending",
+            Fault::Declined => "declined",
         }
     }
 }
@@ -343,8 +359,9 @@ impl Ledger {
         op: &Operation,
         checked: &Checked,
         idempotency_key: Option<&str>,
-        pending: bool,
+        play: Play,
     ) -> Result<Outcome, Refusal> {
+        let pending = play == Play::Pending;
         // Money sent again under a reference or key already used: the first answer, or a
         // refusal when the request differs.
         let fingerprint = fingerprint(op, checked);
@@ -359,7 +376,11 @@ impl Ledger {
         {
             return replayed(replay, &fingerprint, &format!("the idempotency key `{key}`"));
         }
+        // An operation whose reference the service treats as single use (its spec names
+        // the refusal's text) is refused, not replayed, under a reference used before.
+        let single_use = !op.answers.reference_taken.is_empty();
         if let Some(reference) = &reference
+            && !single_use
             && let Some(replay) = self.by_reference.get(reference)
         {
             return replayed(replay, &fingerprint, &format!("the reference `{reference}`"));
@@ -419,6 +440,7 @@ impl Ledger {
                 Ok(self.plain(op, data))
             }
             "create_checkout_order" => self.create_order(spec, op, checked, &now),
+            "charge_tokenized_card" => self.charge_card(spec, op, checked, play, &now),
             "fetch_checkout_transaction" => {
                 let reference = checked.text("id").unwrap_or_default();
                 let order = self
@@ -506,7 +528,11 @@ impl Ledger {
             }
             _ => Ok(self.plain(op, sample_data(spec, op, &now))),
         }?;
-        let outcome = if pending && outcome.status == 200 { self.as_pending(op, outcome) } else { outcome };
+        let outcome = if pending && outcome.status == 200 && op.name != "charge_tokenized_card" {
+            self.as_pending(op, outcome)
+        } else {
+            outcome
+        };
         if op.effect == Effect::Money && outcome.status < 300 {
             let replay = Replay { fingerprint, status: outcome.status, body: outcome.body.clone() };
             if let Some(key) = idempotency_key {
@@ -538,13 +564,59 @@ impl Ledger {
         Outcome { status: 200, body: envelope(op, data, "Success"), webhooks: Vec::new() }
     }
 
-    /// The answer of a request that is still in flight.
+    /// The answer of a request that is still in flight: as an operation whose spec names
+    /// a pending code answers it (a bill payment: HTTP 200, code `"202"`, `Processing...`,
+    /// its data), else as a transfer does (HTTP 202, `PROCESSING`, `PENDING_BILLING`).
     fn as_pending(&self, op: &Operation, mut outcome: Outcome) -> Outcome {
         let mut data = outcome.body.get("data").cloned().unwrap_or(json!({}));
         set(&mut data, "status", json!("PENDING_BILLING"));
+        if let Some(code) = op.answers.pending_codes.first() {
+            outcome.body = json!({"code": code, "description": "Processing...", "data": data});
+            return outcome;
+        }
         outcome.status = 202;
         outcome.body = envelope(op, data, "PROCESSING");
         outcome
+    }
+
+    /// A tokenized card charge, answered as the service answers one (published live
+    /// traffic): charged ("Approved by Financial Institution"), waiting for the customer's
+    /// OTP, or declined, each `code "00"` with a boolean `data.status`. Its order
+    /// reference is single use, shared with checkout orders.
+    fn charge_card(
+        &mut self,
+        spec: &Spec,
+        op: &Operation,
+        checked: &Checked,
+        play: Play,
+        now: &str,
+    ) -> Result<Outcome, Refusal> {
+        let reference = checked.text("order.orderReference").unwrap_or_default().to_owned();
+        if self.orders.contains_key(&reference) {
+            return Err(Refusal::order_reference_taken());
+        }
+        let order = Order {
+            order_id: self.id("sbx-order-id"),
+            amount: checked.decimal("order.amount").unwrap_or_default(),
+            currency: checked.text("order.currency").unwrap_or("NGN").to_owned(),
+            email: checked.text("order.customerEmail").unwrap_or_default().to_owned(),
+            paid: None,
+        };
+        self.orders.insert(reference.clone(), order);
+        let (status, message) = match play {
+            Play::Pending => (true, "Kindly enter the OTP sent to ****1958"),
+            Play::Declined => (false, "Tokenized charge failed"),
+            Play::AsUsual => (true, "Approved by Financial Institution"),
+        };
+        let mut data = sample_data(spec, op, now);
+        set(&mut data, "status", json!(status));
+        set(&mut data, "message", json!(message));
+        let mut outcome = self.plain(op, data);
+        if play == Play::AsUsual {
+            let (_, webhooks) = self.pay_order(&reference)?;
+            outcome.webhooks = webhooks;
+        }
+        Ok(outcome)
     }
 
     fn issue(
@@ -665,25 +737,17 @@ impl Ledger {
             email: checked.text("order.customerEmail").unwrap_or_default().to_owned(),
             paid: None,
         };
-        // The same order again answers as the first time; another order under its
-        // reference is refused.
-        match self.orders.get(&reference) {
-            Some(existing)
-                if existing.amount != order.amount
-                    || existing.currency != order.currency
-                    || existing.email != order.email =>
-            {
-                return Err(Refusal::invalid(format!(
-                    "an order `{reference}` exists already, with other details"
-                )));
-            }
-            Some(_) => {}
-            None => {
-                self.orders.insert(reference.clone(), order);
-            }
+        // An order reference is single use, as on the live service: any second order (or
+        // card charge) under it is refused, whatever its details.
+        if self.orders.contains_key(&reference) {
+            return Err(Refusal::order_reference_taken());
         }
+        let order_id = order.order_id.clone();
+        self.orders.insert(reference.clone(), order);
         let mut data = sample_data(spec, op, now);
-        set(&mut data, "orderReference", json!(reference));
+        // The answer's `orderReference` is the service's own id of the order, not the
+        // merchant's reference (published live traffic; see the spec).
+        set(&mut data, "orderReference", json!(order_id));
         set(&mut data, "checkoutLink", json!(format!("https://checkout.sandbox.invalid/pay/{reference}")));
         Ok(self.plain(op, data))
     }

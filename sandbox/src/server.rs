@@ -3,7 +3,7 @@
 //! on its own task. The control API lives under `/__sandbox/`.
 
 use crate::check::{MAX_BODY_BYTES, Refusal, RouteTable, check_request};
-use crate::ledger::{Delivery, Fault, Ledger, Notification, RateCount, SettleTo, faults, snapshot};
+use crate::ledger::{Delivery, Fault, Ledger, Notification, Play, RateCount, SettleTo, faults, snapshot};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -68,7 +68,7 @@ fn json_response(status: u16, body: &Value) -> Answer {
 fn refusal(refusal: &Refusal) -> Answer {
     json_response(
         refusal.status,
-        &json!({"code": refusal.code, "description": refusal.description, "data": null}),
+        &json!({"code": refusal.code, "description": refusal.description, "data": refusal.data}),
     )
 }
 
@@ -102,6 +102,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
                 status: 429,
                 code: "01",
                 description: "too many requests: the rate limit's window is spent".to_owned(),
+                data: None,
             });
             // Whole seconds, rounded up: never sooner than the window ends.
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
@@ -137,7 +138,7 @@ async fn answer_operation(
     fault: Option<Fault>,
 ) -> Result<Answer, Dropped> {
     let op = &shared.spec.operations[index];
-    let mut pending = false;
+    let mut play = Play::AsUsual;
     match fault {
         None => {}
         Some(Fault::Drop) => return Err(Dropped),
@@ -147,6 +148,7 @@ async fn answer_operation(
                 status: 429,
                 code: "01",
                 description: "too many requests (a fault the sandbox was asked to play)".to_owned(),
+                data: None,
             });
             answer.headers_mut().insert(RETRY_AFTER, HeaderValue::from(retry_after.as_secs()));
             return Ok(answer);
@@ -156,9 +158,11 @@ async fn answer_operation(
                 status: 500,
                 code: "01",
                 description: "downstream system error (a fault the sandbox was asked to play)".to_owned(),
+                data: None,
             }));
         }
-        Some(Fault::Pending) => pending = true,
+        Some(Fault::Pending) => play = Play::Pending,
+        Some(Fault::Declined) => play = Play::Declined,
     }
     let headers = request.headers().clone();
     let body = match read_body(request).await {
@@ -176,7 +180,7 @@ async fn answer_operation(
             .and_then(|checked| {
                 ledger.note_ignored(&op.name, &checked.unknown);
                 let key = op.idempotency_header.as_ref().and_then(|h| header(&h.wire));
-                ledger.handle(&shared.spec, op, &checked, key.as_deref(), pending)
+                ledger.handle(&shared.spec, op, &checked, key.as_deref(), play)
             });
         match result {
             Ok(outcome) => outcome,
@@ -231,11 +235,13 @@ async fn read_body(request: Request<Incoming>) -> Result<Vec<u8>, Refusal> {
             status: 408,
             code: "02",
             description: format!("the body did not arrive within {} s", READ_TIMEOUT.as_secs()),
+            data: None,
         }),
         Ok(Err(_)) => Err(Refusal {
             status: 413,
             code: "02",
             description: format!("the body is larger than {MAX_BODY_BYTES} bytes, or was cut off"),
+            data: None,
         }),
     }
 }
@@ -350,9 +356,10 @@ fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answe
                 "delay" => Fault::Delay(Duration::from_millis(seconds("delay_ms", 1000).min(600_000))),
                 "drop" => Fault::Drop,
                 "pending" => Fault::Pending,
+                "declined" => Fault::Declined,
                 other => {
                     return bad(format!(
-                        "unknown fault `{other}`: too_many_requests, server_error, delay, drop or pending"
+                        "unknown fault `{other}`: too_many_requests, server_error, delay, drop, pending or declined"
                     ));
                 }
             };
