@@ -34,6 +34,8 @@ fn sample(param: &Param, index: usize) -> Value {
             digits[digits.len() - length.map_or(6, |n| n as usize).min(12)..].to_owned()
         }
         (Some(TextFormat::Email), _) => format!("v-{}@example.com", param.name.replace('_', "-")),
+        // Letters and spaces, and a letter beyond ASCII, which the client lets through.
+        (Some(TextFormat::Name), _) => format!("Ada Obi {} Ögún", param.name.replace('_', " ")),
         (None, _) => format!("v-{} a/b?c&d=e%f", param.name),
     };
     match &param.ty {

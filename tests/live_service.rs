@@ -395,3 +395,16 @@ async fn a_settle_keeps_asking_until_close_to_its_deadline() -> TestResult {
     assert!(began.elapsed() <= deadline + Duration::from_millis(500), "{:?}", began.elapsed());
     Ok(())
 }
+
+#[tokio::test]
+async fn a_virtual_account_name_the_service_refuses_is_refused_before_sending() -> TestResult {
+    let (server, _, client) = live().await?;
+    for name in ["Shop 2", "Mary-Jane O'Brien", "Ade Stores Ltd.", "Ade & Co"] {
+        let request = CreateVirtualAccount::builder().account_ref("va-live-2").account_name(name).build()?;
+        let error = client.virtual_accounts().create_virtual_account(request).await.expect_err(name);
+        assert!(matches!(error, Error::InvalidRequest { .. }), "{name}: {error:?}");
+        assert!(error.to_string().contains("letters and spaces"), "{error}");
+    }
+    assert_eq!(server.count("POST", "/v1/accounts/virtual"), 0, "nothing was sent");
+    Ok(())
+}

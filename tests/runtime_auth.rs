@@ -360,3 +360,63 @@ async fn calls_and_listings_can_run_on_spawned_tasks() {
     let listing = assert_send(client.pages(ListAccounts { limit: 1, cursor: None }));
     drop(listing);
 }
+
+#[tokio::test]
+async fn a_token_too_long_for_a_header_is_asked_for_again_within_the_renewal_backoff() {
+    // 2 MB: a server cannot read it in a header, so a client that kept it would time out
+    // on every call and never ask for another.
+    let server = start(|req, nth| {
+        if !req.is("POST", ISSUE_PATH) {
+            balance_ok()
+        } else if nth < 2 {
+            grant(&"t".repeat(2_000_000), "ref-1", 3600)
+        } else {
+            grant("tok-usable", "ref-1", 3600)
+        }
+    })
+    .await;
+    let client = client(&server);
+    let first = client.send(&FetchBalance::new("s")).await;
+    assert!(matches!(first, Err(Error::Auth { .. })), "{first:?}");
+    assert!(
+        first.as_ref().err().is_some_and(|e| e.to_string().contains("longer than a header carries")),
+        "{first:?}"
+    );
+    // Within the renewal backoff (0.5 s after one failure): the failure is reported again,
+    // nothing more is asked.
+    let again = client.send(&FetchBalance::new("s")).await;
+    assert!(matches!(again, Err(Error::Auth { .. })), "{again:?}");
+    assert_eq!(server.count("POST", ISSUE_PATH), 1);
+    // After it: asked again (refused again), then again after the doubled backoff, which
+    // brings a usable token.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(client.send(&FetchBalance::new("s")).await.is_err());
+    assert_eq!(server.count("POST", ISSUE_PATH), 2);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let later = client.send(&FetchBalance::new("s")).await;
+    assert!(later.is_ok(), "{later:?}");
+    assert_eq!(server.count("POST", ISSUE_PATH), 3);
+    // No call went out with the token that could not travel.
+    assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 1);
+}
+
+#[tokio::test]
+async fn a_431_renews_the_token_once_like_a_401() {
+    let server = start(|req, nth| {
+        if req.is("POST", ISSUE_PATH) {
+            grant(&format!("tok-{nth}"), "ref-1", 3600)
+        } else if nth == 0 {
+            Reply::json(431, json!({"code": "431", "description": "Request Header Fields Too Large"}))
+        } else {
+            balance_ok()
+        }
+    })
+    .await;
+    let client = client(&server);
+    let outcome = client.send(&FetchBalance::new("s")).await;
+    assert!(outcome.is_ok(), "{outcome:?}");
+    assert_eq!(server.count("POST", ISSUE_PATH), 2, "renewed once");
+    let calls = server.requests_to("GET", "/v1/accounts/s/balance");
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1].header("authorization"), Some("Bearer tok-1"));
+}

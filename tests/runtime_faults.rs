@@ -187,6 +187,27 @@ async fn a_429_that_outlasts_the_attempts_reports_the_rate_limit() {
 }
 
 #[tokio::test]
+async fn a_retry_after_that_says_no_wait_falls_back_to_the_policys_backoff() {
+    // Each beside a 60 s window, which passes the 30 s retry cap: read as that window,
+    // the read would end at its first 429.
+    for hostile in ["-1", "1.5", "soon", "0x10"] {
+        let server =
+            server_with_token(|_, nth| if nth == 0 { rate_limited(hostile) } else { balance_ok() }).await;
+        let client = client(&server);
+        let started = std::time::Instant::now();
+        let result = client.send(&FetchBalance::new("s")).await;
+        assert!(result.is_ok(), "Retry-After {hostile:?}: {result:?}");
+        assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 2, "Retry-After {hostile:?}");
+        // The policy's backoff here is at most 40 ms, not the window.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "Retry-After {hostile:?}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_retry_after_beyond_the_cap_is_returned_at_once() {
     let server = server_with_token(|_, _| rate_limited("120")).await;
     let client = client(&server);

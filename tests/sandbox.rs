@@ -636,3 +636,38 @@ async fn a_rate_limited_sandbox_announces_its_limit_and_refuses_without_applying
     assert_eq!(sandbox.rate_limited(), 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn the_sandbox_answers_refusals_and_lookups_in_the_services_own_forms() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    // A virtual account name the service refuses: HTTP 200, code "400", a message, no data.
+    let account = json!({"accountRef": "va-1", "accountName": "Shop 2"});
+    let (status, body) = raw(&sandbox, "POST", "/v1/accounts/virtual", Some("tok"), Some(account)).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("400")), "{body}");
+    assert_eq!(body["message"], json!("Account name must not contain special characters."));
+    assert!(body.get("data").is_none() && body.get("description").is_none(), "{body}");
+
+    // An order reference is single use, across orders and card charges.
+    let order = json!({"order": {"orderReference": "o-once", "amount": 10, "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com"}});
+    let (status, created) =
+        raw(&sandbox, "POST", "/v1/checkout/order", Some("tok"), Some(order.clone())).await?;
+    assert_eq!(status, 200, "{created}");
+    // Its answer's orderReference is the service's own id.
+    assert_ne!(created["data"]["orderReference"], json!("o-once"), "{created}");
+    let (status, again) = raw(&sandbox, "POST", "/v1/checkout/order", Some("tok"), Some(order)).await?;
+    assert_eq!((status, again["code"].as_str()), (400, Some("400")), "{again}");
+    assert_eq!(again["data"]["message"], json!("An order already exists with this order reference"));
+    let charge = json!({"order": {"orderReference": "o-once", "amount": 10, "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com"}, "tokenKey": "tok-1"});
+    let (status, _) =
+        raw(&sandbox, "POST", "/v1/checkout/tokenized-card-payment", Some("tok"), Some(charge)).await?;
+    assert_eq!(status, 400);
+
+    // A lookup key matches by its meaning only; none, or nothing matched, is the service's 404.
+    let (status, body) =
+        raw(&sandbox, "GET", "/v1/transactions/accounts/single?merchantTxRef=nothing", Some("tok"), None)
+            .await?;
+    assert_eq!((status, body["code"].as_str()), (404, Some("404")), "{body}");
+    assert_eq!(body["description"], json!("Transaction matching query not found"));
+    assert_eq!(raw(&sandbox, "GET", "/v1/transactions/accounts/single", Some("tok"), None).await?.0, 404);
+    Ok(())
+}

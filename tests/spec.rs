@@ -505,7 +505,7 @@ fn summary_counts_operations_and_routes() {
     assert_eq!(
         summary,
         format!(
-            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups, 95 of 97 answers typed ({} shapes), 19 of 23 money operations settle (4 cannot, and say why), 12 facts of the live service (9 from developer guides, 3 observed)",
+            "spec/payments.yaml: ok: 97 operations, 113 routes (16 alternative forms), {} parameters, 15 groups, 95 of 97 answers typed ({} shapes), 19 of 23 money operations settle (4 cannot, and say why), 14 facts of the live service (9 from developer guides, 5 observed)",
             spec.parameter_count(),
             spec.shapes.len()
         )

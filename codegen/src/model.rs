@@ -878,6 +878,8 @@ pub enum TextFormat {
     Digits,
     /// An email address: `name@domain.tld`, no spaces.
     Email,
+    /// A name: letters and spaces, no ASCII digit, punctuation or symbol.
+    Name,
 }
 
 impl TextFormat {
@@ -886,6 +888,7 @@ impl TextFormat {
         match self {
             TextFormat::Digits => "digits",
             TextFormat::Email => "email",
+            TextFormat::Name => "name",
         }
     }
 }

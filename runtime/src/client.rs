@@ -755,9 +755,13 @@ impl ClientInner {
                 window: meta.window,
                 retry_after,
             };
-            // Without a `Retry-After`, a retry waits out the rate limit's window.
-            retry_after = limited.rate_limit_wait();
-            if let Some(wait) = retry_after {
+            // Without a `Retry-After`, a retry waits out the rate limit's window. One that
+            // says no wait (negative, fractional, not a number) leaves the retry to the
+            // policy's own backoff: the window it would fall back to may pass the retry
+            // cap and end the retries at once. Settling still paces by the window.
+            let wait = limited.rate_limit_wait();
+            retry_after = if meta.retry_after_unreadable { None } else { wait };
+            if let Some(wait) = wait {
                 self.rate_spent_for(wait);
             }
             limited
@@ -775,7 +779,9 @@ impl ClientInner {
                 Error::Status { status, code, description, excerpt, effect: route.effect }
             }
         };
-        Err(Failure { error, retry_after, unauthorized: status == 401, token_generation: None })
+        // A 431 says the request's headers are too large, the token's among them: renewed
+        // once, as after a 401, not sent again and again.
+        Err(Failure { error, retry_after, unauthorized: matches!(status, 401 | 431), token_generation: None })
     }
 }
 
@@ -819,6 +825,8 @@ enum Exchange {
 /// The headers of an error answer that the error carries.
 struct ErrorMeta {
     retry_after: Option<Duration>,
+    /// A `Retry-After` came that is not a wait (negative, fractional, not a number).
+    retry_after_unreadable: bool,
     limit: Option<u64>,
     remaining: Option<u64>,
     window: Option<String>,
@@ -827,8 +835,10 @@ struct ErrorMeta {
 impl ErrorMeta {
     fn read(headers: &HeaderMap) -> Self {
         let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+        let retry_after = text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now()));
         ErrorMeta {
-            retry_after: text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())),
+            retry_after,
+            retry_after_unreadable: headers.contains_key("retry-after") && retry_after.is_none(),
             limit: text("x-rate-limit-limit").and_then(|v| v.parse().ok()),
             remaining: text("x-rate-limit-remaining").and_then(|v| v.parse().ok()),
             window: text("x-rate-limit-window").map(|v| v.chars().take(64).collect()),

@@ -57,7 +57,7 @@ pub use support::Redacted;
 pub use text::Text;
 pub use time;
 pub use timestamp::{DateLayout, DateTime, Timestamp};
-pub use writer::{ExtraFields, RequestWriter, TextFormat, TextRule, is_email};
+pub use writer::{ExtraFields, RequestWriter, TextFormat, TextRule, is_email, is_name};
 
 // What the generated methods return (a `Future` named so that no spec's group can shadow it).
 pub use std::future::Future;

@@ -31,6 +31,12 @@ const DOCUMENTED_LIFETIME: Duration = Duration::from_secs(30 * 60);
 const LIFETIME_FLOOR: Duration = Duration::from_secs(60);
 /// The first wait after a failed renewal; it doubles with each failure in a row.
 const FAILURE_BACKOFF: Duration = Duration::from_millis(500);
+
+/// The longest access token the client takes: a longer one cannot travel in an
+/// `Authorization` header to most servers (8 KiB is a common limit of a header line), so
+/// it is refused as the renewal's failure and asked again, not kept and sent with every
+/// call.
+pub(crate) const MAX_TOKEN_BYTES: usize = 8 * 1024;
 /// The longest wait after failed renewals, unless the service asks for longer.
 const MAX_FAILURE_BACKOFF: Duration = Duration::from_secs(30);
 /// The longest `Retry-After` of the token endpoint that is remembered.
@@ -330,6 +336,19 @@ impl ClientInner {
             })?;
             let grant =
                 self.decode_data_with(&answer, &data, |reader, at| TokenGrant::read(reader, at, keys))?;
+            let length = grant.access_token.expose().len();
+            if length > MAX_TOKEN_BYTES {
+                return Err(Error::Decode {
+                    status: answer.status,
+                    operation: route.operation,
+                    path: None,
+                    reason: format!(
+                        "the access token is {length} bytes, longer than a header carries ({MAX_TOKEN_BYTES} at most)"
+                    ),
+                    excerpt: String::new(),
+                    effect: route.effect,
+                });
+            }
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
                     status: answer.status,

@@ -230,7 +230,7 @@ pub(crate) fn check_request(
     strictness: Strictness,
 ) -> Result<Checked, Refusal> {
     let mut checked = Checked::default();
-    let mut problems = Problems { list: Vec::new(), strictness };
+    let mut problems = Problems { list: Vec::new(), strictness, shaped: None };
     for (name, value) in path_vars {
         if let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Path && p.wire == name) {
             problems.note(check_text(param, &value));
@@ -303,13 +303,15 @@ pub(crate) fn check_request(
             }
         }
     }
-    if problems.list.is_empty() { Ok(checked) } else { Err(Refusal::invalid(problems.list.join("; "))) }
+    if problems.list.is_empty() { Ok(checked) } else { Err(problems.refusal()) }
 }
 
 /// The problems of one request, in the order they were found.
 struct Problems {
     list: Vec<String>,
     strictness: Strictness,
+    /// The first problem refused in the service's own form (not a plain 400).
+    shaped: Option<Refusal>,
 }
 
 impl Problems {
@@ -319,7 +321,20 @@ impl Problems {
 
     fn note(&mut self, checked: Result<(), Refusal>) {
         if let Err(refusal) = checked {
-            self.list.push(refusal.description);
+            self.list.push(refusal.description.clone());
+            // The strict sandbox answers as the document does: a plain 400.
+            if refusal.status != 400 && self.shaped.is_none() && self.strictness == Strictness::Service {
+                self.shaped = Some(refusal);
+            }
+        }
+    }
+
+    /// The refusal of these problems: the service's own form of it where the only
+    /// problem is one the service answers in a form of its own, else a 400 naming them all.
+    fn refusal(self) -> Refusal {
+        match self.shaped {
+            Some(shaped) if self.list.len() == 1 => shaped,
+            _ => Refusal::invalid(self.list.join("; ")),
         }
     }
 }
@@ -439,6 +454,14 @@ fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
         Some(TextFormat::Email) if !payspec_runtime::is_email(text) => {
             Err(Refusal::invalid(format!("`{key}` is not an email address")))
         }
+        // As the live service refuses such a name: HTTP 200, code "400", the reason in
+        // `message` (published live traffic; see the spec's `create_virtual_account`).
+        Some(TextFormat::Name) if !payspec_runtime::is_name(text) => Err(Refusal {
+            status: 200,
+            code: "400",
+            description: "Account name must not contain special characters.".to_owned(),
+            data: None,
+        }),
         _ => Ok(()),
     }
 }

@@ -66,6 +66,14 @@ fn json_response(status: u16, body: &Value) -> Answer {
 }
 
 fn refusal(refusal: &Refusal) -> Answer {
+    // A refusal the service sends with HTTP 200 carries its reason in `message`, with no
+    // description and no data (published live traffic: a refused virtual account name).
+    if refusal.status == 200 {
+        return json_response(
+            200,
+            &json!({"code": refusal.code, "status": false, "message": refusal.description}),
+        );
+    }
     json_response(
         refusal.status,
         &json!({"code": refusal.code, "description": refusal.description, "data": refusal.data}),

@@ -641,6 +641,7 @@ fn text_rule(param: &Param, idempotency: bool) -> Option<String> {
         None => "Any",
         Some(crate::model::TextFormat::Digits) => "Digits",
         Some(crate::model::TextFormat::Email) => "Email",
+        Some(crate::model::TextFormat::Name) => "Name",
     };
     let length = param.length.map_or("None".to_owned(), |n| format!("Some({n})"));
     Some(format!(

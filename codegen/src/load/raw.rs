@@ -534,6 +534,7 @@ pub struct RawParam {
 pub enum RawTextFormat {
     Digits,
     Email,
+    Name,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -1880,6 +1880,7 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             format: param.format.map(|f| match f {
                 RawTextFormat::Digits => TextFormat::Digits,
                 RawTextFormat::Email => TextFormat::Email,
+                RawTextFormat::Name => TextFormat::Name,
             }),
             length: param.length,
             accepts_text: param.accepts_text,
