@@ -550,7 +550,9 @@ fn the_readme_extension_keeps_the_interface_checks_green() {
 }
 
 /// `payspec-client` declares one cargo feature per group of the spec (its build step gates
-/// each group's items behind it), and `all-groups`, on by default, turns on every one.
+/// each group's items behind it), and `all-groups`, on by default, turns on every one. A
+/// group's feature turns on the groups its money operations settle through, so that
+/// `settle_bank_transfer` comes with `transfers` alone.
 #[test]
 fn the_client_has_a_feature_per_group_and_all_are_on_by_default() {
     let spec = load_builtin().unwrap_or_else(|errors| panic!("{errors}"));
@@ -564,10 +566,21 @@ fn the_client_has_a_feature_per_group_and_all_are_on_by_default() {
     let default = line("default").expect("a default feature list");
     assert!(default.contains("\"all-groups\""), "{default}");
     for group in &spec.groups {
+        let needs: std::collections::BTreeSet<&str> = spec
+            .operations
+            .iter()
+            .filter(|op| op.group == group.key)
+            .filter_map(|op| op.settle.as_ref())
+            .flat_map(|settle| &settle.lookups)
+            .filter_map(|lookup| spec.operation(&lookup.operation))
+            .map(|read| read.group.as_str())
+            .filter(|g| *g != group.key)
+            .collect();
+        let list = needs.iter().map(|g| format!("\"{g}\"")).collect::<Vec<_>>().join(", ");
         assert_eq!(
             line(&group.key).as_deref(),
-            Some(format!("{} = []", group.key).as_str()),
-            "{}",
+            Some(format!("{} = [{list}]", group.key).as_str()),
+            "{}: its feature turns on the groups its settling asks",
             group.key
         );
         assert!(all.contains(&format!("\"{}\"", group.key)), "all-groups lacks {}", group.key);

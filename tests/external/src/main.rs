@@ -30,7 +30,13 @@ fn main() -> Result<(), payspec_client::Error> {
         .environment(Environment::Custom("http://127.0.0.1:9/".into()))
         .credentials(Credentials::new("client-abc", "sk_test_external_secret", "acct-parent-1"))
         .build()?;
-    let _transfers = client.transfers();
+    // Settling comes with the `transfers` feature alone (its lookups' group is turned on
+    // with it): the future is made, not run.
+    let settle = client.transfers().settle_bank_transfer_by_reference(
+        "tx-42",
+        payspec_client::runtime::SettleOptions::within(std::time::Duration::from_secs(1)),
+    );
+    drop(settle);
     println!("client: {client:?}");
 
     let small: small::Client = small::Client::builder()
