@@ -671,3 +671,25 @@ async fn the_sandbox_answers_refusals_and_lookups_in_the_services_own_forms() ->
     assert_eq!(raw(&sandbox, "GET", "/v1/transactions/accounts/single", Some("tok"), None).await?.0, 404);
     Ok(())
 }
+
+#[tokio::test]
+async fn the_sandbox_takes_the_requests_integrators_send_the_live_service() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    // The bank-account lookup's /v2 form: a lookup, not a transfer from a sub-account
+    // named `lookup`.
+    let lookup = json!({"accountNumber": "0123456789", "bankCode": "058"});
+    let (status, body) =
+        raw(&sandbox, "POST", "/v2/transfers/bank/lookup", Some("tok"), Some(lookup)).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    assert_eq!(sandbox.received("lookup_bank_account"), 1);
+    assert_eq!(sandbox.received("bank_transfer_from_sub_account"), 0);
+    // Amounts as text: a virtual account's expected amount, a tokenized charge's amount.
+    let account = json!({"accountRef": "va-text", "accountName": "Text Amount", "expectedAmount": "2500.00"});
+    let (status, body) = raw(&sandbox, "POST", "/v1/accounts/virtual", Some("tok"), Some(account)).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    let charge = json!({"order": {"orderReference": "o-text", "amount": "1500.0", "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com"}, "tokenKey": "tok-1"});
+    let (status, body) =
+        raw(&sandbox, "POST", "/v1/checkout/tokenized-card-payment", Some("tok"), Some(charge)).await?;
+    assert_eq!((status, body["data"]["status"].as_bool()), (200, Some(true)), "{body}");
+    Ok(())
+}
