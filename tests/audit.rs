@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 const EXPECTED: &[&str] = &[
     r#"identical_route: GET /v1/transactions/accounts/{subAccountId} (list_transactions_for_sub_account) = GET /v1/transactions/accounts/{subAccountId} (filter_transactions_for_sub_account, alias) [declared]"#,
     r#"identical_route: GET /v1/transactions/accounts (list_transactions) = GET /v1/transactions/accounts (filter_transactions, alias) [declared]"#,
+    r#"alternative_form: POST /v1/transfers/bank/lookup (lookup_bank_account) -> POST /v2/transfers/bank/lookup (lookup_bank_account, alias)"#,
     r#"alternative_form: POST /v2/transfers/bank (bank_transfer) -> POST /v1/transfers/bank (bank_transfer, alias)"#,
     r#"alternative_form: POST /v2/transfers/bank/{subAccountId} (bank_transfer_from_sub_account) -> POST /v1/transfers/bank/{subAccountId} (bank_transfer_from_sub_account, alias)"#,
     r#"alternative_form: POST /v2/transfers/wallet (wallet_transfer) -> POST /v1/transfers/wallet (wallet_transfer, alias)"#,
@@ -45,6 +46,7 @@ const EXPECTED: &[&str] = &[
     r#"shadowing: PUT /v1/accounts/virtual/{accountRef} (update_virtual_account) <- PUT /v1/accounts/{subAccountId}/access (update_sub_account_access): {accountRef} = "access""#,
     r#"shadowing: GET /v1/accounts/virtual/{accountRef} (fetch_virtual_account) <- GET /v1/accounts/{subAccountId}/balance (fetch_sub_account_balance): {accountRef} = "balance""#,
     r#"shadowing: GET /v1/accounts/virtual/{accountRef} (fetch_virtual_account) <- GET /v1/accounts/{subAccountId}/terminals (list_sub_account_terminals): {accountRef} = "terminals""#,
+    r#"shadowing: POST /v2/transfers/bank/{subAccountId} (bank_transfer_from_sub_account) <- POST /v2/transfers/bank/lookup (lookup_bank_account, alias): {subAccountId} = "lookup""#,
     r#"shadowing: POST /v1/transfers/bank/{subAccountId} (bank_transfer_from_sub_account, alias) <- POST /v1/transfers/bank/lookup (lookup_bank_account): {subAccountId} = "lookup""#,
     r#"shadowing: GET /v1/transactions/accounts/{subAccountId} (list_transactions_for_sub_account) <- GET /v1/transactions/accounts/single (fetch_transaction): {subAccountId} = "single""#,
     r#"shadowing: GET /v1/transactions/accounts/{subAccountId} (filter_transactions_for_sub_account, alias) <- GET /v1/transactions/accounts/single (fetch_transaction): {subAccountId} = "single""#,
@@ -117,10 +119,10 @@ fn counts_per_kind() {
         counts,
         [
             ("identical_route", 2),
-            ("alternative_form", 16),
+            ("alternative_form", 17),
             ("method_ambiguity", 2),
             ("listed_twice", 5),
-            ("shadowing", 16),
+            ("shadowing", 17),
         ]
     );
 }
@@ -316,6 +318,7 @@ fn every_alternative_form() {
         })
         .collect();
     let expected: BTreeSet<(String, String)> = [
+        ("POST /v1/transfers/bank/lookup", "POST /v2/transfers/bank/lookup"),
         ("POST /v2/transfers/bank", "POST /v1/transfers/bank"),
         ("POST /v2/transfers/bank/{subAccountId}", "POST /v1/transfers/bank/{subAccountId}"),
         ("POST /v2/transfers/wallet", "POST /v1/transfers/wallet"),
@@ -337,7 +340,7 @@ fn every_alternative_form() {
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
     assert_eq!(pairs, expected);
-    assert_eq!(expected.len(), 16);
+    assert_eq!(expected.len(), 17);
 }
 
 #[test]
@@ -351,6 +354,7 @@ fn reserved_segments_of_the_real_spec() {
     assert_eq!(
         reserved,
         [
+            ("bank_transfer_from_sub_account", "subAccountId", "lookup", "lookup_bank_account"),
             ("create_virtual_account_for_sub_account", "subAccountId", "list", "list_virtual_accounts"),
             ("fetch_mandate", "mandateId", "mandates", "list_mandates"),
             ("fetch_mandate", "mandateId", "status", "fetch_mandate_status"),
@@ -374,10 +378,10 @@ fn the_report_has_a_heading_per_kind() {
     let text = report::audit_text(&findings());
     for heading in [
         "Identical routes: 2",
-        "Alternative forms: 16",
+        "Alternative forms: 17",
         "Method ambiguity (GET and POST): 2",
         "Operations listed twice: 5",
-        "Templates that shadow each other: 16",
+        "Templates that shadow each other: 17",
     ] {
         assert!(text.lines().any(|l| l == heading), "no line `{heading}` in:\n{text}");
     }

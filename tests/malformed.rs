@@ -268,6 +268,11 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "did you mean `refresh_token`?",
     ),
     (
+        "answers_observed_without_seen_in",
+        r#"tests/fixtures/malformed/answers_observed_without_seen_in.yaml:33:7: error: operations.bank_transfer_from_sub_account.answers.source: a reading from `observed` needs `seen_in`"#,
+        "name the guide, or where the traffic was published, in `seen_in`",
+    ),
+    (
         "one_of_unknown_param",
         r#"tests/fixtures/malformed/one_of_unknown_param.yaml:62:11: error: operations.fetch_transfer.one_of.key.params[1]: the operation has no parameter `merchant_ref`"#,
         "did you mean `merchant_tx_ref`?",

@@ -159,7 +159,8 @@ fn type_sample(
         // Far in the future, so a token answer is never due for renewal.
         Type::DateTime => json!("2099-01-01T00:00:00Z"),
         Type::Integer => json!(1),
-        Type::Boolean => json!(false),
+        // `false` where it is a state to avoid (a declined card charge), else `false`.
+        Type::Boolean => json!(avoid.iter().any(|a| a.eq_ignore_ascii_case("false"))),
         Type::Decimal => json!(100),
         Type::Json | Type::StringList => json!([]),
         Type::Shape(name) => match spec.shape(name) {
@@ -179,13 +180,14 @@ fn type_sample(
     if list { json!([one]) } else { one }
 }
 
-/// The `data` the mock answers an operation with: a sample of its declared answer type,
-/// or an empty object when the answer is untyped.
+/// The `data` the mock answers an operation with: a sample of its declared answer type (a
+/// finished one: no state the operation reads as pending or failed), or an empty object
+/// when the answer is untyped.
 pub fn answer_data(spec: &Spec, op: &Operation) -> Value {
+    let avoid: Vec<String> =
+        op.answers.pending_statuses.iter().chain(&op.answers.failed_statuses).cloned().collect();
     match &op.response {
-        Some(answer) => {
-            type_sample(spec, &answer.ty, answer.list, (&[], "data"), &op.answers.pending_statuses, 0)
-        }
+        Some(answer) => type_sample(spec, &answer.ty, answer.list, (&[], "data"), &avoid, 0),
         None => json!({}),
     }
 }

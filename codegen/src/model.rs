@@ -105,6 +105,49 @@ pub struct Answers {
     pub envelope: EnvelopeKind,
     /// Why these lists, where they differ from the service's (doc lines).
     pub note: Vec<String>,
+    /// What this block's reading of the service rests on, where it says (not inherited).
+    pub evidence: Option<Evidence>,
+    /// Whether the operation (or the service) declares this block itself, rather than
+    /// inheriting it.
+    pub declared: bool,
+}
+
+/// What a reading of the service in the spec rests on: a source, and where it is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// The kind of source.
+    pub source: ReadingSource,
+    /// The guide, capture or document section that shows it (required for guides and
+    /// observed traffic).
+    pub seen_in: Option<String>,
+}
+
+/// What a reading of the service rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReadingSource {
+    /// The vendor's OpenAPI document.
+    Reference,
+    /// The vendor's developer guides.
+    DeveloperDocs,
+    /// Traffic of the live service that integrators published.
+    Observed,
+    /// An inference from other facts, which the block's note states.
+    Inference,
+}
+
+impl ReadingSource {
+    /// Every source with its spec keyword.
+    pub const ALL: [(&'static str, ReadingSource); 4] = [
+        ("reference", ReadingSource::Reference),
+        ("developer_docs", ReadingSource::DeveloperDocs),
+        ("observed", ReadingSource::Observed),
+        ("inference", ReadingSource::Inference),
+    ];
+
+    /// The spec keyword.
+    pub fn as_str(self) -> &'static str {
+        ReadingSource::ALL.iter().find(|(_, s)| *s == self).map_or("inference", |(name, _)| name)
+    }
 }
 
 /// A finished answer that still waits on someone: the data's text at `field` holds
@@ -235,6 +278,8 @@ pub struct Settle {
     pub within_seconds: Option<u64>,
     /// Where the facts come from.
     pub note: Option<String>,
+    /// What this reading of the service rests on, where the spec says.
+    pub evidence: Option<Evidence>,
 }
 
 /// One way to look a payment up.
@@ -331,6 +376,24 @@ pub struct IdempotencyHeader {
 }
 
 impl Spec {
+    /// Every reading of the service the spec makes (the service's and each operation's own
+    /// `answers`, each `settle`), where it is declared, with its evidence if it says.
+    pub fn readings(&self) -> Vec<(String, Option<&Evidence>)> {
+        let mut out = Vec::new();
+        if self.answers.declared {
+            out.push(("service.answers".to_owned(), self.answers.evidence.as_ref()));
+        }
+        for op in &self.operations {
+            if op.answers.declared {
+                out.push((format!("operations.{}.answers", op.name), op.answers.evidence.as_ref()));
+            }
+            if let Some(settle) = &op.settle {
+                out.push((format!("operations.{}.settle", op.name), settle.evidence.as_ref()));
+            }
+        }
+        out
+    }
+
     /// The operation called `name`.
     pub fn operation(&self, name: &str) -> Option<&Operation> {
         self.operations.iter().find(|op| op.name == name)

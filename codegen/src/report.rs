@@ -1,7 +1,7 @@
 //! What the `payspec` command prints, kept in the library so tests can check it.
 
 use crate::audit::{Finding, KINDS};
-use crate::model::{Effect, FactSource, Operation, Spec};
+use crate::model::{Effect, FactSource, Operation, ReadingSource, Spec};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -10,8 +10,12 @@ pub fn summary(spec: &Spec) -> String {
     let facts = |source: FactSource| {
         spec.operations.iter().flat_map(|op| &op.disagreements).filter(|d| d.source == source).count()
     };
+    let readings = spec.readings();
+    let cited = |source: ReadingSource| {
+        readings.iter().filter(|(_, e)| e.is_some_and(|e| e.source == source)).count()
+    };
     format!(
-        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} of {} money operations settle ({} cannot, and say why), {} facts of the live service ({} from developer guides, {} observed)",
+        "{}: ok: {} operations, {} routes ({} alternative forms), {} parameters, {} groups, {} of {} answers typed ({} shapes), {} of {} money operations settle ({} cannot, and say why), {} facts of the live service ({} from developer guides, {} observed), {} of {} readings of the service cited ({} reference, {} developer guides, {} observed, {} inferred)",
         spec.source,
         spec.operations.len(),
         spec.routes().count(),
@@ -27,6 +31,12 @@ pub fn summary(spec: &Spec) -> String {
         facts(FactSource::DeveloperDocs) + facts(FactSource::Observed),
         facts(FactSource::DeveloperDocs),
         facts(FactSource::Observed),
+        readings.iter().filter(|(_, e)| e.is_some()).count(),
+        readings.len(),
+        cited(ReadingSource::Reference),
+        cited(ReadingSource::DeveloperDocs),
+        cited(ReadingSource::Observed),
+        cited(ReadingSource::Inference),
     )
 }
 

@@ -135,6 +135,21 @@ pub struct RawSettle {
     pub within_seconds: Option<u64>,
     #[serde(default)]
     pub note: Option<String>,
+    #[serde(default)]
+    pub source: Option<RawReadingSource>,
+    #[serde(default)]
+    pub seen_in: Option<String>,
+}
+
+/// What a reading of the service (how its answers are read, how a payment settles) rests
+/// on.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawReadingSource {
+    Reference,
+    DeveloperDocs,
+    Observed,
+    Inference,
 }
 
 /// One way to look a payment up: a read, and where each of its parameters comes from.
@@ -230,6 +245,10 @@ pub struct RawAnswers {
     pub reference_taken: Option<Vec<String>>,
     #[serde(default)]
     pub envelope: Option<RawEnvelope>,
+    #[serde(default)]
+    pub source: Option<RawReadingSource>,
+    #[serde(default)]
+    pub seen_in: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
 }

@@ -4,8 +4,8 @@ use super::Sink;
 use super::raw::{
     Ordered, RawAnswers, RawAuth, RawCode, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
     RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup, RawIdempotencyHeader, RawLocation,
-    RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawService, RawSettle, RawShape,
-    RawTextFormat, RawWebhooks,
+    RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawReadingSource, RawService,
+    RawSettle, RawShape, RawTextFormat, RawWebhooks,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -157,13 +157,58 @@ fn service_default_answers() -> Answers {
         reference_taken: Vec::new(),
         envelope: EnvelopeKind::Standard,
         note: Vec::new(),
+        evidence: None,
+        declared: false,
     }
+}
+
+/// The evidence of a reading of the service: a guide or a capture needs `seen_in`, an
+/// inference a note that says what it is inferred from, and `seen_in` needs a source.
+fn evidence(
+    source: Option<RawReadingSource>,
+    seen_in: Option<&str>,
+    has_note: bool,
+    at: &str,
+    sink: &mut Sink,
+) -> Option<Evidence> {
+    let seen_in = seen_in.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let Some(source) = source else {
+        if seen_in.is_some() {
+            sink.error(
+                &format!("{at}.seen_in"),
+                "`seen_in` names the evidence of a source, and no `source` is given",
+                "add `source: developer_docs`, `observed`, `reference` or `inference`",
+            );
+        }
+        return None;
+    };
+    let source = match source {
+        RawReadingSource::Reference => ReadingSource::Reference,
+        RawReadingSource::DeveloperDocs => ReadingSource::DeveloperDocs,
+        RawReadingSource::Observed => ReadingSource::Observed,
+        RawReadingSource::Inference => ReadingSource::Inference,
+    };
+    if matches!(source, ReadingSource::DeveloperDocs | ReadingSource::Observed) && seen_in.is_none() {
+        sink.error(
+            &format!("{at}.source"),
+            format!("a reading from `{}` needs `seen_in`", source.as_str()),
+            "name the guide, or where the traffic was published, in `seen_in`",
+        );
+    }
+    if source == ReadingSource::Inference && !has_note {
+        sink.error(
+            &format!("{at}.source"),
+            "an inference needs a `note` that says what it is inferred from",
+            "add a `note`, or name the source that shows it",
+        );
+    }
+    Some(Evidence { source, seen_in })
 }
 
 /// `raw` laid over `inherited`, each list checked.
 fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut Sink) -> Answers {
     let Some(raw) = raw else {
-        return Answers { note: Vec::new(), ..inherited.clone() };
+        return Answers { note: Vec::new(), evidence: None, declared: false, ..inherited.clone() };
     };
     let list = |own: &Option<Vec<String>>, inherited: &[String], key: &str, sink: &mut Sink| -> Vec<String> {
         let Some(own) = own else {
@@ -249,6 +294,8 @@ fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut S
             Some(RawEnvelope::Unwrapped) => EnvelopeKind::Unwrapped,
         },
         note: lines(raw.note.as_deref()),
+        evidence: evidence(raw.source, raw.seen_in.as_deref(), raw.note.is_some(), at, sink),
+        declared: true,
     };
     if answers.success_codes.is_empty() {
         sink.error(
@@ -1337,6 +1384,7 @@ fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
         state_field: raw.state_field.clone(),
         within_seconds: raw.within_seconds,
         note: raw.note.clone(),
+        evidence: evidence(raw.source, raw.seen_in.as_deref(), raw.note.is_some(), at, sink),
     }
 }
 
