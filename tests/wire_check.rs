@@ -672,6 +672,15 @@ pub async fn server_answering(
     operation_name: &str,
     answer: &'static str,
 ) -> Result<MockServer, Box<dyn std::error::Error>> {
+    server_answering_with(operation_name, 200, answer).await
+}
+
+/// [`server_answering`] with the HTTP status the answer came with.
+pub async fn server_answering_with(
+    operation_name: &str,
+    status: u16,
+    answer: &'static str,
+) -> Result<MockServer, Box<dyn std::error::Error>> {
     let spec = spec()?;
     let op = operation(spec, operation_name)?;
     let issue = operation(spec, spec.token_operations.as_ref().map_or("", |t| t.issue.as_str()))?;
@@ -682,7 +691,7 @@ pub async fn server_answering(
         if request.is("POST", &issue_path) {
             grant.clone()
         } else {
-            Reply::text(200, answer).header("Content-Type", "application/json")
+            Reply::text(status, answer).header("Content-Type", "application/json")
         }
     })
     .await?;
