@@ -693,3 +693,32 @@ async fn the_sandbox_takes_the_requests_integrators_send_the_live_service() -> T
     assert_eq!((status, body["data"]["status"].as_bool()), (200, Some(true)), "{body}");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_checkout_transaction_is_read_by_either_id_type_and_the_spelling_integrators_send() -> TestResult {
+    let sandbox = Sandbox::builder().static_token("tok").start().await?;
+    let order = json!({"order": {"orderReference": "o-ids", "amount": 10, "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com"}});
+    let (_, created) = raw(&sandbox, "POST", "/v1/checkout/order", Some("tok"), Some(order)).await?;
+    let order_id = created["data"]["orderReference"].as_str().ok_or("the order's id")?.to_owned();
+    for query in [
+        "idType=ORDER_REFERENCE&id=o-ids".to_owned(),
+        "idType=orderReference&id=o-ids".to_owned(),
+        format!("idType=ORDER_ID&id={order_id}"),
+    ] {
+        let (status, body) =
+            raw(&sandbox, "GET", &format!("/v1/checkout/transaction?{query}"), Some("tok"), None).await?;
+        assert_eq!(status, 200, "{query}: {body}");
+        assert_eq!(body["data"]["order"]["orderReference"], json!("o-ids"), "{query}: {body}");
+    }
+    // The merchant's reference is no order id.
+    let (status, _) =
+        raw(&sandbox, "GET", "/v1/checkout/transaction?idType=ORDER_ID&id=o-ids", Some("tok"), None).await?;
+    assert_eq!(status, 404);
+    // The strict sandbox holds to the document's spellings.
+    let strict = Sandbox::builder().static_token("tok").strict().start().await?;
+    let (status, body) =
+        raw(&strict, "GET", "/v1/checkout/transaction?idType=orderReference&id=o-ids", Some("tok"), None)
+            .await?;
+    assert_eq!(status, 400, "{body}");
+    Ok(())
+}

@@ -829,6 +829,9 @@ pub struct Param {
     /// The service also takes this number or flag as a JSON string (`"1500.0"`); the
     /// client sends it as declared, and the sandbox takes both unless it is strict.
     pub accepts_text: bool,
+    /// Other spellings of its values (or of its fixed value) the live service also takes;
+    /// the client never sends them, and the sandbox takes them unless it is strict.
+    pub also_accepts: Vec<String>,
     /// Doc lines.
     pub doc: Vec<String>,
 }

@@ -233,7 +233,7 @@ pub(crate) fn check_request(
     let mut problems = Problems { list: Vec::new(), strictness, shaped: None };
     for (name, value) in path_vars {
         if let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Path && p.wire == name) {
-            problems.note(check_text(param, &value));
+            problems.note(check_text(param, &value, strictness));
         }
         checked.values.insert(name, Value::String(value));
     }
@@ -256,7 +256,7 @@ pub(crate) fn check_request(
             problems.push(format!("query parameter `{key}` is given twice"));
             continue;
         }
-        problems.note(check_text(param, &value));
+        problems.note(check_text(param, &value, strictness));
         seen.push(key.clone());
         checked.values.insert(key, Value::String(value));
     }
@@ -405,7 +405,7 @@ fn plain(value: &Json) -> Value {
 }
 
 /// A query or path value (always text on the wire).
-fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
+fn check_text(param: &Param, text: &str, strictness: Strictness) -> Result<(), Refusal> {
     let key = &param.wire;
     match &param.ty {
         Type::String | Type::Identifier(_) => check_rule(param, text)?,
@@ -426,7 +426,7 @@ fn check_text(param: &Param, text: &str) -> Result<(), Refusal> {
         }
         Type::Decimal => check_decimal(param, text)?,
         Type::DateTime => check_layout(param, text)?,
-        _ => check_values(param, text)?,
+        _ => check_values(param, text, strictness)?,
     }
     Ok(())
 }
@@ -474,9 +474,9 @@ fn check_json(param: &Param, value: &Json, strictness: Strictness) -> Result<(),
         |expected: &str| Refusal::invalid(format!("`{key}` must be {expected}, not {}", value.kind()));
     match (&param.ty, value) {
         (Type::Json, _) => Ok(()),
-        (_, Json::String(text)) if param.as_string => check_text(param, text),
+        (_, Json::String(text)) if param.as_string => check_text(param, text, strictness),
         (_, Json::String(text)) if param.accepts_text && strictness == Strictness::Service => {
-            check_text(param, text.trim())
+            check_text(param, text.trim(), strictness)
         }
         (_, _) if param.as_string => Err(wrong("a string")),
         (Type::Decimal, Json::Number(n)) => check_decimal(param, n.as_str()),
@@ -495,7 +495,7 @@ fn check_json(param: &Param, value: &Json, strictness: Strictness) -> Result<(),
         (Type::DateTime, Json::String(text)) => check_layout(param, text),
         (Type::String | Type::Identifier(_) | Type::Shape(_), Json::String(text)) => {
             check_rule(param, text)?;
-            check_values(param, text)
+            check_values(param, text, strictness)
         }
         _ => Err(wrong("a string")),
     }
@@ -506,9 +506,15 @@ fn shown(param: &Param, text: &str) -> String {
     if param.secret { "the value given (a secret, not repeated)".to_owned() } else { format!("`{text}`") }
 }
 
-fn check_values(param: &Param, text: &str) -> Result<(), Refusal> {
+fn check_values(param: &Param, text: &str, strictness: Strictness) -> Result<(), Refusal> {
+    // What the live service also takes (the spec's `also_accepts`), unless strict.
+    if strictness == Strictness::Service && param.also_accepts.iter().any(|v| v == text) {
+        return Ok(());
+    }
+    // `fixed` is what the client always sends; the service takes any documented value.
     if let Some(fixed) = &param.fixed
         && text != fixed
+        && !param.values.iter().any(|v| v == text)
     {
         return Err(Refusal::invalid(format!(
             "`{}` must be `{fixed}`, not {}",

@@ -442,11 +442,18 @@ impl Ledger {
             "create_checkout_order" => self.create_order(spec, op, checked, &now),
             "charge_tokenized_card" => self.charge_card(spec, op, checked, play, &now),
             "fetch_checkout_transaction" => {
-                let reference = checked.text("id").unwrap_or_default();
-                let order = self
-                    .orders
-                    .get(reference)
-                    .ok_or_else(|| Refusal::not_found(format!("no checkout order `{reference}`")))?;
+                // By the merchant's order reference, or (idType=ORDER_ID) by the order's id,
+                // which the create answer carries as its `orderReference`.
+                let id = checked.text("id").unwrap_or_default();
+                let by_order_id = checked.text("idType") == Some("ORDER_ID");
+                let found = if by_order_id {
+                    self.orders.iter().find(|(_, order)| order.order_id == id)
+                } else {
+                    self.orders.get_key_value(id)
+                };
+                let (reference, order) =
+                    found.ok_or_else(|| Refusal::not_found(format!("no checkout order `{id}`")))?;
+                let reference = reference.as_str();
                 let mut data = sample_data(spec, op, &now);
                 set(&mut data, "success", json!(order.paid.is_some()));
                 set(

@@ -544,6 +544,8 @@ pub struct RawParam {
     #[serde(default)]
     pub accepts_text: bool,
     #[serde(default)]
+    pub also_accepts: Vec<String>,
+    #[serde(default)]
     pub doc: Option<String>,
 }
 

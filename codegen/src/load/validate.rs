@@ -1898,6 +1898,21 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
                 format!("remove `{key}`, or make the type `string`"),
             );
         }
+        if !param.also_accepts.is_empty() && param.values.is_empty() && param.fixed.is_none() {
+            sink.error(
+                &format!("{at}.also_accepts"),
+                format!("`{name}` lists no `values` or `fixed` value for `also_accepts` to add to"),
+                "remove `also_accepts`: a parameter without listed values takes any text already",
+            );
+        }
+        if let Some(blank) = param.also_accepts.iter().find(|v| v.trim().is_empty() || v.trim() != v.as_str())
+        {
+            sink.error(
+                &format!("{at}.also_accepts"),
+                format!("`{blank}` is not a value as the service receives it"),
+                "write each value exactly as it travels, without spaces around it",
+            );
+        }
         if param.length == Some(0) {
             sink.error(
                 &format!("{at}.length"),
@@ -1932,6 +1947,7 @@ fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) ->
             }),
             length: param.length,
             accepts_text: param.accepts_text,
+            also_accepts: param.also_accepts.clone(),
             doc: lines(param.doc.as_deref()),
         });
     }
