@@ -61,6 +61,7 @@ pub fn operation_json(op: &Operation) -> Value {
             "required": p.required, "origin": p.origin.as_str(), "secret": p.secret,
             "fixed": p.fixed, "values": p.values,
         })).collect::<Vec<_>>(),
+        "one_of": op.one_of.iter().map(|set| json!({"name": set.name, "params": set.params})).collect::<Vec<_>>(),
         "auth": op.auth.as_str(),
         "effect": op.effect.as_str(),
         "idempotency": op.idempotency,
