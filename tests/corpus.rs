@@ -126,6 +126,48 @@ async fn call(client: &Client, operation: &str) -> Result<Read, Error> {
     }
 }
 
+/// How a read answer differs from what its corpus entry says.
+fn read_problems(entry: &Value, read: &Read) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if read.state != text(entry, "expect") {
+        wrong.push(format!("read as {}, the answer says {}", read.state, text(entry, "expect")));
+    }
+    if let Some(id) = entry["expect_id"].as_str()
+        && read.id.as_deref() != Some(id)
+    {
+        wrong.push(format!("id {:?}, not {id}", read.id));
+    }
+    let unread: Vec<&str> = entry["expect_unread"]
+        .as_array()
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if read.unread != unread {
+        wrong.push(format!("unread {:?}, expected {unread:?}", read.unread));
+    }
+    if !read.raw {
+        wrong.push("the raw data is not reachable".to_owned());
+    }
+    wrong
+}
+
+/// How a refusal differs from its corpus entry: the service's code and message, and
+/// whether the request may have been applied.
+fn refusal_problems(entry: &Value, error: &Error) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if error.code() != entry["expect_code"].as_str() {
+        wrong.push(format!("code {:?}, not {}", error.code(), entry["expect_code"]));
+    }
+    let message = entry["expect_message"].as_str().unwrap_or_default();
+    if !error.to_string().contains(message) {
+        wrong.push(format!("`{error}` lacks {message:?}"));
+    }
+    let applied = entry["expect_may_have_been_applied"].as_bool().unwrap_or(false);
+    if error.may_have_been_applied() != applied {
+        wrong.push(format!("may_have_been_applied is {}", error.may_have_been_applied()));
+    }
+    wrong
+}
+
 #[tokio::test]
 async fn every_real_answer_is_read_as_the_state_it_says_and_never_an_error() {
     let corpus = corpus();
@@ -139,59 +181,13 @@ async fn every_real_answer_is_read_as_the_state_it_says_and_never_an_error() {
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         let client = wire_check::client(&server).unwrap_or_else(|e| panic!("{e}"));
-        let read = match (call(&client, operation).await, text(entry, "expect")) {
-            (Ok(read), _) => read,
-            // A refusal: the error carries the service's code and message, and says whether
-            // the request may have been applied.
-            (Err(error), "refused") => {
-                let mut wrong = Vec::new();
-                if error.code() != entry["expect_code"].as_str() {
-                    wrong.push(format!("code {:?}, not {}", error.code(), entry["expect_code"]));
-                }
-                let message = entry["expect_message"].as_str().unwrap_or_default();
-                if !error.to_string().contains(message) {
-                    wrong.push(format!("`{error}` lacks {message:?}"));
-                }
-                let applied = entry["expect_may_have_been_applied"].as_bool().unwrap_or(false);
-                if error.may_have_been_applied() != applied {
-                    wrong.push(format!("may_have_been_applied is {}", error.may_have_been_applied()));
-                }
-                let sent = server.requests().iter().filter(|r| !r.path().contains("/auth/token")).count();
-                if sent != 1 {
-                    wrong.push(format!("the server received {sent} requests"));
-                }
-                if wrong.is_empty() {
-                    passed += 1;
-                } else {
-                    failures.push(format!("{name}: {}", wrong.join("; ")));
-                }
-                continue;
-            }
-            (Err(error), _) => {
-                failures.push(format!("{name}: an error: {error}"));
-                continue;
-            }
+        let mut wrong = match (call(&client, operation).await, text(entry, "expect")) {
+            (Ok(read), _) => read_problems(entry, &read),
+            (Err(error), "refused") => refusal_problems(entry, &error),
+            (Err(error), _) => vec![format!("an error: {error}")],
         };
-        let mut wrong = Vec::new();
-        if read.state != text(entry, "expect") {
-            wrong.push(format!("read as {}, the answer says {}", read.state, text(entry, "expect")));
-        }
-        if let Some(id) = entry["expect_id"].as_str()
-            && read.id.as_deref() != Some(id)
-        {
-            wrong.push(format!("id {:?}, not {id}", read.id));
-        }
-        let unread: Vec<&str> = entry["expect_unread"]
-            .as_array()
-            .map(|l| l.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        if read.unread != unread {
-            wrong.push(format!("unread {:?}, expected {unread:?}", read.unread));
-        }
-        if !read.raw {
-            wrong.push("the raw data is not reachable".to_owned());
-        }
-        // Counted at the server: the operation was sent once (no retry of a success).
+        // Counted at the server: the operation was sent once (no retry of a success, none
+        // of a refusal).
         let sent = server.requests().iter().filter(|r| !r.path().contains("/auth/token")).count();
         if sent != 1 {
             wrong.push(format!("the server received {sent} requests"));

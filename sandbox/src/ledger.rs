@@ -599,17 +599,7 @@ impl Ledger {
         now: &str,
     ) -> Result<Outcome, Refusal> {
         let reference = checked.text("order.orderReference").unwrap_or_default().to_owned();
-        if self.orders.contains_key(&reference) {
-            return Err(Refusal::order_reference_taken());
-        }
-        let order = Order {
-            order_id: self.id("sbx-order-id"),
-            amount: checked.decimal("order.amount").unwrap_or_default(),
-            currency: checked.text("order.currency").unwrap_or("NGN").to_owned(),
-            email: checked.text("order.customerEmail").unwrap_or_default().to_owned(),
-            paid: None,
-        };
-        self.orders.insert(reference.clone(), order);
+        self.open_order(checked, &reference)?;
         let (status, message) = match play {
             Play::Pending => (true, "Kindly enter the OTP sent to ****1958"),
             Play::Declined => (false, "Tokenized charge failed"),
@@ -737,26 +727,32 @@ impl Ledger {
             Some(given) => given.to_owned(),
             None => self.id("sbx-order"),
         };
-        let order = Order {
-            order_id: self.id("sbx-order-id"),
-            amount: checked.decimal("order.amount").unwrap_or_default(),
-            currency: checked.text("order.currency").unwrap_or("NGN").to_owned(),
-            email: checked.text("order.customerEmail").unwrap_or_default().to_owned(),
-            paid: None,
-        };
-        // An order reference is single use, as on the live service: any second order (or
-        // card charge) under it is refused, whatever its details.
-        if self.orders.contains_key(&reference) {
-            return Err(Refusal::order_reference_taken());
-        }
-        let order_id = order.order_id.clone();
-        self.orders.insert(reference.clone(), order);
+        let order_id = self.open_order(checked, &reference)?;
         let mut data = sample_data(spec, op, now);
         // The answer's `orderReference` is the service's own id of the order, not the
         // merchant's reference (published live traffic; see the spec).
         set(&mut data, "orderReference", json!(order_id));
         set(&mut data, "checkoutLink", json!(format!("https://checkout.sandbox.invalid/pay/{reference}")));
         Ok(self.plain(op, data))
+    }
+
+    /// Opens an unpaid order of the request's `order` under `reference`; its id. An order
+    /// reference is single use, as on the live service: a second order or card charge
+    /// under it is refused, whatever its details.
+    fn open_order(&mut self, checked: &Checked, reference: &str) -> Result<String, Refusal> {
+        if self.orders.contains_key(reference) {
+            return Err(Refusal::order_reference_taken());
+        }
+        let order_id = self.id("sbx-order-id");
+        let order = Order {
+            order_id: order_id.clone(),
+            amount: checked.decimal("order.amount").unwrap_or_default(),
+            currency: checked.text("order.currency").unwrap_or("NGN").to_owned(),
+            email: checked.text("order.customerEmail").unwrap_or_default().to_owned(),
+            paid: None,
+        };
+        self.orders.insert(reference.to_owned(), order);
+        Ok(order_id)
     }
 
     /// Marks a checkout order paid: the parent account is credited, a transaction
