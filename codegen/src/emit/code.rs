@@ -31,13 +31,33 @@ impl Code {
     /// Documentation, one line per element: a `///` comment, or a `#[doc]` attribute with
     /// an escaped literal for a line that a comment cannot carry.
     pub(super) fn doc<S: AsRef<str>>(&mut self, indent: &str, lines: &[S]) {
+        let mut fenced = false;
         for line in lines {
-            self.doc_line(indent, line.as_ref());
+            let line = line.as_ref();
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                self.doc_text(indent, line);
+            } else if fenced {
+                self.doc_text(indent, line);
+            } else {
+                self.doc_line(indent, line);
+            }
         }
     }
 
-    /// One line of documentation (see [`Code::doc`]).
+    /// One line of documentation (see [`Code::doc`]), prose: a `<` outside a code span is
+    /// escaped, so that spec text such as `transactionRef=<merchant reference>` stays text
+    /// and is never read as an HTML tag (which rustdoc refuses).
     pub(super) fn doc_line(&mut self, indent: &str, line: &str) {
+        if line.contains('<') {
+            self.doc_text(indent, &escape_angles(line));
+        } else {
+            self.doc_text(indent, line);
+        }
+    }
+
+    /// One line of documentation, as it is.
+    fn doc_text(&mut self, indent: &str, line: &str) {
         self.push(indent);
         if !comment_can_carry(line) {
             let text = format!(" {line}");
@@ -76,6 +96,22 @@ impl Code {
             self.push(line);
         }
     }
+}
+
+/// `line` with each `<` outside a code span (between backticks) escaped as `\<`.
+fn escape_angles(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    for (i, part) in line.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 0 {
+            out.push_str(&part.replace('<', "\\<"));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 /// `Some("text")` or `None`: an optional string literal of generated code.
@@ -168,6 +204,24 @@ mod tests {
     #[test]
     fn literals_escape_what_a_string_literal_must() {
         assert_eq!(Lit("a\"b\\c\n\u{7}é").to_string(), "\"a\\\"b\\\\c\\n\\u{7}é\"");
+    }
+
+    #[test]
+    fn prose_angles_are_escaped_and_code_is_left_as_it_is() {
+        let mut code = Code::with_capacity(64);
+        code.doc(
+            "",
+            &[
+                "asks transactionRef=<merchant reference>, not `Vec<u8>`",
+                "```",
+                "let x: Result<(), Error> = Ok(());",
+                "```",
+            ],
+        );
+        assert_eq!(
+            code.into_string(),
+            "/// asks transactionRef=\\<merchant reference>, not `Vec<u8>`\n/// ```\n/// let x: Result<(), Error> = Ok(());\n/// ```\n"
+        );
     }
 
     #[test]
