@@ -76,7 +76,8 @@ impl Code {
     }
 
     /// What `write` emits, each item at `indent` (a module's items) under `attr` (a
-    /// `#[cfg(...)]`), or as it is without one.
+    /// `#[cfg(...)]`), or as it is without one. The attribute is written once an item, at
+    /// the first line of its header: its doc comments and attributes, then the item.
     pub(super) fn gated(&mut self, attr: Option<&str>, indent: &str, write: impl FnOnce(&mut Code)) {
         let Some(attr) = attr else {
             write(self);
@@ -84,14 +85,25 @@ impl Code {
         };
         let mut items = Code::with_capacity(1 << 12);
         write(&mut items);
+        // Whether the lines since the last item's start are its header (docs, attributes).
+        let mut in_header = false;
         for line in items.0.split_inclusive('\n') {
-            let starts_item = line
-                .strip_prefix(indent)
-                .is_some_and(|rest| ITEM_STARTS.iter().any(|start| rest.starts_with(start)));
-            if starts_item {
+            let at_item_level =
+                line.strip_prefix(indent).filter(|rest| !rest.starts_with(char::is_whitespace));
+            let (header, item) = match at_item_level {
+                Some(rest) if rest.starts_with("///") || rest.starts_with("#[") => (true, false),
+                Some(rest) => (false, ITEM_STARTS.iter().any(|start| rest.starts_with(start))),
+                None => (false, false),
+            };
+            if (header || item) && !in_header {
                 self.push(indent);
                 self.push(attr);
                 self.push("\n");
+            }
+            if header {
+                in_header = true;
+            } else if item {
+                in_header = false;
             }
             self.push(line);
         }
@@ -119,11 +131,12 @@ pub(super) fn opt_lit(text: Option<&str>) -> String {
     text.map_or_else(|| "None".to_owned(), |text| format!("Some({})", Lit(text)))
 }
 
-/// How a line at a module's item indentation starts when it starts an item (or an
-/// attribute of one): what [`Code::gated`] puts its attribute before. The emitters write
-/// one item a line at that indentation, and the lines inside an item deeper.
-const ITEM_STARTS: [&str; 12] =
-    ["#[", "pub ", "impl", "fn ", "struct ", "enum ", "const ", "static ", "mod ", "use ", "type ", "trait "];
+/// How a line at a module's item indentation starts when it starts an item: where
+/// [`Code::gated`] ends an item's header (its doc comments and attributes, before which it
+/// puts its attribute once). The emitters write one item a line at that indentation, and
+/// the lines inside an item deeper.
+const ITEM_STARTS: [&str; 11] =
+    ["pub ", "impl", "fn ", "struct ", "enum ", "const ", "static ", "mod ", "use ", "type ", "trait "];
 
 /// Whether a `///` comment can hold `line` as it is: no control character (a carriage
 /// return is refused in a doc comment, a line break would end it) and no character that
@@ -204,6 +217,19 @@ mod tests {
     #[test]
     fn literals_escape_what_a_string_literal_must() {
         assert_eq!(Lit("a\"b\\c\n\u{7}é").to_string(), "\"a\\\"b\\\\c\\n\\u{7}é\"");
+    }
+
+    #[test]
+    fn a_gated_item_carries_its_attribute_once_before_its_docs_and_attributes() {
+        let mut code = Code::with_capacity(64);
+        code.gated(Some("#[cfg(feature = \"g\")]"), "    ", |out| {
+            out.push("    /// A request.\n    #[derive(Clone)]\n    #[non_exhaustive]\n    pub struct A {\n        pub x: u8,\n    }\n");
+            out.push("    impl A {\n        #[must_use]\n        pub fn new() -> Self { A { x: 0 } }\n    }\n");
+        });
+        assert_eq!(
+            code.into_string(),
+            "    #[cfg(feature = \"g\")]\n    /// A request.\n    #[derive(Clone)]\n    #[non_exhaustive]\n    pub struct A {\n        pub x: u8,\n    }\n    #[cfg(feature = \"g\")]\n    impl A {\n        #[must_use]\n        pub fn new() -> Self { A { x: 0 } }\n    }\n"
+        );
     }
 
     #[test]
