@@ -19,15 +19,18 @@ fn main() -> ExitCode {
         // exit would make cargo print them all again.
         return ExitCode::SUCCESS;
     };
-    // Each group behind the feature of its name (Cargo.toml declares one per group).
-    let source = payspec_codegen::generate_crate_source_per_group(&spec, "payspec_client");
-    if !payspec_codegen::build_script::write_out("payspec_generated.rs", &source) {
-        return ExitCode::FAILURE;
-    }
-    // Written whatever the features, so that turning `blocking` on needs no new run.
-    let blocking = payspec_codegen::generate_blocking_source_per_group(&spec);
-    if !payspec_codegen::build_script::write_out("payspec_blocking.rs", &blocking) {
-        return ExitCode::FAILURE;
+    // Each group behind the feature of its name (Cargo.toml declares one per group); the
+    // blocking client written whatever the features, so that turning `blocking` on needs
+    // no new run. Unformatted code cannot fail to generate.
+    let options = payspec_codegen::Options::new().crate_name("payspec_client").per_group();
+    for (file, options) in
+        [("payspec_generated.rs", options.clone()), ("payspec_blocking.rs", options.blocking())]
+    {
+        let written = payspec_codegen::generate(&spec, &options)
+            .is_ok_and(|source| payspec_codegen::build_script::write_out(file, &source));
+        if !written {
+            return ExitCode::FAILURE;
+        }
     }
     ExitCode::SUCCESS
 }

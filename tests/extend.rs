@@ -3,7 +3,7 @@
 //! code is unchanged. (`ui/pass/extended_spec.rs` proves the same copy compiles and is
 //! callable through `generate!`.)
 
-use payspec_codegen::{Spec, generate_source, load_str, openapi};
+use payspec_codegen::{Options, Spec, generate, load_str, openapi};
 
 const SMALL: &str = include_str!("fixtures/small.yaml");
 
@@ -25,7 +25,7 @@ fn load(name: &str, text: &str) -> Spec {
 }
 
 fn source(spec: &Spec) -> String {
-    generate_source(spec).unwrap_or_else(|e| panic!("{e}"))
+    generate(spec, &Options::new().formatted()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The lines of `before` that do not appear, in order, in `after`: what an edit removed or
@@ -217,6 +217,7 @@ fn the_readme_extension_is_the_whole_edit() {
     // it (which parses it as Rust), has the new method in its group.
     let formatted = source(&spec);
     assert!(formatted.contains("pub fn fetch_settlement("), "no method for the new operation");
-    let crate_source = payspec_codegen::generate_crate_source(&spec, "payspec_client");
+    let crate_source =
+        generate(&spec, &Options::new().crate_name("payspec_client")).unwrap_or_else(|e| panic!("{e}"));
     assert!(crate_source.contains("FETCH_SETTLEMENT"));
 }

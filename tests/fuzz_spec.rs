@@ -8,7 +8,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
-use payspec_codegen::{generate_source, load_str};
+use payspec_codegen::{Options, load_str};
 use payspec_tests::counting;
 
 #[global_allocator]
@@ -172,7 +172,9 @@ fn check(name: &str, text: &str, generate: bool) -> (bool, Vec<String>) {
                 }
             }
         }
-        Ok(Ok(spec)) if generate => match catch_unwind(AssertUnwindSafe(|| generate_source(&spec))) {
+        Ok(Ok(spec)) if generate => match catch_unwind(AssertUnwindSafe(|| {
+            payspec_codegen::generate(&spec, &Options::new().formatted())
+        })) {
             Err(_) => problems.push("the generator panicked".to_owned()),
             Ok(Err(error)) => problems.push(format!("the generated code does not parse: {error}")),
             Ok(Ok(_)) => {}

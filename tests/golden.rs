@@ -18,7 +18,8 @@ fn small() -> Spec {
 
 #[test]
 fn generated_client_of_the_small_spec() {
-    let source = payspec_codegen::generate_source(&small()).unwrap_or_else(|e| panic!("{e}"));
+    let source = payspec_codegen::generate(&small(), &payspec_codegen::Options::new().formatted())
+        .unwrap_or_else(|e| panic!("{e}"));
     insta::assert_snapshot!("small_client", source);
 }
 

@@ -557,7 +557,8 @@ fn the_readme_extension_keeps_the_interface_checks_green() {
             .iter()
             .all(|f| !matches!(f, payspec_codegen::audit::Finding::IdenticalRoute { declared: false, .. }))
     );
-    let source = payspec_codegen::generate_source(&extended).unwrap_or_else(|e| panic!("{e}"));
+    let source = payspec_codegen::generate(&extended, &payspec_codegen::Options::new().formatted())
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(source.contains("pub fn fetch_settlement("));
 }
 

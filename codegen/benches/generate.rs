@@ -28,14 +28,21 @@ fn audit(bencher: divan::Bencher) {
 #[divan::bench]
 fn emit(bencher: divan::Bencher) {
     let spec = load();
-    bencher.bench(|| payspec_codegen::generate_crate_source(divan::black_box(&spec), "payspec_client"));
+    bencher.bench(|| {
+        payspec_codegen::generate(
+            divan::black_box(&spec),
+            &payspec_codegen::Options::new().crate_name("payspec_client"),
+        )
+    });
 }
 
 /// Emit, parse and format (syn + prettyplease): what `payspec generate` writes.
 #[divan::bench]
 fn emit_and_format(bencher: divan::Bencher) {
     let spec = load();
-    bencher.bench(|| payspec_codegen::generate_source(divan::black_box(&spec)));
+    bencher.bench(|| {
+        payspec_codegen::generate(divan::black_box(&spec), &payspec_codegen::Options::new().formatted())
+    });
 }
 
 /// The whole job of the build step: load and validate the spec, emit the client and the
@@ -43,8 +50,9 @@ fn emit_and_format(bencher: divan::Bencher) {
 #[divan::bench(sample_count = 50)]
 fn build_step() -> (String, String) {
     let spec = load();
-    let client = payspec_codegen::generate_crate_source(&spec, "payspec_client");
-    (client, payspec_codegen::generate_blocking_source(&spec))
+    let options = payspec_codegen::Options::new().crate_name("payspec_client");
+    let client = payspec_codegen::generate(&spec, &options).unwrap_or_default();
+    (client, payspec_codegen::generate(&spec, &options.blocking()).unwrap_or_default())
 }
 
 /// Write the spec as an OpenAPI 3.1 document (`payspec openapi`).

@@ -20,13 +20,6 @@ pub mod openapi;
 pub mod report;
 mod similar;
 
-#[cfg(feature = "format")]
-pub use emit::generate_source;
-#[cfg(feature = "macros")]
-pub use emit::generate_tokens;
-pub use emit::{
-    generate_blocking_source, generate_blocking_source_per_group, generate_crate_source,
-    generate_crate_source_per_group,
-};
+pub use emit::{EmitError, Options, generate};
 pub use load::{Diagnostic, Diagnostics, load, load_str};
 pub use model::Spec;

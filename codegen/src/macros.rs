@@ -51,12 +51,15 @@ pub fn expand_generate(written: &str, caller_dir: &Path, shown_dir: &Path, span:
     };
     let absolute = std::fs::canonicalize(&path).unwrap_or(path);
     let absolute = absolute.to_string_lossy();
-    let code = match crate::generate_tokens(&spec) {
+    let code =
+        crate::generate(&spec, &crate::Options::new()).map_err(|error| error.to_string()).and_then(|text| {
+            text.parse::<TokenStream>().map_err(|error| {
+                format!("payspec generated code that does not parse (a generator bug): {error}")
+            })
+        });
+    let code = match code {
         Ok(code) => code,
-        Err(error) => {
-            let message = error.to_string();
-            return quote::quote_spanned! {span=> ::core::compile_error!(#message); };
-        }
+        Err(message) => return quote::quote_spanned! {span=> ::core::compile_error!(#message); },
     };
     quote! {
         const _: &[u8] = include_bytes!(#absolute);

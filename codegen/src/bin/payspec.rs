@@ -114,7 +114,7 @@ fn write_output(command: &Command, spec: &Spec, source: &str) -> io::Result<Exit
     match command {
         Command::Check => writeln!(out, "{} ({source})", report::summary(spec))?,
         Command::Generate { out: file } => {
-            let source = match payspec_codegen::generate_source(spec) {
+            let source = match payspec_codegen::generate(spec, &payspec_codegen::Options::new().formatted()) {
                 Ok(source) => source,
                 Err(error) => {
                     eprintln!("payspec: {error}");
