@@ -1,9 +1,9 @@
 //! The `types` module: typed identifiers, open enumerations, and the answers' shapes.
 
 use super::code::{Code, Lit};
+use super::names::variant_names;
 use super::{Gates, Names, field_ident};
 use crate::model::{PageStyle, Shape, Spec, Type};
-use heck::ToUpperCamelCase;
 
 pub(super) fn types_module(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
     out.push(
@@ -144,39 +144,6 @@ pub mod types {
         });
     }
     out.push("}\n");
-}
-
-/// UpperCamelCase variant names for wire values, unique within the enum.
-pub(super) fn variant_names(values: &[String]) -> Vec<String> {
-    const DIGITS: [&str; 10] =
-        ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine"];
-    let mut used: Vec<String> = vec!["Other".to_owned()];
-    values
-        .iter()
-        .map(|value| {
-            // ASCII letters and digits only, so that any value makes an identifier.
-            let mut name: String =
-                value.to_upper_camel_case().chars().filter(char::is_ascii_alphanumeric).collect();
-            if let Some(first) = name.chars().next().and_then(|c| c.to_digit(10)) {
-                name = format!("{}{}", DIGITS[first as usize], &name[1..]);
-            }
-            if name.is_empty() {
-                name = "Empty".to_owned();
-            }
-            // `Self` cannot name a variant; a value spelled like it gets a suffix.
-            if name == "Self" {
-                name = "SelfValue".to_owned();
-            }
-            let base = name.clone();
-            let mut n = 2;
-            while used.contains(&name) {
-                name = format!("{base}{n}");
-                n += 1;
-            }
-            used.push(name.clone());
-            name
-        })
-        .collect()
 }
 
 /// One answer shape: a struct of its declared fields plus the ones the spec does not know,
