@@ -4,8 +4,22 @@
 //! known, every path variable has its parameter, and no `Option` stands for something
 //! validation already required.
 
-use crate::load::Location;
 use std::fmt;
+
+/// A one-based line and column in the spec file: where a spec item is declared, and where
+/// the loader places an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Location {
+    /// One-based line.
+    pub line: usize,
+    /// One-based column.
+    pub column: usize,
+}
+
+impl Location {
+    /// The first character of the file.
+    pub const START: Location = Location { line: 1, column: 1 };
+}
 
 /// Type names the generated code uses unqualified: a spec type with one of these names
 /// would hide it, so the loader refuses it and the emitter never picks one.

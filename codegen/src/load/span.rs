@@ -4,23 +4,10 @@
 //! (a path variable with no parameter, an unknown type, ...) need their own index from a
 //! YAML path such as `operations.bank_transfer.params.amount` to a line and column.
 
+pub use crate::model::Location;
 use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
-
-/// A one-based line and column in the spec file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Location {
-    /// One-based line.
-    pub line: usize,
-    /// One-based column.
-    pub column: usize,
-}
-
-impl Location {
-    /// The first character of the file.
-    pub const START: Location = Location { line: 1, column: 1 };
-}
 
 /// Maps YAML paths (`a.b[0].c`) to the location of their key or sequence item.
 ///

@@ -8,8 +8,7 @@
 //! What cannot be read (not JSON or YAML, not OpenAPI 3.x, a `$ref` that leads nowhere)
 //! is a [`DocumentError`] that says where.
 
-use crate::load::Location;
-use crate::model::{Method, ParamLocation};
+use crate::model::{Location, Method, ParamLocation};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::fmt;

@@ -1,0 +1,929 @@
+//! Each operation: its route, parameters and their one_of sets, effect, idempotency, answers, paging, response and disagreements.
+
+use super::*;
+
+pub(super) fn method(raw: RawMethod) -> Method {
+    match raw {
+        RawMethod::Get => Method::Get,
+        RawMethod::Post => Method::Post,
+        RawMethod::Put => Method::Put,
+        RawMethod::Delete => Method::Delete,
+        RawMethod::Patch => Method::Patch,
+    }
+}
+
+pub(super) fn origin(raw: RawOrigin) -> Origin {
+    match raw {
+        RawOrigin::Interface => Origin::Interface,
+        RawOrigin::Reference => Origin::Reference,
+        RawOrigin::DeveloperDocs => Origin::DeveloperDocs,
+        RawOrigin::Extension => Origin::Extension,
+    }
+}
+
+/// Parses a path, recording an error when it is malformed. The second value says whether
+/// it parsed; a malformed path is kept as text only, so that the variable checks are skipped.
+pub(super) fn template(text: &str, path: &str, sink: &mut Sink) -> (PathTemplate, bool) {
+    match PathTemplate::parse(text) {
+        Ok(template) => (template, true),
+        Err(problem) => {
+            sink.error(
+                path,
+                format!("bad path `{text}`: {problem}"),
+                "write a path like `/v1/accounts/{subAccountId}/balance`",
+            );
+            (PathTemplate::malformed(text), false)
+        }
+    }
+}
+
+pub(super) fn operation(
+    name: String,
+    raw: RawOperation,
+    base: &str,
+    context: &Context<'_>,
+    sink: &mut Sink,
+) -> Operation {
+    let Context { groups, shapes, types, .. } = *context;
+    if !is_snake_case(&name) {
+        sink.error(
+            base,
+            format!("operation name `{name}` is not snake_case"),
+            format!("write `{}`", name.to_snake_case()),
+        );
+    } else if PATH_WORDS.contains(&name.as_str()) {
+        sink.error(
+            base,
+            format!("`{name}` cannot name a Rust method"),
+            format!("rename it, e.g. `{name}_operation`"),
+        );
+    }
+    check_count(raw.params.0.len(), MAX_MEMBERS, "parameters", &format!("{base}.params"), sink);
+    check_count(raw.aliases.len(), MAX_ALIASES, "aliases", &format!("{base}.aliases"), sink);
+    check_group(&raw.group, &format!("{base}.group"), groups, sink);
+    if raw.summary.trim().is_empty() || raw.summary.contains('\n') {
+        sink.error(
+            &format!("{base}.summary"),
+            "the summary must be one non-empty line",
+            "say in one line what the operation does; put more in `doc`",
+        );
+    }
+    let method = self::method(raw.method);
+    if !context.has_tokens && matches!(raw.auth, Some(RawAuth::Bearer | RawAuth::BearerAndAccount)) {
+        sink.error(
+            &format!("{base}.auth"),
+            "this operation sends a bearer token, but the spec names no `service.token_operations`",
+            "name the operations that issue, refresh and revoke tokens, or write `auth: none` or `auth: account`",
+        );
+    }
+    let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
+
+    let params = params(&raw, base, types, sink);
+    let one_of = one_of(&raw, &params, base, sink);
+    if parsed {
+        check_path_variables(&path, &params, &format!("{base}.path"), sink);
+    }
+
+    let aliases: Vec<Alias> = raw
+        .aliases
+        .iter()
+        .enumerate()
+        .map(|(i, alias)| {
+            let at = format!("{base}.aliases[{i}]");
+            let (path, parsed) = template(&alias.path, &format!("{at}.path"), sink);
+            if parsed {
+                check_path_variables(&path, &params, &format!("{at}.path"), sink);
+            }
+            if alias.note.trim().is_empty() {
+                sink.error(
+                    &format!("{at}.note"),
+                    "an alias needs a note",
+                    "say where this form comes from, e.g. `The interface lists the /v1 form too.`",
+                );
+            }
+            Alias {
+                method: self::method(alias.method),
+                path,
+                note: alias.note.clone(),
+                same_route_as: alias.same_route_as.clone(),
+            }
+        })
+        .collect();
+
+    let also_listed_as = raw
+        .also_listed_as
+        .iter()
+        .enumerate()
+        .map(|(i, listing)| {
+            let at = format!("{base}.also_listed_as[{i}]");
+            check_group(&listing.group, &format!("{at}.group"), groups, sink);
+            if let Some(other) = &listing.name
+                && !is_snake_case(other)
+            {
+                sink.error(
+                    &format!("{at}.name"),
+                    format!("`{other}` is not a snake_case name"),
+                    format!("write `{}`", other.to_snake_case()),
+                );
+            }
+            Listing { group: listing.group.clone(), name: listing.name.clone(), note: listing.note.clone() }
+        })
+        .collect();
+
+    let effect = match raw.effect {
+        Some(RawEffect::Read) => Effect::Read,
+        Some(RawEffect::Write) => Effect::Write,
+        Some(RawEffect::Money) => Effect::Money,
+        None if method == Method::Get => Effect::Read,
+        None => Effect::Write,
+    };
+    if method == Method::Get && effect != Effect::Read {
+        sink.error(
+            &format!("{base}.effect"),
+            "a GET operation must be a read",
+            "remove `effect`, or change the method if the operation changes state",
+        );
+    }
+
+    check_body_allowed(method, &aliases, raw.allows_body, &params, base, sink);
+    check_idempotency(raw.idempotency.as_deref(), effect, &params, base, sink);
+    let idempotency_header = raw.idempotency_header.as_ref().map(|header| {
+        idempotency_header(
+            header,
+            raw.idempotency.as_deref(),
+            &params,
+            &format!("{base}.idempotency_header"),
+            sink,
+        )
+    });
+    let answers = answers(raw.answers.as_ref(), context.answers, &format!("{base}.answers"), sink);
+    if effect == Effect::Read && !(answers.success_statuses.is_empty() && answers.failed_statuses.is_empty())
+    {
+        let key = if answers.success_statuses.is_empty() { "failed_statuses" } else { "success_statuses" };
+        sink.error(
+            &format!("{base}.answers.{key}"),
+            "a read's answer describes a state; it does not settle the call",
+            "list final states on the operation that moves the money or changes the state",
+        );
+    }
+    let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
+    let settle = raw.settle.as_ref().map(|settle| self::settle(settle, &format!("{base}.settle"), sink));
+    let unsettled = raw.unsettled.as_deref().map(str::trim).map(str::to_owned);
+    if let Some(why) = &unsettled {
+        let at = format!("{base}.unsettled");
+        if effect != Effect::Money {
+            sink.error(
+                &at,
+                "only a money operation says why it does not settle",
+                "remove `unsettled`: only money operations have a final state to follow",
+            );
+        } else if settle.is_some() {
+            sink.error(
+                &at,
+                "the operation settles and says it does not",
+                "keep `settle` if a lookup answers its state, else `unsettled`",
+            );
+        } else if why.is_empty() {
+            sink.error(
+                &at,
+                "an empty reason",
+                "say why its final state cannot be looked up (no documented lookup, ...)",
+            );
+        }
+    }
+    let response = response(&raw, types, base, sink);
+    let _ = shapes;
+
+    Operation {
+        location: sink.locate(base),
+        name,
+        group: raw.group,
+        summary: raw.summary.trim().to_owned(),
+        doc: lines(raw.doc.as_deref()),
+        method,
+        path,
+        origin: origin(raw.origin),
+        auth: match raw.auth {
+            None if context.has_tokens => Auth::BearerAndAccount,
+            None => Auth::None,
+            Some(RawAuth::BearerAndAccount) => Auth::BearerAndAccount,
+            Some(RawAuth::Bearer) => Auth::Bearer,
+            Some(RawAuth::Account) => Auth::Account,
+            Some(RawAuth::None) => Auth::None,
+        },
+        effect,
+        idempotency: raw.idempotency,
+        idempotency_header,
+        answers,
+        pagination,
+        settle,
+        unsettled,
+        response,
+        aliases,
+        also_listed_as,
+        disagreements: disagreements(raw.disagreements, &params, base, sink),
+        params,
+        one_of,
+    }
+}
+
+/// The operation's sets of parameters of which exactly one is sent: each names two or more
+/// optional text parameters of the query, none in two sets, and becomes a field of the
+/// request whose name no parameter has.
+pub(super) fn one_of(raw: &RawOperation, params: &[Param], base: &str, sink: &mut Sink) -> Vec<OneOf> {
+    let mut sets: Vec<OneOf> = Vec::new();
+    for (name, set) in &raw.one_of.0 {
+        let at = format!("{base}.one_of.{name}");
+        check_param_name(name, &at, sink);
+        if params.iter().any(|p| &p.name == name) {
+            sink.error(
+                &at,
+                format!("`{name}` names a parameter too; the set becomes a field of the request"),
+                format!("name the set for what it chooses, e.g. `{name}_key`"),
+            );
+        }
+        if set.params.len() < 2 {
+            sink.error(
+                &format!("{at}.params"),
+                format!("`{name}` names {} parameter(s); a choice needs two or more", set.params.len()),
+                "list every parameter of which the caller sends exactly one, or make a lone one `required`",
+            );
+        }
+        check_count(set.params.len(), MAX_ALIASES, "parameters of one set", &format!("{at}.params"), sink);
+        for (i, member) in set.params.iter().enumerate() {
+            let here = format!("{at}.params[{i}]");
+            let Some(param) = params.iter().find(|p| &p.name == member) else {
+                let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                let hint = match sink.suggest(member, &names) {
+                    Some(close) => format!("did you mean `{close}`?"),
+                    None => "name a parameter of this operation".to_owned(),
+                };
+                sink.error(&here, format!("the operation has no parameter `{member}`"), hint);
+                continue;
+            };
+            if set.params[..i].contains(member) || sets.iter().any(|s| s.params.contains(member)) {
+                sink.error(
+                    &here,
+                    format!("`{member}` is named twice"),
+                    "a parameter belongs to one set, once",
+                );
+                continue;
+            }
+            let p = format!("{base}.params.{member}");
+            if param.required {
+                sink.error(
+                    &format!("{p}.required"),
+                    format!("`{member}` is one of `{name}`, sent only when chosen, but it is required"),
+                    "remove `required: true`: the set makes one of its parameters required",
+                );
+            }
+            let text = matches!(param.ty, Type::String | Type::Identifier(_));
+            if param.location != ParamLocation::Query
+                || !text
+                || param.secret
+                || param.fixed.is_some()
+                || !param.values.is_empty()
+            {
+                sink.error(
+                    &p,
+                    format!("`{member}` is one of `{name}`, which takes text keys of the query only"),
+                    "make it `in: query` with `type: string` or an identifier, neither secret, fixed nor an enumeration",
+                );
+            }
+            if raw.idempotency.as_deref() == Some(member.as_str())
+                || (raw.pagination.is_some() && matches!(member.as_str(), "cursor" | "page"))
+            {
+                sink.error(
+                    &here,
+                    format!("`{member}` is set by the client itself (idempotency or paging)"),
+                    "leave it out of the set",
+                );
+            }
+        }
+        sets.push(OneOf { name: name.clone(), params: set.params.clone(), doc: lines(set.doc.as_deref()) });
+    }
+    sets
+}
+
+/// Structured disagreements: a known concern, subjects that fit it, parameters that exist,
+/// routes written `METHOD /path`, and a text for readers.
+pub(super) fn disagreements(
+    raw: Vec<RawDisagreementEntry>,
+    params: &[Param],
+    base: &str,
+    sink: &mut Sink,
+) -> Vec<Disagreement> {
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    let known = || Concern::ALL.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ");
+    raw.into_iter()
+        .enumerate()
+        .filter_map(|(i, raw)| {
+            let at = format!("{base}.disagreements[{i}]");
+            let raw = match raw {
+                RawDisagreementEntry::Structured(raw) => raw,
+                RawDisagreementEntry::Text(text) => {
+                    let start: String = text.chars().take(40).collect();
+                    sink.error(
+                        &at,
+                        format!("a disagreement is a mapping with `concerns` and `text`, not a bare line (\"{start}…\")"),
+                        format!(
+                            "write `concerns: <{}>`, what it names (`param`, `key`, `field` or `route`) and `text: <the line>`",
+                            Concern::ALL.map(|(name, _)| name).join(" | ")
+                        ),
+                    );
+                    return None;
+                }
+            };
+            let concerns = match Concern::ALL.iter().find(|(name, _)| *name == raw.concerns) {
+                Some((_, concern)) => Some(*concern),
+                None => {
+                    sink.error(
+                        &format!("{at}.concerns"),
+                        format!("unknown concern `{}`", raw.concerns),
+                        format!("write one of {}", known()),
+                    );
+                    None
+                }
+            };
+            if raw.text.trim().is_empty() {
+                sink.error(&format!("{at}.text"), "a disagreement needs a text", "say what differs, and what the spec does about it");
+            }
+            let disagreement = Disagreement {
+                concerns: concerns.unwrap_or(Concern::Note),
+                params: raw.param.into_vec(),
+                keys: raw.key.into_vec(),
+                fields: raw.field.into_vec(),
+                routes: raw.route.into_vec(),
+                source: match raw.source {
+                    RawFactSource::Reference => FactSource::Reference,
+                    RawFactSource::DeveloperDocs => FactSource::DeveloperDocs,
+                    RawFactSource::Observed => FactSource::Observed,
+                },
+                seen_in: raw.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned),
+                text: raw.text.trim().to_owned(),
+                location: sink.locate(&at),
+            };
+            match (disagreement.source.is_service(), &disagreement.seen_in) {
+                (true, None) => sink.error(
+                    &format!("{at}.seen_in"),
+                    format!("a fact from `{}` needs `seen_in`", disagreement.source.as_str()),
+                    "name the guide (`\"Transfer to banks\" guide`) or where the traffic was published",
+                ),
+                (false, Some(_)) => sink.error(
+                    &format!("{at}.seen_in"),
+                    "`seen_in` names the evidence of a fact about the live service",
+                    "add `source: developer_docs` or `source: observed`, or remove `seen_in`",
+                ),
+                _ => {}
+            }
+            if concerns == Some(Concern::Service) && !disagreement.source.is_service() {
+                sink.error(
+                    &format!("{at}.source"),
+                    "a `service` fact rests on the developer guides or on observed traffic",
+                    "add `source: developer_docs` (with the guide in `seen_in`) or `source: observed`",
+                );
+            }
+            for name in &disagreement.params {
+                if !names.contains(&name.as_str()) {
+                    let hint = match sink.suggest(name, &names) {
+                        Some(close) => format!("did you mean `{close}`? Name a parameter of this operation, or use `key` for a wire key the spec does not send"),
+                        None => "name a parameter of this operation, or use `key` for a wire key the spec does not send".to_owned(),
+                    };
+                    sink.error(&format!("{at}.param"), format!("no parameter `{name}` in this operation"), hint);
+                }
+            }
+            for route in &disagreement.routes {
+                let well_formed = route
+                    .split_once(' ')
+                    .is_some_and(|(method, path)| Method::parse(method).is_some() && path.starts_with('/'));
+                if !well_formed {
+                    sink.error(&format!("{at}.route"), format!("`{route}` is not a route"), "write `METHOD /path`, e.g. `POST /v1/transfers/bank`");
+                }
+            }
+            let subjects = |d: &Disagreement| (!d.routes.is_empty(), !d.params.is_empty() || !d.keys.is_empty(), !d.fields.is_empty());
+            let (routes, keys, fields) = subjects(&disagreement);
+            let misfit = match disagreement.concerns {
+                Concern::Route => (keys || fields).then_some("a route disagreement names routes only (`route`)"),
+                Concern::Location | Concern::WireKey | Concern::Type | Concern::Required => {
+                    if routes || fields {
+                        Some("a parameter disagreement names parameters (`param`) or wire keys (`key`) only")
+                    } else if !keys {
+                        Some("name the parameter it concerns with `param`, or the wire key the spec does not send with `key`")
+                    } else {
+                        None
+                    }
+                }
+                Concern::AnswerField => (!fields || routes || keys).then_some("an answer disagreement names the answer fields it concerns with `field` (wire paths inside the data, `results[].id`)"),
+                Concern::Auth => (routes || keys || fields).then_some("an auth disagreement names nothing; it concerns the operation's token and accountId header"),
+                Concern::Note => (routes || keys || fields).then_some("a note names nothing a tool matches; give it a concern to name parameters, fields or routes"),
+                Concern::Service => (routes || !(keys || fields)).then_some("a service fact names the parameters (`param`), wire keys (`key`) or answer fields (`field`) it concerns"),
+            };
+            if let (Some(hint), Some(concerns)) = (misfit, concerns) {
+                sink.error(&format!("{at}.concerns"), format!("the subjects do not fit `concerns: {}`", concerns.as_str()), hint);
+            }
+            Some(disagreement)
+        })
+        .collect()
+}
+
+/// A listing's answer is a shape with exactly one list field: its records, which the
+/// generated item stream yields one by one.
+pub(super) fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
+    for op in operations.iter().filter(|op| op.pagination.is_some()) {
+        let at = format!("operations.{}.response", op.name);
+        let shape = match &op.response {
+            Some(AnswerType { ty: Type::Shape(name), list: false }) => {
+                shapes.iter().find(|s| &s.name == name)
+            }
+            other => {
+                // Where the listing is declared, when no answer is.
+                let at = if other.is_none() { format!("operations.{}.pagination", op.name) } else { at };
+                sink.error(
+                    &at,
+                    "a listing's answer must be a shape (a page)",
+                    "add `response:` naming the shape of one page, whose one list field holds the records",
+                );
+                continue;
+            }
+        };
+        let Some(shape) = shape else { continue };
+        let lists = shape.fields.iter().filter(|f| f.list).count();
+        if lists != 1 {
+            sink.error(
+                &at,
+                format!(
+                    "the page shape `{}` has {lists} list fields; a page has one, its records",
+                    shape.name
+                ),
+                "mark the records' field `list: true`, and only that one",
+            );
+        }
+    }
+}
+
+/// What `response` says for an answer the spec leaves as exact JSON.
+pub(super) const UNTYPED: &str = "untyped";
+
+/// The declared type of an operation's answer data.
+pub(super) fn response(
+    raw: &RawOperation,
+    types: &TypeNames,
+    base: &str,
+    sink: &mut Sink,
+) -> Option<AnswerType> {
+    let at = format!("{base}.response");
+    let Some(name) = raw.response.as_deref() else {
+        if raw.response_list {
+            sink.error(
+                &format!("{base}.response_list"),
+                "a list of what?",
+                "name the item type in `response`",
+            );
+        }
+        return None;
+    };
+    if name == UNTYPED {
+        if raw.response_list {
+            sink.error(
+                &format!("{base}.response_list"),
+                "an untyped answer is not a list of anything",
+                "remove `response_list`, or name the item type in `response`",
+            );
+        }
+        return None;
+    }
+    if name == "json" {
+        sink.error(
+            &at,
+            "`json` is not an answer type",
+            format!("write `response: {UNTYPED}` for an answer kept as exact JSON"),
+        );
+        return None;
+    }
+    let found = Type::builtin(name)
+        .or_else(|| types.identifiers.contains(name).then(|| Type::Identifier(name.to_owned())))
+        .or_else(|| types.shapes.contains(name).then(|| Type::Shape(name.to_owned())));
+    let Some(ty) = found else {
+        let mut known: Vec<&str> = types.shapes.iter().map(String::as_str).collect();
+        known.extend(Type::BUILTIN);
+        let hint = match sink.suggest(name, &known) {
+            Some(best) => format!("did you mean `{best}`? or write `{UNTYPED}`"),
+            None => format!("declare it under `shapes`, or write `response: {UNTYPED}`"),
+        };
+        sink.error(&at, format!("unknown answer type `{name}`"), hint);
+        return None;
+    };
+    Some(AnswerType { ty, list: raw.response_list })
+}
+
+pub(super) fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) -> Vec<Param> {
+    let mut out: Vec<Param> = Vec::with_capacity(raw.params.0.len());
+    // Wire keys already taken, per location.
+    let mut wires: HashMap<(ParamLocation, String), String> = HashMap::new();
+    for (name, param) in &raw.params.0 {
+        let at = format!("{base}.params.{name}");
+        check_param_name(name, &at, sink);
+        let location = location(param.location);
+        let ty = types.resolve(&param.ty, &at, sink);
+        let wire = param.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
+        check_wire(&wire, location, &at, sink);
+        if let Some(other) = wires.insert((location, wire.clone()), name.clone()) {
+            sink.error(
+                &format!("{at}.wire"),
+                format!("`{name}` and `{other}` both travel in the {} as `{wire}`", location.as_str()),
+                "give one of them another `wire` key, or remove the duplicate",
+            );
+        }
+        check_param_shape(name, param, location, &ty, &at, sink);
+        if param.max.is_some() && ty != Type::Integer {
+            sink.error(
+                &format!("{at}.max"),
+                "only an integer parameter has a `max`",
+                "remove `max`, or make it `type: integer`",
+            );
+        }
+        let layout = date_layout(param.layout.as_deref(), &ty, &at, sink);
+        let text = matches!(ty, Type::String | Type::Identifier(_));
+        if !text && (param.format.is_some() || param.length.is_some()) {
+            let key = if param.format.is_some() { "format" } else { "length" };
+            sink.error(
+                &format!("{at}.{key}"),
+                format!("only a text parameter has a `{key}`, but `{name}` is `{}`", ty.name()),
+                format!("remove `{key}`, or make the type `string`"),
+            );
+        }
+        if !param.also_accepts.is_empty() && param.values.is_empty() && param.fixed.is_none() {
+            sink.error(
+                &format!("{at}.also_accepts"),
+                format!("`{name}` lists no `values` or `fixed` value for `also_accepts` to add to"),
+                "remove `also_accepts`: a parameter without listed values takes any text already",
+            );
+        }
+        if let Some(blank) = param.also_accepts.iter().find(|v| v.trim().is_empty() || v.trim() != v.as_str())
+        {
+            sink.error(
+                &format!("{at}.also_accepts"),
+                format!("`{blank}` is not a value as the service receives it"),
+                "write each value exactly as it travels, without spaces around it",
+            );
+        }
+        if param.length == Some(0) {
+            sink.error(
+                &format!("{at}.length"),
+                "a length of 0 allows no value",
+                "give the exact number of characters, e.g. `10`",
+            );
+        }
+        if param.accepts_text && !matches!(ty, Type::Decimal | Type::Integer | Type::Boolean) {
+            sink.error(
+                &format!("{at}.accepts_text"),
+                format!("`accepts_text` says the service takes a number or flag as text too, but `{name}` is `{}`", ty.name()),
+                "remove `accepts_text`: text already travels as a string",
+            );
+        }
+        out.push(Param {
+            name: name.clone(),
+            location,
+            ty,
+            required: param.required || location == ParamLocation::Path,
+            wire,
+            secret: param.secret,
+            origin: origin(param.origin),
+            values: param.values.clone(),
+            fixed: param.fixed.clone(),
+            max: param.max,
+            as_string: param.as_string,
+            layout,
+            format: param.format.map(|f| match f {
+                RawTextFormat::Digits => TextFormat::Digits,
+                RawTextFormat::Email => TextFormat::Email,
+                RawTextFormat::Name => TextFormat::Name,
+            }),
+            length: param.length,
+            accepts_text: param.accepts_text,
+            also_accepts: param.also_accepts.clone(),
+            doc: lines(param.doc.as_deref()),
+        });
+    }
+    check_nesting(&out, base, sink);
+    out
+}
+
+/// The layout a `date_time` parameter is written in; only such a parameter names one.
+pub(super) fn date_layout(raw: Option<&str>, ty: &Type, at: &str, sink: &mut Sink) -> DateLayout {
+    let Some(raw) = raw else { return DateLayout::default() };
+    let at = format!("{at}.layout");
+    if *ty != Type::DateTime {
+        sink.error(
+            &at,
+            "only a `date_time` parameter has a `layout`",
+            "remove `layout`, or make it `type: date_time`",
+        );
+        return DateLayout::default();
+    }
+    match DateLayout::ALL.iter().find(|(pattern, _)| *pattern == raw) {
+        Some((_, layout)) => *layout,
+        None => {
+            let patterns: Vec<String> = DateLayout::ALL.iter().map(|(p, _)| format!("`{p}`")).collect();
+            sink.error(
+                &at,
+                format!("unknown layout `{raw}`"),
+                format!("use one of: {}", patterns.join(", ")),
+            );
+            DateLayout::default()
+        }
+    }
+}
+
+pub(super) fn location(raw: RawLocation) -> ParamLocation {
+    match raw {
+        RawLocation::Path => ParamLocation::Path,
+        RawLocation::Query => ParamLocation::Query,
+        RawLocation::Body => ParamLocation::Body,
+        RawLocation::Header => ParamLocation::Header,
+    }
+}
+
+pub(super) fn check_wire(wire: &str, location: ParamLocation, at: &str, sink: &mut Sink) {
+    let segment_ok =
+        |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let ok = match location {
+        ParamLocation::Body => wire.split('.').all(segment_ok),
+        _ => segment_ok(wire),
+    };
+    if !ok {
+        let hint = match location {
+            ParamLocation::Body => {
+                "use letters, digits, `_` or `-`, with `.` between nested keys (`order.orderReference`)"
+            }
+            _ => "use letters, digits, `_` or `-`; only body keys nest with `.`",
+        };
+        sink.error(
+            &format!("{at}.wire"),
+            format!("`{wire}` is not a wire key for the {}", location.as_str()),
+            hint,
+        );
+    }
+}
+
+pub(super) fn check_param_shape(
+    name: &str,
+    param: &RawParam,
+    location: ParamLocation,
+    ty: &Type,
+    at: &str,
+    sink: &mut Sink,
+) {
+    if location == ParamLocation::Path && param.fixed.is_some() {
+        sink.error(
+            &format!("{at}.fixed"),
+            "a path parameter cannot be fixed",
+            "write the value into the path itself",
+        );
+    }
+    if !param.values.is_empty() && *ty != Type::String {
+        sink.error(
+            &format!("{at}.values"),
+            format!("`values` lists allowed strings, but `{name}` is `{}`", ty.name()),
+            "remove `values` or make the type `string`",
+        );
+    }
+    if param.as_string && !matches!(ty, Type::Decimal | Type::Integer | Type::Boolean) {
+        sink.error(
+            &format!("{at}.as_string"),
+            format!("`as_string` sends a number or flag as text, but `{name}` is `{}`", ty.name()),
+            "remove `as_string`: text already travels as a string",
+        );
+    }
+    if let Some(fixed) = &param.fixed {
+        if param.required {
+            sink.error(
+                &format!("{at}.required"),
+                format!("`{name}` is fixed to `{fixed}`, so the caller never gives it"),
+                "remove `required`: a fixed parameter is always sent",
+            );
+        }
+        if !param.values.is_empty() && !param.values.contains(fixed) {
+            sink.error(
+                &format!("{at}.fixed"),
+                format!("`{fixed}` is not one of its `values`"),
+                format!("write one of: {}", param.values.join(", ")),
+            );
+        }
+    }
+}
+
+/// A body key may not be both a value and an object (`order` and `order.amount`).
+pub(super) fn check_nesting(params: &[Param], base: &str, sink: &mut Sink) {
+    // Sorted wire keys: the keys inside `outer.` follow right after the prefix.
+    let body: std::collections::BTreeMap<&str, &Param> =
+        params.iter().filter(|p| p.location == ParamLocation::Body).map(|p| (p.wire.as_str(), p)).collect();
+    for outer in body.values() {
+        let prefix = format!("{}.", outer.wire);
+        let inside = body.range(prefix.as_str()..).next().filter(|(wire, _)| wire.starts_with(&prefix));
+        if let Some((_, inner)) = inside {
+            sink.error(
+                &format!("{base}.params.{}.wire", outer.name),
+                format!("`{}` is a value, but `{}` puts `{}` inside it", outer.wire, inner.name, inner.wire),
+                "nest both under the object, or give the value another key",
+            );
+        }
+    }
+}
+
+pub(super) fn check_path_variables(path: &PathTemplate, params: &[Param], at: &str, sink: &mut Sink) {
+    for variable in path.variables() {
+        if !params.iter().any(|p| p.location == ParamLocation::Path && p.wire == variable) {
+            let hint = match params
+                .iter()
+                .find(|p| p.wire == variable || p.name.to_lower_camel_case() == variable)
+            {
+                Some(p) => format!("make `{}` a path parameter: `in: path`, `wire: {variable}`", p.name),
+                None => format!("add a parameter with `in: path` and `wire: {variable}`"),
+            };
+            sink.error(at, format!("path variable `{{{variable}}}` has no path parameter"), hint);
+        }
+    }
+    for param in params.iter().filter(|p| p.location == ParamLocation::Path) {
+        if !path.variables().any(|v| v == param.wire) {
+            sink.error(
+                at,
+                format!(
+                    "path parameter `{}` (wire `{}`) is not a variable of `{path}`",
+                    param.name, param.wire
+                ),
+                format!(
+                    "add `{{{}}}` to the path, or move `{}` to the query or body",
+                    param.wire, param.name
+                ),
+            );
+        }
+    }
+}
+
+pub(super) fn check_body_allowed(
+    method: Method,
+    aliases: &[Alias],
+    allows_body: bool,
+    params: &[Param],
+    base: &str,
+    sink: &mut Sink,
+) {
+    let bodiless = |m: Method| matches!(m, Method::Get | Method::Delete);
+    if allows_body {
+        if !bodiless(method) && aliases.iter().all(|a| !bodiless(a.method)) {
+            sink.error(
+                &format!("{base}.allows_body"),
+                "`allows_body` only matters on GET or DELETE",
+                "remove it",
+            );
+        }
+        return;
+    }
+    if !bodiless(method) {
+        return;
+    }
+    for param in params.iter().filter(|p| p.location == ParamLocation::Body) {
+        sink.error(
+            &format!("{base}.params.{}.in", param.name),
+            format!("`{}` travels in the body of a {method} request", param.name),
+            format!("move it to the query, or write `allows_body: true` on the operation if the reference sends a body with {method}"),
+        );
+    }
+}
+
+pub(super) fn check_idempotency(
+    key: Option<&str>,
+    effect: Effect,
+    params: &[Param],
+    base: &str,
+    sink: &mut Sink,
+) {
+    let Some(key) = key else { return };
+    let at = format!("{base}.idempotency");
+    match params.iter().find(|p| p.name == key) {
+        None => {
+            let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            let hint = match sink.suggest(key, &names) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => "name the parameter that carries the caller's unique reference".into(),
+            };
+            sink.error(&at, format!("`{key}` is not a parameter of this operation"), hint);
+        }
+        Some(param)
+            if param.fixed.is_some()
+                || matches!(param.location, ParamLocation::Path | ParamLocation::Query) =>
+        {
+            sink.error(
+                &at,
+                format!("`{key}` cannot make a retry safe"),
+                "name a body or header parameter that the caller sets",
+            );
+        }
+        Some(_) => {}
+    }
+    if effect == Effect::Read {
+        sink.error(
+            &at,
+            "a read needs no idempotency key",
+            "remove `idempotency`, or set `effect: money` / `write`",
+        );
+    }
+}
+
+pub(super) fn idempotency_header(
+    raw: &RawIdempotencyHeader,
+    key: Option<&str>,
+    params: &[Param],
+    at: &str,
+    sink: &mut Sink,
+) -> IdempotencyHeader {
+    if key.is_none() {
+        sink.error(
+            at,
+            "an idempotency header needs the value it carries",
+            "name the caller's unique reference with `idempotency: <parameter>`",
+        );
+    }
+    let valid_name = !raw.wire.is_empty()
+        && raw.wire.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+    if !valid_name {
+        sink.error(
+            &format!("{at}.wire"),
+            format!("`{}` is not a header name", raw.wire),
+            "write a header name such as `X-Idempotent-key`",
+        );
+    }
+    if let Some(param) =
+        params.iter().find(|p| p.location == ParamLocation::Header && p.wire.eq_ignore_ascii_case(&raw.wire))
+    {
+        sink.error(
+            &format!("{at}.wire"),
+            format!("the parameter `{}` already sends the header `{}`", param.name, raw.wire),
+            "remove the parameter: the client sends the idempotency header itself",
+        );
+    }
+    if raw.note.trim().is_empty() {
+        sink.error(
+            &format!("{at}.note"),
+            "an idempotency header needs a note",
+            "say where the service documents it and what it promises",
+        );
+    }
+    IdempotencyHeader { wire: raw.wire.clone(), source: origin(raw.source), note: raw.note.trim().to_owned() }
+}
+
+pub(super) fn page_style(style: RawPageStyle, params: &[Param], base: &str, sink: &mut Sink) -> PageStyle {
+    let (style, needed): (PageStyle, &[&str]) = match style {
+        RawPageStyle::Cursor => (PageStyle::Cursor, &["limit", "cursor"]),
+        RawPageStyle::Page => (PageStyle::Page, &["page", "limit"]),
+        RawPageStyle::PageSize => (PageStyle::PageSize, &["page", "page_size"]),
+    };
+    for name in needed {
+        match params.iter().find(|p| p.name == *name) {
+            None => sink.error(
+                &format!("{base}.pagination"),
+                format!("`pagination: {}` needs a `{name}` parameter", style.as_str()),
+                format!(
+                    "add `{name}` (in: query, type: {})",
+                    if *name == "cursor" { "string" } else { "integer" }
+                ),
+            ),
+            Some(p) if p.required && (*name == "cursor" || *name == "page") => sink.error(
+                &format!("{base}.params.{name}.required"),
+                format!("`{name}` drives the paging and must be optional"),
+                "remove `required`; the first page is asked for without it",
+            ),
+            Some(_) => {}
+        }
+    }
+    style
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// The small fixture spec of the workspace's tests, which loads as it is.
+    fn small() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// `text` is refused with an error whose text holds `needle`.
+    fn assert_refused(text: &str, needle: &str) {
+        match crate::load_str("small.yaml", text) {
+            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
+            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
+        }
+    }
+
+    #[test]
+    fn a_one_of_set_names_the_operations_own_parameters() {
+        let text = small().replacen(
+            "    params:\n",
+            "    one_of:\n      key: { params: [nothing, nobody] }\n    params:\n",
+            1,
+        );
+        assert_refused(&text, "the operation has no parameter `nothing`");
+    }
+}

@@ -1,0 +1,191 @@
+//! Across operations: the Rust names they become and the routes they share.
+
+use super::*;
+
+/// Operation names must be unique, also once turned into Rust type names, and no other
+/// listing may reuse them.
+pub(super) fn check_names(operations: &[Operation], sink: &mut Sink) {
+    let mut types: HashMap<String, &str> = HashMap::new();
+    for op in operations {
+        let ty = op.name.to_upper_camel_case();
+        if let Some(first) = types.insert(ty.clone(), &op.name)
+            && first != op.name
+        {
+            sink.error(
+                &format!("operations.{}", op.name),
+                format!("`{}` and `{first}` both become the Rust type `{ty}`", op.name),
+                "rename one of them",
+            );
+        }
+    }
+    let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    // A listing also gets `<name>_pages` and `<name>_items`, methods of the same group.
+    for op in operations.iter().filter(|op| op.pagination.is_some()) {
+        for method in [format!("{}_pages", op.name), format!("{}_items", op.name)] {
+            if names.contains(method.as_str()) {
+                sink.error(
+                    &format!("operations.{method}"),
+                    format!("`{method}` is already the method that follows the listing `{}`", op.name),
+                    "rename the operation",
+                );
+            }
+        }
+    }
+    let mut listed: HashMap<&str, &str> = HashMap::new();
+    for op in operations {
+        for (i, listing) in op.also_listed_as.iter().enumerate() {
+            let Some(other) = listing.name.as_deref() else { continue };
+            let at = format!("operations.{}.also_listed_as[{i}].name", op.name);
+            if names.contains(other) {
+                sink.error(&at, format!("`{other}` is already an operation; one operation cannot be listed under another's name"), "pick a name no operation uses, or merge the two operations");
+            } else if let Some(first) = listed.insert(other, &op.name) {
+                sink.error(
+                    &at,
+                    format!("`{other}` is also given as another listing of `{first}`"),
+                    "give each listing its own name",
+                );
+            }
+        }
+    }
+}
+
+/// Two routes with the same method and path shape receive the same requests: that must be
+/// declared on an alias with `same_route_as`, or it is an error.
+pub(super) fn check_routes(operations: &[Operation], unreadable: &[String], sink: &mut Sink) {
+    struct Seen<'a> {
+        op: &'a Operation,
+        path: &'a PathTemplate,
+        at: String,
+        declares: Option<&'a str>,
+    }
+    let mut seen: HashMap<(Method, String), Vec<Seen>> = HashMap::new();
+    let names: Vec<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    for op in operations {
+        let base = format!("operations.{}", op.name);
+        seen.entry((op.method, op.path.shape())).or_default().push(Seen {
+            op,
+            path: &op.path,
+            at: format!("{base}.path"),
+            declares: None,
+        });
+        for (i, alias) in op.aliases.iter().enumerate() {
+            let at = format!("{base}.aliases[{i}]");
+            if let Some(target) = &alias.same_route_as {
+                if target == &op.name {
+                    sink.error(
+                        &format!("{at}.same_route_as"),
+                        "an alias cannot share a route with its own operation",
+                        "remove `same_route_as`",
+                    );
+                } else if !names.contains(&target.as_str()) && !unreadable.contains(target) {
+                    let hint = match sink.suggest(target, &names) {
+                        Some(best) => format!("did you mean `{best}`?"),
+                        None => "name the operation whose route this alias repeats".into(),
+                    };
+                    sink.error(&format!("{at}.same_route_as"), format!("unknown operation `{target}`"), hint);
+                }
+            }
+            seen.entry((alias.method, alias.path.shape())).or_default().push(Seen {
+                op,
+                path: &alias.path,
+                at,
+                declares: alias.same_route_as.as_deref(),
+            });
+        }
+    }
+    let mut keys: Vec<&(Method, String)> = seen.keys().collect();
+    keys.sort();
+    for key in keys {
+        let routes = &seen[key];
+        // Which routes take part in an undeclared clash: one error for the whole group.
+        let mut clashing = vec![false; routes.len()];
+        for (i, later) in routes.iter().enumerate().skip(1) {
+            for (j, earlier) in routes[..i].iter().enumerate() {
+                if earlier.op.name == later.op.name {
+                    sink.error(
+                        &later.at,
+                        format!("{} {} repeats a route of the same operation", key.0, later.op.path),
+                        "remove the repeated form",
+                    );
+                    continue;
+                }
+                let declared = later.declares == Some(earlier.op.name.as_str())
+                    || earlier.declares == Some(later.op.name.as_str());
+                if !declared {
+                    clashing[i] = true;
+                    clashing[j] = true;
+                }
+            }
+        }
+        let involved: Vec<&Seen> =
+            routes.iter().zip(&clashing).filter(|(_, c)| **c).map(|(r, _)| r).collect();
+        let [first, second, rest @ ..] = involved.as_slice() else { continue };
+        let message = if rest.is_empty() {
+            format!(
+                "`{}` has the same route as `{}`: {} {} and {} {}",
+                second.op.name, first.op.name, key.0, second.path, key.0, first.path
+            )
+        } else {
+            let shown: Vec<String> = involved.iter().take(5).map(|r| format!("`{}`", r.op.name)).collect();
+            let more = involved.len().saturating_sub(5);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("{}{more} have the same route, {} {}", shown.join(", "), key.0, first.path)
+        };
+        sink.error(
+            &second.at,
+            message,
+            format!(
+                "if they really share the route, declare it on the alias with `same_route_as: {}`; otherwise fix the method or path",
+                first.op.name
+            ),
+        );
+    }
+    // A declaration must point at a route that really is shared.
+    for op in operations {
+        for (i, alias) in op.aliases.iter().enumerate() {
+            let Some(target) = alias.same_route_as.as_deref() else { continue };
+            let Some(other) = operations.iter().find(|o| o.name == target) else { continue };
+            let shared = std::iter::once((other.method, other.path.shape()))
+                .chain(other.aliases.iter().map(|a| (a.method, a.path.shape())))
+                .any(|r| r == (alias.method, alias.path.shape()));
+            if !shared && target != op.name {
+                sink.error(
+                    &format!("operations.{}.aliases[{i}].same_route_as", op.name),
+                    format!("`{target}` has no route {} {}", alias.method, alias.path),
+                    "remove `same_route_as`: this alias does not repeat that operation's route",
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// The small fixture spec of the workspace's tests, which loads as it is.
+    fn small() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// `text` is refused with an error whose text holds `needle`.
+    fn assert_refused(text: &str, needle: &str) {
+        match crate::load_str("small.yaml", text) {
+            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
+            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
+        }
+    }
+
+    #[test]
+    fn two_operations_on_one_route_are_refused() {
+        let spec = small();
+        let first = spec.find("\n  issue_token:\n").expect("the small spec issues tokens");
+        let copy = spec[first..].split("\n  refresh_token:\n").next().unwrap_or_default().replacen(
+            "issue_token:",
+            "issue_token_again:",
+            1,
+        );
+        let text = format!("{spec}{copy}\n");
+        assert_refused(&text, "issue_token_again");
+    }
+}

@@ -1,0 +1,528 @@
+//! The `service` section: environments, the account header, the envelope's and pages' keys, the codes, how answers are read and what each reading rests on, and the token operations.
+
+use super::*;
+
+/// The answers a spec that says nothing about them gets: `"00"` is success, and no code
+/// proves a refusal, so a money operation never reads an unknown code as one.
+pub(super) fn service_default_answers() -> Answers {
+    Answers {
+        success_codes: vec!["00".to_owned()],
+        refusal_codes: Vec::new(),
+        status_field: "status".to_owned(),
+        success_statuses: Vec::new(),
+        pending_statuses: Vec::new(),
+        failed_statuses: Vec::new(),
+        pending_descriptions: Vec::new(),
+        pending_codes: Vec::new(),
+        awaiting: Vec::new(),
+        reference_taken: Vec::new(),
+        envelope: EnvelopeKind::Standard,
+        note: Vec::new(),
+        evidence: None,
+        declared: false,
+    }
+}
+
+/// The evidence of a reading of the service: a guide or a capture needs `seen_in`, an
+/// inference a note that says what it is inferred from, and `seen_in` needs a source.
+pub(super) fn evidence(
+    source: Option<RawReadingSource>,
+    seen_in: Option<&str>,
+    has_note: bool,
+    at: &str,
+    sink: &mut Sink,
+) -> Option<Evidence> {
+    let seen_in = seen_in.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let Some(source) = source else {
+        if seen_in.is_some() {
+            sink.error(
+                &format!("{at}.seen_in"),
+                "`seen_in` names the evidence of a source, and no `source` is given",
+                "add `source: developer_docs`, `observed`, `reference` or `inference`",
+            );
+        }
+        return None;
+    };
+    let source = match source {
+        RawReadingSource::Reference => ReadingSource::Reference,
+        RawReadingSource::DeveloperDocs => ReadingSource::DeveloperDocs,
+        RawReadingSource::Observed => ReadingSource::Observed,
+        RawReadingSource::Inference => ReadingSource::Inference,
+    };
+    if matches!(source, ReadingSource::DeveloperDocs | ReadingSource::Observed) && seen_in.is_none() {
+        sink.error(
+            &format!("{at}.source"),
+            format!("a reading from `{}` needs `seen_in`", source.as_str()),
+            "name the guide, or where the traffic was published, in `seen_in`",
+        );
+    }
+    if source == ReadingSource::Inference && !has_note {
+        sink.error(
+            &format!("{at}.source"),
+            "an inference needs a `note` that says what it is inferred from",
+            "add a `note`, or name the source that shows it",
+        );
+    }
+    Some(Evidence { source, seen_in })
+}
+
+/// `raw` laid over `inherited`, each list checked.
+pub(super) fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut Sink) -> Answers {
+    let Some(raw) = raw else {
+        return Answers { note: Vec::new(), evidence: None, declared: false, ..inherited.clone() };
+    };
+    let list = |own: &Option<Vec<String>>, inherited: &[String], key: &str, sink: &mut Sink| -> Vec<String> {
+        let Some(own) = own else {
+            return inherited.to_vec();
+        };
+        for (i, value) in own.iter().enumerate() {
+            if value.trim().is_empty() || value.trim() != value {
+                sink.error(
+                    &format!("{at}.{key}[{i}]"),
+                    format!("`{value}` is not a code or status"),
+                    "write the value exactly as the service sends it, without spaces around it",
+                );
+            }
+            if own[..i].contains(value) {
+                sink.error(&format!("{at}.{key}[{i}]"), format!("`{value}` is listed twice"), "remove one");
+            }
+        }
+        own.clone()
+    };
+    let answers = Answers {
+        success_codes: list(&raw.success_codes, &inherited.success_codes, "success_codes", sink),
+        refusal_codes: list(&raw.refusal_codes, &inherited.refusal_codes, "refusal_codes", sink),
+        status_field: match &raw.status_field {
+            Some(field) if field.trim().is_empty() || field.contains(['.', '[', ' ']) => {
+                sink.error(
+                    &format!("{at}.status_field"),
+                    format!("`{field}` is not a key of the answer's data"),
+                    "name one top-level key of the data, e.g. `status`",
+                );
+                field.clone()
+            }
+            Some(field) => field.clone(),
+            None => inherited.status_field.clone(),
+        },
+        success_statuses: list(&raw.success_statuses, &inherited.success_statuses, "success_statuses", sink),
+        pending_statuses: list(&raw.pending_statuses, &inherited.pending_statuses, "pending_statuses", sink),
+        failed_statuses: list(&raw.failed_statuses, &inherited.failed_statuses, "failed_statuses", sink),
+        pending_descriptions: list(
+            &raw.pending_descriptions,
+            &inherited.pending_descriptions,
+            "pending_descriptions",
+            sink,
+        ),
+        pending_codes: list(&raw.pending_codes, &inherited.pending_codes, "pending_codes", sink),
+        awaiting: match &raw.awaiting {
+            None => inherited.awaiting.clone(),
+            Some(rules) => rules
+                .iter()
+                .enumerate()
+                .map(|(i, rule)| {
+                    let here = format!("{at}.awaiting[{i}]");
+                    for (key, value) in
+                        [("field", &rule.field), ("contains", &rule.contains), ("awaits", &rule.awaits)]
+                    {
+                        if value.trim().is_empty() {
+                            sink.error(
+                                &format!("{here}.{key}"),
+                                format!("`{key}` is empty"),
+                                "name the data's key, the text it holds when the answer waits, and what is awaited",
+                            );
+                        }
+                    }
+                    if rule.field.contains(['.', '[', ' ']) {
+                        sink.error(
+                            &format!("{here}.field"),
+                            format!("`{}` is not a top-level key of the answer's data", rule.field),
+                            "name one top-level key of the data, e.g. `message`",
+                        );
+                    }
+                    Awaiting {
+                        field: rule.field.clone(),
+                        contains: rule.contains.clone(),
+                        awaits: rule.awaits.trim().to_owned(),
+                    }
+                })
+                .collect(),
+        },
+        reference_taken: list(&raw.reference_taken, &inherited.reference_taken, "reference_taken", sink),
+        envelope: match raw.envelope {
+            None => inherited.envelope,
+            Some(RawEnvelope::Standard) => EnvelopeKind::Standard,
+            Some(RawEnvelope::ResponseCode) => EnvelopeKind::ResponseCode,
+            Some(RawEnvelope::Unwrapped) => EnvelopeKind::Unwrapped,
+        },
+        note: lines(raw.note.as_deref()),
+        evidence: evidence(raw.source, raw.seen_in.as_deref(), raw.note.is_some(), at, sink),
+        declared: true,
+    };
+    if answers.success_codes.is_empty() {
+        sink.error(
+            &format!("{at}.success_codes"),
+            "no code would ever mean success",
+            "list at least one code, e.g. `[\"00\"]`",
+        );
+    }
+    if let Some(both) = answers.success_codes.iter().find(|c| answers.refusal_codes.contains(c)) {
+        sink.error(
+            &format!("{at}.refusal_codes"),
+            format!("`{both}` is listed both as a success and as a refusal"),
+            "keep it in one of the two lists",
+        );
+    }
+    if let Some(both) = answers
+        .pending_codes
+        .iter()
+        .find(|c| answers.success_codes.contains(c) || answers.refusal_codes.contains(c))
+    {
+        sink.error(
+            &format!("{at}.pending_codes"),
+            format!("`{both}` is listed both as pending and as a success or refusal"),
+            "a code means one thing: keep it in one list",
+        );
+    }
+    // States are compared ignoring case, so one listed in two places is ambiguous.
+    let lists = [
+        ("success_statuses", &answers.success_statuses),
+        ("pending_statuses", &answers.pending_statuses),
+        ("failed_statuses", &answers.failed_statuses),
+    ];
+    for (i, (key, list)) in lists.iter().enumerate() {
+        for (other_key, other) in &lists[i + 1..] {
+            if let Some(both) = list.iter().find(|s| other.iter().any(|o| o.eq_ignore_ascii_case(s))) {
+                sink.error(
+                    &format!("{at}.{other_key}"),
+                    format!("`{both}` is listed both in {key} and in {other_key}"),
+                    "a state is final success, still in flight or failed: keep it in one list",
+                );
+            }
+        }
+    }
+    answers
+}
+
+pub(super) fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {
+    if service.environments.0.is_empty() {
+        sink.error(
+            "service.environments",
+            "no environment is given",
+            "add at least one, e.g. `live: https://api.example.com`",
+        );
+    }
+    let mut out = Vec::new();
+    for (name, url) in &service.environments.0 {
+        let path = format!("service.environments.{name}");
+        if !is_snake_case(name) {
+            sink.error(
+                &path,
+                format!("environment name `{name}` is not snake_case"),
+                format!("write `{}`", name.to_snake_case()),
+            );
+        }
+        if name == "custom" {
+            sink.error(
+                &path,
+                "an environment may not be named `custom`",
+                "`Environment::Custom(url)` is every other base URL; name this one after what it is",
+            );
+        }
+        if !(url.starts_with("https://") || url.starts_with("http://")) || url.contains(char::is_whitespace) {
+            sink.error(
+                &path,
+                format!("`{url}` is not an http(s) base URL"),
+                "write the base URL, e.g. `https://api.example.com`",
+            );
+        }
+        out.push(Environment { name: name.clone(), url: url.trim_end_matches('/').to_owned() });
+    }
+    out
+}
+
+/// The environment a client uses unless told otherwise: the one `default_environment`
+/// names, else the first listed.
+pub(super) fn default_environment(
+    service: &RawService,
+    environments: &[Environment],
+    sink: &mut Sink,
+) -> String {
+    let first = environments.first().map(|e| e.name.clone()).unwrap_or_default();
+    let Some(name) = &service.default_environment else { return first };
+    if environments.iter().any(|e| &e.name == name) {
+        return name.clone();
+    }
+    let names: Vec<&str> = environments.iter().map(|e| e.name.as_str()).collect();
+    let hint = match sink.suggest(name, &names) {
+        Some(best) => format!("did you mean `{best}`? the environments are: {}", names.join(", ")),
+        None => format!("name one of: {}", names.join(", ")),
+    };
+    sink.error("service.default_environment", format!("no environment is named `{name}`"), hint);
+    first
+}
+
+/// Whether `name` can be sent as an HTTP header name (a token of RFC 9110).
+pub(super) fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// `service.account_header`, or the format's default, `accountId`.
+pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
+    let Some(name) = raw else { return "accountId".to_owned() };
+    if !is_header_name(name) {
+        sink.error(
+            "service.account_header",
+            format!("`{name}` is not a header name"),
+            "write the header's name: letters, digits and -, e.g. `accountId`",
+        );
+    }
+    name.to_owned()
+}
+
+/// The most keys of a code or of a description an envelope may list (the runtime's
+/// `EnvelopeKeys::MAX_KEYS`).
+pub(super) const MAX_ENVELOPE_KEYS: usize = 4;
+
+/// `service.envelope` over the format's default (`{code, description, data}`, with the
+/// `response_code` spellings and a `status` flag).
+pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> EnvelopeKeys {
+    let strings = |list: &[&str]| list.iter().map(|k| (*k).to_owned()).collect::<Vec<String>>();
+    let mut keys = EnvelopeKeys {
+        code: strings(&["code", "responseCode"]),
+        description: strings(&["description", "responseMessage", "message"]),
+        data: "data".to_owned(),
+        flag: Some("status".to_owned()),
+    };
+    let Some(raw) = raw else { return keys };
+    for (list, own, key) in
+        [(&mut keys.code, &raw.code, "code"), (&mut keys.description, &raw.description, "description")]
+    {
+        let Some(own) = own else { continue };
+        let path = format!("service.envelope.{key}");
+        if own.is_empty() || own.len() > MAX_ENVELOPE_KEYS {
+            sink.error(
+                &path,
+                format!("{} keys", own.len()),
+                format!("list 1 to {MAX_ENVELOPE_KEYS} keys, the one the service sends most first"),
+            );
+        }
+        own.clone_into(list);
+    }
+    if let Some(data) = &raw.data {
+        data.clone_into(&mut keys.data);
+    }
+    if let Some(flag) = &raw.flag {
+        flag.clone_into(&mut keys.flag);
+    }
+    let mut seen = HashSet::new();
+    let all = keys.code.iter().chain(&keys.description).chain([&keys.data]).chain(&keys.flag);
+    for key in all {
+        if key.is_empty() {
+            sink.error("service.envelope", "an empty key", "name each key as the service sends it");
+        } else if !seen.insert(key.as_str()) {
+            sink.error(
+                "service.envelope",
+                format!("`{key}` is listed twice"),
+                "give each of the code, the description, the data and the flag keys of their own",
+            );
+        }
+    }
+    keys
+}
+
+/// `service.pagination` over the format's default.
+pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys {
+    let mut keys = PageKeys {
+        cursor: "cursor".to_owned(),
+        next_page: "nextPage".to_owned(),
+        current_page: vec!["page".to_owned(), "currentPage".to_owned()],
+        has_more: "hasMore".to_owned(),
+        page: "page".to_owned(),
+        total_pages: "totalPages".to_owned(),
+    };
+    let Some(raw) = raw else { return keys };
+    for (slot, own, key) in [
+        (&mut keys.cursor, &raw.cursor, "cursor"),
+        (&mut keys.next_page, &raw.next_page, "next_page"),
+        (&mut keys.has_more, &raw.has_more, "has_more"),
+        (&mut keys.page, &raw.page, "page"),
+        (&mut keys.total_pages, &raw.total_pages, "total_pages"),
+    ] {
+        if let Some(own) = own {
+            if own.is_empty() {
+                sink.error(
+                    &format!("service.pagination.{key}"),
+                    "an empty key",
+                    "name the key as the service sends it",
+                );
+            }
+            own.clone_into(slot);
+        }
+    }
+    if let Some(own) = &raw.current_page {
+        if own.is_empty() || own.iter().any(String::is_empty) {
+            sink.error(
+                "service.pagination.current_page",
+                "no key, or an empty one",
+                "list the keys of the page's number, the one the service sends most first",
+            );
+        }
+        own.clone_into(&mut keys.current_page);
+    }
+    keys
+}
+
+/// `service.codes`: each a name that makes a variant of its own.
+pub(super) fn codes(raw: &Ordered<RawCode>, sink: &mut Sink) -> Vec<ServiceCode> {
+    let mut variants = HashSet::new();
+    let mut out = Vec::new();
+    for (code, entry) in &raw.0 {
+        let at = format!("service.codes.{code}");
+        let variant = entry.name.to_upper_camel_case();
+        if code.trim().is_empty() {
+            sink.error(&at, "an empty code", "write the code as the service sends it");
+        }
+        if entry.name.is_empty()
+            || entry.name.to_snake_case() != entry.name
+            || variant == "Other"
+            || !entry.name.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !variants.insert(variant)
+        {
+            sink.error(
+                &format!("{at}.name"),
+                format!("`{}` makes no variant of its own", entry.name),
+                "name each code once, in snake_case, other than `other`",
+            );
+        }
+        out.push(ServiceCode {
+            code: code.clone(),
+            name: entry.name.clone(),
+            doc: entry.doc.clone(),
+            retry: entry.retry,
+        });
+    }
+    out
+}
+
+/// The checks of one token operation: its client-filled parameters travel in the body and
+/// are each fixed or named for what they carry; an issue or refresh answer is a shape with
+/// an `access_token`.
+pub(super) fn check_token_operation(
+    key: &str,
+    op: &Operation,
+    shapes: &[Shape],
+    path: &str,
+    sink: &mut Sink,
+) {
+    for param in &op.params {
+        let role = TokenRole::of(param);
+        let at = format!("operations.{}.params.{}", op.name, param.name);
+        if role.is_some() && param.location != ParamLocation::Body {
+            sink.error(
+                &at,
+                format!("a token operation's `{}` travels in the {}", param.name, param.location.as_str()),
+                "write `in: body`: the client writes a token request's fields in its body",
+            );
+        } else if role.is_none() && param.required {
+            sink.error(
+                &at,
+                format!("the client cannot fill `{}` of the token operation named by `{path}`", param.name),
+                format!(
+                    "give it a `fixed` value, or name it for what it carries: {}",
+                    TokenRole::NAMES.join(", ")
+                ),
+            );
+        }
+    }
+    if key == "revoke" {
+        return;
+    }
+    // An untyped answer is read at the default keys (`accessToken`, `refreshToken`,
+    // `expiresAt`); a shape must say where the token is.
+    let shape = match op.response.as_ref().map(|r| (&r.ty, r.list)) {
+        Some((Type::Shape(name), false)) => shapes.iter().find(|s| &s.name == name),
+        Some((_, true)) => None,
+        _ => return,
+    };
+    let grant = shape.and_then(|shape| shape.fields.iter().find(|f| f.name == "access_token"));
+    if grant.is_none() {
+        sink.error(
+            &format!("operations.{}.response", op.name),
+            format!("the answer of the token operation `{}` has no `access_token` field", op.name),
+            "answer a shape with fields `access_token` (and `refresh_token`, `expires_at` if the service sends them), each with its `wire` key",
+        );
+    }
+}
+
+pub(super) fn token_operations(
+    service: &RawService,
+    operations: &[Operation],
+    shapes: &[Shape],
+    unreadable: &[String],
+    sink: &mut Sink,
+) -> Option<TokenOperations> {
+    let raw = service.token_operations.as_ref()?;
+    let names: Vec<&str> = operations.iter().map(|o| o.name.as_str()).collect();
+    for (key, name) in [("issue", &raw.issue), ("refresh", &raw.refresh), ("revoke", &raw.revoke)] {
+        let path = format!("service.token_operations.{key}");
+        match operations.iter().find(|o| &o.name == name) {
+            None if unreadable.contains(name) => {}
+            None => {
+                let hint = match sink.suggest(name, &names) {
+                    Some(best) => format!("did you mean `{best}`?"),
+                    None => "name the operation of this spec that does it".into(),
+                };
+                sink.error(&path, format!("unknown operation `{name}`"), hint);
+            }
+            Some(op) if op.method == Method::Get => sink.error(
+                &path,
+                format!("`{name}` is a GET; token operations send credentials in a body"),
+                "name the POST operation that does it",
+            ),
+            Some(op) => check_token_operation(key, op, shapes, &path, sink),
+        }
+    }
+    Some(TokenOperations {
+        issue: raw.issue.clone(),
+        refresh: raw.refresh.clone(),
+        revoke: raw.revoke.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// The small fixture spec of the workspace's tests, which loads as it is.
+    fn small() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// `text` is refused with an error whose text holds `needle`.
+    fn assert_refused(text: &str, needle: &str) {
+        match crate::load_str("small.yaml", text) {
+            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
+            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
+        }
+    }
+
+    #[test]
+    fn a_reading_from_observed_traffic_names_where_it_was_seen() {
+        let text = small().replacen(
+            "  token_operations:\n",
+            "  answers:\n    source: observed\n  token_operations:\n",
+            1,
+        );
+        assert_refused(&text, "service.answers.source: a reading from `observed` needs `seen_in`");
+    }
+
+    #[test]
+    fn an_account_header_must_be_a_header_name() {
+        let text = small().replacen(
+            "  token_operations:\n",
+            "  account_header: account id\n  token_operations:\n",
+            1,
+        );
+        assert_refused(&text, "service.account_header");
+    }
+}

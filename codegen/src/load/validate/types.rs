@@ -1,0 +1,252 @@
+//! The types: identifiers, groups, shapes and their fields, and the names a type may be given.
+
+use super::*;
+
+pub(super) fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
+    let mut out = Vec::new();
+    for (name, doc) in &raw.0 {
+        let path = format!("identifiers.{name}");
+        check_type_name("identifier", name, &path, sink);
+        out.push(Identifier { name: name.clone(), doc: doc.clone() });
+    }
+    out
+}
+
+pub(super) fn groups(raw: &Ordered<RawGroup>, sink: &mut Sink) -> Vec<Group> {
+    if raw.0.is_empty() {
+        sink.error(
+            "groups",
+            "no group is declared",
+            "declare the resource groups, e.g. `transfers: { title: Transfers }`",
+        );
+    }
+    raw.0
+        .iter()
+        .map(|(key, group)| {
+            if !is_snake_case(key) {
+                sink.error(
+                    &format!("groups.{key}"),
+                    format!("group `{key}` is not snake_case"),
+                    format!("write `{}`", key.to_snake_case()),
+                );
+            } else if PATH_WORDS.contains(&key.as_str()) || CLIENT_METHODS.contains(&key.as_str()) {
+                sink.error(
+                    &format!("groups.{key}"),
+                    format!("group `{key}` cannot name the client's accessor method"),
+                    format!("rename it, e.g. `{key}_group`"),
+                );
+            }
+            Group { key: key.clone(), title: group.title.clone(), doc: lines(group.doc.as_deref()) }
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .scan(HashMap::new(), |types: &mut HashMap<String, String>, group| {
+            let ty = group.key.to_upper_camel_case();
+            if let Some(first) = types.insert(ty.clone(), group.key.clone()) {
+                sink.error(
+                    &format!("groups.{}", group.key),
+                    format!("`{}` and `{first}` both become the Rust type `{ty}`", group.key),
+                    "rename one of them",
+                );
+            }
+            Some(group)
+        })
+        .collect()
+}
+
+/// The type names a spec may use: the built-ins, its identifiers and (in answers) its
+/// shapes.
+pub(super) struct TypeNames {
+    pub(super) identifiers: HashSet<String>,
+    pub(super) shapes: HashSet<String>,
+}
+
+impl TypeNames {
+    pub(super) fn new(identifiers: &[Identifier], shapes: &Ordered<RawShape>) -> Self {
+        TypeNames {
+            identifiers: identifiers.iter().map(|i| i.name.clone()).collect(),
+            shapes: shapes.0.iter().map(|(name, _)| name.clone()).collect(),
+        }
+    }
+
+    /// A parameter's type: a built-in or an identifier.
+    pub(super) fn resolve(&self, name: &str, path: &str, sink: &mut Sink) -> Type {
+        self.resolve_in(name, path, false, sink)
+    }
+
+    /// An answer's type: a built-in, an identifier or a shape.
+    pub(super) fn resolve_answer(&self, name: &str, path: &str, sink: &mut Sink) -> Type {
+        self.resolve_in(name, path, true, sink)
+    }
+
+    pub(super) fn resolve_in(&self, name: &str, path: &str, shapes: bool, sink: &mut Sink) -> Type {
+        if let Some(ty) = Type::builtin(name) {
+            return ty;
+        }
+        if self.identifiers.contains(name) {
+            return Type::Identifier(name.to_owned());
+        }
+        if shapes && self.shapes.contains(name) {
+            return Type::Shape(name.to_owned());
+        }
+        if !shapes && self.shapes.contains(name) {
+            sink.error(
+                &format!("{path}.type"),
+                format!("`{name}` is a shape, which only answers use"),
+                "give the parameter a built-in type, an identifier, or `json`",
+            );
+            return Type::Json;
+        }
+        let mut all: Vec<&str> = Type::BUILTIN.to_vec();
+        all.extend(self.identifiers.iter().map(String::as_str));
+        if shapes {
+            all.extend(self.shapes.iter().map(String::as_str));
+        }
+        let hint = match sink.suggest(name, &all) {
+            Some(best) => format!("did you mean `{best}`? or declare `{name}` under `identifiers`"),
+            None => {
+                format!("use one of {} or declare `{name}` under `identifiers`", Type::BUILTIN.join(", "))
+            }
+        };
+        sink.error(&format!("{path}.type"), format!("unknown type `{name}`"), hint);
+        Type::String
+    }
+}
+
+pub(super) fn shapes(raw: &Ordered<RawShape>, types: &TypeNames, sink: &mut Sink) -> Vec<Shape> {
+    let mut out = Vec::new();
+    for (name, shape) in &raw.0 {
+        let base = format!("shapes.{name}");
+        check_type_name("shape", name, &base, sink);
+        if types.identifiers.contains(name) {
+            sink.error(
+                &base,
+                format!("`{name}` is declared both as an identifier and as a shape"),
+                "rename one of them",
+            );
+        }
+        check_count(shape.fields.0.len(), MAX_MEMBERS, "fields", &format!("{base}.fields"), sink);
+        let mut seen = HashSet::new();
+        let fields = shape
+            .fields
+            .0
+            .iter()
+            .map(|(field_name, field)| {
+                shape_field(field_name, field, &format!("{base}.fields.{field_name}"), types, &mut seen, sink)
+            })
+            .collect();
+        out.push(Shape { name: name.clone(), doc: lines(shape.doc.as_deref()), fields });
+    }
+    out
+}
+
+pub(super) fn shape_field(
+    name: &str,
+    raw: &RawField,
+    path: &str,
+    types: &TypeNames,
+    seen: &mut HashSet<String>,
+    sink: &mut Sink,
+) -> Field {
+    check_param_name(name, path, sink);
+    if name == OTHER_FIELDS {
+        sink.error(
+            path,
+            format!("`{OTHER_FIELDS}` is where a shape keeps the fields the spec does not know"),
+            "give the field another name; its wire key can stay",
+        );
+    }
+    let ty = types.resolve_answer(&raw.ty, path, sink);
+    check_values(&raw.values, &ty, &format!("{path}.values"), sink);
+    let wire = raw.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
+    if !seen.insert(wire.clone()) {
+        sink.error(
+            &format!("{path}.wire"),
+            format!("wire key `{wire}` is used by two fields"),
+            "give each field its own `wire` key",
+        );
+    }
+    Field {
+        name: name.to_owned(),
+        wire,
+        ty,
+        list: raw.list,
+        values: raw.values.clone(),
+        required: raw.required,
+        secret: raw.secret,
+        doc: lines(raw.doc.as_deref()),
+    }
+}
+
+/// An open enumeration's values: text, each once.
+pub(super) fn check_values(values: &[String], ty: &Type, at: &str, sink: &mut Sink) {
+    if values.is_empty() {
+        return;
+    }
+    if *ty != Type::String {
+        sink.error(at, "only a `string` field lists values", "remove `values`, or make the field a string");
+    }
+    for (i, value) in values.iter().enumerate() {
+        if values[..i].contains(value) {
+            sink.error(&format!("{at}[{i}]"), format!("`{value}` is listed twice"), "remove one");
+        }
+    }
+}
+
+/// A shape that holds itself other than through a list would be infinitely large.
+pub(super) fn check_shape_cycles(shapes: &[Shape], sink: &mut Sink) {
+    pub(super) fn holds(shapes: &[Shape], from: &str, target: &str, seen: &mut HashSet<String>) -> bool {
+        let Some(shape) = shapes.iter().find(|s| s.name == from) else { return false };
+        shape.fields.iter().filter(|f| !f.list).any(|f| match &f.ty {
+            Type::Shape(inner) if inner == target => true,
+            Type::Shape(inner) => seen.insert(inner.clone()) && holds(shapes, inner, target, seen),
+            _ => false,
+        })
+    }
+    for shape in shapes {
+        if holds(shapes, &shape.name, &shape.name, &mut HashSet::new()) {
+            sink.error(
+                &format!("shapes.{}", shape.name),
+                format!("shape `{}` holds itself", shape.name),
+                "make one of the fields on the way a list (`list: true`)",
+            );
+        }
+    }
+}
+
+pub(super) fn check_group(group: &str, path: &str, groups: &[Group], sink: &mut Sink) {
+    if groups.iter().any(|g| g.key == group) {
+        return;
+    }
+    let keys: Vec<&str> = groups.iter().map(|g| g.key.as_str()).collect();
+    let hint = match sink.suggest(group, &keys) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("declare it under `groups` or use one of: {}", keys.join(", ")),
+    };
+    sink.error(path, format!("unknown group `{group}`"), hint);
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// The small fixture spec of the workspace's tests, which loads as it is.
+    fn small() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// `text` is refused with an error whose text holds `needle`.
+    fn assert_refused(text: &str, needle: &str) {
+        match crate::load_str("small.yaml", text) {
+            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
+            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
+        }
+    }
+
+    #[test]
+    fn an_identifier_is_an_upper_camel_case_name() {
+        let text =
+            small().replacen("identifiers:\n", "identifiers:\n  lower_case: A badly named identifier.\n", 1);
+        assert_refused(&text, "identifiers.lower_case");
+    }
+}

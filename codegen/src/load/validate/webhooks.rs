@@ -1,0 +1,177 @@
+//! `service.webhooks`: how notifications are signed, which events there are, and which settle a payment.
+
+use super::*;
+
+/// The most values a webhook scheme signs.
+pub(super) const MAX_SIGNED: usize = 64;
+
+/// `service.webhooks`, checked: header names, each signed value a snake_case name and a
+/// path of keys, the event and request id among them, event kinds that make variants.
+pub(super) fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
+    let at = "service.webhooks";
+    let fixed = |raw: &Option<RawFixedHeader>, key: &str, sink: &mut Sink| {
+        let fixed = raw.as_ref()?;
+        header(&fixed.header, &format!("{at}.{key}.header"), sink);
+        if fixed.value.is_empty() || fixed.value.chars().any(|c| c.is_control()) {
+            sink.error(
+                &format!("{at}.{key}.value"),
+                "not a header value",
+                "write the value the service sends",
+            );
+        }
+        Some((fixed.header.to_ascii_lowercase(), fixed.value.clone()))
+    };
+    pub(super) fn header(name: &str, path: &str, sink: &mut Sink) {
+        if !is_header_name(name) {
+            sink.error(
+                path,
+                format!("`{name}` is not a header name"),
+                "write the header's name: letters, digits and -",
+            );
+        }
+    }
+    header(&raw.signature_header, &format!("{at}.signature_header"), sink);
+    header(&raw.timestamp_header, &format!("{at}.timestamp_header"), sink);
+    let algorithm = fixed(&raw.algorithm, "algorithm", sink);
+    let version = fixed(&raw.version, "version", sink);
+    if raw.signed.0.is_empty() || raw.signed.0.len() > MAX_SIGNED {
+        sink.error(
+            &format!("{at}.signed"),
+            format!("{} signed values", raw.signed.0.len()),
+            format!("list 1 to {MAX_SIGNED}: name -> the value's place in the body, keys joined with `.`"),
+        );
+    }
+    let mut signed = Vec::new();
+    let mut names = HashSet::new();
+    for (name, path) in &raw.signed.0 {
+        let place = format!("{at}.signed.{name}");
+        if name.is_empty()
+            || name.to_snake_case() != *name
+            || name == "timestamp"
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            sink.error(&place, format!("`{name}` cannot name a signed value"), "write a snake_case name other than `timestamp` (the timestamp header is signed last on its own)");
+        }
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            sink.error(
+                &place,
+                format!("`{path}` is not a place in the body"),
+                "write the keys from the body down, joined with `.`: `data.transaction.transactionId`",
+            );
+        }
+        names.insert(name.as_str());
+        signed.push(SignedValue {
+            name: name.clone(),
+            path: path.clone(),
+            instant: raw.instants.contains(name),
+        });
+    }
+    for (key, name) in [("event_type", &raw.event_type), ("request_id", &raw.request_id)] {
+        if !names.contains(name.as_str()) {
+            sink.error(
+                &format!("{at}.{key}"),
+                format!("no signed value is named `{name}`"),
+                "name one of the `signed` values",
+            );
+        }
+    }
+    for name in &raw.instants {
+        if !names.contains(name.as_str()) {
+            sink.error(
+                &format!("{at}.instants"),
+                format!("no signed value is named `{name}`"),
+                "name one of the `signed` values",
+            );
+        }
+    }
+    let mut variants = HashSet::new();
+    for event in &raw.events {
+        let variant = event.to_upper_camel_case();
+        if variant.is_empty()
+            || variant == "Other"
+            || !variant.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !variants.insert(variant.clone())
+        {
+            sink.error(
+                &format!("{at}.events"),
+                format!("the event `{event}` makes no variant of its own (`{variant}`)"),
+                "list each event kind once, as the service sends it",
+            );
+        }
+    }
+    if let Some(path) = &raw.claimed_amount
+        && (path.is_empty() || path.split('.').any(str::is_empty))
+    {
+        sink.error(
+            &format!("{at}.claimed_amount"),
+            format!("`{path}` is not a place in the body"),
+            "write the keys from the body down, joined with `.`",
+        );
+    }
+    let settles = raw.settles.as_ref().map(|settles| {
+        if !names.contains(settles.key.as_str()) {
+            sink.error(
+                &format!("{at}.settles.key"),
+                format!("no signed value is named `{}`", settles.key),
+                "name the signed value that identifies the payment (only a signed value can be trusted)",
+            );
+        }
+        for (event, _) in &settles.events.0 {
+            if !raw.events.contains(event) {
+                sink.error(
+                    &format!("{at}.settles.events.{event}"),
+                    format!("`{event}` is not one of the webhook `events`"),
+                    "name an event kind listed under `events`",
+                );
+            }
+        }
+        WebhookSettles {
+            key: settles.key.clone(),
+            events: settles
+                .events
+                .0
+                .iter()
+                .map(|(event, state)| (event.clone(), final_state(*state)))
+                .collect(),
+        }
+    });
+    Webhooks {
+        settles,
+        signature_header: raw.signature_header.to_ascii_lowercase(),
+        timestamp_header: raw.timestamp_header.to_ascii_lowercase(),
+        algorithm,
+        version,
+        event_type: raw.event_type.clone(),
+        request_id: raw.request_id.clone(),
+        signed,
+        events: raw.events.clone(),
+        claimed_amount: raw.claimed_amount.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    /// The small fixture spec of the workspace's tests, which loads as it is.
+    fn small() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn the_small_spec_declares_no_webhooks_and_loads() {
+        let spec = crate::load_str("small.yaml", &small()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(spec.webhooks.is_none());
+    }
+
+    #[test]
+    fn a_webhook_scheme_names_its_headers() {
+        let text = small().replacen(
+            "  token_operations:\n",
+            "  webhooks:\n    timestamp_header: x-time\n  token_operations:\n",
+            1,
+        );
+        let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(errors.contains("service.webhooks: missing key `signature_header`"), "{errors}");
+    }
+}
