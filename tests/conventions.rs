@@ -28,6 +28,14 @@ async fn service() -> MockServer {
             Some("c2") => answer(json!({"entries": [{"id": "e2"}]})),
             // The payments API's envelope, which this service never sends.
             Some("payments") => Reply::json(200, json!({"code": "00", "description": "ok", "data": {}})),
+            // Limited: its own rate-limit headers, and the payments service's, which differ.
+            Some("limited") => Reply::json(429, json!({"rc": "slow", "msg": "slow down"}))
+                .header("RateLimit-Limit", "7")
+                .header("RateLimit-Remaining", "0")
+                .header("RateLimit-Policy", "2s")
+                .header("X-Rate-Limit-Limit", "40")
+                .header("X-Rate-Limit-Remaining", "39")
+                .header("X-Rate-Limit-Window", "1s"),
             Some(_) => Reply::json(400, json!({"rc": "denied", "msg": "no such cursor"})),
         },
         _ => Reply::json(404, json!({"rc": "denied", "msg": "no such route"})),
@@ -146,4 +154,21 @@ fn its_webhooks_are_signed_and_read_by_its_own_scheme() {
         fresh.verify_headers(&headers, changed.as_bytes()).err(),
         Some(webhook::WebhookError::SignatureMismatch)
     );
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_read_under_the_specs_own_header_names() {
+    let server = service().await;
+    let client = client(&server);
+    let mut request = ledger::requests::ListEntries::default();
+    request.cursor = Some("limited".into());
+    let options = payspec_client::CallOptions::new().retry(payspec_client::RetryPolicy::never());
+    let error = client.ledger().with_options(&options).list_entries(request).await.expect_err("a 429");
+    match error {
+        Error::RateLimited { limit, remaining, window, .. } => {
+            assert_eq!((limit, remaining, window.as_deref()), (Some(7), Some(0), Some("2s")));
+        }
+        other => panic!("expected RateLimited, got {other:?}"),
+    }
+    assert_eq!(server.requests().iter().filter(|r| r.path() == "/entries").count(), 1);
 }

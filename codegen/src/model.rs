@@ -68,6 +68,9 @@ pub struct Spec {
     /// The header that carries the account id on operations whose auth sends it
     /// (`service.account_header`, default `accountId`).
     pub account_header: String,
+    /// The headers the service announces its rate limit in (`service.rate_limit`), if it
+    /// does: limit, remaining, window, lowercase.
+    pub rate_limit: Option<[String; 3]>,
     /// The keys of the answer envelope (`service.envelope`).
     pub envelope: EnvelopeKeys,
     /// The keys of a page's data that lead to the next page (`service.pagination`).

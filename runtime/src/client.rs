@@ -18,7 +18,7 @@ use super::json::{DecodeError, FromJson, Path, Reader};
 use super::json_parse;
 use super::redact::{self, Secrets};
 use super::retry::{CallOptions, RetryPolicy};
-use super::route::{AuthRoutes, Effect, Operation, Route, Service};
+use super::route::{AuthRoutes, Effect, Operation, RateLimitHeaders, Route, Service};
 use super::secret::Credentials;
 use super::timestamp::{parse_retry_after, parse_window};
 use super::token::TokenCell;
@@ -265,6 +265,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 credentials,
                 account,
                 auth_routes: self.service.tokens,
+                rate_limit: self.service.rate_limit,
                 timeout: self.timeout,
                 call_timeout: self.call_timeout,
                 retry: self.retry,
@@ -306,6 +307,8 @@ pub(crate) struct ClientInner {
     /// The account header and its value, for operations that send it.
     account: Option<(HeaderName, HeaderValue)>,
     pub(crate) auth_routes: Option<AuthRoutes>,
+    /// The headers the service announces its rate limit in, if it does.
+    rate_limit: Option<RateLimitHeaders>,
     pub(crate) timeout: Duration,
     call_timeout: Duration,
     retry: RetryPolicy,
@@ -704,9 +707,9 @@ impl ClientInner {
                 return Ok(Exchange::Redirect { status, location });
             }
             let (meta, pace) = if (200..300).contains(&status) {
-                (None, spent_window(response.headers()))
+                (None, self.rate_limit.and_then(|names| spent_window(response.headers(), names)))
             } else {
-                (Some(ErrorMeta::read(response.headers())), None)
+                (Some(ErrorMeta::read(response.headers(), self.rate_limit)), None)
             };
             match read_limited(response, limit).await? {
                 Some(body) => Ok(Exchange::Answer { status, meta, pace, body }),
@@ -833,28 +836,30 @@ struct ErrorMeta {
 }
 
 impl ErrorMeta {
-    fn read(headers: &HeaderMap) -> Self {
+    /// `Retry-After`, and the rate-limit headers under the service's `names`, if it has any.
+    fn read(headers: &HeaderMap, names: Option<RateLimitHeaders>) -> Self {
         let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
         let retry_after = text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now()));
+        let named = |pick: fn(&RateLimitHeaders) -> &'static str| names.as_ref().and_then(|n| text(pick(n)));
         ErrorMeta {
             retry_after,
             retry_after_unreadable: headers.contains_key("retry-after") && retry_after.is_none(),
-            limit: text("x-rate-limit-limit").and_then(|v| v.parse().ok()),
-            remaining: text("x-rate-limit-remaining").and_then(|v| v.parse().ok()),
-            window: text("x-rate-limit-window").map(|v| v.chars().take(64).collect()),
+            limit: named(|n| n.limit).and_then(|v| v.parse().ok()),
+            remaining: named(|n| n.remaining).and_then(|v| v.parse().ok()),
+            window: named(|n| n.window).map(|v| v.chars().take(64).collect()),
         }
     }
 }
 
-/// How long to wait before the next request, when a success's rate-limit headers say none
-/// is left in the window (`X-Rate-Limit-Remaining: 0`): the window
-/// (`X-Rate-Limit-Window`), since when it began is not said.
-fn spent_window(headers: &HeaderMap) -> Option<Duration> {
+/// How long to wait before the next request, when a success's rate-limit headers (under
+/// the service's `names`) say none is left in the window (remaining `0`): the window,
+/// since when it began is not said.
+fn spent_window(headers: &HeaderMap, names: RateLimitHeaders) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if text("x-rate-limit-remaining")? != "0" {
+    if text(names.remaining)? != "0" {
         return None;
     }
-    text("x-rate-limit-window").and_then(parse_window)
+    text(names.window).and_then(parse_window)
 }
 
 /// The body, or `None` as soon as it is known to be larger than `limit`. A declared

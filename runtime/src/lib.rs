@@ -45,8 +45,8 @@ pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use route::{
     Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, Method, Operation,
-    PageStyle, Paginated, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue,
-    find_route,
+    PageStyle, Paginated, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys,
+    TokenValue, find_route,
 };
 pub use secret::{Credentials, Secret};
 pub use settle::{

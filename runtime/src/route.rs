@@ -284,12 +284,27 @@ pub struct Service {
     pub account_header: Option<&'static str>,
     /// The token operations, when the service's operations send a bearer token.
     pub tokens: Option<AuthRoutes>,
+    /// The headers that announce the service's rate limit, when it sends them: the
+    /// client paces settling by them and reports them with a `429`.
+    pub rate_limit: Option<RateLimitHeaders>,
 }
 
 impl Service {
-    /// A service with no account header and no tokens: every operation sends nothing but
-    /// its own parameters.
-    pub const PLAIN: Service = Service { account_header: None, tokens: None };
+    /// A service with no account header, no tokens and no rate-limit headers: every
+    /// operation sends nothing but its own parameters.
+    pub const PLAIN: Service = Service { account_header: None, tokens: None, rate_limit: None };
+}
+
+/// The names of the headers a service announces its rate limit in (lowercase, as HTTP/2
+/// sends them; matched ignoring case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimitHeaders {
+    /// The requests allowed in a window.
+    pub limit: &'static str,
+    /// The requests left in the current window: `0` means the window is spent.
+    pub remaining: &'static str,
+    /// How long a window lasts (`1s`, `500ms`, `60`).
+    pub window: &'static str,
 }
 
 /// The three token operations, declared by the spec and handed to the client at

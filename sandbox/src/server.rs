@@ -7,7 +7,7 @@ use crate::ledger::{Delivery, Fault, Ledger, Notification, Play, RateCount, Sett
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
 use payspec_codegen::model::{Auth, Spec};
 use serde_json::{Value, json};
@@ -119,18 +119,23 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
         }
         _ => answer_operation(&shared, index, vars, query, request, fault).await?,
     };
-    if let Some(rate) = rate {
-        let headers = answer.headers_mut();
-        headers.insert("x-rate-limit-limit", HeaderValue::from(rate.limit));
-        headers.insert("x-rate-limit-remaining", HeaderValue::from(rate.remaining));
+    // Under the names the spec gives the service's rate-limit headers, when it does.
+    if let (Some(rate), Some([limit, remaining, window_name])) = (rate, &shared.spec.rate_limit) {
         let window = rate.window;
         let window = if window.subsec_millis() == 0 {
             format!("{}s", window.as_secs())
         } else {
             format!("{}ms", window.as_millis())
         };
-        if let Ok(value) = HeaderValue::from_str(&window) {
-            headers.insert("x-rate-limit-window", value);
+        let values =
+            [(limit, rate.limit.to_string()), (remaining, rate.remaining.to_string()), (window_name, window)];
+        let headers = answer.headers_mut();
+        for (name, value) in values {
+            if let (Ok(name), Ok(value)) =
+                (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(&value))
+            {
+                headers.insert(name, value);
+            }
         }
     }
     Ok(answer)

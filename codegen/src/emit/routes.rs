@@ -126,6 +126,15 @@ pub mod routes {
     };
     let sends_account = spec.operations.iter().any(|op| op.auth.sends_account());
     let account_header = opt_lit(sends_account.then(|| spec.account_header.to_ascii_lowercase()).as_deref());
+    let rate_limit = match &spec.rate_limit {
+        Some([limit, remaining, window]) => format!(
+            "Some(rt::RateLimitHeaders {{ limit: {}, remaining: {}, window: {} }})",
+            Lit(limit),
+            Lit(remaining),
+            Lit(window)
+        ),
+        None => "None".to_owned(),
+    };
     let envelope = &spec.envelope;
     write!(
         out,
@@ -150,8 +159,9 @@ pub mod routes {
     /// form of their requests and answers; `None` when the spec names none (its
     /// operations send no token).
     pub const TOKEN: Option<rt::AuthRoutes> = {token};
-    /// What the client's builder is given: the account header and the token operations.
-    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN }};
+    /// What the client's builder is given: the account header, the token operations and
+    /// the headers the service announces its rate limit in.
+    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit} }};
     /// The route of an operation of this spec, by its name (`bank_transfer`) or by
     /// any of its forms (`POST /v2/transfers/bank`, aliases included).
     pub fn find(name_or_route: &str) -> Option<&'static Route> {{

@@ -61,6 +61,17 @@ pub struct RawService {
     pub codes: Option<Ordered<RawCode>>,
     #[serde(default)]
     pub answers: Option<RawAnswers>,
+    #[serde(default)]
+    pub rate_limit: Option<RawRateLimit>,
+}
+
+/// The headers a service announces its rate limit in.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRateLimit {
+    pub limit: String,
+    pub remaining: String,
+    pub window: String,
 }
 
 /// One envelope code the service documents.

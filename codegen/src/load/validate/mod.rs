@@ -5,8 +5,8 @@ use super::Sink;
 use super::raw::{
     Ordered, RawAnswers, RawAuth, RawCode, RawDisagreementEntry, RawEffect, RawEnvelope, RawEnvelopeKeys,
     RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup, RawIdempotencyHeader, RawLocation,
-    RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawReadingSource, RawService,
-    RawSettle, RawShape, RawTextFormat, RawWebhooks,
+    RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawRateLimit, RawReadingSource,
+    RawService, RawSettle, RawShape, RawTextFormat, RawWebhooks,
 };
 use crate::model::*;
 use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
@@ -123,6 +123,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     check_settlements(&operations, &shapes, sink);
     let token_operations = token_operations(&raw.service, &operations, &shapes, &raw.unreadable, sink);
     let account_header = account_header(raw.service.account_header.as_deref(), sink);
+    let rate_limit = raw.service.rate_limit.as_ref().map(|raw| rate_limit(raw, sink));
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
     let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, sink));
@@ -135,6 +136,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         default_environment,
         token_operations,
         account_header,
+        rate_limit,
         envelope,
         page_keys,
         webhooks,

@@ -267,6 +267,21 @@ pub(super) fn is_header_name(name: &str) -> bool {
 }
 
 /// `service.account_header`, or the format's default, `accountId`.
+/// The names of the rate-limit headers (`service.rate_limit`), each a header name, kept
+/// lowercase.
+pub(super) fn rate_limit(raw: &RawRateLimit, sink: &mut Sink) -> [String; 3] {
+    [("limit", &raw.limit), ("remaining", &raw.remaining), ("window", &raw.window)].map(|(key, name)| {
+        if !is_header_name(name) {
+            sink.error(
+                &format!("service.rate_limit.{key}"),
+                format!("`{name}` is not a header name"),
+                "write the header's name, e.g. `X-Rate-Limit-Remaining`",
+            );
+        }
+        name.to_ascii_lowercase()
+    })
+}
+
 pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
     let Some(name) = raw else { return "accountId".to_owned() };
     if !is_header_name(name) {
