@@ -160,8 +160,7 @@ fn its_webhooks_are_signed_and_read_by_its_own_scheme() {
 async fn a_rate_limit_is_read_under_the_specs_own_header_names() {
     let server = service().await;
     let client = client(&server);
-    let mut request = ledger::requests::ListEntries::default();
-    request.cursor = Some("limited".into());
+    let request = ledger::requests::ListEntries::default().cursor("limited");
     let options = payspec_client::CallOptions::new().retry(payspec_client::RetryPolicy::never());
     let error = client.ledger().with_options(&options).list_entries(request).await.expect_err("a 429");
     match error {
