@@ -902,20 +902,7 @@ pub(super) fn page_style(style: RawPageStyle, params: &[Param], base: &str, sink
 
 #[cfg(test)]
 mod tests {
-
-    /// The small fixture spec of the workspace's tests, which loads as it is.
-    fn small() -> String {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    /// `text` is refused with an error whose text holds `needle`.
-    fn assert_refused(text: &str, needle: &str) {
-        match crate::load_str("small.yaml", text) {
-            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
-            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
-        }
-    }
+    use super::super::test_support::{assert_refused, small};
 
     #[test]
     fn a_one_of_set_names_the_operations_own_parameters() {

@@ -342,12 +342,7 @@ pub(super) fn answer_field<'s>(
 
 #[cfg(test)]
 mod tests {
-
-    /// The small fixture spec of the workspace's tests, which loads as it is.
-    fn small() -> String {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use super::super::test_support::small;
 
     #[test]
     fn only_a_money_operation_settles() {

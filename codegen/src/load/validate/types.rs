@@ -228,20 +228,7 @@ pub(super) fn check_group(group: &str, path: &str, groups: &[Group], sink: &mut 
 
 #[cfg(test)]
 mod tests {
-
-    /// The small fixture spec of the workspace's tests, which loads as it is.
-    fn small() -> String {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    /// `text` is refused with an error whose text holds `needle`.
-    fn assert_refused(text: &str, needle: &str) {
-        match crate::load_str("small.yaml", text) {
-            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
-            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
-        }
-    }
+    use super::super::test_support::{assert_refused, small};
 
     #[test]
     fn an_identifier_is_an_upper_camel_case_name() {

@@ -151,12 +151,7 @@ pub(super) fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
 
 #[cfg(test)]
 mod tests {
-
-    /// The small fixture spec of the workspace's tests, which loads as it is.
-    fn small() -> String {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
+    use super::super::test_support::small;
 
     #[test]
     fn the_small_spec_declares_no_webhooks_and_loads() {
