@@ -19,24 +19,6 @@ mod settle;
 mod types;
 mod webhooks;
 
-/// What the sections' unit tests share.
-#[cfg(test)]
-mod test_support {
-    /// The small fixture spec of the workspace's tests, which loads as it is.
-    pub(super) fn small() -> String {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    /// `text` is refused with an error whose text holds `needle`.
-    pub(super) fn assert_refused(text: &str, needle: &str) {
-        match crate::load_str("small.yaml", text) {
-            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
-            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
-        }
-    }
-}
-
 use operations::*;
 use routes::*;
 use service::*;
@@ -208,3 +190,21 @@ fn check_param_name(name: &str, path: &str, sink: &mut Sink) {
 
 /// What a shape calls the fields of an answer that it does not declare.
 pub(crate) const OTHER_FIELDS: &str = "other_fields";
+
+/// What the sections' unit tests share.
+#[cfg(test)]
+mod test_support {
+    /// The small fixture spec of the workspace's tests, which loads as it is.
+    pub(super) fn small() -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/small.yaml");
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// `text` is refused with an error whose text holds `needle`.
+    pub(super) fn assert_refused(text: &str, needle: &str) {
+        match crate::load_str("small.yaml", text) {
+            Ok(_) => panic!("the spec loaded, but should be refused with {needle:?}"),
+            Err(errors) => assert!(errors.to_string().contains(needle), "{needle:?} not in:\n{errors}"),
+        }
+    }
+}
