@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::route::Effect;
+use crate::service::Effect;
 
 /// Why a call failed. Match on the variant to decide what to do; the `Display` text is
 /// meant for people and logs.
@@ -296,7 +296,7 @@ impl Error {
     pub fn rate_limit_wait(&self) -> Option<Duration> {
         match self {
             Error::RateLimited { retry_after, window, .. } => {
-                retry_after.or_else(|| window.as_deref().and_then(super::timestamp::parse_window))
+                retry_after.or_else(|| window.as_deref().and_then(crate::values::timestamp::parse_window))
             }
             Error::Auth { cause } => cause.rate_limit_wait(),
             _ => None,

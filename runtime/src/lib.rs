@@ -1,6 +1,12 @@
 //! The runtime of payspec-generated clients: sending, tokens, errors, retries, pages,
 //! request safety, exact JSON decoding, redaction and webhook signatures.
 //!
+//! Its rooms: `call` (the builder, the session, one attempt, retries, tokens, pages,
+//! settling), `json` (the exact value, its parser, reading and writing), `values` (amount,
+//! timestamp, text, secret), `request` (the operation and its writer, and the rules a value
+//! keeps), `service` (what generated code declares about the service and each route),
+//! [`webhook`] (signatures, replay, deliveries), and `error` and `redact` beside them.
+//!
 //! Generated code carries data (routes, fields, wire keys, the service's envelope, token and
 //! page conventions, its environments); everything that decides lives here, and nothing
 //! here names a service. A crate generated from a spec (by `payspec_macros::generate!`, a
@@ -10,54 +16,39 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-mod amount;
-mod blocking;
-mod client;
-mod envelope;
+mod call;
 mod error;
 mod json;
-mod json_parse;
-mod pages;
 mod redact;
-mod retry;
-mod route;
-mod secret;
-mod settle;
+mod request;
+mod service;
 mod support;
-mod text;
-mod timestamp;
-mod token;
+mod values;
 pub mod webhook;
-mod writer;
 
-pub use amount::{Amount, AmountError, AmountText};
-pub use blocking::BlockingRuntime;
-pub use client::{
-    BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, Session, install_tls_provider,
+pub use call::{
+    BaseUrl, BlockingRuntime, CallOptions, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES,
+    DEFAULT_USER_AGENT, Envelope, FinalState, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, Outcome, RetryPolicy,
+    Session, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, StillPending, Unread,
+    WATCH_MEMORY, install_tls_provider,
 };
-pub use envelope::{Envelope, Outcome, Unread};
 pub use error::Error;
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
     REPEATED_KEY, Reader, Slot, ToJson, deserialize_via_json, serialize_via_json,
 };
-pub use pages::{DEFAULT_MAX_PAGES, Listing};
-pub use retry::{CallOptions, RetryPolicy};
-pub use route::{
-    Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, Method, Operation,
-    PageStyle, Paginated, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys,
-    TokenValue, find_route,
+pub use request::{
+    ExtraFields, Operation, Paginated, RequestWriter, TextFormat, TextRule, is_email, is_name,
 };
-pub use secret::{Credentials, Secret};
-pub use settle::{
-    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, SettleOptions, SettleStart, Settled, Settlement,
-    SettlementWatch, StillPending, WATCH_MEMORY,
+pub use service::{
+    Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle,
+    RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue, find_route,
 };
 pub use support::Redacted;
-pub use text::Text;
 pub use time;
-pub use timestamp::{DateLayout, DateTime, Timestamp};
-pub use writer::{ExtraFields, RequestWriter, TextFormat, TextRule, is_email, is_name};
+pub use values::{
+    Amount, AmountError, AmountText, Credentials, DateLayout, DateTime, Secret, Text, Timestamp,
+};
 
 // What the generated methods return (a `Future` named so that no spec's group can shadow it).
 pub use std::future::Future;

@@ -8,8 +8,8 @@ use std::ops::Range;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{HeaderName, HeaderValue};
 
-use super::error::Error;
-use super::route::{Method, Route};
+use crate::error::Error;
+use crate::service::{Method, Route};
 
 /// Every byte outside RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) is encoded,
 /// so a value can never add a `/`, `?`, `#` or `%` of its own to the URL.
@@ -361,7 +361,7 @@ impl Stream {
         let keys = self.keys;
         let count = self.count;
         let text = self.finish();
-        let parsed = super::json::Json::parse_bytes(&text)
+        let parsed = crate::json::Json::parse_bytes(&text)
             .map_err(|e| Error::invalid(format!("the body cannot be read back as JSON ({e})")))?;
         let mut root = BodyObject::default();
         let mut leaves = Vec::with_capacity(text.len());
@@ -781,7 +781,7 @@ impl RequestWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::amount::Amount;
+    use crate::values::amount::Amount;
 
     #[test]
     fn a_name_is_letters_and_spaces_as_the_live_service_takes_it() {
@@ -796,7 +796,7 @@ mod tests {
         assert!(!is_name("Tab\tName"));
     }
     use crate::json::{FromJson, Json, JsonNumber, Path};
-    use crate::route::{Auth, Effect, Method, ReservedSegment};
+    use crate::service::{Auth, Effect, Method, ReservedSegment};
 
     static ROUTE: Route = Route {
         operation: "fetch_mandate",
@@ -812,7 +812,7 @@ mod tests {
             shadowed_by: "GET /v1/direct-debits/status",
         }],
         idempotency_header: None,
-        answers: &crate::route::fixture::ANSWERS,
+        answers: &crate::service::fixture::ANSWERS,
     };
 
     fn prepared(w: RequestWriter) -> PreparedRequest {
@@ -994,7 +994,7 @@ mod tests {
             effect: Effect::Read,
             reserved: &[],
             idempotency_header: None,
-            answers: &crate::route::fixture::ANSWERS,
+            answers: &crate::service::fixture::ANSWERS,
         };
         let mut w = RequestWriter::new(&GET);
         let mut extra = ExtraFields::new();

@@ -14,11 +14,12 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::client::Session;
 use super::envelope::{Envelope, one_of};
-use super::error::Error;
 use super::retry::{CallOptions, RetryPolicy, jittered};
-use super::route::{Effect, Operation};
+use super::session::Session;
+use crate::error::Error;
+use crate::request::Operation;
+use crate::service::Effect;
 
 /// How a money operation's final state is read from its status operation's answers (the
 /// spec's `settle`). State values are compared ignoring ASCII case; a state in none of

@@ -34,19 +34,19 @@ impl serde::Serialize for Secret {
     }
 }
 
-impl super::FromJson for Secret {
-    fn read(reader: &mut super::Reader<'_>, at: &super::Path<'_>) -> Result<Self, super::DecodeError> {
+impl crate::FromJson for Secret {
+    fn read(reader: &mut crate::Reader<'_>, at: &crate::Path<'_>) -> Result<Self, crate::DecodeError> {
         reader.string(at, "a string").map(Secret)
     }
 
-    fn from_json(value: super::Json, at: &super::Path<'_>) -> Result<Self, super::DecodeError> {
-        <String as super::FromJson>::from_json(value, at).map(Secret)
+    fn from_json(value: crate::Json, at: &crate::Path<'_>) -> Result<Self, crate::DecodeError> {
+        <String as crate::FromJson>::from_json(value, at).map(Secret)
     }
 }
 
-impl super::ToJson for Secret {
-    fn to_json(&self) -> super::Json {
-        super::Json::String(self.0.clone())
+impl crate::ToJson for Secret {
+    fn to_json(&self) -> crate::Json {
+        crate::Json::String(self.0.clone())
     }
 }
 
@@ -82,9 +82,9 @@ impl Credentials {
     pub const ACCOUNT_ID_VAR: &'static str = "PAYSPEC_ACCOUNT_ID";
 
     /// Credentials from the environment: `PAYSPEC_CLIENT_ID`, `PAYSPEC_CLIENT_SECRET` and
-    /// `PAYSPEC_ACCOUNT_ID`. [`Error::Config`](super::Error::Config) names every variable
+    /// `PAYSPEC_ACCOUNT_ID`. [`Error::Config`](crate::Error::Config) names every variable
     /// that is missing, blank or not Unicode (never a value).
-    pub fn from_env() -> Result<Self, super::Error> {
+    pub fn from_env() -> Result<Self, crate::Error> {
         let read = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let (id, secret, account) =
             (read(Self::CLIENT_ID_VAR), read(Self::CLIENT_SECRET_VAR), read(Self::ACCOUNT_ID_VAR));
@@ -99,7 +99,7 @@ impl Credentials {
                 .into_iter()
                 .filter_map(|(missing, name)| missing.then_some(name))
                 .collect();
-                Err(super::Error::Config {
+                Err(crate::Error::Config {
                     reason: format!("the credentials need {} set in the environment", missing.join(", ")),
                 })
             }

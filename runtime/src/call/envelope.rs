@@ -1,13 +1,12 @@
 //! The answer envelope (the keys its spec declares: a code, a description, the data) and
 //! what a successful call returns.
 
-use super::error::Error;
+use crate::error::Error;
 use std::ops::Range;
 
-use super::json::{DecodeError, Json, Reader};
-use super::json_parse;
-use super::redact::{self, Secrets};
-use super::route::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route};
+use crate::json::{DecodeError, Json, Reader};
+use crate::redact::{self, Secrets};
+use crate::service::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route};
 
 /// An answer: the service's code and description, its `data` read as far as it can be,
 /// and the data exactly as it came.
@@ -85,7 +84,7 @@ impl<T> Envelope<T> {
 }
 
 /// What of an answer's data did not fit its declared types: where, and what came instead
-/// (never the value itself). The first [`MAX_UNREAD`](super::MAX_UNREAD) are
+/// (never the value itself). The first [`MAX_UNREAD`](crate::MAX_UNREAD) are
 /// kept; [`Unread::total`] counts them all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unread {
@@ -287,13 +286,13 @@ pub(crate) struct RawAnswer {
 pub(crate) fn peek_code(body: &[u8], envelope: EnvelopeKind) -> (Option<String>, Option<String>) {
     let EnvelopeKind::Wrapped(keys) = envelope else { return (None, None) };
     let mut found = EnvelopePeek::default();
-    let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
+    let mut keep = |key: &str, parser: &mut crate::json::Parser<'_>| {
         if !found.keep(keys, key, parser)? {
             parser.skip(1)?;
         }
         Ok(true)
     };
-    if json_parse::parse_entries(body, &mut keep).is_err() {
+    if crate::json::parse_entries(body, &mut keep).is_err() {
         return (None, None);
     }
     (found.code(), found.description())
@@ -313,8 +312,8 @@ impl EnvelopePeek {
         &mut self,
         keys: &EnvelopeKeys,
         key: &str,
-        parser: &mut json_parse::Parser<'_>,
-    ) -> Result<bool, json_parse::JsonError> {
+        parser: &mut crate::json::Parser<'_>,
+    ) -> Result<bool, crate::json::JsonError> {
         let code = keys.code.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
         let description = keys.description.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
         let slot = match (code, description) {
@@ -398,7 +397,7 @@ impl RawAnswer {
         let data = self.data.as_ref()?;
         match data.end {
             Some(end) => Some(data.start..end),
-            None => json_parse::value_at(&self.body, data.start, self.data_depth),
+            None => crate::json::value_at(&self.body, data.start, self.data_depth),
         }
     }
 
@@ -422,7 +421,7 @@ impl RawAnswer {
         let data = self.data_range().and_then(|d| self.body.get(d))?;
         let mut state = None;
         let mut seen = false;
-        let object = json_parse::parse_entries(data, &mut |name, parser| {
+        let object = crate::json::parse_entries(data, &mut |name, parser| {
             if name == key && !std::mem::replace(&mut seen, true) {
                 match parser.peek() {
                     Some(b'"') => state = Some(parser.str()?.into_owned()),
@@ -506,7 +505,7 @@ pub(crate) fn read_success(
         };
     let keys = match route.answers.envelope {
         EnvelopeKind::Unwrapped => {
-            let data = json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
+            let data = crate::json::span(body).map_err(|e| unreadable(e.to_string()))?;
             // The spec's first success code, else the status: what `Envelope::code` holds.
             let code =
                 route.answers.success_codes.first().map_or_else(|| status.to_string(), |c| (*c).to_owned());
@@ -519,7 +518,7 @@ pub(crate) fn read_success(
     // preference), and the place of its data; the object around them is never built.
     let (mut peek, mut data, mut flag) = (EnvelopePeek::default(), None, None);
     let mut keys_before = KeyPlaces::default();
-    let mut keep = |key: &str, parser: &mut json_parse::Parser<'_>| {
+    let mut keep = |key: &str, parser: &mut crate::json::Parser<'_>| {
         // With more keys before the data than are kept, the envelope is read whole.
         let room = keys_before.push(parser.entry_key_at());
         if keys.flag == Some(key) && flag.is_none() {
@@ -546,9 +545,9 @@ pub(crate) fn read_success(
         }
         Ok(true)
     };
-    if let Err(error) = json_parse::parse_entries(body, &mut keep) {
+    if let Err(error) = crate::json::parse_entries(body, &mut keep) {
         // Where a full check places the fault, if it finds one first.
-        let error = json_parse::span(body).err().unwrap_or(error);
+        let error = crate::json::span(body).err().unwrap_or(error);
         return Err(unreadable(error.to_string()));
     }
     let Some(code) = peek.code() else {
@@ -562,7 +561,7 @@ pub(crate) fn read_success(
     let by_status = || {
         let range = data.as_ref().and_then(|d| match d.end {
             Some(end) => Some(d.start..end),
-            None => json_parse::value_at(body, d.start, 1),
+            None => crate::json::value_at(body, d.start, 1),
         });
         let status = range.and_then(|d| data_status(body.get(d)?, answers.status_field));
         status.is_some_and(|s| one_of(answers.pending_statuses, &s))
@@ -576,9 +575,9 @@ pub(crate) fn read_success(
         // Only a finished answer's data is read (and so checked) later, with the rest of
         // the envelope after it; any other is checked here, and the keys after its data
         // too, when the envelope was read only up to it.
-        json_parse::span(body).map_err(|e| unreadable(e.to_string()))?;
+        crate::json::span(body).map_err(|e| unreadable(e.to_string()))?;
         if let Some(data) = data.as_ref().filter(|d| d.end.is_none()) {
-            json_parse::check_tail(body, data.start, 1, data.keys_before.as_slice())
+            crate::json::check_tail(body, data.start, 1, data.keys_before.as_slice())
                 .map_err(|e| unreadable(e.to_string()))?;
         }
     }
@@ -682,7 +681,7 @@ pub(crate) fn one_of(list: &[&str], value: &str) -> bool {
 fn data_status(data: &[u8], field: &str) -> Option<String> {
     let mut status = None;
     let mut seen = false;
-    let object = json_parse::parse_entries(data, &mut |key, parser| {
+    let object = crate::json::parse_entries(data, &mut |key, parser| {
         if key == field && !std::mem::replace(&mut seen, true) && parser.peek() == Some(b'"') {
             status = Some(parser.str()?.into_owned());
             return Ok(true);
@@ -695,11 +694,11 @@ fn data_status(data: &[u8], field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::route::Answers;
+    use crate::service::Answers;
 
     #[test]
     fn reads_the_first_of_each_envelope_key_present() {
-        let plain = route(Effect::Write, &crate::route::fixture::ANSWERS);
+        let plain = route(Effect::Write, &crate::service::fixture::ANSWERS);
         let a = read(200, r#"{"code":"00","description":"ok","data":{"x":1}}"#, &plain);
         let b = read(200, r#"{"responseCode":"00","responseMessage":"ok","data":{"x":1}}"#, &plain);
         let (a, b) = (a.unwrap_or_else(|e| panic!("{e}")), b.unwrap_or_else(|e| panic!("{e}")));
@@ -734,7 +733,7 @@ mod tests {
         success_codes: &["00", "200"],
         pending_statuses: &["PENDING_BILLING", "NEW"],
         pending_descriptions: &["PROCESSING"],
-        ..crate::route::fixture::ANSWERS
+        ..crate::service::fixture::ANSWERS
     };
 
     fn route(effect: Effect, answers: &'static Answers) -> Route {
@@ -758,7 +757,7 @@ mod tests {
 
     #[test]
     fn a_state_is_read_as_text_or_as_a_boolean() {
-        let plain = route(Effect::Read, &crate::route::fixture::ANSWERS);
+        let plain = route(Effect::Read, &crate::service::fixture::ANSWERS);
         let state = |data: &str, key: &str| {
             read(200, &format!(r#"{{"code":"00","description":"ok","data":{data}}}"#), &plain)
                 .ok()
@@ -781,7 +780,7 @@ mod tests {
 
     #[test]
     fn classifies_success_pending_and_failure() {
-        let plain = route(Effect::Write, &crate::route::fixture::ANSWERS);
+        let plain = route(Effect::Write, &crate::service::fixture::ANSWERS);
         let transfer = route(Effect::Money, &TRANSFER_ANSWERS);
         let ok = read(200, r#"{"code":"00","description":"ok","data":{"a":1}}"#, &plain);
         assert!(ok.is_ok_and(|a| !a.pending && a.data.is_some()));

@@ -3,15 +3,15 @@
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
-use super::error::Error;
-use super::route::{Effect, Route};
+use crate::error::Error;
+use crate::service::{Effect, Route};
 
 /// How a call is retried. Whatever the policy, a request is only ever sent again when
 /// that is safe for its [`Effect`]: reads on connect errors, timeouts, 429, 502, 503, 504;
 /// writes only when the request never reached the server; money-moving calls only when,
 /// in addition, the caller set their idempotency reference (the retry resends the
 /// identical body). An operation whose route names a deduplicating
-/// [`idempotency_header`](super::Route::idempotency_header) is, with its reference set,
+/// [`idempotency_header`](crate::Route::idempotency_header) is, with its reference set,
 /// also resent after an ambiguous failure (timeout, reset, 429, 500, 502, 503, 504). Every
 /// retry happens within the call's deadline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,11 +181,25 @@ impl CallOptions {
     }
 
     /// For a listing: the most pages it follows (by default
-    /// [`DEFAULT_MAX_PAGES`](super::DEFAULT_MAX_PAGES)). One more page ends the stream
+    /// [`DEFAULT_MAX_PAGES`](crate::DEFAULT_MAX_PAGES)). One more page ends the stream
     /// with [`Error::Pagination`].
     pub fn max_pages(mut self, pages: u32) -> Self {
         self.max_pages = Some(pages);
         self
+    }
+}
+
+/// Why one attempt failed, with what the retry decision needs.
+pub(crate) struct Failure {
+    pub(crate) error: Error,
+    pub(crate) retry_after: Option<Duration>,
+    pub(crate) unauthorized: bool,
+    pub(crate) token_generation: Option<u64>,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure { error, retry_after: None, unauthorized: false, token_generation: None }
     }
 }
 
@@ -205,7 +219,7 @@ mod tests {
             effect,
             reserved: &[],
             idempotency_header,
-            answers: &crate::route::fixture::ANSWERS,
+            answers: &crate::service::fixture::ANSWERS,
         }
     }
 

@@ -6,7 +6,27 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::json::{DecodeError, Json, JsonNumber, JsonObject, Key, Path};
+use super::value::{Json, JsonNumber, JsonObject, Key};
+
+impl Json {
+    /// Parses JSON text, keeping every number's text.
+    pub fn parse(text: &str) -> Result<Json, JsonError> {
+        parse(text.as_bytes())
+    }
+
+    /// Parses JSON bytes (an answer's body), keeping every number's text.
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Json, JsonError> {
+        parse(bytes)
+    }
+}
+
+impl From<serde_json::Value> for Json {
+    /// The value as it serializes: numbers with the text `serde_json` gives them (already
+    /// as exact as the `Value` is).
+    fn from(value: serde_json::Value) -> Self {
+        Json::parse(&value.to_string()).unwrap_or_default()
+    }
+}
 
 /// The bytes a string's scan stops at: its closing quote, an escape, and the control
 /// characters JSON forbids in strings.
@@ -24,7 +44,7 @@ static STRING_STOPS: [bool; 256] = {
 
 /// Where the first of [`STRING_STOPS`] is in `bytes`: eight bytes at a time, then one by
 /// one.
-fn string_stop(bytes: &[u8]) -> Option<usize> {
+pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut chunks = bytes.chunks_exact(8);
@@ -201,31 +221,31 @@ pub(crate) fn span(bytes: &[u8]) -> Result<Range<usize>, JsonError> {
 }
 
 pub(crate) struct Parser<'a> {
-    bytes: &'a [u8],
+    pub(super) bytes: &'a [u8],
     /// `bytes` as text, when they are UTF-8 throughout.
-    text: Option<&'a str>,
-    at: usize,
+    pub(super) text: Option<&'a str>,
+    pub(super) at: usize,
     /// The entries of the objects being read, innermost last; moved out at each `}`.
-    entries: Vec<(Key, Json)>,
+    pub(super) entries: Vec<(Key, Json)>,
     /// The items of the arrays being read, innermost last; moved out at each `]`.
-    items: Vec<Json>,
+    pub(super) items: Vec<Json>,
     /// Where the key handed to a [`parse_entries`] callback starts.
-    entry_key_at: usize,
+    pub(super) entry_key_at: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
         // Text that is UTF-8 throughout (as answers nearly always are) is checked once
         // here, not string by string.
         let text = std::str::from_utf8(bytes).ok();
         Parser { bytes, text, at: 0, entries: Vec::new(), items: Vec::new(), entry_key_at: 0 }
     }
 
-    fn error(&self, reason: &'static str) -> JsonError {
+    pub(super) fn error(&self, reason: &'static str) -> JsonError {
         self.error_at(self.at, reason)
     }
 
-    fn error_at(&self, at: usize, reason: &'static str) -> JsonError {
+    pub(super) fn error_at(&self, at: usize, reason: &'static str) -> JsonError {
         let at = at.min(self.bytes.len());
         let upto = &self.bytes[..at];
         let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
@@ -247,7 +267,7 @@ impl<'a> Parser<'a> {
         self.bytes.get(self.at).copied()
     }
 
-    fn skip_space(&mut self) {
+    pub(super) fn skip_space(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
             self.at += 1;
         }
@@ -386,7 +406,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A number's text, checked.
-    fn number_text(&mut self) -> Result<&'a str, JsonError> {
+    pub(super) fn number_text(&mut self) -> Result<&'a str, JsonError> {
         let start = self.at;
         let digits = |p: &mut Self| {
             let from = p.at;
@@ -490,7 +510,7 @@ impl<'a> Parser<'a> {
     /// text): an envelope's top-level flag may come after its data.
     /// `before` are the places of the object's keys that came before the value: no key
     /// after it may repeat one of them, or one another ([`REPEATED_KEY`]).
-    fn finish_object(
+    pub(super) fn finish_object(
         &mut self,
         depth: usize,
         before: &[usize],
@@ -717,563 +737,5 @@ impl<'a> Parser<'a> {
             first
         };
         char::from_u32(code).ok_or_else(|| self.error("a lone surrogate in a string"))
-    }
-}
-
-/// Reads an answer's value straight from its text into a typed value: what
-/// [`FromJson::read`](super::FromJson::read) is given. The text was checked as JSON before
-/// any reading starts, so the only errors a reader reports are values of the wrong kind,
-/// at their path.
-pub struct Reader<'a> {
-    parser: Parser<'a>,
-    /// How deep the value being read sits.
-    depth: usize,
-    /// The first place where the text was not JSON, if any.
-    fault: Option<JsonError>,
-    /// The text of the first `status` key of the object at this depth, when it is a
-    /// string, noted as the read passes it (see [`Reader::watch_status`]).
-    status: Option<StatusWatch>,
-    /// The values that did not fit their declared types, stepped over (the first
-    /// [`MAX_UNREAD`] of them), and how many there were in all.
-    unread: Vec<DecodeError>,
-    unread_count: usize,
-    /// The `status` flag of the object around the value read, when the rest of that
-    /// object was read after it (an envelope's flag that follows its data).
-    pub(crate) tail_flag: Option<bool>,
-    /// Where the keys of the object around the value that come before it start: none
-    /// after the value may repeat them.
-    keys_before: &'a [usize],
-    /// The key of the flag of the object around the value ([`Reader::tail_flag`]).
-    flag_key: Option<&'static str>,
-}
-
-/// How many values that did not fit an answer keeps a note of (the rest are counted).
-pub const MAX_UNREAD: usize = 32;
-
-/// What [`Reader::watch_status`] looks for, and what it found.
-#[derive(Debug)]
-struct StatusWatch {
-    /// The key that holds the state.
-    key: &'static str,
-    /// The depth of the object's entries.
-    depth: usize,
-    seen: bool,
-    text: Option<String>,
-}
-
-impl<'a> Reader<'a> {
-    /// A reader over the JSON value that fills `bytes`.
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        let mut parser = Parser::new(bytes);
-        parser.skip_space();
-        Reader {
-            parser,
-            depth: 0,
-            fault: None,
-            status: None,
-            unread: Vec::new(),
-            unread_count: 0,
-            tail_flag: None,
-            keys_before: &[],
-            flag_key: None,
-        }
-    }
-
-    /// A reader over the value at `start` in `bytes`, nested `depth` levels deep there
-    /// (an answer's data is one level down), whose errors give their place in the whole of
-    /// `bytes`. `keys_before` are the places of the keys of the object around the value
-    /// that come before it; `flag_key` the key of that object's flag, read if it follows.
-    pub(crate) fn within(
-        bytes: &'a [u8],
-        start: usize,
-        depth: usize,
-        keys_before: &'a [usize],
-        flag_key: Option<&'static str>,
-    ) -> Self {
-        let mut parser = Parser::new(bytes);
-        parser.at = start;
-        Reader {
-            parser,
-            depth,
-            fault: None,
-            status: None,
-            unread: Vec::new(),
-            unread_count: 0,
-            tail_flag: None,
-            keys_before,
-            flag_key,
-        }
-    }
-
-    /// Notes the first `status` of the object about to be read, if it is text or a boolean, as the read
-    /// passes it: whether a finished answer is still pending is read in the same pass as
-    /// the answer.
-    pub(crate) fn watch_status(&mut self, key: &'static str) {
-        self.status = Some(StatusWatch { key, depth: self.depth + 1, seen: false, text: None });
-    }
-
-    /// The `status` noted, if it was text.
-    /// A state that is not text (an object, a number) is noted as empty text: a state
-    /// the spec cannot name, never the absence of one.
-    pub(crate) fn noted_status(&mut self) -> Option<String> {
-        self.status
-            .take()
-            .and_then(|watch| if watch.seen { Some(watch.text.unwrap_or_default()) } else { None })
-    }
-
-    /// Where the text was found not to be JSON, if it was. After a whole read, checks
-    /// too that the reader stopped at the end of the value it was given (`Some(Some(end))`)
-    /// or, when that end was not known (`Some(None)`), reads and checks the rest of the
-    /// object around the value, to the end of the text.
-    pub(crate) fn fault(&mut self, end: Option<Option<usize>>) -> Option<JsonError> {
-        if self.fault.is_none() {
-            let rest = match end {
-                None => Ok(()),
-                Some(Some(end)) if self.parser.at == end => Ok(()),
-                Some(Some(_)) => Err(self.parser.error("trailing characters")),
-                Some(None) => self
-                    .parser
-                    .finish_object(self.depth, self.keys_before, self.flag_key)
-                    .map(|flag| self.tail_flag = flag),
-            };
-            self.fault = rest.err();
-        }
-        self.fault.take()
-    }
-
-    /// Reads the value the reader is at as `T`, as far as it can be read: a value of
-    /// another kind than declared (anywhere inside it) is not an error but a note
-    /// ([`Reader::take_unread`]), and comes back as it was sent, in `Err`. Text that is not
-    /// JSON is still an error: nothing after it can be trusted.
-    pub fn read_or_note<T: super::json::FromJson>(
-        &mut self,
-        at: &Path<'_>,
-    ) -> Result<Result<T, Json>, DecodeError> {
-        let (start, depth) = (self.parser.at, self.depth);
-        match T::read(self, at) {
-            Ok(value) => Ok(Ok(value)),
-            Err(error) => self.keep_unread(at, start, depth, error).map(Err),
-        }
-    }
-
-    /// After a value did not fit its type: the error again if the text is not JSON, or
-    /// else the value as it came, read again from `start`, with the mismatch noted.
-    fn keep_unread(
-        &mut self,
-        at: &Path<'_>,
-        start: usize,
-        depth: usize,
-        mismatch: DecodeError,
-    ) -> Result<Json, DecodeError> {
-        if self.fault.is_some() {
-            return Err(mismatch);
-        }
-        // Back to where the value starts, to keep it whole (and check it) as it came.
-        self.parser.at = start;
-        self.depth = depth;
-        let value = self.json(at)?;
-        self.note_unread(mismatch);
-        Ok(value)
-    }
-
-    fn note_unread(&mut self, problem: DecodeError) {
-        self.unread_count += 1;
-        if self.unread.len() < MAX_UNREAD {
-            self.unread.push(problem);
-        }
-    }
-
-    /// What the read noted as not fitting its declared type, and how many such values
-    /// there were in all (past [`MAX_UNREAD`], only counted).
-    pub fn take_unread(&mut self) -> (Vec<DecodeError>, usize) {
-        (std::mem::take(&mut self.unread), std::mem::take(&mut self.unread_count))
-    }
-
-    /// A reader over JSON text, checked first.
-    #[cfg(test)]
-    pub(crate) fn over_checked(bytes: &'a [u8]) -> Result<Self, JsonError> {
-        let value = span(bytes)?;
-        let mut reader = Reader::new(bytes);
-        reader.parser.at = value.start;
-        Ok(reader)
-    }
-
-    /// Notes where the text stopped being JSON; the error the typed read returns.
-    fn malformed(&mut self, at: &Path<'_>, error: JsonError) -> DecodeError {
-        let problem = format!("not JSON: {}", error.reason);
-        self.fault.get_or_insert(error);
-        DecodeError::at(at, problem)
-    }
-
-    /// What kind of value comes next, for error messages (never the value itself):
-    /// `"not JSON"` when no value starts there.
-    pub fn kind(&self) -> &'static str {
-        let rest = self.parser.bytes.get(self.parser.at..).unwrap_or_default();
-        match rest.first() {
-            Some(b'{') => "an object",
-            Some(b'[') => "an array",
-            Some(b'"') => "a string",
-            Some(b't') if rest.starts_with(b"true") => "a boolean",
-            Some(b'f') if rest.starts_with(b"false") => "a boolean",
-            Some(b'n') if rest.starts_with(b"null") => "null",
-            Some(b'-' | b'0'..=b'9') => "a number",
-            _ => "not JSON",
-        }
-    }
-
-    /// The error for a value of the wrong kind at `at`, where `expected` was declared.
-    pub fn mismatch(&mut self, at: &Path<'_>, expected: &str) -> DecodeError {
-        match self.kind() {
-            "not JSON" => {
-                let reason =
-                    if self.parser.peek().is_none() { "unexpected end of JSON" } else { "expected a value" };
-                let error = self.parser.error(reason);
-                self.malformed(at, error)
-            }
-            kind => DecodeError::at(at, format!("expected {expected}, found {kind}")),
-        }
-    }
-
-    /// Steps over a `null`, if that is what comes next.
-    pub fn null(&mut self) -> bool {
-        let null = self.parser.bytes[self.parser.at..].starts_with(b"null");
-        if null {
-            self.parser.at += 4;
-        }
-        null
-    }
-
-    /// The next value as a tree.
-    pub fn json(&mut self, at: &Path<'_>) -> Result<Json, DecodeError> {
-        let value = self.parser.value(self.depth);
-        self.checked(at, value)
-    }
-
-    /// Steps over the next value.
-    pub fn skip(&mut self, at: &Path<'_>) -> Result<(), DecodeError> {
-        let skipped = self.parser.skip(self.depth);
-        self.checked(at, skipped)
-    }
-
-    fn checked<T>(&mut self, at: &Path<'_>, read: Result<T, JsonError>) -> Result<T, DecodeError> {
-        read.map_err(|e| self.malformed(at, e))
-    }
-
-    /// The next value as text, if it is a string; `expected` names what was declared.
-    pub fn string(&mut self, at: &Path<'_>, expected: &str) -> Result<String, DecodeError> {
-        self.str(at, expected).map(Cow::into_owned)
-    }
-
-    /// The next value as text, borrowed unless it has escapes, if it is a string.
-    pub fn str(&mut self, at: &Path<'_>, expected: &str) -> Result<Cow<'a, str>, DecodeError> {
-        if self.parser.peek() != Some(b'"') {
-            return Err(self.mismatch(at, expected));
-        }
-        let text = self.parser.str();
-        self.checked(at, text)
-    }
-
-    /// The next value's text if it is a number or a string, and whether it was a string
-    /// (for amounts and whole numbers, which come either way); `None`, reading nothing,
-    /// for any other kind.
-    pub fn number_or_string(&mut self, at: &Path<'_>) -> Result<Option<(Cow<'a, str>, bool)>, DecodeError> {
-        let read = match self.parser.peek() {
-            Some(b'"') => self.parser.str().map(|t| Some((t, true))),
-            Some(b'-' | b'0'..=b'9') => self.parser.number_text().map(|t| Some((Cow::Borrowed(t), false))),
-            _ => Ok(None),
-        };
-        self.checked(at, read)
-    }
-
-    /// The next value if it is `true` or `false`.
-    pub fn boolean(&mut self) -> Option<bool> {
-        for (word, value) in [(&b"true"[..], true), (&b"false"[..], false)] {
-            if self.parser.bytes[self.parser.at..].starts_with(word) {
-                self.parser.at += word.len();
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    fn enter(&mut self, at: &Path<'_>, open: u8, expected: &str) -> Result<bool, DecodeError> {
-        if self.parser.peek() != Some(open) {
-            return Err(self.mismatch(at, expected));
-        }
-        if self.depth + 1 > MAX_DEPTH {
-            let error = self.parser.error("nested too deeply");
-            return Err(self.malformed(at, error));
-        }
-        self.parser.at += 1;
-        self.parser.skip_space();
-        let close = if open == b'{' { b'}' } else { b']' };
-        if self.parser.peek() == Some(close) {
-            self.parser.at += 1;
-            return Ok(false);
-        }
-        self.depth += 1;
-        Ok(true)
-    }
-
-    /// After one entry or item: `true` at a `,`, `false` past the closing `close`.
-    fn next(&mut self, at: &Path<'_>, close: u8) -> Result<bool, DecodeError> {
-        self.parser.skip_space();
-        match self.parser.peek() {
-            Some(b',') => {
-                self.parser.at += 1;
-                Ok(true)
-            }
-            Some(c) if c == close => {
-                self.parser.at += 1;
-                self.depth -= 1;
-                Ok(false)
-            }
-            _ => {
-                let reason = match (self.parser.peek(), close) {
-                    (None, _) => "unexpected end of JSON",
-                    (Some(_), b'}') => "expected `,` or `}`",
-                    (Some(_), _) => "expected `,` or `]`",
-                };
-                let error = self.parser.error(reason);
-                Err(self.malformed(at, error))
-            }
-        }
-    }
-
-    /// Reads an object, handing each key to `entry`, which must read or skip its value.
-    pub fn object(
-        &mut self,
-        at: &Path<'_>,
-        mut entry: impl FnMut(&str, &mut Self) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
-        self.object_dyn(at, &mut entry)
-    }
-
-    /// [`object`](Self::object)'s body, compiled once: every generated decoder hands it its
-    /// own closure, so the reading is not repeated per shape.
-    fn object_dyn(
-        &mut self,
-        at: &Path<'_>,
-        entry: &mut dyn FnMut(&str, &mut Self) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
-        if !self.enter(at, b'{', "an object")? {
-            return Ok(());
-        }
-        let mut keys = KeySet::new();
-        loop {
-            self.parser.skip_space();
-            let key_at = self.parser.at;
-            let key = self.parser.key_colon();
-            let key = self.checked(at, key)?;
-            if !keys.insert(&key) {
-                let error = self.parser.error_at(key_at, REPEATED_KEY);
-                return Err(self.malformed(at, error));
-            }
-            if let Some(watch) = self.status.as_mut().filter(|w| !w.seen && w.depth == self.depth)
-                && *key == *watch.key
-            {
-                // Read ahead, then again by the entry: only this value is read twice. A
-                // boolean state reads as `true` or `false` (a card charge's `status`); any
-                // other kind of value notes nothing.
-                watch.seen = true;
-                let start = self.parser.at;
-                match self.parser.peek() {
-                    Some(b'"') => watch.text = self.parser.str().ok().map(Cow::into_owned),
-                    Some(b't' | b'f') => {
-                        watch.text = self.parser.flag(self.depth).ok().flatten().map(|f| f.to_string())
-                    }
-                    _ => {}
-                }
-                self.parser.at = start;
-            }
-            entry(&key, self)?;
-            if !self.next(at, b'}')? {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Reads an array, handing each item's index to `item`, which must read its value.
-    pub fn array(
-        &mut self,
-        at: &Path<'_>,
-        mut item: impl FnMut(usize, &mut Self) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
-        self.array_dyn(at, &mut item)
-    }
-
-    /// [`array`](Self::array)'s body, compiled once.
-    fn array_dyn(
-        &mut self,
-        at: &Path<'_>,
-        item: &mut dyn FnMut(usize, &mut Self) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
-        if !self.enter(at, b'[', "an array")? {
-            return Ok(());
-        }
-        let mut index = 0;
-        loop {
-            self.parser.skip_space();
-            item(index, self)?;
-            index += 1;
-            if !self.next(at, b']')? {
-                return Ok(());
-            }
-        }
-    }
-}
-
-impl std::fmt::Debug for Reader<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never the text: it could hold a secret.
-        f.debug_struct("Reader")
-            .field("at", &self.parser.at)
-            .field("depth", &self.depth)
-            .field("fault", &self.fault)
-            .finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn round_trip(text: &str) -> String {
-        let value = parse(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
-        serde_json::to_string(&value).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    #[test]
-    fn reads_what_serde_json_reads_and_keeps_number_text() {
-        for text in [
-            r#"{"a":1500.10,"b":-0.5e-3,"c":[true,false,null,0],"d":{"e":"x"},"k":[]}"#,
-            r#"{"long key that is well past twenty-two bytes":"v","":1}"#,
-            r#"[1,2,[3,[4]]]"#,
-            r#""text""#,
-            r#"12345678901234567890123456789.123456789"#,
-        ] {
-            assert_eq!(round_trip(text), text);
-        }
-        // Escapes, surrogate pairs and whitespace read as serde_json reads them.
-        let text = " {\"a\\n\\\"b\" : \"\\u00e9\\ud83d\\ude00\\/\\t\" } ";
-        let ours = parse(text.as_bytes()).map(|v| serde_json::to_value(&v).ok());
-        let theirs = serde_json::from_str::<serde_json::Value>(text).ok();
-        assert_eq!(ours, Ok(theirs));
-    }
-
-    #[test]
-    fn refuses_what_is_not_json_at_its_place_without_quoting_it() {
-        for (text, reason) in [
-            ("", "unexpected end of JSON"),
-            ("{\"a\":1,}", "expected a key"),
-            ("{\"a\" 1}", "expected `:`"),
-            ("[1 2]", "expected `,` or `]`"),
-            ("01", "trailing characters"),
-            ("-", "invalid number"),
-            ("1.", "invalid number"),
-            ("\"a\\x\"", "invalid escape"),
-            ("\"\\ud800\"", "a lone surrogate in a string"),
-            ("\"a\nb\"", "control character in a string"),
-            ("tru", "expected a value"),
-            ("{\"secret-value\":1} x", "trailing characters"),
-        ] {
-            let error = parse(text.as_bytes()).expect_err(text);
-            assert_eq!(error.reason, reason, "{text:?}");
-            assert!(!error.to_string().contains("secret"), "{error}");
-        }
-        let error = parse(b"{\n  \"a\": \xff}").expect_err("not UTF-8");
-        assert_eq!((error.line, error.column), (2, 8));
-        assert!(parse(b"\"\xc3\x28\"").is_err());
-    }
-
-    #[test]
-    fn deep_nesting_is_refused_not_a_stack_overflow() {
-        let deep = "[".repeat(1_000_000);
-        let error = parse(deep.as_bytes()).expect_err("too deep");
-        assert_eq!(error.reason, "nested too deeply");
-        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert!(parse(ok.as_bytes()).is_ok());
-        let objects = "{\"a\":".repeat(MAX_DEPTH + 1);
-        assert_eq!(parse(objects.as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
-    }
-
-    #[test]
-    fn an_envelope_is_read_entry_by_entry() {
-        let mut keys = Vec::new();
-        let text = br#"{"code":"00","data":{"x":[1]},"c\u006fde":"01"}"#;
-        let object = parse_entries(text, &mut |k, parser| {
-            keys.push(k.to_owned());
-            parser.skip(1).map(|()| true)
-        });
-        // A key met twice (here escaped) is refused where it repeats.
-        assert_eq!(object.map_err(|e| (e.reason, e.column)), Err((REPEATED_KEY, 31)));
-        assert_eq!(keys, ["code", "data"]);
-        assert_eq!(parse_entries(b"[1]", &mut |_, p| p.skip(1).map(|()| true)), Ok(false));
-        assert!(parse_entries(b"{\"a\":1", &mut |_, p| p.skip(1).map(|()| true)).is_err());
-        // The data found without checking it, brackets and quotes in its strings aside.
-        let text = br#"{"data" : [1, {"a":"}\"]"}] ,"x":2}"#;
-        let mut data = None;
-        let found = parse_entries(text, &mut |k, p| {
-            if k == "data" {
-                data = Some(p.skip_unchecked(1)?);
-            } else {
-                p.skip(1)?;
-            }
-            Ok(true)
-        });
-        assert_eq!(found, Ok(true));
-        assert_eq!(data.map(|d| &text[d]), Some(&br#"[1, {"a":"}\"]"}]"#[..]));
-        assert_eq!(value_at(text, 10, 1), Some(10..27));
-        // A reading stopped at a key leaves the rest unread, even text that is not JSON.
-        let mut seen = Vec::new();
-        let stopped = parse_entries(br#"{"a":1,"stop":[,,"#, &mut |k, p| {
-            seen.push(k.to_owned());
-            if k == "stop" { Ok(false) } else { p.skip(1).map(|()| true) }
-        });
-        assert_eq!((stopped, seen), (Ok(true), vec!["a".to_owned(), "stop".to_owned()]));
-    }
-
-    #[test]
-    fn the_word_scan_stops_where_the_byte_scan_stops() {
-        let mut text: Vec<u8> = (0..=255u8).collect();
-        text.extend_from_slice(b"plain text, \xc3\xa9 and more plain text");
-        for start in 0..text.len() {
-            for end in start..(start + 40).min(text.len()) {
-                let slice = &text[start..end];
-                let bytewise = slice.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
-                assert_eq!(string_stop(slice), bytewise, "{slice:?}");
-            }
-        }
-        for b in 0..=255u8 {
-            for at in 0..17 {
-                let mut slice = vec![b'a'; 17];
-                slice[at] = b;
-                let bytewise = slice.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
-                assert_eq!(string_stop(&slice), bytewise, "{b} at {at}");
-            }
-        }
-    }
-
-    /// Answers cut short at every byte and with every byte replaced by a character that
-    /// matters to JSON: checking without building finds each fault where building does.
-    #[test]
-    fn checking_without_building_refuses_what_parsing_refuses_at_the_same_place() {
-        let sample = br#" {"code":"00","d\u00e9":[true,false,null,-1.5e+3,{"k":"v\n\"q"}],"data":{"amount":"1000.00","n":0,"e":{},"a":[]}} "#;
-        let mut cases: Vec<Vec<u8>> = (0..=sample.len()).map(|n| sample[..n].to_vec()).collect();
-        for i in 0..sample.len() {
-            for b in [b'"', b'{', b'}', b'[', b']', b',', b':', b'\\', b'x', b'0', b'-', 0x01, 0xff] {
-                let mut mutated = sample.to_vec();
-                mutated[i] = b;
-                cases.push(mutated);
-            }
-        }
-        cases.push("[".repeat(MAX_DEPTH + 1).into_bytes());
-        cases.push(format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH)).into_bytes());
-        for case in &cases {
-            let built = parse(case).map(drop);
-            let checked = span(case).map(drop);
-            assert_eq!(checked, built, "{}", String::from_utf8_lossy(case));
-        }
-        assert_eq!(span(b"  [1, 2]\n"), Ok(2..8));
     }
 }

@@ -1,8 +1,6 @@
 //! What generated code declares about each operation: its route, how it authenticates,
-//! what it changes, and how its request is written.
-
-use super::error::Error;
-use super::writer::RequestWriter;
+//! what it changes, how its answers are read, and the service-wide conventions (account
+//! header, tokens, rate-limit headers). Data only: the runtime decides, this describes.
 
 /// An HTTP method used by an operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -103,7 +101,7 @@ pub struct Answers {
     /// Envelope codes that mean success.
     pub success_codes: &'static [&'static str],
     /// Envelope codes that prove the request was refused and not applied. For a
-    /// money-moving call, any other non-success code is [`Error::OutcomeUnknown`].
+    /// money-moving call, any other non-success code is [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
     pub refusal_codes: &'static [&'static str],
     /// The key of the data that holds the operation's state.
     pub status_field: &'static str,
@@ -365,22 +363,6 @@ pub struct TokenGrantKeys {
     pub expires_at: Option<&'static str>,
 }
 
-/// One operation of the API, as generated from the spec.
-pub trait Operation: Send + Sync {
-    /// The type of the answer's `data` ([`Json`](super::Json) unless the spec types it).
-    type Data: super::FromJson + Send + 'static;
-    /// The operation's route.
-    const ROUTE: &'static Route;
-    /// Writes the request's path values, query, body and headers: one straight-line call
-    /// per field.
-    fn write(&self, w: &mut RequestWriter) -> Result<(), Error>;
-    /// The caller's unique reference that makes a money-moving retry safe
-    /// (an idempotency key), if set.
-    fn idempotency_key(&self) -> Option<&str> {
-        None
-    }
-}
-
 /// How a listing operation asks for its next page, and the keys of its page's data that
 /// say where the next one starts (the spec's `service.pagination`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -409,25 +391,6 @@ pub enum PageStyle {
         /// The key of the number of pages.
         total: &'static str,
     },
-}
-
-/// A listing operation that [`Session::pages`](super::Session::pages) and
-/// [`Session::items`](super::Session::items) can follow.
-pub trait Paginated: Operation + Clone {
-    /// One record of a page.
-    type Item: Send + 'static;
-    /// How the listing asks for its next page.
-    const STYLE: PageStyle;
-    /// The records of one page, in order.
-    fn items(page: Self::Data) -> Vec<Self::Item>;
-    /// Sets the cursor of the next request (cursor style).
-    fn set_cursor(&mut self, cursor: Option<String>);
-    /// Sets the page number of the next request (page and page-size styles).
-    fn set_page(&mut self, page: u32);
-    /// The page number this request asks for, if it sets one.
-    fn page(&self) -> Option<u32> {
-        None
-    }
 }
 
 /// Conventions of an imaginary service for the runtime's own tests.

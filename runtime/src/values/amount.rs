@@ -7,8 +7,8 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 use serde_json::value::RawValue;
 
-use super::error::Error;
-use super::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
+use crate::error::Error;
+use crate::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
 /// An amount of money: an exact decimal, never a float.
 ///
@@ -286,7 +286,7 @@ impl ToJson for Amount {
 impl<'de> serde::Deserialize<'de> for Amount {
     /// Reads as an answer does: [`FromJson`].
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::json::deserialize_via_json(deserializer)
+        crate::json::deserialize_via_json(deserializer)
     }
 }
 

@@ -6,15 +6,16 @@ use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::json::{Json, Path, Reader};
+use crate::json::{Json, Path, Reader};
 use futures_util::Stream;
 
-use crate::envelope::RawAnswer;
+use super::envelope::RawAnswer;
 
-use super::client::Session;
-use super::error::Error;
 use super::retry::CallOptions;
-use super::route::{PageStyle, Paginated};
+use super::session::Session;
+use crate::error::Error;
+use crate::request::Paginated;
+use crate::service::PageStyle;
 
 /// The most pages a listing follows unless [`CallOptions::max_pages`] says otherwise: a
 /// service that answers a new cursor (or `hasMore: true`) forever ends the listing with

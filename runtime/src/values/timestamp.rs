@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 use time::format_description::well_known::{Rfc2822, Rfc3339};
 
-use super::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
+use crate::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
 /// An instant from an answer, with the exact text the service sent (written back as
 /// is). Read as ISO-8601: `2025-01-31T10:20:30.123Z`, an offset instead of `Z`, a space
@@ -158,7 +158,7 @@ impl serde::Serialize for Timestamp {
 
 impl<'de> serde::Deserialize<'de> for Timestamp {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::json::deserialize_via_json(deserializer)
+        crate::json::deserialize_via_json(deserializer)
     }
 }
 
@@ -420,14 +420,14 @@ impl DateTime {
 }
 
 impl std::str::FromStr for DateTime {
-    type Err = super::Error;
+    type Err = crate::Error;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match Timestamp::parse(text) {
             Some(t) if (0..=9999).contains(&t.instant.to_offset(time::UtcOffset::UTC).year()) => {
                 Ok(DateTime::from(t.instant))
             }
-            _ => Err(super::Error::invalid(format!(
+            _ => Err(crate::Error::invalid(format!(
                 "`{}` is not a date and time such as 2024-09-30T23:59:59",
                 text.escape_debug()
             ))),

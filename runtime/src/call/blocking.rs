@@ -4,7 +4,7 @@
 use std::fmt;
 use std::future::Future;
 
-use super::error::Error;
+use crate::error::Error;
 
 /// A single-threaded runtime that runs one call at a time to its end.
 pub struct BlockingRuntime {

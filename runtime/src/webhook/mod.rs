@@ -56,9 +56,9 @@ use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use sha2::Sha256;
 
-use super::amount::Amount;
-use super::json::Json;
-use super::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
+use crate::json::Json;
+use crate::values::amount::Amount;
+use crate::values::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
 
 /// How far a notification's timestamp may be from now, unless the verifier says otherwise.
 pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(5 * 60);

@@ -1,0 +1,374 @@
+//! One attempt of a request: headers and auth, the exchange, redirects refused, the answer
+//! read within its size limit, the rate limit noted, and failures mapped to errors.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
+use tokio::time::Instant;
+
+use super::envelope::{self, RawAnswer};
+use super::inner::ClientInner;
+use super::retry::Failure;
+use super::urls::MAX_CACHED_URLS;
+use crate::error::Error;
+use crate::redact;
+use crate::request::writer::PreparedRequest;
+use crate::service::{Effect, RateLimitHeaders, Route};
+use crate::values::timestamp::{parse_retry_after, parse_window};
+
+impl ClientInner {
+    /// Notes that the service's rate limit is spent for `wait` from now.
+    fn rate_spent_for(&self, wait: Duration) {
+        let Some(until) = Instant::now().checked_add(wait) else { return };
+        let mut spent = self.rate_spent_until.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if spent.is_none_or(|at| at < until) {
+            *spent = Some(until);
+        }
+    }
+
+    /// Until when the service's rate limit is spent, if it is now.
+    pub(crate) fn rate_spent_until(&self) -> Option<Instant> {
+        let spent = *self.rate_spent_until.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        spent.filter(|at| *at > Instant::now())
+    }
+
+    /// The URL of a route without variables, parsed once per client and route.
+    fn route_url(&self, route: &'static Route) -> Result<reqwest::Url, Error> {
+        // Keyed by where the static path text lives: no hashing of the text per call.
+        let key = (route.path.as_ptr() as usize, route.path.len());
+        let mut urls = self.urls.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(url) = urls.get(&key) {
+            return Ok(url.clone());
+        }
+        let url = reqwest::Url::parse(&format!("{}{}", self.base_url, route.path)).map_err(|_| {
+            Error::Config { reason: format!("the URL of {} is not a valid URL", route.operation) }
+        })?;
+        // Routes are static, so the map is as large as the program's routes; bounded anyway.
+        if urls.len() < MAX_CACHED_URLS {
+            urls.insert(key, url.clone());
+        }
+        Ok(url)
+    }
+
+    /// One exchange, started at `now` and given `timeout`: send, read the answer up to the
+    /// size limit, classify it.
+    pub(crate) async fn attempt(
+        &self,
+        request: &PreparedRequest,
+        bearer: Option<&HeaderValue>,
+        timeout: Duration,
+        now: Instant,
+    ) -> Result<RawAnswer, Failure> {
+        let route = request.route;
+        let builder = match &request.url {
+            Some(url) => self.http.request(route.method.to_reqwest(), url.as_str()),
+            None => self.http.request(route.method.to_reqwest(), self.route_url(route)?),
+        };
+        let mut builder = builder.header(ACCEPT, HeaderValue::from_static("application/json"));
+        if let Some(body) = &request.body {
+            // A clone of the bytes written once: a reference count, not a copy.
+            builder =
+                builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json")).body(body.clone());
+        }
+        if route.auth.sends_account() {
+            let Some((name, account_id)) = &self.account else {
+                let reason = if self.credentials.is_some() {
+                    "the operation sends an account id, but the service names no account header \
+                     (`Service::account_header`)"
+                } else {
+                    "the operation sends the account id header: give the client credentials"
+                };
+                return Err(Error::invalid(reason).into());
+            };
+            // Unless the operation sets its own (an explicit header wins).
+            if !request.headers.iter().any(|(set, _)| set == name) {
+                builder = builder.header(name, account_id.clone());
+            }
+        }
+        if route.auth.sends_bearer() {
+            let Some(bearer) = bearer else {
+                return Err(
+                    Error::invalid("no access token was available for an operation that needs one").into()
+                );
+            };
+            builder = builder.header(AUTHORIZATION, bearer.clone());
+        }
+        for (name, value) in &request.headers {
+            builder = builder.header(name.clone(), value.clone());
+        }
+        if let Some((name, value)) = &request.idempotency {
+            builder = builder.header(name.clone(), value.clone());
+        }
+        let limit = self.max_answer_bytes;
+        let exchange = async {
+            let response = builder.send().await?;
+            let status = response.status().as_u16();
+            if (300..400).contains(&status) {
+                let location = response
+                    .headers()
+                    .get(LOCATION)
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                return Ok(Exchange::Redirect { status, location });
+            }
+            let (meta, pace) = if (200..300).contains(&status) {
+                (None, self.rate_limit.and_then(|names| spent_window(response.headers(), names)))
+            } else {
+                (Some(ErrorMeta::read(response.headers(), self.rate_limit)), None)
+            };
+            match read_limited(response, limit).await? {
+                Some(body) => Ok(Exchange::Answer { status, meta, pace, body }),
+                None => Ok(Exchange::TooLarge { status }),
+            }
+        };
+        let (status, meta, pace, body) = match tokio::time::timeout_at(now + timeout, exchange).await {
+            Err(_) => {
+                return Err(Error::Timeout {
+                    after: timeout,
+                    waiting_for_token: false,
+                    may_have_reached_server: true,
+                    effect: route.effect,
+                }
+                .into());
+            }
+            Ok(Err(e)) => {
+                return Err(transport_error(e, timeout, &self.origin).with_effect(route.effect).into());
+            }
+            Ok(Ok(Exchange::Redirect { status, location })) => {
+                let secrets = self.secrets(&request.secrets);
+                let location =
+                    location.map(|l| redact::answer_text(&l, &secrets, route.answers.secret_values));
+                return Err(Error::Redirect { status, location, effect: route.effect }.into());
+            }
+            Ok(Ok(Exchange::TooLarge { status })) => {
+                return Err(Error::AnswerTooLarge { status, limit, effect: route.effect }.into());
+            }
+            Ok(Ok(Exchange::Answer { status, meta, pace, body })) => (status, meta, pace, body),
+        };
+        let Some(meta) = meta else {
+            // Secrets are gathered only when an error needs them.
+            let secrets = || self.secrets(&request.secrets);
+            let mut answer = envelope::read_success(status, &body, route, &secrets)?;
+            answer.request_secrets.clone_from(&request.secrets);
+            if let Some(pace) = pace {
+                self.rate_spent_for(pace);
+            }
+            return Ok(answer);
+        };
+        let mut retry_after = meta.retry_after;
+        let error = if status == 429 {
+            let limited = Error::RateLimited {
+                limit: meta.limit,
+                remaining: meta.remaining,
+                window: meta.window,
+                retry_after,
+            };
+            // Without a `Retry-After`, a retry waits out the rate limit's window. One that
+            // says no wait (negative, fractional, not a number) leaves the retry to the
+            // policy's own backoff: the window it would fall back to may pass the retry
+            // cap and end the retries at once. Settling still paces by the window.
+            let wait = limited.rate_limit_wait();
+            retry_after = if meta.retry_after_unreadable { None } else { wait };
+            if let Some(wait) = wait {
+                self.rate_spent_for(wait);
+            }
+            limited
+        } else {
+            let secrets = self.secrets(&request.secrets);
+            let (code, description) = envelope::peek_code(&body, route.answers.envelope);
+            let description =
+                description.map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values));
+            let excerpt = redact::answer_excerpt(&body, &secrets, route.answers.secret_values);
+            if (400..500).contains(&status) && envelope::reference_taken(&body, route.answers) {
+                // A refusal that says the reference is taken: an earlier attempt with it
+                // (a resend after a timeout, the caller's own retry) may have been applied.
+                Error::ReferenceUsed { status, code, description, excerpt, effect: route.effect }
+            } else {
+                Error::Status { status, code, description, excerpt, effect: route.effect }
+            }
+        };
+        // A 431 says the request's headers are too large, the token's among them: renewed
+        // once, as after a 401, not sent again and again.
+        Err(Failure { error, retry_after, unauthorized: matches!(status, 401 | 431), token_generation: None })
+    }
+}
+
+/// What one exchange brought back.
+enum Exchange {
+    Answer { status: u16, meta: Option<ErrorMeta>, pace: Option<Duration>, body: bytes::Bytes },
+    Redirect { status: u16, location: Option<String> },
+    TooLarge { status: u16 },
+}
+
+/// The headers of an error answer that the error carries.
+struct ErrorMeta {
+    retry_after: Option<Duration>,
+    /// A `Retry-After` came that is not a wait (negative, fractional, not a number).
+    retry_after_unreadable: bool,
+    limit: Option<u64>,
+    remaining: Option<u64>,
+    window: Option<String>,
+}
+
+impl ErrorMeta {
+    /// `Retry-After`, and the rate-limit headers under the service's `names`, if it has any.
+    fn read(headers: &HeaderMap, names: Option<RateLimitHeaders>) -> Self {
+        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+        let retry_after = text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now()));
+        let named = |pick: fn(&RateLimitHeaders) -> &'static str| names.as_ref().and_then(|n| text(pick(n)));
+        ErrorMeta {
+            retry_after,
+            retry_after_unreadable: headers.contains_key("retry-after") && retry_after.is_none(),
+            limit: named(|n| n.limit).and_then(|v| v.parse().ok()),
+            remaining: named(|n| n.remaining).and_then(|v| v.parse().ok()),
+            window: named(|n| n.window).map(|v| v.chars().take(64).collect()),
+        }
+    }
+}
+
+/// How long to wait before the next request, when a success's rate-limit headers (under
+/// the service's `names`) say none is left in the window (remaining `0`): the window,
+/// since when it began is not said.
+fn spent_window(headers: &HeaderMap, names: RateLimitHeaders) -> Option<Duration> {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if text(names.remaining)? != "0" {
+        return None;
+    }
+    text(names.window).and_then(parse_window)
+}
+
+/// The body, or `None` as soon as it is known to be larger than `limit`. A declared
+/// length is checked before reading; a streamed body is counted as it arrives, and its
+/// chunks are joined once at the end, so memory never holds much more than the limit.
+async fn read_limited(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Option<bytes::Bytes>, reqwest::Error> {
+    let declared = response.content_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));
+    if declared.is_some_and(|len| len > limit) {
+        return Ok(None);
+    }
+    // Most answers arrive in one chunk, kept as it is; more are joined once at the end.
+    let mut first: Option<bytes::Bytes> = None;
+    let mut more: Vec<bytes::Bytes> = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = response.chunk().await? {
+        if chunk.len() > limit - total {
+            return Ok(None);
+        }
+        total += chunk.len();
+        if first.is_none() {
+            first = Some(chunk);
+        } else {
+            more.push(chunk);
+        }
+    }
+    let Some(first) = first else { return Ok(Some(bytes::Bytes::new())) };
+    if more.is_empty() {
+        return Ok(Some(first));
+    }
+    let mut body = Vec::with_capacity(total);
+    body.extend_from_slice(&first);
+    for chunk in &more {
+        body.extend_from_slice(chunk);
+    }
+    Ok(Some(body.into()))
+}
+
+/// Maps a connection-level failure, telling apart failures before the request was
+/// written (connect, DNS, TLS handshake) from those after.
+fn transport_error(e: reqwest::Error, timeout: Duration, origin: &str) -> Error {
+    let e = e.without_url();
+    let host = origin.to_owned();
+    let detail = describe(&e);
+    if e.is_connect() {
+        return Error::Transport {
+            detail: plain_http_hint(&detail, origin).unwrap_or(detail),
+            host,
+            may_have_reached_server: false,
+            effect: Effect::Write,
+        };
+    }
+    if e.is_timeout() {
+        return Error::Timeout {
+            after: timeout,
+            waiting_for_token: false,
+            may_have_reached_server: true,
+            effect: Effect::Write,
+        };
+    }
+    Error::Transport { host, may_have_reached_server: true, detail, effect: Effect::Write }
+}
+
+/// What to do when a TLS handshake met a server that answered in plain HTTP (rustls:
+/// "received corrupt message of type InvalidContentType"; OpenSSL: "wrong version number").
+fn plain_http_hint(detail: &str, origin: &str) -> Option<String> {
+    let plain =
+        ["InvalidContentType", "wrong version number", "corrupt message"].iter().any(|m| detail.contains(m));
+    let http = origin.strip_prefix("https://")?;
+    plain.then(|| {
+        format!(
+            "the server did not answer in TLS: it seems to speak plain HTTP. If it does (a local \
+             test server, the sandbox), write its URL as `http://{http}` ({detail})"
+        )
+    })
+}
+
+/// The error and its causes in one line, each message once.
+fn describe(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = err.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A route at a path of its own, leaked to be `'static` as generated routes are.
+    fn route_at(path: String) -> &'static Route {
+        Box::leak(Box::new(Route {
+            operation: "op",
+            group: "g",
+            method: crate::Method::Get,
+            path: Box::leak(path.into_boxed_str()),
+            aliases: &[],
+            auth: crate::Auth::None,
+            effect: crate::Effect::Read,
+            reserved: &[],
+            idempotency_header: None,
+            answers: &crate::service::fixture::ANSWERS,
+        }))
+    }
+
+    #[test]
+    fn a_route_url_is_parsed_once_per_route_and_the_cache_is_bounded() {
+        let session = crate::ClientBuilder::<crate::Session>::new(&crate::Service::PLAIN)
+            .environment("http://127.0.0.1:9")
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let inner = &session.inner;
+        let cached = || inner.urls.lock().map(|urls| urls.len()).unwrap_or_default();
+        let first = route_at("/v1/a".to_owned());
+        let url = |route| inner.route_url(route).map(|u| u.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(url(first), "http://127.0.0.1:9/v1/a");
+        assert_eq!(url(first), "http://127.0.0.1:9/v1/a");
+        assert_eq!(cached(), 1);
+        // The same text at another address is another route, with the same URL.
+        let twin = route_at("/v1/a".to_owned());
+        assert_eq!(url(twin), "http://127.0.0.1:9/v1/a");
+        assert_eq!(cached(), 2);
+        // Past the bound, URLs are still right, parsed each time and not kept.
+        for i in 0..MAX_CACHED_URLS + 10 {
+            let route = route_at(format!("/v1/r{i}"));
+            assert_eq!(url(route), format!("http://127.0.0.1:9/v1/r{i}"));
+        }
+        assert_eq!(cached(), MAX_CACHED_URLS);
+    }
+}

@@ -1,0 +1,321 @@
+//! Building a client: where it sends, its credentials, timeouts, retries, limits and TLS.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+
+use super::inner::ClientInner;
+use super::retry::RetryPolicy;
+use super::session::Session;
+use super::token::TokenCell;
+use super::urls::UrlCache;
+use crate::error::Error;
+use crate::service::Service;
+use crate::values::secret::Credentials;
+
+/// Where a client sends its requests: what a generated `Environment` (one per environment
+/// the spec names, and `Custom` for any other) converts into, or any URL text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    /// The URL, without a trailing slash.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for BaseUrl {
+    fn from(url: String) -> Self {
+        match url.strip_suffix('/') {
+            Some(_) => BaseUrl(url.trim_end_matches('/').to_owned()),
+            None => BaseUrl(url),
+        }
+    }
+}
+
+impl From<&str> for BaseUrl {
+    fn from(url: &str) -> Self {
+        BaseUrl(url.trim_end_matches('/').to_owned())
+    }
+}
+
+/// The base URL as it may be shown in an error: without a user name or password.
+fn shown_url(value: &str) -> String {
+    match value.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@').filter(|(who, _)| !who.contains('/')) {
+            Some((_, after)) => format!("{scheme}://***@{after}"),
+            None => value.to_owned(),
+        },
+        None => value.rsplit_once('@').map_or_else(|| value.to_owned(), |(_, after)| format!("***@{after}")),
+    }
+}
+
+/// The base URL parsed, or an error that shows it (credentials removed) and says what to
+/// write instead.
+fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
+    let shown = shown_url(value);
+    let config = |reason: String| Error::Config { reason };
+    if !value.contains("://") {
+        return Err(config(format!(
+            "the base URL `{shown}` has no scheme: write `http://{shown}` for a plain HTTP server (the \
+             sandbox, a local test server) or `https://{shown}`"
+        )));
+    }
+    let parsed = reqwest::Url::parse(value)
+        .map_err(|e| config(format!("the base URL `{shown}` is not a valid URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(config(format!("the base URL `{shown}` must start with `http://` or `https://`")));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(config(format!(
+            "the base URL `{shown}` has a query or fragment: give the scheme, host, port and path prefix only"
+        )));
+    }
+    Ok(parsed)
+}
+
+/// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
+/// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
+/// itself.
+pub struct ClientBuilder<C = Session> {
+    service: &'static Service,
+    environment: Option<BaseUrl>,
+    credentials: Option<Credentials>,
+    http: Option<reqwest::ClientBuilder>,
+    timeout: Duration,
+    call_timeout: Duration,
+    retry: RetryPolicy,
+    refresh_margin: Duration,
+    max_answer_bytes: usize,
+    user_agent: Option<String>,
+    builds: PhantomData<fn() -> C>,
+}
+
+impl<C> fmt::Debug for ClientBuilder<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("environment", &self.environment)
+            .field("credentials", &self.credentials)
+            .field("timeout", &self.timeout)
+            .field("call_timeout", &self.call_timeout)
+            .field("retry", &self.retry)
+            .field("refresh_margin", &self.refresh_margin)
+            .field("max_answer_bytes", &self.max_answer_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `User-Agent` sent when neither a generated client's builder nor
+/// [`ClientBuilder::user_agent`] sets one: this crate and its version, so the service's
+/// logs can tell which client sent a request.
+pub const DEFAULT_USER_AGENT: &str = concat!(env!("CARGO_PKG_NAME"), "/", env!("CARGO_PKG_VERSION"));
+
+/// The default limit on one answer's size.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+
+impl<C: From<Session>> ClientBuilder<C> {
+    /// A builder for a client of `service` (its account header and token operations; a
+    /// generated crate's `routes::SERVICE`). Defaults: no base URL (a generated builder
+    /// sets the spec's default environment), 30 s per attempt, 60 s per call (every
+    /// attempt, backoff and token wait included), [`RetryPolicy::default`], tokens renewed
+    /// 5 minutes before they expire, answers of at most 4 MiB.
+    pub fn new(service: &'static Service) -> Self {
+        ClientBuilder {
+            service,
+            environment: None,
+            credentials: None,
+            http: None,
+            timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(60),
+            retry: RetryPolicy::default(),
+            refresh_margin: Duration::from_secs(5 * 60),
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            user_agent: None,
+            builds: PhantomData,
+        }
+    }
+
+    /// Where to send requests: one of the spec's environments (the generated
+    /// `Environment`, whose builder starts at the spec's default) or any base URL.
+    pub fn environment(mut self, environment: impl Into<BaseUrl>) -> Self {
+        self.environment = Some(environment.into());
+        self
+    }
+
+    /// The merchant's credentials: required when the spec names token operations; for a
+    /// service without them, only operations that send the account id header need them.
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// The HTTP client settings to send with (proxies, TLS, connection pool), as a
+    /// [`reqwest::ClientBuilder`] (re-exported as `payspec_runtime::reqwest`). The client
+    /// sets its redirect policy to follow nothing: a `3xx` answer ends the call with
+    /// [`Error::Redirect`], so a payment is never sent again to another address.
+    pub fn http_client_builder(mut self, http: reqwest::ClientBuilder) -> Self {
+        self.http = Some(http);
+        self
+    }
+
+    /// The longest one attempt may take, from sending to the last byte of the answer.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest a whole call may take: every attempt, every wait between attempts and
+    /// the wait for an access token. A call may override it with [`CallOptions::deadline`](crate::CallOptions::deadline).
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// The retry policy of every call (a call may override it with [`CallOptions`](crate::CallOptions)).
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// How long before `expiresAt` a token is renewed. Whatever the margin, a token is
+    /// used for at least half of its lifetime.
+    pub fn refresh_margin(mut self, margin: Duration) -> Self {
+        self.refresh_margin = margin;
+        self
+    }
+
+    /// The `User-Agent` header of every request; a generated client's builder sets the
+    /// name and version of the crate it is generated in (`payspec-client/<version>`),
+    /// otherwise [`DEFAULT_USER_AGENT`]. It wins over one set on
+    /// [`http_client_builder`](Self::http_client_builder).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = Some(user_agent.into());
+        self
+    }
+
+    /// The largest answer body read, in bytes; a larger one ends the call with
+    /// [`Error::AnswerTooLarge`] as soon as the limit is passed, without reading the rest.
+    pub fn max_answer_bytes(mut self, limit: usize) -> Self {
+        self.max_answer_bytes = limit;
+        self
+    }
+
+    /// The client, or [`Error::Config`] when credentials are missing or the base URL is
+    /// not an `http(s)` URL.
+    pub fn build(self) -> Result<C, Error> {
+        if self.credentials.is_none() && self.service.tokens.is_some() {
+            return Err(Error::Config { reason: "no credentials were given".to_owned() });
+        }
+        let credentials = self.credentials;
+        let Some(BaseUrl(base_url)) = self.environment else {
+            return Err(Error::Config {
+                reason: "no base URL was given: call `environment(..)` on the builder".to_owned(),
+            });
+        };
+        let parsed = check_base_url(&base_url)?;
+        let account = match (self.service.account_header, credentials.as_ref()) {
+            (Some(name), Some(credentials)) => {
+                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
+                    reason: format!("the spec's account header `{name}` is not a header name"),
+                })?;
+                let value = HeaderValue::from_str(&credentials.account_id).map_err(|_| Error::Config {
+                    reason: "the account id has characters a header cannot carry".to_owned(),
+                })?;
+                Some((name, value))
+            }
+            _ => None,
+        };
+        if parsed.scheme() == "https" && !TLS {
+            return Err(Error::Config {
+                reason: "this build of payspec-runtime has no TLS: enable its `rustls-ring` (default), \
+                         `rustls-aws-lc-rs` or `native-tls` feature (payspec-client passes its features \
+                         of the same names on)"
+                    .to_owned(),
+            });
+        }
+        let user_agent = HeaderValue::try_from(self.user_agent.as_deref().unwrap_or(DEFAULT_USER_AGENT))
+            .map_err(|_| Error::Config {
+                reason: "the user agent has characters a header cannot carry".to_owned(),
+            })?;
+        install_tls_provider();
+        let http = self
+            .http
+            .unwrap_or_default()
+            .user_agent(user_agent)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() })?;
+        Ok(C::from(Session {
+            inner: Arc::new(ClientInner {
+                http,
+                origin: parsed.origin().ascii_serialization(),
+                base_url,
+                credentials,
+                account,
+                auth_routes: self.service.tokens,
+                rate_limit: self.service.rate_limit,
+                timeout: self.timeout,
+                call_timeout: self.call_timeout,
+                retry: self.retry,
+                refresh_margin: self.refresh_margin,
+                max_answer_bytes: self.max_answer_bytes,
+                tokens: TokenCell::default(),
+                urls: Mutex::new(UrlCache::default()),
+                rate_spent_until: Mutex::new(None),
+            }),
+        }))
+    }
+}
+
+/// Whether this build can speak TLS (one of the TLS features is on).
+const TLS: bool = cfg!(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"));
+
+/// With the `rustls-ring` feature, rustls needs a process-wide crypto provider: ring's is
+/// installed unless the program installed one of its own first. With `rustls-aws-lc-rs`
+/// too, reqwest's own aws-lc-rs default is left in charge.
+///
+/// The client calls it when it is built; call it yourself before building another
+/// `reqwest::Client` beside it (the sandbox's webhook sender does), which would otherwise
+/// find no provider.
+pub fn install_tls_provider() {
+    #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc-rs")))]
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Another thread may install one between the check and here; either is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(environment: impl Into<BaseUrl>) -> Result<Session, Error> {
+        ClientBuilder::<Session>::new(&Service::PLAIN).environment(environment).build()
+    }
+
+    /// Run by CI in a build without any TLS feature
+    /// (`cargo test -p payspec-runtime --no-default-features --lib`).
+    #[test]
+    #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
+    fn a_build_without_tls_refuses_an_https_base_url_before_any_request() {
+        for environment in ["https://api.example.test", "https://x.test"] {
+            match built(environment) {
+                Err(Error::Config { reason }) => assert!(reason.contains("no TLS"), "{reason}"),
+                other => panic!("an https client was built without TLS: {other:?}"),
+            }
+        }
+        assert!(built("http://127.0.0.1:8080").is_ok());
+    }
+
+    #[test]
+    #[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
+    fn a_build_with_tls_builds_https_clients() {
+        for environment in ["https://api.example.test", "https://x.test"] {
+            assert!(built(environment).is_ok());
+        }
+    }
+}

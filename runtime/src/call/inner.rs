@@ -1,0 +1,163 @@
+//! What a session holds, shared by its clones, and reading an answer it received.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use tokio::time::Instant;
+
+use super::envelope::{self, DataAt, Outcome, RawAnswer, State, Unread, settled_state};
+use super::retry::RetryPolicy;
+use super::token::TokenCell;
+use super::urls::UrlCache;
+use crate::error::Error;
+use crate::json::{DecodeError, FromJson, Path, Reader};
+use crate::redact::{self, Secrets};
+use crate::service::{AuthRoutes, RateLimitHeaders};
+use crate::values::secret::Credentials;
+
+pub(crate) struct ClientInner {
+    pub(super) http: reqwest::Client,
+    pub(crate) base_url: String,
+    /// The base URL's scheme, host and port, which connection errors name.
+    pub(super) origin: String,
+    pub(crate) credentials: Option<Credentials>,
+    /// The account header and its value, for operations that send it.
+    pub(super) account: Option<(HeaderName, HeaderValue)>,
+    pub(crate) auth_routes: Option<AuthRoutes>,
+    /// The headers the service announces its rate limit in, if it does.
+    pub(super) rate_limit: Option<RateLimitHeaders>,
+    pub(crate) timeout: Duration,
+    pub(super) call_timeout: Duration,
+    pub(super) retry: RetryPolicy,
+    pub(crate) refresh_margin: Duration,
+    pub(super) max_answer_bytes: usize,
+    pub(crate) tokens: TokenCell,
+    /// The parsed URLs of routes without variables.
+    pub(super) urls: Mutex<UrlCache>,
+    /// Until when the service's rate limit is spent, as its last answer that said so
+    /// announced (`X-Rate-Limit-Remaining: 0`, or a 429). Settling waits it out; a call
+    /// the caller makes is not held back by it.
+    pub(super) rate_spent_until: Mutex<Option<Instant>>,
+}
+
+impl ClientInner {
+    /// The secrets to remove from an error: the client secret, the tokens held, and the
+    /// secret parameters of `request`.
+    pub(crate) fn secrets(&self, request_secrets: &[String]) -> Secrets {
+        let mut secrets = Secrets::none();
+        if let Some(credentials) = &self.credentials {
+            secrets.add(credentials.client_secret.expose());
+        }
+        self.tokens.add_secrets(&mut secrets);
+        for value in request_secrets {
+            secrets.add(value);
+        }
+        secrets
+    }
+
+    /// The outcome of a `2xx` answer: its data read as far as it can be (a success is
+    /// never turned into an error by its data's shape; only text that is not JSON is), and
+    /// its state read as the route's [`Answers`](crate::Answers) say.
+    pub(crate) fn decode_outcome<T: FromJson>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
+        let Some(data) = answer.data.clone() else {
+            if answer.pending {
+                // Checked whole: nothing else reads a pending answer's body.
+                crate::json::span(&answer.body)
+                    .map_err(|fault| self.unreadable(&answer, None, fault.to_string()))?;
+            }
+            let state = settled_state(&answer, None, answer.flag);
+            return Ok(state.outcome(Box::new(answer.into_envelope(None, Unread::default(), None))));
+        };
+        let mut reader = answer.data_reader(&data);
+        reader.watch_status(answer.status_field);
+        let read = reader.read_or_note::<T>(&Path::root("data"));
+        let end = read.is_ok().then_some(data.end);
+        if let Some(fault) = reader.fault(end) {
+            return Err(self.unreadable(&answer, None, fault.to_string()));
+        }
+        let read = match read {
+            Ok(read) => read.ok(),
+            // A read stopped by text that is not JSON; a full check places the fault.
+            Err(e) => {
+                let reason = crate::json::span(&answer.body).err().map_or(e.problem, |f| f.to_string());
+                return Err(self.unreadable(&answer, None, reason));
+            }
+        };
+        // Noted in the same pass; or, when the data was not of its type, read on its own.
+        let status = match (&read, reader.noted_status()) {
+            (Some(_), status) => status,
+            (None, _) => answer.status_text(),
+        };
+        let (notes, total) = reader.take_unread();
+        if total > 0 {
+            tracing::warn!(
+                operation = answer.operation,
+                unread = total,
+                first = %notes.first().map(ToString::to_string).unwrap_or_default(),
+                "the answer has values that do not fit the spec; they are kept as sent"
+            );
+        }
+        let mut state = settled_state(&answer, status.as_deref(), answer.flag.or(reader.tail_flag));
+        // A finished answer may still wait on someone (the customer's OTP): pending.
+        let awaits = if state == State::Done && !answer.answers.awaiting.is_empty() {
+            envelope::awaited(&answer)
+        } else {
+            None
+        };
+        if awaits.is_some() {
+            state = State::Pending;
+        }
+        let tail_flag = reader.tail_flag;
+        let mut envelope = answer.into_envelope(read, Unread::new(notes, total), tail_flag);
+        envelope.set_awaiting(awaits);
+        Ok(state.outcome(Box::new(envelope)))
+    }
+
+    /// Reads an answer's data (at `data` in its body) as `T` straight from the text,
+    /// checking that text as JSON as it goes: text that is not JSON is reported as the
+    /// whole answer's fault, with its place in the body, as data of the wrong kind is with
+    /// its path. Values inside it that do not fit are left out ([`Reader::read_or_note`]).
+    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &DataAt) -> Result<T, Error> {
+        self.decode_data_with(answer, data, T::read)
+    }
+
+    /// [`decode_data`](Self::decode_data) with a reader of its own.
+    pub(crate) fn decode_data_with<T>(
+        &self,
+        answer: &RawAnswer,
+        data: &DataAt,
+        read: impl FnOnce(&mut Reader<'_>, &Path<'_>) -> Result<T, DecodeError>,
+    ) -> Result<T, Error> {
+        let mut reader = answer.data_reader(data);
+        let read = read(&mut reader, &Path::root("data"));
+        let end = read.is_ok().then_some(data.end);
+        let (path, reason) = match (reader.fault(end), read) {
+            (None, Ok(value)) => return Ok(value),
+            (Some(fault), _) => (None, fault.to_string()),
+            // A value of the wrong kind stops the read: text past it that is not JSON is
+            // the first fault to report, as it would be had the whole body been read.
+            (None, Err(e)) => match crate::json::span(&answer.body) {
+                Err(fault) => (None, fault.to_string()),
+                Ok(_) => (Some(e.path), e.problem),
+            },
+        };
+        Err(self.unreadable(answer, path, reason))
+    }
+
+    /// A decode error for `answer`, its excerpt with every secret removed.
+    fn unreadable(&self, answer: &RawAnswer, path: Option<String>, reason: String) -> Error {
+        Error::Decode {
+            status: answer.status,
+            operation: answer.operation,
+            path,
+            reason,
+            excerpt: redact::answer_excerpt(
+                &answer.body,
+                &self.secrets(&answer.request_secrets),
+                answer.answers.secret_values,
+            ),
+            effect: answer.effect,
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The call path: a client built ([`ClientBuilder`]), the [`Session`] it wraps, one
+//! operation sent (its token, its attempts, its retries within the call's deadline), its
+//! answer read into an [`Outcome`] or an [`Error`](crate::Error), listings followed page by
+//! page, and a payment's final state found ([`Settlement`]).
+//!
+//! - `builder`: [`ClientBuilder`], [`BaseUrl`], TLS;
+//! - `session`: [`Session`] and the retry loop; `inner`: what a session shares, and answers
+//!   read; `attempt`: one exchange on the wire; `urls`: the routes' parsed URLs;
+//! - `token`: the token cell and a grant read; `auth`: tokens issued, renewed, revoked;
+//! - `retry`: [`RetryPolicy`] and [`CallOptions`]; `envelope`: the answer's envelope and
+//!   [`Outcome`]; `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
+//!   `blocking`: [`BlockingRuntime`].
+
+mod attempt;
+mod auth;
+mod blocking;
+mod builder;
+mod envelope;
+mod inner;
+mod pages;
+mod retry;
+mod session;
+mod settle;
+mod token;
+mod urls;
+
+pub use blocking::BlockingRuntime;
+pub use builder::{
+    BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, install_tls_provider,
+};
+pub use envelope::{Envelope, Outcome, Unread};
+pub use pages::{DEFAULT_MAX_PAGES, Listing};
+pub use retry::{CallOptions, RetryPolicy};
+pub use session::Session;
+pub use settle::{
+    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, SettleOptions, SettleStart, Settled, Settlement,
+    SettlementWatch, StillPending, WATCH_MEMORY,
+};

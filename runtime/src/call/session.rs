@@ -1,0 +1,194 @@
+//! The session every generated client wraps: sending one operation, with its token, its
+//! deadline and its retries.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::envelope::{Outcome, RawAnswer};
+use super::inner::ClientInner;
+use super::retry::{CallOptions, Failure};
+use crate::error::Error;
+use crate::request::Operation;
+use crate::request::writer::{PreparedRequest, RequestWriter};
+use crate::service::Route;
+
+impl ClientInner {
+    /// Sends a request, renewing the token once after a 401 and retrying as the policy
+    /// and the operation allow, all within the call's deadline.
+    pub(crate) async fn execute(
+        self: &Arc<Self>,
+        request: &PreparedRequest,
+        keyed: bool,
+        options: &CallOptions,
+    ) -> Result<RawAnswer, Error> {
+        let policy = options.retry.as_ref().unwrap_or(&self.retry);
+        let per_attempt = options.timeout.unwrap_or(self.timeout);
+        let budget = options.deadline.unwrap_or(self.call_timeout);
+        let deadline = Instant::now() + budget;
+        let mut attempt = 1u32;
+        let mut renewed_after_401 = false;
+        loop {
+            tracing::debug!(attempt, "sending");
+            let failure = match self.attempt_with_token(request, per_attempt, deadline, budget).await {
+                Ok(answer) => {
+                    tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
+                    return Ok(answer);
+                }
+                Err(failure) => failure,
+            };
+            if failure.unauthorized && request.route.auth.sends_bearer() && !renewed_after_401 {
+                // The token was refused: nothing was applied, so one more try is safe.
+                renewed_after_401 = true;
+                if let Some(generation) = failure.token_generation {
+                    self.invalidate_token(generation);
+                }
+                tracing::debug!(attempt, "token refused; renewing it and sending once more");
+                continue;
+            }
+            let delay = policy.next_delay(request.route, keyed, &failure.error, failure.retry_after, attempt);
+            match delay {
+                Some(delay) if Instant::now() + delay < deadline => {
+                    tracing::debug!(
+                        attempt,
+                        delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                        "retrying"
+                    );
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                }
+                _ => return Err(failure.error),
+            }
+        }
+    }
+
+    async fn attempt_with_token(
+        self: &Arc<Self>,
+        request: &PreparedRequest,
+        per_attempt: Duration,
+        deadline: Instant,
+        budget: Duration,
+    ) -> Result<RawAnswer, Failure> {
+        let mut now = Instant::now();
+        let bearer = if !request.route.auth.sends_bearer() {
+            None
+        } else if let Some(bearer) = self.ready_bearer(now) {
+            Some(bearer)
+        } else {
+            // Waiting for a renewal is rare: its future is boxed, so that every call's
+            // future stays small.
+            let bearer = Box::pin(self.bearer(deadline, budget)).await?;
+            now = Instant::now();
+            Some(bearer)
+        };
+        let left = deadline.saturating_duration_since(now);
+        if left.is_zero() {
+            return Err(Error::Timeout {
+                after: budget,
+                waiting_for_token: false,
+                may_have_reached_server: false,
+                effect: request.route.effect,
+            }
+            .into());
+        }
+        let header = bearer.as_ref().map(|b| &b.header);
+        self.attempt(request, header, per_attempt.min(left), now).await.map_err(|mut f| {
+            f.token_generation = bearer.map(|b| b.generation);
+            f
+        })
+    }
+}
+
+/// An authenticated session with the service: what every generated client wraps. It sends
+/// any [`Operation`] ([`send`](Self::send), [`send_with`](Self::send_with), pages), obtains
+/// and renews tokens, and keeps the connection pool. Cheap to clone; clones share the token
+/// and the pool. Most code calls the generated `Client` instead, whose `session()`
+/// returns this.
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) inner: Arc<ClientInner>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("base_url", &self.inner.base_url)
+            .field("credentials", &self.inner.credentials)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Sends an operation with the client's retry policy and timeouts.
+    pub fn send<'s, O: Operation>(
+        &'s self,
+        op: &'s O,
+    ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + 's {
+        self.send_with(op, CallOptions::default())
+    }
+
+    /// Sends an operation with per-call settings.
+    #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `options` twice in its future")]
+    pub fn send_with<'s, O: Operation>(
+        &'s self,
+        op: &'s O,
+        options: CallOptions,
+    ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + 's {
+        // A block, not an `async fn`: the future holds `options` once.
+        async move {
+            let answer = self.send_raw(op, &options).await?;
+            self.inner.decode_outcome(answer)
+        }
+    }
+
+    /// Revokes the current access token, if the client holds one. The next call obtains
+    /// a new token.
+    pub async fn revoke(&self) -> Result<(), Error> {
+        self.inner.revoke().await
+    }
+
+    /// Writes, sends and retries an operation; its data stays raw.
+    pub(crate) fn send_raw<'s, O: Operation>(
+        &'s self,
+        op: &O,
+        options: &'s CallOptions,
+    ) -> impl Future<Output = Result<RawAnswer, Error>> + Send + 's {
+        // The request is written here, and the writer dropped, before the first await:
+        // only this part depends on the operation's type, the sending is compiled once.
+        let prepared = self.prepare(O::ROUTE, op);
+        self.send_prepared(O::ROUTE, prepared, options)
+    }
+
+    fn prepare<O: Operation>(&self, route: &'static Route, op: &O) -> Result<(PreparedRequest, bool), Error> {
+        let mut writer = RequestWriter::new(route);
+        op.write(&mut writer)?;
+        let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
+        if let Some(key) = key {
+            writer.idempotency(key)?;
+        }
+        Ok((writer.finish_at(&self.inner.base_url)?, key.is_some()))
+    }
+
+    async fn send_prepared(
+        &self,
+        route: &'static Route,
+        prepared: Result<(PreparedRequest, bool), Error>,
+        options: &CallOptions,
+    ) -> Result<RawAnswer, Error> {
+        let span = tracing::info_span!(
+            "payspec.call",
+            operation = route.operation,
+            method = route.method.as_str(),
+            route = route.path,
+        );
+        async {
+            let (request, keyed) = prepared?;
+            self.inner.execute(&request, keyed, options).await
+        }
+        .instrument(span)
+        .await
+    }
+}

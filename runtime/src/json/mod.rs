@@ -1,0 +1,33 @@
+//! Answers as exact values: a JSON tree whose numbers keep the text the service sent, and
+//! the decoding rules every generated answer type follows, written once here.
+//!
+//! Answers are read straight from their text by a [`Reader`]: generated answer structs
+//! keep a [`Slot`] for each declared field and hand the rest to their `other_fields`. The
+//! rules (amounts from a number or a string, open enumerations, optional fields that may be
+//! absent or null, unknown fields kept, errors that name the field path) live in this
+//! module and in the `FromJson` impls of the runtime's types. No value passes through a
+//! float, and no answer is built as a tree first.
+//!
+//! - `value`: the tree ([`Json`], [`JsonNumber`], [`JsonObject`]);
+//! - `path`: where a value sits ([`Path`]) and what was wrong there ([`DecodeError`]);
+//! - `parse`: the one-pass parser, bounded in depth, and the envelope's scanning helpers;
+//! - `reader`: the [`Reader`], [`FromJson`] and [`Slot`];
+//! - `read` and `write`: the standard types read and written, and serde through both.
+
+mod parse;
+mod path;
+mod read;
+mod reader;
+mod value;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+pub use parse::{JsonError, REPEATED_KEY};
+pub(crate) use parse::{Parser, check_tail, parse_entries, span, value_at};
+pub use path::{DecodeError, Path};
+pub use read::deserialize_via_json;
+pub use reader::{FromJson, MAX_UNREAD, Reader, Slot};
+pub use value::{Json, JsonNumber, JsonObject};
+pub use write::{ObjectWriter, ToJson, serialize_via_json};

@@ -1,0 +1,289 @@
+//! The JSON module's tests: values, reading and writing, and the parser.
+
+use std::fmt;
+
+use super::parse::*;
+use super::reader::Reader;
+use super::*;
+
+#[test]
+fn numbers_keep_their_text_both_ways() {
+    let text = r#"{"a":1500.10,"b":90071992547409.93,"c":[0.10,-5,1e400],"d":"x","e":null,"f":true}"#;
+    let value = Json::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(serde_json::to_string(&value).ok().as_deref(), Some(text));
+    assert_eq!(value.get("a"), Some(&Json::Number(JsonNumber::from_text("1500.10"))));
+}
+
+/// A struct read as the generated ones are: a slot per declared field, the rest kept.
+#[derive(Debug, PartialEq)]
+struct Sample {
+    id: String,
+    n: i64,
+    opt: Option<String>,
+    other_fields: JsonObject,
+}
+
+impl FromJson for Sample {
+    fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
+        let (mut id, mut n, mut opt) = (Slot::new(), Slot::new(), Slot::new());
+        let mut other_fields = JsonObject::new();
+        reader.object(at, |key, reader| match key {
+            "id" => id.read(reader, at, key, &mut other_fields),
+            "n" => n.read(reader, at, key, &mut other_fields),
+            "opt" => opt.read(reader, at, key, &mut other_fields),
+            _ => other_fields.read_entry(key, reader, at),
+        })?;
+        Ok(Sample { id: id.required(at, "id")?, n: n.required(at, "n")?, opt: opt.optional(), other_fields })
+    }
+}
+
+fn sample(text: &str) -> Result<Sample, String> {
+    let mut reader = Reader::over_checked(text.as_bytes()).map_err(|e| e.to_string())?;
+    Sample::read(&mut reader, &Path::root("data")).map_err(|e| e.to_string())
+}
+
+#[test]
+fn slots_take_what_is_declared_and_keep_the_rest() {
+    let read =
+        sample(r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("t1", 12, None));
+    assert_eq!(
+        serde_json::to_string(&Json::Object(read.other_fields)).ok().as_deref(),
+        Some(r#"{"extra":{"k":1.0}}"#)
+    );
+    assert_eq!(sample(r#"{"n":1}"#), Err("`data.id`: missing, though the spec marks it required".into()));
+    assert_eq!(
+        sample(r#"{"id":null,"n":1}"#),
+        Err("`data.id`: null, though the spec marks it required".into())
+    );
+    assert_eq!(
+        sample(r#"{"id":"a","n":true}"#),
+        Err("`data.n`: not of its declared type, though the spec marks it required".into())
+    );
+    // A field of another kind is noted and kept as it came; the rest is read.
+    let mut reader =
+        Reader::over_checked(br#"{"id":"a","n":1,"opt":[1,{"x":2}]}"#).unwrap_or_else(|e| panic!("{e}"));
+    let read = Sample::read(&mut reader, &Path::root("data")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("a", 1, None));
+    assert_eq!(
+        read.other_fields.get("opt").and_then(|v| serde_json::to_string(v).ok()).as_deref(),
+        Some(r#"[1,{"x":2}]"#)
+    );
+    let (notes, total) = reader.take_unread();
+    assert_eq!(total, 1);
+    assert_eq!(
+        notes.first().map(ToString::to_string).as_deref(),
+        Some("`data.opt`: expected a string, found an array")
+    );
+    assert_eq!(sample(r#"["id"]"#), Err("`data`: expected an object, found an array".into()));
+    // The tree path reads by the same rules.
+    let tree = Json::parse(r#"{"n":7,"id":"t2","z":[1]}"#).unwrap_or_default();
+    let from_tree = Sample::from_json(tree, &Path::root("data")).map_err(|e| e.to_string());
+    assert_eq!(from_tree.as_ref().map(|s| (s.id.as_str(), s.n, s.other_fields.len())), Ok(("t2", 7, 1)));
+}
+
+#[test]
+fn slots_fill_in_any_order_in_objects_of_any_size_and_a_repeated_key_is_refused() {
+    let entries: Vec<String> = (0..70).map(|i| format!(r#""k{i}":{i}"#)).collect();
+    let text = format!(r#"{{{},"opt":"late","n":5,"id":"first"}}"#, entries.join(","));
+    let read = sample(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((read.id.as_str(), read.n, read.opt.as_deref()), ("first", 5, Some("late")));
+    // Every undeclared key, in the order they came.
+    let keys: Vec<&str> = read.other_fields.iter().map(|(k, _)| k).collect();
+    let expected: Vec<String> = (0..70).map(|i| format!("k{i}")).collect();
+    assert_eq!(keys, expected);
+    // A key written twice, among few keys or many, declared or not, plainly or escaped,
+    // is not read at all: which of the two counts is a question readers answer apart.
+    for repeated in [
+        r#"{"id":"first","id":"again"}"#.to_owned(),
+        r#"{"id":"x","n":5,"\u006e":6}"#.to_owned(),
+        format!(r#"{{{},"id":"x","k69":1}}"#, entries.join(",")),
+        r#"{"id":"x","extra":{"a":1,"a":2}}"#.to_owned(),
+    ] {
+        let mut reader = Reader::over_checked(repeated.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let read = Sample::read(&mut reader, &Path::root("data"));
+        assert!(read.is_err(), "{repeated}: {read:?}");
+        let fault = reader.fault(None).map(|f| f.reason);
+        assert_eq!(fault, Some(REPEATED_KEY), "{repeated}");
+    }
+}
+
+#[test]
+fn reading_the_text_and_reading_the_tree_agree() {
+    fn both<T: FromJson + PartialEq + fmt::Debug>(text: &str) {
+        let at = Path::root("data");
+        let tree = Json::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let from_tree = T::from_json(tree, &at);
+        let mut reader = Reader::over_checked(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let from_text = T::read(&mut reader, &at);
+        assert_eq!(from_text, from_tree, "{text}");
+    }
+    for text in [r#""x""#, r#""\u00e9\n""#, "1", "null", "true", "[]", "{}", r#""TRUE""#, r#"" 42 ""#, "-7"] {
+        both::<String>(text);
+        both::<bool>(text);
+        both::<i64>(text);
+        both::<Option<i64>>(text);
+        both::<Vec<String>>(text);
+        both::<Json>(text);
+    }
+    for text in [r#"["a","b"]"#, r#"[["a"],[]]"#, r#"[1,"2",null]"#, "[[1,2],[3]]"] {
+        both::<Vec<String>>(text);
+        both::<Vec<Option<i64>>>(text);
+        both::<Vec<Vec<i64>>>(text);
+    }
+}
+
+#[test]
+fn errors_name_the_path_and_the_kind_never_the_value() {
+    let value = Json::parse(r#"[{"a":"x"},{"a":"secret-value"}]"#).unwrap_or_default();
+    let root = Path::root("data");
+    let items: Result<Vec<Json>, _> = Vec::from_json(value.clone(), &root);
+    assert!(items.is_ok());
+    // Items of another kind are left out, one by one; data of another kind is an error.
+    let as_numbers: Result<Vec<Vec<i64>>, _> = Vec::from_json(value.clone(), &root);
+    assert_eq!(as_numbers, Ok(Vec::new()));
+    let object = Json::parse(r#"{"a":"secret-value"}"#).unwrap_or_default();
+    let as_list: Result<Vec<i64>, _> = Vec::from_json(object, &root);
+    let error = as_list.err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(error, "`data`: expected an array, found an object");
+    assert!(!error.contains("secret"));
+}
+
+fn round_trip(text: &str) -> String {
+    let value = parse(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
+    serde_json::to_string(&value).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn reads_what_serde_json_reads_and_keeps_number_text() {
+    for text in [
+        r#"{"a":1500.10,"b":-0.5e-3,"c":[true,false,null,0],"d":{"e":"x"},"k":[]}"#,
+        r#"{"long key that is well past twenty-two bytes":"v","":1}"#,
+        r#"[1,2,[3,[4]]]"#,
+        r#""text""#,
+        r#"12345678901234567890123456789.123456789"#,
+    ] {
+        assert_eq!(round_trip(text), text);
+    }
+    // Escapes, surrogate pairs and whitespace read as serde_json reads them.
+    let text = " {\"a\\n\\\"b\" : \"\\u00e9\\ud83d\\ude00\\/\\t\" } ";
+    let ours = parse(text.as_bytes()).map(|v| serde_json::to_value(&v).ok());
+    let theirs = serde_json::from_str::<serde_json::Value>(text).ok();
+    assert_eq!(ours, Ok(theirs));
+}
+
+#[test]
+fn refuses_what_is_not_json_at_its_place_without_quoting_it() {
+    for (text, reason) in [
+        ("", "unexpected end of JSON"),
+        ("{\"a\":1,}", "expected a key"),
+        ("{\"a\" 1}", "expected `:`"),
+        ("[1 2]", "expected `,` or `]`"),
+        ("01", "trailing characters"),
+        ("-", "invalid number"),
+        ("1.", "invalid number"),
+        ("\"a\\x\"", "invalid escape"),
+        ("\"\\ud800\"", "a lone surrogate in a string"),
+        ("\"a\nb\"", "control character in a string"),
+        ("tru", "expected a value"),
+        ("{\"secret-value\":1} x", "trailing characters"),
+    ] {
+        let error = parse(text.as_bytes()).expect_err(text);
+        assert_eq!(error.reason, reason, "{text:?}");
+        assert!(!error.to_string().contains("secret"), "{error}");
+    }
+    let error = parse(b"{\n  \"a\": \xff}").expect_err("not UTF-8");
+    assert_eq!((error.line, error.column), (2, 8));
+    assert!(parse(b"\"\xc3\x28\"").is_err());
+}
+
+#[test]
+fn deep_nesting_is_refused_not_a_stack_overflow() {
+    let deep = "[".repeat(1_000_000);
+    let error = parse(deep.as_bytes()).expect_err("too deep");
+    assert_eq!(error.reason, "nested too deeply");
+    let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+    assert!(parse(ok.as_bytes()).is_ok());
+    let objects = "{\"a\":".repeat(MAX_DEPTH + 1);
+    assert_eq!(parse(objects.as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
+}
+
+#[test]
+fn an_envelope_is_read_entry_by_entry() {
+    let mut keys = Vec::new();
+    let text = br#"{"code":"00","data":{"x":[1]},"c\u006fde":"01"}"#;
+    let object = parse_entries(text, &mut |k, parser| {
+        keys.push(k.to_owned());
+        parser.skip(1).map(|()| true)
+    });
+    // A key met twice (here escaped) is refused where it repeats.
+    assert_eq!(object.map_err(|e| (e.reason, e.column)), Err((REPEATED_KEY, 31)));
+    assert_eq!(keys, ["code", "data"]);
+    assert_eq!(parse_entries(b"[1]", &mut |_, p| p.skip(1).map(|()| true)), Ok(false));
+    assert!(parse_entries(b"{\"a\":1", &mut |_, p| p.skip(1).map(|()| true)).is_err());
+    // The data found without checking it, brackets and quotes in its strings aside.
+    let text = br#"{"data" : [1, {"a":"}\"]"}] ,"x":2}"#;
+    let mut data = None;
+    let found = parse_entries(text, &mut |k, p| {
+        if k == "data" {
+            data = Some(p.skip_unchecked(1)?);
+        } else {
+            p.skip(1)?;
+        }
+        Ok(true)
+    });
+    assert_eq!(found, Ok(true));
+    assert_eq!(data.map(|d| &text[d]), Some(&br#"[1, {"a":"}\"]"}]"#[..]));
+    assert_eq!(value_at(text, 10, 1), Some(10..27));
+    // A reading stopped at a key leaves the rest unread, even text that is not JSON.
+    let mut seen = Vec::new();
+    let stopped = parse_entries(br#"{"a":1,"stop":[,,"#, &mut |k, p| {
+        seen.push(k.to_owned());
+        if k == "stop" { Ok(false) } else { p.skip(1).map(|()| true) }
+    });
+    assert_eq!((stopped, seen), (Ok(true), vec!["a".to_owned(), "stop".to_owned()]));
+}
+
+#[test]
+fn the_word_scan_stops_where_the_byte_scan_stops() {
+    let mut text: Vec<u8> = (0..=255u8).collect();
+    text.extend_from_slice(b"plain text, \xc3\xa9 and more plain text");
+    for start in 0..text.len() {
+        for end in start..(start + 40).min(text.len()) {
+            let slice = &text[start..end];
+            let bytewise = slice.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
+            assert_eq!(string_stop(slice), bytewise, "{slice:?}");
+        }
+    }
+    for b in 0..=255u8 {
+        for at in 0..17 {
+            let mut slice = vec![b'a'; 17];
+            slice[at] = b;
+            let bytewise = slice.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
+            assert_eq!(string_stop(&slice), bytewise, "{b} at {at}");
+        }
+    }
+}
+
+/// Answers cut short at every byte and with every byte replaced by a character that
+/// matters to JSON: checking without building finds each fault where building does.
+#[test]
+fn checking_without_building_refuses_what_parsing_refuses_at_the_same_place() {
+    let sample = br#" {"code":"00","d\u00e9":[true,false,null,-1.5e+3,{"k":"v\n\"q"}],"data":{"amount":"1000.00","n":0,"e":{},"a":[]}} "#;
+    let mut cases: Vec<Vec<u8>> = (0..=sample.len()).map(|n| sample[..n].to_vec()).collect();
+    for i in 0..sample.len() {
+        for b in [b'"', b'{', b'}', b'[', b']', b',', b':', b'\\', b'x', b'0', b'-', 0x01, 0xff] {
+            let mut mutated = sample.to_vec();
+            mutated[i] = b;
+            cases.push(mutated);
+        }
+    }
+    cases.push("[".repeat(MAX_DEPTH + 1).into_bytes());
+    cases.push(format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH)).into_bytes());
+    for case in &cases {
+        let built = parse(case).map(drop);
+        let checked = span(case).map(drop);
+        assert_eq!(checked, built, "{}", String::from_utf8_lossy(case));
+    }
+    assert_eq!(span(b"  [1, 2]\n"), Ok(2..8));
+}

@@ -1,0 +1,9 @@
+//! A request before it leaves: the [`Operation`] a generated request is, the
+//! [`RequestWriter`] it writes itself into (path values, query, body, headers), and the
+//! rules a value must keep to be sent ([`TextRule`]), which the sandbox checks with too.
+
+pub(crate) mod operation;
+pub(crate) mod writer;
+
+pub use operation::{Operation, Paginated};
+pub use writer::{ExtraFields, RequestWriter, TextFormat, TextRule, is_email, is_name};
