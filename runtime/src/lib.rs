@@ -38,7 +38,8 @@ pub use json::{
     REPEATED_KEY, Reader, Slot, ToJson, deserialize_via_json, serialize_via_json,
 };
 pub use request::{
-    ExtraFields, Operation, Paginated, RequestWriter, TextFormat, TextRule, is_email, is_name,
+    Broken, ExtraFields, Operation, Paginated, RequestWriter, TextFormat, TextRule, amount_from_wire,
+    at_most, fits_layout, is_email, is_name,
 };
 pub use service::{
     Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle,

@@ -3,8 +3,10 @@
 //! values, constant, limit, date layout and an amount's decimals. A request that fails is
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
-use payspec_codegen::model::{DateLayout, Method, Operation, Param, ParamLocation, Spec, TextFormat, Type};
-use payspec_runtime::{Json, JsonObject};
+use payspec_codegen::model::{
+    DateLayout, Method, Operation, Param, ParamLocation, PathTemplate, Spec, TextFormat, Type,
+};
+use payspec_runtime::{Broken, Json, JsonObject, TextFormat as RuleFormat, TextRule};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -78,17 +80,10 @@ impl Refusal {
 }
 
 #[derive(Debug)]
-enum Segment {
-    Literal(String),
-    Variable(String),
-}
-
-#[derive(Debug)]
 struct Route {
     operation: usize,
     method: Method,
-    segments: Vec<Segment>,
-    literals: usize,
+    path: PathTemplate,
 }
 
 /// Every route of the spec, canonical and alternative.
@@ -103,24 +98,10 @@ impl RouteTable {
             spec.operations.iter().enumerate().map(|(i, op)| (op.name.as_str(), i)).collect();
         let routes = spec
             .routes()
-            .map(|route| {
-                let segments: Vec<Segment> = route
-                    .path
-                    .as_str()
-                    .trim_start_matches('/')
-                    .split('/')
-                    .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                        Some(name) => Segment::Variable(name.to_owned()),
-                        None => Segment::Literal(s.to_owned()),
-                    })
-                    .collect();
-                let literals = segments.iter().filter(|s| matches!(s, Segment::Literal(_))).count();
-                Route {
-                    operation: index[route.operation.name.as_str()],
-                    method: route.method,
-                    segments,
-                    literals,
-                }
+            .map(|route| Route {
+                operation: index[route.operation.name.as_str()],
+                method: route.method,
+                path: route.path.clone(),
             })
             .collect();
         RouteTable { routes }
@@ -129,31 +110,24 @@ impl RouteTable {
     /// The operation a method and path name, and its path variables (decoded). The most
     /// literal route wins, so `/v1/accounts/balance` is not `/v1/accounts/{id}`.
     pub(crate) fn find(&self, method: &str, path: &str) -> Result<(usize, HashMap<String, String>), Refusal> {
-        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         let mut best: Option<(&Route, HashMap<String, String>)> = None;
         let mut other_method = false;
         for route in &self.routes {
-            if route.segments.len() != parts.len() {
-                continue;
-            }
-            let mut vars = HashMap::new();
-            let fits = route.segments.iter().zip(&parts).all(|(segment, part)| match segment {
-                Segment::Literal(text) => text == part,
-                Segment::Variable(name) => {
-                    let value = percent_decode_str(part).decode_utf8_lossy().into_owned();
-                    let ok = !value.is_empty();
-                    vars.insert(name.clone(), value);
-                    ok
-                }
-            });
-            if !fits {
+            let Some(values) = route.path.match_path(path) else { continue };
+            let vars: HashMap<String, String> = values
+                .into_iter()
+                .map(|(name, raw)| {
+                    (name.to_owned(), percent_decode_str(raw).decode_utf8_lossy().into_owned())
+                })
+                .collect();
+            if vars.values().any(String::is_empty) {
                 continue;
             }
             if !route.method.as_str().eq_ignore_ascii_case(method) {
                 other_method = true;
                 continue;
             }
-            if best.as_ref().is_none_or(|(b, _)| route.literals > b.literals) {
+            if best.as_ref().is_none_or(|(b, _)| route.path.literals() > b.path.literals()) {
                 best = Some((route, vars));
             }
         }
@@ -432,37 +406,34 @@ fn check_text(param: &Param, text: &str, strictness: Strictness) -> Result<(), R
 }
 
 /// A text value as the service checks it: a required one is never blank, and the format
-/// and length the vendor states hold (`payspec_runtime::RequestWriter::text`
-/// refuses the same values before they are sent).
+/// and length the vendor states hold, by the rule the client's request writer keeps
+/// (`payspec_runtime::TextRule`, from the same spec data).
 fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
-    let key = &param.wire;
-    if param.required && param.fixed.is_none() && text.trim().is_empty() {
-        return Err(Refusal::invalid(format!("`{key}` is blank")));
-    }
-    if text.is_empty() {
+    let rule = TextRule {
+        not_blank: param.required && param.fixed.is_none(),
+        format: match param.format {
+            None => RuleFormat::Any,
+            Some(TextFormat::Digits) => RuleFormat::Digits,
+            Some(TextFormat::Email) => RuleFormat::Email,
+            Some(TextFormat::Name) => RuleFormat::Name,
+        },
+        length: param.length.map(|n| n as usize),
+    };
+    // An optional value left empty is not sent by the client, and not checked here.
+    if text.is_empty() && !rule.not_blank {
         return Ok(());
     }
-    if let Some(length) = param.length
-        && text.chars().count() != length as usize
-    {
-        return Err(Refusal::invalid(format!("`{key}` must have exactly {length} characters")));
-    }
-    match param.format {
-        Some(TextFormat::Digits) if !text.bytes().all(|b| b.is_ascii_digit()) => {
-            Err(Refusal::invalid(format!("`{key}` must be digits only")))
-        }
-        Some(TextFormat::Email) if !payspec_runtime::is_email(text) => {
-            Err(Refusal::invalid(format!("`{key}` is not an email address")))
-        }
+    match rule.check(text) {
+        Ok(()) => Ok(()),
         // As the live service refuses such a name: HTTP 200, code "400", the reason in
         // `message` (published live traffic; see the spec's `create_virtual_account`).
-        Some(TextFormat::Name) if !payspec_runtime::is_name(text) => Err(Refusal {
+        Err(Broken::NotName) => Err(Refusal {
             status: 200,
             code: "400",
             description: "Account name must not contain special characters.".to_owned(),
             data: None,
         }),
-        _ => Ok(()),
+        Err(broken) => Err(Refusal::invalid(format!("`{}` {broken}", param.wire))),
     }
 }
 
@@ -534,57 +505,30 @@ fn check_values(param: &Param, text: &str, strictness: Strictness) -> Result<(),
 }
 
 fn check_max(param: &Param, n: i64) -> Result<(), Refusal> {
-    match param.max {
-        Some(max) if n > max => Err(Refusal::invalid(format!(
-            "`{}` is at most {max}, not {}",
-            param.wire,
-            shown(param, &n.to_string())
-        ))),
+    match param.max.map(|max| (max, payspec_runtime::at_most(n, max))) {
+        // A secret's value is never quoted back.
+        Some((max, Err(_))) if param.secret => {
+            Err(Refusal::invalid(format!("`{}` is more than the {max} the service accepts", param.wire)))
+        }
+        Some((_, Err(broken))) => Err(Refusal::invalid(format!("`{}` {broken}", param.wire))),
         _ => Ok(()),
     }
 }
 
-/// A decimal's text; an amount has at most two decimals (kobo) and is not negative.
+/// A decimal's text, by the client's amount rule (every decimal of the spec is an amount:
+/// the client sends it as `Amount`): at most two decimals (kobo), not negative.
 fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
-    let key = &param.wire;
-    let value = Decimal::from_str(text).or_else(|_| Decimal::from_scientific(text)).map_err(|_| {
-        Refusal::invalid(format!("`{key}` must be a decimal number, not {}", shown(param, text)))
-    })?;
-    if is_amount(param) {
-        if value.normalize().scale() > 2 {
-            return Err(Refusal::invalid(format!(
-                "`{key}` has more than two decimals: {}",
-                shown(param, text)
-            )));
-        }
-        if value.is_sign_negative() {
-            return Err(Refusal::invalid(format!("`{key}` must not be negative: {}", shown(param, text))));
-        }
-    }
-    Ok(())
-}
-
-/// Whether a decimal parameter is an amount of money (its wire key says so).
-pub(crate) fn is_amount(param: &Param) -> bool {
-    param.wire.rsplit('.').next().is_some_and(|leaf| leaf.to_ascii_lowercase().ends_with("amount"))
+    payspec_runtime::amount_from_wire(text)
+        .map(drop)
+        .map_err(|broken| Refusal::invalid(format!("`{}` {broken}: {}", param.wire, shown(param, text))))
 }
 
 fn check_layout(param: &Param, text: &str) -> Result<(), Refusal> {
-    let shape = match param.layout {
-        DateLayout::Seconds => "dddd-dd-ddTdd:dd:dd",
-        DateLayout::Minutes => "dddd-dd-ddTdd:dd",
-        DateLayout::SpaceSeconds => "dddd-dd-dd dd:dd:dd",
+    let layout = match param.layout {
+        DateLayout::Seconds => payspec_runtime::DateLayout::Seconds,
+        DateLayout::Minutes => payspec_runtime::DateLayout::Minutes,
+        DateLayout::SpaceSeconds => payspec_runtime::DateLayout::SpaceSeconds,
     };
-    let fits = text.len() == shape.len()
-        && text.bytes().zip(shape.bytes()).all(|(c, s)| if s == b'd' { c.is_ascii_digit() } else { c == s });
-    if fits {
-        Ok(())
-    } else {
-        Err(Refusal::invalid(format!(
-            "`{}` must be written {}, not {}",
-            param.wire,
-            param.layout.pattern(),
-            shown(param, text)
-        )))
-    }
+    payspec_runtime::fits_layout(text, layout)
+        .map_err(|broken| Refusal::invalid(format!("`{}` {broken}, not {}", param.wire, shown(param, text))))
 }

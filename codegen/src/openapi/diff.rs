@@ -5,11 +5,10 @@
 //! by location and wire key, answer fields by wire path. The spec's view comes from its
 //! model; the document's from [`read_document`](super::read_document).
 
-use super::read::{
-    ApiDocument, ApiField, ApiOperation, ApiParam, MAX_SCHEMA_DEPTH, Quirk, WireType, path_shape,
-};
+use super::read::{ApiDocument, ApiField, ApiOperation, ApiParam, MAX_SCHEMA_DEPTH, Quirk, WireType};
 use crate::model::{
-    AnswerType, Auth, Concern, EnvelopeKind, Method, Operation, Param, ParamLocation, Spec, Type,
+    AnswerType, Auth, Concern, EnvelopeKind, Method, Operation, Param, ParamLocation, PathTemplate, Spec,
+    Type,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -205,7 +204,7 @@ pub fn diff(spec: &Spec, document: &ApiDocument) -> DiffReport {
     let mut by_route: HashMap<(Method, String), Vec<usize>> = HashMap::new();
     let mut by_shape: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, op) in document.operations.iter().enumerate() {
-        let shape = path_shape(&op.path);
+        let shape = PathTemplate::shape_of(&op.path);
         by_route.entry((op.method, shape.clone())).or_default().push(i);
         by_shape.entry(shape).or_default().push(i);
     }
@@ -224,7 +223,7 @@ pub fn diff(spec: &Spec, document: &ApiDocument) -> DiffReport {
         .collect();
     let mut unmatched_routes = Vec::new();
     for route in &routes {
-        let shape = path_shape(route.path);
+        let shape = PathTemplate::shape_of(route.path);
         let candidates = by_route.get(&(route.method, shape)).map(Vec::as_slice).unwrap_or(&[]);
         // The document's own alias marks (payspec's export) name the operation they belong to.
         let pick = candidates
@@ -258,7 +257,7 @@ pub fn diff(spec: &Spec, document: &ApiDocument) -> DiffReport {
     }
     // A spec route the document has under another method.
     for route in unmatched_routes {
-        let shape = path_shape(route.path);
+        let shape = PathTemplate::shape_of(route.path);
         let other = by_shape.get(&shape).and_then(|list| {
             list.iter().copied().find(|&i| !matched[i] && document.operations[i].path == route.path)
         });

@@ -8,7 +8,7 @@
 //! What cannot be read (not JSON or YAML, not OpenAPI 3.x, a `$ref` that leads nowhere)
 //! is a [`DocumentError`] that says where.
 
-use crate::model::{Location, Method, ParamLocation};
+use crate::model::{Location, Method, ParamLocation, PathTemplate};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -365,32 +365,6 @@ fn split_path_key(key: &str) -> PathKey {
     PathKey { path: path.to_owned(), query }
 }
 
-/// The variables of a path template, in order.
-pub(crate) fn path_variables(path: &str) -> Vec<&str> {
-    let mut names = Vec::new();
-    let mut rest = path;
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
-        names.push(&rest[open + 1..open + close]);
-        rest = &rest[open + close + 1..];
-    }
-    names
-}
-
-/// The route's shape: each variable written `{}`, so `/a/{x}` and `/a/{y}` are one route.
-pub(crate) fn path_shape(path: &str) -> String {
-    let mut shape = String::with_capacity(path.len());
-    let mut rest = path;
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else { break };
-        shape.push_str(&rest[..open]);
-        shape.push_str("{}");
-        rest = &rest[open + close + 1..];
-    }
-    shape.push_str(rest);
-    shape
-}
-
 impl<'a> Reader<'a> {
     /// The line and column of `needle`, while fewer than [`MAX_LOCATED`] were looked up.
     fn locate_some(&self, needle: &str) -> Option<Location> {
@@ -546,7 +520,7 @@ impl<'a> Reader<'a> {
                 });
             }
         }
-        let variables = path_variables(&split.path);
+        let variables = PathTemplate::variables_of(&split.path);
         for variable in &variables {
             if !params.iter().any(|p| p.location == ParamLocation::Path && p.key == *variable) {
                 quirk(format!(
@@ -898,7 +872,7 @@ fn report_repeated_routes(document: &mut ApiDocument) {
     let mut first: HashMap<(Method, String), usize> = HashMap::new();
     let mut quirks = Vec::new();
     for (i, op) in document.operations.iter().enumerate() {
-        let key = (op.method, path_shape(&op.path));
+        let key = (op.method, PathTemplate::shape_of(&op.path));
         match first.get(&key) {
             Some(&earlier) => {
                 let earlier = &document.operations[earlier];

@@ -3,7 +3,9 @@
 //! rules a value must keep to be sent ([`TextRule`]), which the sandbox checks with too.
 
 pub(crate) mod operation;
+pub(crate) mod rules;
 pub(crate) mod writer;
 
 pub use operation::{Operation, Paginated};
-pub use writer::{ExtraFields, RequestWriter, TextFormat, TextRule, is_email, is_name};
+pub use rules::{Broken, TextFormat, TextRule, amount_from_wire, at_most, fits_layout, is_email, is_name};
+pub use writer::{ExtraFields, RequestWriter};

@@ -8,6 +8,7 @@ use std::ops::Range;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{HeaderName, HeaderValue};
 
+use super::rules::{TextRule, at_most};
 use crate::error::Error;
 use crate::service::{Method, Route};
 
@@ -410,49 +411,6 @@ pub(crate) struct PreparedRequest {
     pub(crate) secrets: Vec<String>,
 }
 
-/// What a text value must be before it is sent ([`RequestWriter::text`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TextRule {
-    /// Refuse an empty or all-space value.
-    pub not_blank: bool,
-    /// The format the vendor states.
-    pub format: TextFormat,
-    /// The exact number of characters the vendor states.
-    pub length: Option<usize>,
-}
-
-/// A format the vendor states for a text value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TextFormat {
-    /// Any text.
-    Any,
-    /// ASCII digits only (account numbers, bank codes).
-    Digits,
-    /// An email address: one `@`, something before it, a domain with a dot after it, no
-    /// spaces.
-    Email,
-    /// A name as the service takes one: letters and spaces; no ASCII digit, punctuation
-    /// or symbol (`-`, `'`, `.`, `&`, ...).
-    Name,
-}
-
-/// Whether `value` is a name as [`TextFormat::Name`] describes it: every character a
-/// letter, a space, or beyond ASCII (no source shows the service refusing those).
-pub fn is_name(value: &str) -> bool {
-    value.chars().all(|c| c == ' ' || !c.is_ascii() || c.is_ascii_alphabetic())
-        && !value.chars().any(|c| c.is_control())
-}
-
-/// Whether `value` has the form of an email address (not whether it exists).
-pub fn is_email(value: &str) -> bool {
-    let Some((name, domain)) = value.split_once('@') else { return false };
-    !name.is_empty()
-        && !domain.contains('@')
-        && domain.split('.').count() >= 2
-        && domain.split('.').all(|part| !part.is_empty())
-        && !value.chars().any(|c| c.is_whitespace() || c.is_control())
-}
-
 impl RequestWriter {
     /// A writer for one request of `route`.
     pub fn new(route: &'static Route) -> Self {
@@ -470,10 +428,8 @@ impl RequestWriter {
     /// Refuses a value above the largest the service accepts (`limit` at most 50).
     pub fn at_most(&mut self, key: &str, value: Option<&i64>, max: i64) -> Result<(), Error> {
         match value {
-            Some(v) if *v > max => {
-                Err(Error::invalid(format!("`{key}` is {v}, more than the {max} the service accepts")))
-            }
-            _ => Ok(()),
+            Some(value) => at_most(*value, max).map_err(|broken| broken.refusal(key)),
+            None => Ok(()),
         }
     }
 
@@ -481,30 +437,9 @@ impl RequestWriter {
     /// the value is required (or is the request's idempotency reference), or not of the
     /// format the vendor states. The message names the key and the rule, never the value.
     pub fn text(&mut self, key: &str, value: Option<&str>, rule: TextRule) -> Result<(), Error> {
-        let Some(value) = value else { return Ok(()) };
-        if rule.not_blank && value.trim().is_empty() {
-            return Err(Error::invalid(format!("`{key}` is blank; the service needs a value")));
-        }
-        if let Some(length) = rule.length
-            && value.chars().count() != length
-        {
-            return Err(Error::invalid(format!(
-                "`{key}` has {} characters; the service takes exactly {length}",
-                value.chars().count()
-            )));
-        }
-        match rule.format {
-            TextFormat::Any => Ok(()),
-            TextFormat::Digits if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => Ok(()),
-            TextFormat::Digits => Err(Error::invalid(format!("`{key}` must be digits only (0-9)"))),
-            TextFormat::Email if is_email(value) => Ok(()),
-            TextFormat::Email => {
-                Err(Error::invalid(format!("`{key}` is not an email address (name@domain, no spaces)")))
-            }
-            TextFormat::Name if is_name(value) => Ok(()),
-            TextFormat::Name => Err(Error::invalid(format!(
-                "`{key}` may hold letters and spaces only; the service refuses a digit, `-`, `'`, `.`, `&` or any other symbol"
-            ))),
+        match value {
+            Some(value) => rule.check(value).map_err(|broken| broken.refusal(key)),
+            None => Ok(()),
         }
     }
 
@@ -783,18 +718,6 @@ mod tests {
     use super::*;
     use crate::values::amount::Amount;
 
-    #[test]
-    fn a_name_is_letters_and_spaces_as_the_live_service_takes_it() {
-        // Each refused live (published probes), and one accepted.
-        for refused in ["Iron Republic Gym 1", "Mary-Jane O'Brien", "Ade Ogunlana Ltd.", "Iron Republic & Co"]
-        {
-            assert!(!is_name(refused), "{refused}");
-        }
-        assert!(is_name("Iron Republic Gym"));
-        // No source shows letters beyond ASCII refused: they pass.
-        assert!(is_name("Ògúnlànà Stores"));
-        assert!(!is_name("Tab\tName"));
-    }
     use crate::json::{FromJson, Json, JsonNumber, Path};
     use crate::service::{Auth, Effect, Method, ReservedSegment};
 

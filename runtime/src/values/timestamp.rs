@@ -380,6 +380,17 @@ pub enum DateLayout {
     SpaceSeconds,
 }
 
+impl DateLayout {
+    /// The layout as a pattern, for messages: `YYYY-MM-DDThh:mm:ss`.
+    pub fn pattern(self) -> &'static str {
+        match self {
+            DateLayout::Seconds => "YYYY-MM-DDThh:mm:ss",
+            DateLayout::Minutes => "YYYY-MM-DDThh:mm",
+            DateLayout::SpaceSeconds => "YYYY-MM-DD hh:mm:ss",
+        }
+    }
+}
+
 /// A date and time a request sends, held as UTC to the second.
 ///
 /// Build it from a [`time::OffsetDateTime`] (converted to UTC), a [`SystemTime`], a
