@@ -14,7 +14,7 @@
 //!   so this keeps a load within a fixed multiple of the file's size. A written spec has
 //!   twice the text it needs or more; packed data such as `[1,1,1,...]` a third.
 
-use super::Sink;
+use super::diagnostics::Sink;
 use super::span::Location;
 
 /// The largest spec read.

@@ -1,6 +1,19 @@
 //! Each operation: its route, parameters and their one_of sets, effect, idempotency, answers, paging, response and disagreements.
 
-use super::*;
+use super::common::*;
+use super::service::answers;
+use super::types::{TypeNames, check_group};
+
+/// What every operation is checked against.
+pub(super) struct Context<'a> {
+    pub(super) groups: &'a [Group],
+    pub(super) shapes: &'a [Shape],
+    pub(super) types: &'a TypeNames,
+    pub(super) answers: &'a Answers,
+    /// Whether the spec names token operations: without them no operation sends a token,
+    /// and `auth` defaults to `none`.
+    pub(super) has_tokens: bool,
+}
 
 pub(super) fn method(raw: RawMethod) -> Method {
     match raw {
@@ -167,7 +180,8 @@ pub(super) fn operation(
         );
     }
     let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
-    let settle = raw.settle.as_ref().map(|settle| self::settle(settle, &format!("{base}.settle"), sink));
+    let settle =
+        raw.settle.as_ref().map(|settle| super::settle::settle(settle, &format!("{base}.settle"), sink));
     let unsettled = raw.unsettled.as_deref().map(str::trim).map(str::to_owned);
     if let Some(why) = &unsettled {
         let at = format!("{base}.unsettled");

@@ -1,6 +1,6 @@
 //! Across operations: the Rust names they become and the routes they share.
 
-use super::*;
+use super::common::*;
 
 /// Operation names must be unique, also once turned into Rust type names, and no other
 /// listing may reuse them.

@@ -1,6 +1,6 @@
 //! The `service` section: environments, the account header, the envelope's and pages' keys, the codes, how answers are read and what each reading rests on, and the token operations.
 
-use super::*;
+use super::common::*;
 
 /// The answers a spec that says nothing about them gets: `"00"` is success, and no code
 /// proves a refusal, so a money operation never reads an unknown code as one.

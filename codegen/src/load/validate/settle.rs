@@ -1,6 +1,7 @@
 //! `settle`: how a money operation's final state is looked up, checked against the operations it asks.
 
-use super::*;
+use super::common::*;
+use super::service::evidence;
 
 pub(super) fn final_state(raw: RawFinalState) -> FinalState {
     match raw {

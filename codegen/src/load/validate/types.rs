@@ -1,6 +1,6 @@
 //! The types: identifiers, groups, shapes and their fields, and the names a type may be given.
 
-use super::*;
+use super::common::*;
 
 pub(super) fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
     let mut out = Vec::new();

@@ -1,6 +1,8 @@
 //! `service.webhooks`: how notifications are signed, which events there are, and which settle a payment.
 
-use super::*;
+use super::common::*;
+use super::service::is_header_name;
+use super::settle::final_state;
 
 /// The most values a webhook scheme signs.
 pub(super) const MAX_SIGNED: usize = 64;
