@@ -4,7 +4,7 @@
 
 use super::client::{ByReference, by_reference, group_accessors, reference_params};
 use super::code::Code;
-use super::{Gates, Names, data_type, field_ident, request_type};
+use super::names::{Gates, Names, data_type, field_ident, request_type};
 use crate::model::{Operation, Spec};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 

@@ -1,8 +1,8 @@
 //! The client: one accessor per group, one method per operation.
 
 use super::code::Code;
+use super::names::{Gates, Names, data_type, field_ident, request_type};
 use super::requests::{operation_doc, settable};
-use super::{Gates, Names, data_type, field_ident, request_type};
 use crate::model::{KeySource, Lookup, Operation, Param, Settle, Spec};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 

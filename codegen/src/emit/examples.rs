@@ -5,8 +5,8 @@
 //! Only code whose crate name is known gets them: a `generate!` expansion lives at a path
 //! of the user's choosing, where an example could not name its items.
 
+use super::names::{Names, field_ident, request_type};
 use super::requests::settable;
-use super::{Names, field_ident, request_type};
 use crate::model::{Group, Param, Spec, Type};
 use heck::ToSnakeCase;
 

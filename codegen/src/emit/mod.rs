@@ -25,13 +25,10 @@ use crate::model::{Operation, Spec};
 
 use client::client_items;
 use code::Code;
+use names::{Gates, Names, field_ident, route_const};
 use requests::requests_module;
 use routes::routes_module;
 use types::types_module;
-// The shared names and helpers, for the emitters below (`super::Names`, ...).
-use names::{
-    Gates, Names, data_type, field_ident, is_secret_text, method_path, request_type, route_const, takes_into,
-};
 
 /// What the Rust back end writes, and how: the one entry point, [`generate`], takes these.
 /// The default is the async client, one item a line, no examples, every group compiled.

@@ -2,7 +2,9 @@
 //! and its `Operation` impl, one straight-line runtime call per parameter.
 
 use super::code::{Code, Lit, join, literals};
-use super::{Gates, Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into};
+use super::names::{
+    Gates, Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into,
+};
 use crate::model::{OneOf, Operation, PageStyle, Param, ParamLocation, Spec, Type};
 use heck::ToUpperCamelCase;
 

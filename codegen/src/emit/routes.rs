@@ -2,7 +2,7 @@
 //! send it and read its answer.
 
 use super::code::{Code, Lit, join, literals, opt_lit};
-use super::{method_path, route_const};
+use super::names::{method_path, route_const};
 use crate::model::{EnvelopeKind, ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
 use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
 

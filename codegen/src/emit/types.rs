@@ -2,7 +2,7 @@
 
 use super::code::{Code, Lit};
 use super::names::variant_names;
-use super::{Gates, Names, field_ident};
+use super::names::{Gates, Names, field_ident};
 use crate::model::{PageStyle, Shape, Spec, Type};
 
 pub(super) fn types_module(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {

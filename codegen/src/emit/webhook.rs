@@ -3,7 +3,7 @@
 //! value). Written only for a spec with `service.webhooks`.
 
 use super::code::{Code, Lit};
-use super::field_ident;
+use super::names::field_ident;
 use crate::model::Webhooks;
 use heck::ToUpperCamelCase;
 
