@@ -1,7 +1,9 @@
 //! Answers built from the spec: a value of every field of a shape, in the type the spec
-//! declares, wrapped in the operation's envelope. Stateful flows set the fields they know
-//! (`set`) on top; a field the shape does not have is never added, so an answer always
-//! fits the exported OpenAPI document.
+//! declares, wrapped in the operation's envelope under the spec's envelope keys. Handlers
+//! set the fields they know on top, through [`Data`], and only fields they declare
+//! ([`Writes`]): the declarations are checked against the spec when the sandbox starts,
+//! so a field the shape does not have is never added (an answer always fits the exported
+//! OpenAPI document) and a wrong key is an error, not a field that silently vanishes.
 
 use payspec_codegen::model::{AnswerType, EnvelopeKind, Operation, Spec, Type};
 use serde_json::{Map, Value, json};
@@ -74,7 +76,7 @@ fn put(data: &mut Value, path: &str, value: Value) {
 /// Sets a field at a dotted path, only where the sample has it and holds the same kind of
 /// value: a stored record copied into another shape keeps that shape's types. A number
 /// where the sample has text (an amount) is written as its text.
-pub(crate) fn set(data: &mut Value, path: &str, value: Value) {
+fn set(data: &mut Value, path: &str, value: Value) {
     let mut node: &Value = data;
     for part in path.split('.') {
         let Some(next) = node.get(part) else { return };
@@ -92,14 +94,118 @@ pub(crate) fn set(data: &mut Value, path: &str, value: Value) {
     put(data, path, value);
 }
 
-/// The data wrapped in the operation's envelope, with its first success code.
-pub(crate) fn envelope(op: &Operation, data: Value, description: &str) -> Value {
+/// The data wrapped in the operation's envelope, with its first success code, under the
+/// spec's envelope keys: their first spellings, or for a `response_code` envelope their
+/// second (`responseCode`, `responseMessage`), as the service writes that envelope.
+pub(crate) fn envelope(spec: &Spec, op: &Operation, data: Value, description: &str) -> Value {
     let code = op.answers.success_codes.first().map_or("00", String::as_str);
-    match op.answers.envelope {
-        EnvelopeKind::Standard => json!({"code": code, "description": description, "data": data}),
-        EnvelopeKind::ResponseCode => {
-            json!({"responseCode": code, "responseMessage": description, "data": data})
+    envelope_coded(spec, op, data, code, description)
+}
+
+/// The data wrapped in the operation's envelope with `code`, as [`envelope`].
+pub(crate) fn envelope_coded(
+    spec: &Spec,
+    op: &Operation,
+    data: Value,
+    code: &str,
+    description: &str,
+) -> Value {
+    let keys = &spec.envelope;
+    let spelling = |list: &[String], which: usize| -> String {
+        list.get(which).or(list.first()).cloned().unwrap_or_default()
+    };
+    let which = match op.answers.envelope {
+        EnvelopeKind::Standard => 0,
+        EnvelopeKind::ResponseCode => 1,
+        EnvelopeKind::Unwrapped => return data,
+    };
+    let mut body = Map::new();
+    body.insert(spelling(&keys.code, which), json!(code));
+    body.insert(spelling(&keys.description, which), json!(description));
+    body.insert(keys.data.clone(), data);
+    Value::Object(body)
+}
+
+/// The fields a handler writes into one answer: into the operation's data (`shape:
+/// None`), or into records of a named shape (a listing's items).
+#[derive(Debug)]
+pub(crate) struct Writes {
+    pub shape: Option<&'static str>,
+    pub paths: &'static [&'static str],
+}
+
+impl Writes {
+    /// The paths of these writes the spec's shape lacks: what makes the sandbox refuse to
+    /// start (see the handler table).
+    pub(crate) fn missing(&self, spec: &Spec, op: &Operation) -> Vec<String> {
+        let sample = match self.shape {
+            None => sample_data(spec, op, ""),
+            Some(name) if spec.shape(name).is_some() => sample_shape(spec, name, ""),
+            Some(name) => return vec![format!("shape `{name}`")],
+        };
+        self.paths
+            .iter()
+            .filter(|path| path.split('.').try_fold(&sample, |node, part| node.get(part)).is_none())
+            .map(|path| match self.shape {
+                None => format!("`{path}` of its answer"),
+                Some(name) => format!("`{path}` of shape `{name}`"),
+            })
+            .collect()
+    }
+}
+
+/// One answer's data being written: the spec's sample of its shape, and the fields the
+/// handler declared it writes there.
+pub(crate) struct Data {
+    value: Value,
+    writes: &'static Writes,
+}
+
+impl Data {
+    /// The operation's data.
+    pub(crate) fn of(spec: &Spec, op: &Operation, now: &str, writes: &'static Writes) -> Data {
+        debug_assert!(
+            writes.shape.is_none(),
+            "the operation's data is written through writes without a shape"
+        );
+        Data { value: sample_data(spec, op, now), writes }
+    }
+
+    /// A record of a named shape.
+    pub(crate) fn shape(spec: &Spec, now: &str, writes: &'static Writes) -> Data {
+        let name = writes.shape.unwrap_or_default();
+        Data { value: sample_shape(spec, name, now), writes }
+    }
+
+    /// Sets a declared field, where the shape has it, holding the same kind of value (a
+    /// number where the shape has text, as its text).
+    pub(crate) fn set(&mut self, path: &str, value: Value) {
+        debug_assert!(
+            self.writes.paths.contains(&path),
+            "a handler writes `{path}`, which its Writes do not declare: declare it, so the spec is checked for it"
+        );
+        set(&mut self.value, path, value);
+    }
+
+    /// Sets a field when these writes declare it: for a handler shared by operations whose
+    /// answers differ, each declaring the fields its answer has.
+    pub(crate) fn offer(&mut self, path: &str, value: Value) {
+        if self.writes.paths.contains(&path) {
+            set(&mut self.value, path, value);
         }
-        EnvelopeKind::Unwrapped => data,
+    }
+
+    /// Copies each field of `fields` that the shape also has (a stored record into an
+    /// answer, a request's fields into a record): the shape decides what is kept.
+    pub(crate) fn copy_matching(&mut self, fields: &Value) {
+        if let Value::Object(fields) = fields {
+            for (key, value) in fields {
+                set(&mut self.value, key, value.clone());
+            }
+        }
+    }
+
+    pub(crate) fn into_value(self) -> Value {
+        self.value
     }
 }

@@ -362,7 +362,7 @@ fn walk_body(
     }
 }
 
-/// A value as the ledger keeps it: an integer stays a number, any other number becomes
+/// A value as the state keeps it: an integer stays a number, any other number becomes
 /// its exact text (a decimal never becomes a float).
 fn plain(value: &Json) -> Value {
     match value {

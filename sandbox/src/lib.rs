@@ -47,17 +47,19 @@ mod readme {}
 
 mod answer;
 mod check;
-mod ledger;
+mod handlers;
 mod server;
+mod state;
 
 pub use check::{Refusal, Strictness};
-pub use ledger::{Delivery, Fault, SettleTo};
+pub use state::{Delivery, Fault, SettleTo};
 
 use check::RouteTable;
+use handlers::Table;
 use hyper_util::rt::TokioIo;
-use ledger::{Config, Ledger};
 use rust_decimal::Decimal;
 use server::Shared;
+use state::{Config, State};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -66,7 +68,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// The spec the sandbox serves unless told otherwise: the repository's.
-const BUILTIN_SPEC: &str = include_str!("../spec/payments.yaml");
+pub(crate) const BUILTIN_SPEC: &str = include_str!("../spec/payments.yaml");
 
 /// The client id the sandbox accepts unless told otherwise.
 pub const CLIENT_ID: &str = "sandbox-client";
@@ -80,6 +82,10 @@ pub const ACCOUNT_ID: &str = "sandbox-parent-account";
 pub enum SandboxError {
     /// The spec does not load: every error, located.
     Spec(payspec_codegen::Diagnostics),
+    /// The spec loads, but the sandbox's model of the service does not fit it: a handler
+    /// reads a request key or writes an answer field the spec's operation lacks (each
+    /// problem on a line of its own).
+    Handlers(String),
     /// The port could not be bound.
     Bind(std::io::Error),
     /// A control call named no operation of the spec.
@@ -92,6 +98,9 @@ impl std::fmt::Display for SandboxError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SandboxError::Spec(errors) => write!(f, "the spec does not load:\n{errors}"),
+            SandboxError::Handlers(problems) => {
+                write!(f, "the sandbox's handlers do not fit the spec:\n{problems}")
+            }
             SandboxError::Bind(error) => write!(f, "cannot listen: {error}"),
             SandboxError::UnknownOperation(name) => write!(f, "no operation `{name}` in the spec"),
             SandboxError::Refused(refusal) => write!(f, "{} ({})", refusal.description, refusal.status),
@@ -203,14 +212,16 @@ impl SandboxBuilder {
             None => payspec_codegen::load_str(payspec_codegen::load::BUILTIN_SPEC_NAME, BUILTIN_SPEC),
         }
         .map_err(SandboxError::Spec)?;
+        let handlers = Table::mount(&spec, self.spec.is_none()).map_err(SandboxError::Handlers)?;
         let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], self.port)))
             .await
             .map_err(SandboxError::Bind)?;
         let address = listener.local_addr().map_err(SandboxError::Bind)?;
         let shared = Arc::new(Shared {
             routes: RouteTable::new(&spec),
+            handlers,
             spec,
-            ledger: std::sync::Mutex::new(Ledger::new(self.config)),
+            state: std::sync::Mutex::new(State::new(self.config)),
             http: {
                 payspec_runtime::install_tls_provider();
                 reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()
@@ -295,8 +306,8 @@ impl Sandbox {
 
     /// The credentials it accepts, for the client.
     pub fn credentials(&self) -> payspec_runtime::Credentials {
-        let ledger = self.shared.ledger();
-        let config = &ledger.config;
+        let state = self.shared.state();
+        let config = &state.config;
         payspec_runtime::Credentials::new(
             config.client_id.clone(),
             config.client_secret.clone(),
@@ -307,19 +318,19 @@ impl Sandbox {
     /// An account's balance (`None`: the parent account), or `None` when there is no such
     /// account.
     pub fn balance(&self, account: Option<&str>) -> Option<Decimal> {
-        let ledger = self.shared.ledger();
-        let id = account.unwrap_or(&ledger.config.account_id).to_owned();
-        ledger.account(&id).map(|a| a.balance)
+        let state = self.shared.state();
+        let id = account.unwrap_or(&state.config.account_id);
+        state.accounts.find(id).map(|a| a.balance)
     }
 
     /// How many requests reached an operation (whatever their answer).
     pub fn received(&self, operation: &str) -> usize {
-        self.shared.ledger().received.get(operation).copied().unwrap_or(0)
+        self.shared.state().traffic.received.get(operation).copied().unwrap_or(0)
     }
 
     /// How many requests the rate limit refused ([`SandboxBuilder::rate_limit`]).
     pub fn rate_limited(&self) -> usize {
-        self.shared.ledger().rate_limited
+        self.shared.state().traffic.rate_limited
     }
 
     /// Makes the next `times` calls of an operation play a fault.
@@ -327,8 +338,7 @@ impl Sandbox {
         if self.shared.spec.operation(operation).is_none() {
             return Err(SandboxError::UnknownOperation(operation.to_owned()));
         }
-        let mut ledger = self.shared.ledger();
-        ledger.faults.entry(operation.to_owned()).or_default().extend(std::iter::repeat_n(fault, times));
+        self.shared.state().traffic.queue(operation, fault, times);
         Ok(())
     }
 
@@ -336,7 +346,7 @@ impl Sandbox {
     /// credited, a transaction recorded and `payment_success` sent. Returns the
     /// transaction id.
     pub fn pay_order(&self, reference: &str) -> Result<String, SandboxError> {
-        let paid = self.shared.ledger().pay_order(reference);
+        let paid = handlers::pay_order(&mut self.shared.state(), reference);
         let (id, webhooks) = paid.map_err(SandboxError::Refused)?;
         server::deliver(&self.shared, webhooks);
         Ok(id)
@@ -351,7 +361,7 @@ impl Sandbox {
     /// Settles every transfer answered as pending to `to`, with the webhook the service
     /// sends for it; returns how many.
     pub fn settle_pending_to(&self, to: SettleTo) -> usize {
-        let (settled, webhooks) = self.shared.ledger().settle_pending(to);
+        let (settled, webhooks) = handlers::settle_pending(&mut self.shared.state(), to);
         server::deliver(&self.shared, webhooks);
         settled
     }
@@ -362,7 +372,7 @@ impl Sandbox {
         let shared = std::sync::Arc::clone(&self.shared);
         self.shared.runtime.spawn(async move {
             tokio::time::sleep(after).await;
-            let (_, webhooks) = shared.ledger().settle_pending(to);
+            let (_, webhooks) = handlers::settle_pending(&mut shared.state(), to);
             server::deliver(&shared, webhooks);
         });
     }
@@ -370,26 +380,24 @@ impl Sandbox {
     /// Reverses a settled transfer (by its id or merchant reference): its money goes back,
     /// its state becomes `REFUND`, and `payout_refund` is sent.
     pub fn reverse(&self, transaction: &str) -> Result<(), SandboxError> {
-        let webhooks = self.shared.ledger().reverse(transaction).map_err(SandboxError::Refused)?;
+        let webhooks =
+            handlers::reverse(&mut self.shared.state(), transaction).map_err(SandboxError::Refused)?;
         server::deliver(&self.shared, webhooks);
         Ok(())
     }
 
     /// The faults still queued, by operation name, in the order they will be played.
     pub fn faults(&self) -> Vec<(String, Vec<Fault>)> {
-        let ledger = self.shared.ledger();
+        let state = self.shared.state();
         let mut queued: Vec<(String, Vec<Fault>)> =
-            ledger.faults.iter().map(|(op, q)| (op.clone(), q.iter().cloned().collect())).collect();
+            state.traffic.faults.iter().map(|(op, q)| (op.clone(), q.iter().cloned().collect())).collect();
         queued.sort_by(|a, b| a.0.cmp(&b.0));
         queued
     }
 
     /// Drops every queued fault; returns how many there were.
     pub fn clear_faults(&self) -> usize {
-        let mut ledger = self.shared.ledger();
-        let cleared = ledger.faults.values().map(|q| q.len()).sum();
-        ledger.faults.clear();
-        cleared
+        self.shared.state().traffic.clear_faults()
     }
 
     /// Starts the state again (balances, records, tokens, faults, counts, deliveries),
@@ -401,12 +409,12 @@ impl Sandbox {
     /// The keys requests carried that the spec does not describe, which the service-like
     /// sandbox ignored, as `(operation, "body `order.x`")` pairs in the order first seen.
     pub fn ignored_keys(&self) -> Vec<(String, String)> {
-        self.shared.ledger().ignored.clone()
+        self.shared.state().traffic.ignored.clone()
     }
 
     /// The webhooks sent so far, in the order their deliveries ended.
     pub fn deliveries(&self) -> Vec<Delivery> {
-        self.shared.ledger().deliveries.clone()
+        self.shared.state().deliveries.clone()
     }
 
     /// Waits until `count` webhooks were delivered (or failed), for at most `timeout`.

@@ -1,0 +1,229 @@
+//! The sandbox's model of the service, one file per group of operations: tokens,
+//! accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
+//! transactions, bills, mandates. Each file lists its [`Handler`]s: the operations each
+//! answers, the request keys it reads and the answer fields it writes. The table is
+//! checked against the spec when the sandbox starts: a handler whose operation lacks a key
+//! it reads or a field it writes is a start-up error, and so is a handler for an
+//! operation the built-in spec lacks (a spec of one's own leaves it unmounted). An
+//! operation with no handler gets the one generic answer: a sample of its answer shape.
+//! Money requests are replayed or refused here, before any handler, by idempotency key
+//! and reference.
+
+mod accounts;
+mod bills;
+mod checkout;
+mod context;
+mod deliveries;
+mod mandates;
+mod tokens;
+mod transfers;
+
+pub(crate) use checkout::pay_order;
+pub(crate) use context::Outcome;
+use context::{Ctx, Handler};
+pub(crate) use deliveries::Notification;
+pub(crate) use transfers::{reverse, settle_pending};
+
+use std::collections::HashMap;
+
+use payspec_codegen::model::{Effect, Operation, Spec};
+use serde_json::json;
+
+use crate::answer::{envelope, envelope_coded, sample_data};
+use crate::check::{Checked, Refusal};
+use crate::state::{PENDING, Play, State, fingerprint, now_text};
+
+/// Every group's handlers.
+fn every_handler() -> impl Iterator<Item = &'static Handler> {
+    [
+        tokens::HANDLERS,
+        accounts::HANDLERS,
+        checkout::HANDLERS,
+        transfers::HANDLERS,
+        bills::HANDLERS,
+        mandates::HANDLERS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// The handlers mounted for a spec's operations.
+#[derive(Debug)]
+pub(crate) struct Table {
+    by_operation: HashMap<String, usize>,
+    handlers: Vec<&'static Handler>,
+    /// Handlers for operations a spec of one's own does not have.
+    pub unmounted: Vec<&'static str>,
+}
+
+impl Table {
+    /// Mounts every handler on its operations, after checking it against the spec; the
+    /// problems, one per line, when a handler does not fit. `builtin`: the spec is the
+    /// one the sandbox ships, which must have every operation a handler answers.
+    pub(crate) fn mount(spec: &Spec, builtin: bool) -> Result<Table, String> {
+        let mut table = Table { by_operation: HashMap::new(), handlers: Vec::new(), unmounted: Vec::new() };
+        let mut problems = Vec::new();
+        for handler in every_handler() {
+            let index = table.handlers.len();
+            table.handlers.push(handler);
+            for &name in handler.operations {
+                let Some(op) = spec.operation(name) else {
+                    if builtin {
+                        problems
+                            .push(format!("a handler answers `{name}`, which the spec has no operation of"));
+                    } else {
+                        table.unmounted.push(name);
+                    }
+                    continue;
+                };
+                let mut lacks: Vec<String> = handler
+                    .reads
+                    .iter()
+                    .filter(|key| !op.params.iter().any(|p| p.wire == **key))
+                    .map(|key| format!("request key `{key}`"))
+                    .collect();
+                for writes in handler.writes {
+                    lacks.extend(writes.missing(spec, op));
+                }
+                if !lacks.is_empty() {
+                    problems.push(format!(
+                        "the sandbox's handler of `{name}` needs {} that the spec's operation lacks: \
+                         restore them in the spec, or serve it with the built-in spec",
+                        lacks.join(", ")
+                    ));
+                }
+                if table.by_operation.insert(name.to_owned(), index).is_some() {
+                    problems.push(format!("two handlers answer `{name}`"));
+                }
+            }
+        }
+        if problems.is_empty() { Ok(table) } else { Err(problems.join("\n")) }
+    }
+
+    /// Answers an operation whose request passed its checks: a money request sent again
+    /// gets its first answer (or a refusal when it differs), else its handler (or the
+    /// generic answer) answers, as a queued fault plays it.
+    pub(crate) fn answer(
+        &self,
+        spec: &Spec,
+        op: &Operation,
+        checked: &Checked,
+        idempotency_key: Option<&str>,
+        play: Play,
+        state: &mut State,
+    ) -> Result<Outcome, Refusal> {
+        let fingerprint = fingerprint(op, checked);
+        let reference = op
+            .idempotency
+            .as_deref()
+            .and_then(|name| op.param(name))
+            .and_then(|p| checked.text(&p.wire))
+            .map(str::to_owned);
+        if let Some(key) = idempotency_key
+            && let Some(replay) = state.replays.by_key(key, &fingerprint)
+        {
+            return replay.map(|r| Outcome { status: r.status, body: r.body, webhooks: Vec::new() });
+        }
+        // An operation whose reference the service treats as single use (its spec names
+        // the refusal's text) is refused by its handler, not replayed, under a reference
+        // used before.
+        let single_use = !op.answers.reference_taken.is_empty();
+        if let Some(reference) = &reference
+            && !single_use
+            && let Some(replay) = state.replays.by_reference(reference, &fingerprint)
+        {
+            return replay.map(|r| Outcome { status: r.status, body: r.body, webhooks: Vec::new() });
+        }
+
+        let mut ctx = Ctx { spec, op, checked, now: now_text(), play, state };
+        let handler = self.by_operation.get(&op.name).map(|&index| self.handlers[index]);
+        let outcome = match handler {
+            Some(handler) => (handler.handle)(&mut ctx)?,
+            None => ctx.success_with(sample_data(spec, op, &ctx.now)),
+        };
+        let plays_pending = handler.is_some_and(|h| h.plays_pending);
+        let outcome = if play == Play::Pending && outcome.status == 200 && !plays_pending {
+            as_pending(spec, op, outcome)
+        } else {
+            outcome
+        };
+        if op.effect == Effect::Money && outcome.status < 300 {
+            ctx.state.replays.remember(
+                idempotency_key,
+                reference,
+                fingerprint,
+                outcome.status,
+                &outcome.body,
+            );
+        }
+        Ok(outcome)
+    }
+}
+
+/// The answer of a request that is still in flight: as an operation whose spec names a
+/// pending code answers it (a bill payment: HTTP 200, code `"202"`, `Processing...`, its
+/// data), else as a transfer does (HTTP 202, `PROCESSING`, `PENDING_BILLING`).
+fn as_pending(spec: &Spec, op: &Operation, mut outcome: Outcome) -> Outcome {
+    let mut data = outcome.body.get(&spec.envelope.data).cloned().unwrap_or(json!({}));
+    if let Some(status) = data.get_mut("status")
+        && status.is_string()
+    {
+        *status = json!(PENDING);
+    }
+    if let Some(code) = op.answers.pending_codes.first() {
+        outcome.body = envelope_coded(spec, op, data, code, "Processing...");
+        return outcome;
+    }
+    outcome.status = 202;
+    outcome.body = envelope(spec, op, data, "PROCESSING");
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Table;
+    use payspec_codegen::load::BUILTIN_SPEC_NAME;
+
+    fn mount(text: &str, builtin: bool) -> Result<Table, String> {
+        let spec = payspec_codegen::load_str(BUILTIN_SPEC_NAME, text).map_err(|e| e.to_string())?;
+        Table::mount(&spec, builtin)
+    }
+
+    #[test]
+    fn every_handler_fits_the_builtin_spec() -> Result<(), String> {
+        let table = mount(crate::BUILTIN_SPEC, true)?;
+        assert!(table.unmounted.is_empty(), "{:?}", table.unmounted);
+        assert!(table.by_operation.contains_key("bank_transfer"));
+        assert!(!table.by_operation.contains_key("list_banks"), "list_banks has the generic answer");
+        Ok(())
+    }
+
+    #[test]
+    fn a_field_a_handler_writes_missing_from_the_spec_stops_the_start() {
+        // The virtual account's answer without its account number: the handler would
+        // write it into nothing.
+        let text = crate::BUILTIN_SPEC.replace("wire: \"bankAccountNumber\"", "wire: \"bankAccountNo\"");
+        match mount(&text, false) {
+            Err(problems) => assert!(
+                problems.contains("`bankAccountNumber` of its answer")
+                    && problems.contains("create_virtual_account"),
+                "{problems}"
+            ),
+            Ok(_) => panic!("a handler writing a field the answer lacks was mounted"),
+        }
+    }
+
+    #[test]
+    fn a_spec_of_ones_own_leaves_handlers_of_missing_operations_unmounted_and_the_builtin_one_may_not() {
+        let text = crate::BUILTIN_SPEC.replacen("  fetch_mandate:\n", "  fetch_one_mandate:\n", 1);
+        if text == crate::BUILTIN_SPEC {
+            panic!("the fixture edit found nothing to rename");
+        }
+        let own = mount(&text, false).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(own.unmounted, vec!["fetch_mandate"]);
+        match mount(&text, true) {
+            Err(problems) => assert!(problems.contains("answers `fetch_mandate`"), "{problems}"),
+            Ok(_) => panic!("the built-in spec lacking an operation a handler answers was accepted"),
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! The control API under `/__sandbox/`: faults, paying an order, settling pending
+//! transfers, reversing one, the webhook receiver, a reset, and a snapshot of the state.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::deliver::deliver;
+use super::shared::{Answer, Shared, json_response, refusal};
+use crate::check::Refusal;
+use crate::handlers::{pay_order, reverse, settle_pending};
+use crate::state::{Fault, SettleTo};
+
+/// The control API: faults, paying an order, settling pending transfers, the webhook
+/// receiver, and a snapshot of the state.
+pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8]) -> Answer {
+    let request: Value =
+        if body.is_empty() { json!({}) } else { serde_json::from_slice(body).unwrap_or(Value::Null) };
+    let bad = |message: String| refusal(&shared.spec, &Refusal::invalid(message));
+    match (method, rest.split('/').collect::<Vec<_>>().as_slice()) {
+        ("GET", ["state"]) => {
+            let mut snapshot = shared.state().snapshot();
+            // The handlers a spec of one's own has no operation for.
+            snapshot["unmounted"] = json!(shared.handlers.unmounted);
+            json_response(200, &snapshot)
+        }
+        ("GET", ["faults"]) => json_response(200, &shared.state().traffic.faults_json()),
+        ("DELETE", ["faults"]) => {
+            let cleared = shared.state().traffic.clear_faults();
+            json_response(200, &json!({"cleared": cleared}))
+        }
+        ("POST", ["reset"]) => {
+            shared.reset();
+            json_response(200, &json!({"reset": true}))
+        }
+        ("POST", ["faults"]) => {
+            let operation = request.get("operation").and_then(Value::as_str).unwrap_or_default();
+            if shared.spec.operation(operation).is_none() {
+                return bad(format!("no operation `{operation}` in the spec"));
+            }
+            let times = request.get("times").and_then(Value::as_u64).unwrap_or(1).min(10_000) as usize;
+            let seconds =
+                |key: &str, default: u64| request.get(key).and_then(Value::as_u64).unwrap_or(default);
+            let fault = match request.get("fault").and_then(Value::as_str).unwrap_or_default() {
+                "too_many_requests" => Fault::TooManyRequests {
+                    retry_after: Duration::from_secs(seconds("retry_after_seconds", 1)),
+                },
+                "server_error" => Fault::ServerError,
+                "delay" => Fault::Delay(Duration::from_millis(seconds("delay_ms", 1000).min(600_000))),
+                "drop" => Fault::Drop,
+                "pending" => Fault::Pending,
+                "declined" => Fault::Declined,
+                other => {
+                    return bad(format!(
+                        "unknown fault `{other}`: too_many_requests, server_error, delay, drop, pending or declined"
+                    ));
+                }
+            };
+            let queued = shared.state().traffic.queue(operation, fault, times);
+            json_response(200, &json!({"operation": operation, "queued": queued}))
+        }
+        ("POST", ["orders", reference, "pay"]) => {
+            let paid = pay_order(&mut shared.state(), reference);
+            match paid {
+                Ok((id, webhooks)) => {
+                    deliver(shared, webhooks);
+                    json_response(200, &json!({"transactionId": id}))
+                }
+                Err(refused) => refusal(&shared.spec, &refused),
+            }
+        }
+        ("POST", ["settle"]) => {
+            let to = match request.get("to").and_then(Value::as_str) {
+                None | Some("success") => SettleTo::Success,
+                Some("failed") => SettleTo::Failed,
+                Some("refund") => SettleTo::Refund,
+                Some(other) => {
+                    return refusal(
+                        &shared.spec,
+                        &Refusal::unprocessable(format!(
+                            "unknown settlement `{other}`: success, failed or refund"
+                        )),
+                    );
+                }
+            };
+            let (settled, webhooks) = settle_pending(&mut shared.state(), to);
+            deliver(shared, webhooks);
+            json_response(200, &json!({"settled": settled, "to": to.name()}))
+        }
+        ("POST", ["reverse", id]) => match reverse(&mut shared.state(), id) {
+            Ok(webhooks) => {
+                deliver(shared, webhooks);
+                json_response(200, &json!({"reversed": id}))
+            }
+            Err(refused) => refusal(&shared.spec, &refused),
+        },
+        ("PUT", ["webhook"]) => {
+            let url = request.get("url").and_then(Value::as_str);
+            let key = request.get("signing_key").and_then(Value::as_str);
+            match (url, key) {
+                (Some(url), Some(key)) => {
+                    shared.state().config.webhook = Some((url.to_owned(), key.to_owned()));
+                    json_response(200, &json!({"url": url}))
+                }
+                _ => bad("give `url` and `signing_key`".to_owned()),
+            }
+        }
+        _ => refusal(
+            &shared.spec,
+            &Refusal::not_found(format!(
+                "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, PUT webhook"
+            )),
+        ),
+    }
+}

@@ -1,0 +1,89 @@
+//! What every connection shares (the spec, its routes and handlers, the state, the HTTP
+//! client of deliveries), and how an answer or a refusal is written.
+
+use crate::check::{Refusal, RouteTable};
+use crate::handlers::Table;
+use crate::state::State;
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::Response;
+use hyper::StatusCode;
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use payspec_codegen::model::Spec;
+use serde_json::{Value, json};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    pub spec: Spec,
+    pub routes: RouteTable,
+    /// The handler of each operation that has one.
+    pub handlers: Table,
+    pub state: Mutex<State>,
+    /// Sends webhooks; `None` when no HTTP client could be built (each delivery then fails).
+    pub http: Option<reqwest::Client>,
+    /// The runtime the sandbox was started on: deliveries and later settlements run there,
+    /// whichever thread asks for them (a test's synchronous code too).
+    pub runtime: tokio::runtime::Handle,
+}
+
+impl Shared {
+    /// The state; a panic elsewhere while it was held does not poison the sandbox.
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Forgets everything but the configuration (webhook receiver included): balances,
+    /// records, tokens, faults, counts and deliveries start again.
+    pub(crate) fn reset(&self) {
+        let mut state = self.state();
+        let config = state.config.clone();
+        *state = State::new(config);
+    }
+}
+
+/// Returned instead of an answer to close the connection (the `Drop` fault).
+#[derive(Debug)]
+pub(crate) struct Dropped;
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped on purpose")
+    }
+}
+
+impl std::error::Error for Dropped {}
+
+pub(crate) type Answer = Response<Full<Bytes>>;
+
+/// How long a request's head, and then its body, may take to arrive.
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub(crate) fn json_response(status: u16, body: &Value) -> Answer {
+    let mut response = Response::new(Full::new(Bytes::from(serde_json::to_vec(body).unwrap_or_default())));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A refusal in the service's error envelope, under the spec's envelope keys.
+pub(crate) fn refusal(spec: &Spec, refusal: &Refusal) -> Answer {
+    let keys = &spec.envelope;
+    let mut body = serde_json::Map::new();
+    let first = |list: &[String]| list.first().cloned().unwrap_or_default();
+    body.insert(first(&keys.code), json!(refusal.code));
+    // A refusal the service sends with HTTP 200 carries its reason in `message` (the last
+    // spelling of the description the spec lists) beside a false flag, with no data
+    // (published live traffic: a refused virtual account name).
+    if refusal.status == 200 {
+        if let Some(flag) = &keys.flag {
+            body.insert(flag.clone(), json!(false));
+        }
+        body.insert(keys.description.last().cloned().unwrap_or_default(), json!(refusal.description));
+        return json_response(200, &Value::Object(body));
+    }
+    body.insert(first(&keys.description), json!(refusal.description));
+    body.insert(keys.data.clone(), json!(refusal.data));
+    json_response(refusal.status, &Value::Object(body))
+}

@@ -1,0 +1,152 @@
+//! What the sandbox remembers, one typed store per kind of thing: tokens, accounts and
+//! virtual accounts, checkout orders, transactions, mandates, the money requests answered
+//! (for replays), the traffic (counts, rate window, faults, ignored keys), and the webhook
+//! deliveries. Handlers change the stores; the server reads the traffic before any handler.
+
+mod accounts;
+mod mandates;
+mod orders;
+mod replays;
+mod tokens;
+mod traffic;
+mod transactions;
+
+pub(crate) use accounts::{Account, Accounts, VirtualAccounts};
+pub(crate) use mandates::Mandates;
+pub(crate) use orders::{Order, Orders};
+pub(crate) use replays::{Replays, fingerprint};
+pub(crate) use tokens::Tokens;
+pub use traffic::Fault;
+pub(crate) use traffic::{Play, RateCount, Traffic};
+pub use transactions::SettleTo;
+pub(crate) use transactions::{PENDING, Transaction, Transactions};
+
+use rust_decimal::Decimal;
+use serde_json::{Map, Value, json};
+use std::time::{Duration, SystemTime};
+
+/// What the sandbox knows at start.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub client_id: String,
+    pub client_secret: String,
+    pub account_id: String,
+    pub token_ttl: Duration,
+    pub static_token: Option<String>,
+    pub opening_balance: Decimal,
+    pub webhook: Option<(String, String)>,
+    pub strictness: crate::check::Strictness,
+    /// Requests allowed per window, and the window, when the sandbox limits them.
+    pub rate_limit: Option<(u32, Duration)>,
+}
+
+/// One webhook the sandbox sent (or tried to).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// `payment_success`, `payout_success`, ...
+    pub event_type: String,
+    /// The transaction it is about.
+    pub transaction_id: String,
+    /// The receiver's HTTP status, or `None` when it could not be reached.
+    pub status: Option<u16>,
+}
+
+/// Fresh ids: a prefix, a counter, and bits of the start time so two sandboxes differ.
+#[derive(Debug)]
+pub(crate) struct Ids {
+    counter: u64,
+    seed: u64,
+}
+
+impl Ids {
+    fn new() -> Ids {
+        let seed =
+            SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        Ids { counter: 0, seed }
+    }
+
+    /// The next id under `prefix`.
+    pub(crate) fn next(&mut self, prefix: &str) -> String {
+        let n = self.number();
+        let mix = self.seed.rotate_left((n % 64) as u32) ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        format!("{prefix}-{n:06}-{:012x}", mix & 0xFFFF_FFFF_FFFF)
+    }
+
+    /// The next number of the sandbox's one counter (account numbers, session ids).
+    pub(crate) fn number(&mut self) -> u64 {
+        self.counter += 1;
+        self.counter
+    }
+
+    /// The last number given.
+    pub(crate) fn last(&self) -> u64 {
+        self.counter
+    }
+}
+
+/// Everything the sandbox remembers.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub config: Config,
+    pub ids: Ids,
+    pub tokens: Tokens,
+    pub accounts: Accounts,
+    pub virtual_accounts: VirtualAccounts,
+    pub orders: Orders,
+    pub transactions: Transactions,
+    pub mandates: Mandates,
+    pub replays: Replays,
+    pub traffic: Traffic,
+    pub deliveries: Vec<Delivery>,
+}
+
+impl State {
+    pub(crate) fn new(config: Config) -> State {
+        State {
+            ids: Ids::new(),
+            tokens: Tokens::new(config.static_token.clone()),
+            accounts: Accounts::new(&config.account_id, config.opening_balance),
+            virtual_accounts: VirtualAccounts::default(),
+            orders: Orders::default(),
+            transactions: Transactions::default(),
+            mandates: Mandates::default(),
+            replays: Replays::default(),
+            traffic: Traffic::new(config.rate_limit),
+            deliveries: Vec::new(),
+            config,
+        }
+    }
+
+    /// A map of the state a test may read: balances and request counts.
+    pub(crate) fn snapshot(&self) -> Value {
+        let balances: Map<String, Value> =
+            self.accounts.all().iter().map(|a| (a.id.clone(), json!(money(a.balance)))).collect();
+        let ignored: Vec<Value> =
+            self.traffic.ignored.iter().map(|(op, key)| json!({"operation": op, "key": key})).collect();
+        json!({
+            "accountId": self.config.account_id,
+            "strict": self.config.strictness == crate::check::Strictness::Document,
+            "balances": balances,
+            "received": self.traffic.received,
+            "transactions": self.transactions.len(),
+            "webhooks": self.deliveries.len(),
+            "ignored": ignored,
+            "faults": self.traffic.faults_json(),
+            "rateLimited": self.traffic.rate_limited,
+        })
+    }
+}
+
+/// The current instant as RFC 3339 text, to the second, in UTC.
+pub(crate) fn now_text() -> String {
+    let now =
+        time::OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// An amount as the service writes one: two decimals.
+pub(crate) fn money(amount: Decimal) -> String {
+    let mut amount = amount;
+    amount.rescale(2);
+    amount.to_string()
+}

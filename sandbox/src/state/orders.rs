@@ -1,0 +1,61 @@
+//! Checkout orders by the merchant's reference: single use (a second order or card charge
+//! under a reference is refused, as on the live service), each with the service's own id
+//! and, once paid, its transaction.
+
+use std::collections::HashMap;
+
+use rust_decimal::Decimal;
+
+use crate::check::Refusal;
+
+/// One checkout order.
+#[derive(Debug, Clone)]
+pub(crate) struct Order {
+    /// The service's id of the order (what the create answer's `orderReference` carries).
+    pub order_id: String,
+    pub amount: Decimal,
+    pub currency: String,
+    pub email: String,
+    /// The transaction that paid it.
+    pub paid: Option<String>,
+}
+
+/// The orders opened, by the merchant's reference.
+#[derive(Debug, Default)]
+pub(crate) struct Orders {
+    by_reference: HashMap<String, Order>,
+}
+
+impl Orders {
+    /// Opens an order under a reference not used before.
+    pub(crate) fn open(&mut self, reference: &str, order: Order) -> Result<(), Refusal> {
+        if self.by_reference.contains_key(reference) {
+            return Err(Refusal::order_reference_taken());
+        }
+        self.by_reference.insert(reference.to_owned(), order);
+        Ok(())
+    }
+
+    pub(crate) fn get(&self, reference: &str) -> Result<&Order, Refusal> {
+        self.by_reference
+            .get(reference)
+            .ok_or_else(|| Refusal::not_found(format!("no checkout order `{reference}`")))
+    }
+
+    /// An order and its reference, by the service's id.
+    pub(crate) fn by_id(&self, id: &str) -> Option<(&str, &Order)> {
+        self.by_reference.iter().find(|(_, order)| order.order_id == id).map(|(r, o)| (r.as_str(), o))
+    }
+
+    /// An order and its reference, by the reference.
+    pub(crate) fn by_reference(&self, reference: &str) -> Option<(&str, &Order)> {
+        self.by_reference.get_key_value(reference).map(|(r, o)| (r.as_str(), o))
+    }
+
+    /// Records the transaction that paid an order.
+    pub(crate) fn mark_paid(&mut self, reference: &str, transaction: &str) {
+        if let Some(order) = self.by_reference.get_mut(reference) {
+            order.paid = Some(transaction.to_owned());
+        }
+    }
+}
