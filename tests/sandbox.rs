@@ -722,3 +722,78 @@ async fn a_checkout_transaction_is_read_by_either_id_type_and_the_spelling_integ
     assert_eq!(status, 400, "{body}");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_cross_border_collection_and_payout_are_read_back_by_the_ids_their_answers_gave() -> TestResult {
+    use payspec_client::requests::{
+        AuthorizePayoutTransfer, FetchCollectionTransaction, FetchPayoutTransaction,
+        InitiateMobileMoneyCollection,
+    };
+    use payspec_client::types::{
+        AccountType, FetchCollectionTransactionDataStatus, FetchPayoutTransactionDataStatus, PaymentMethod,
+    };
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let start = sandbox.balance(None);
+
+    let collect = InitiateMobileMoneyCollection::builder()
+        .phone_number("233240000000")
+        .callback_url("https://merchant.example/collections")
+        .amount(amount("150.50")?)
+        .currency("GHS")
+        .topup_vendor("MTN")
+        .build()?;
+    let started = client.global_collections().initiate_mobile_money_collection(collect).await?;
+    // Still waiting for its payer, as the spec reads `PENDING`: not done, nothing to act on.
+    assert!(started.is_pending(), "{started:?}");
+    let reference = started
+        .envelope()
+        .data
+        .as_ref()
+        .and_then(|d| d.transaction_reference.clone())
+        .ok_or("a reference")?;
+    let read = client
+        .global_collections()
+        .fetch_collection_transaction(FetchCollectionTransaction::new(reference.as_str()))
+        .await?;
+    let data = read.data().ok_or("the collection")?;
+    assert_eq!(data.status, Some(FetchCollectionTransactionDataStatus::Pending));
+    assert_eq!(data.amount.as_ref().map(ToString::to_string).as_deref(), Some("150.50"));
+    assert_eq!(data.currency.as_deref(), Some("GHS"));
+    let unknown = client
+        .global_collections()
+        .fetch_collection_transaction(FetchCollectionTransaction::new("nope"))
+        .await;
+    assert!(matches!(unknown, Err(Error::Status { status: 404, .. })), "{unknown:?}");
+
+    let payout = AuthorizePayoutTransfer::builder()
+        .amount(amount("20.00")?)
+        .source_currency("USD")
+        .destination_currency("GHS")
+        .receiver_name("Ama Mensah")
+        .source_country_iso_code("US")
+        .destination_country_iso_code("GH")
+        .payment_method(PaymentMethod::Bank)
+        .account_type(AccountType::Individual)
+        .build()?;
+    let authorized = client.global_payout().authorize_payout_transfer(payout).await?;
+    let id =
+        authorized.envelope().data.as_ref().and_then(|d| d.wt_transaction_id.clone()).ok_or("a payout id")?;
+    let read =
+        client.global_payout().fetch_payout_transaction(FetchPayoutTransaction::new(id.as_str())).await?;
+    let data = read.data().ok_or("the payout")?;
+    assert_eq!(
+        (data.transaction_id.as_deref(), &data.status),
+        (Some(id.as_str()), &Some(FetchPayoutTransactionDataStatus::Processing))
+    );
+
+    // Counted at the sandbox: each request arrived once, and no naira moved.
+    for operation in
+        ["initiate_mobile_money_collection", "authorize_payout_transfer", "fetch_payout_transaction"]
+    {
+        assert_eq!(sandbox.received(operation), 1, "{operation}");
+    }
+    assert_eq!(sandbox.received("fetch_collection_transaction"), 2);
+    assert_eq!(sandbox.balance(None), start);
+    Ok(())
+}

@@ -28,8 +28,13 @@
 //!   checkout orders (paid by [`Sandbox::pay_order`]), bank and wallet transfers and bill
 //!   payments that debit the paying account (deduplicated by `merchantTxRef` and by the
 //!   idempotency header: the same request twice moves money once, the same reference with
-//!   another request is refused), transactions in cursor pages, mandates in numbered pages.
-//!   Every other operation answers a valid value of its typed answer.
+//!   another request is refused), transactions in cursor pages, mandates in numbered pages,
+//!   cross-border collections and payouts read back by their ids. Every other operation
+//!   answers a valid value of its typed answer.
+//! - Is built as the service is laid out: a handler per group of operations, checked
+//!   against the spec when the sandbox starts (a handler that would read a key or write a
+//!   field the spec lacks stops the start with [`SandboxError::Handlers`]), typed stores
+//!   for what it remembers, and the rate limit and faults played before any handler.
 //! - Delivers `payment_success` and `payout_success` webhooks, signed as the service signs
 //!   them, to the URL given by [`SandboxBuilder::webhook`].
 //! - Plays faults on demand ([`Sandbox::inject`]): 429 with `Retry-After`, 500, a delay, a

@@ -1,7 +1,8 @@
 //! The sandbox's model of the service, one file per group of operations: tokens,
 //! accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
-//! transactions, bills, mandates. Each file lists its [`Handler`]s: the operations each
-//! answers, the request keys it reads and the answer fields it writes. The table is
+//! transactions, bills, mandates, cross-border collections and payouts. Each file lists
+//! its [`Handler`]s: the operations each answers, the request keys it reads and the
+//! answer fields it writes. The table is
 //! checked against the spec when the sandbox starts: a handler whose operation lacks a key
 //! it reads or a field it writes is a start-up error, and so is a handler for an
 //! operation the built-in spec lacks (a spec of one's own leaves it unmounted). An
@@ -13,6 +14,7 @@ mod accounts;
 mod bills;
 mod checkout;
 mod context;
+mod cross_border;
 mod deliveries;
 mod mandates;
 mod tokens;
@@ -42,6 +44,7 @@ fn every_handler() -> impl Iterator<Item = &'static Handler> {
         transfers::HANDLERS,
         bills::HANDLERS,
         mandates::HANDLERS,
+        cross_border::HANDLERS,
     ]
     .into_iter()
     .flatten()

@@ -1,9 +1,11 @@
 //! What the sandbox remembers, one typed store per kind of thing: tokens, accounts and
-//! virtual accounts, checkout orders, transactions, mandates, the money requests answered
+//! virtual accounts, checkout orders, transactions, mandates, cross-border collections and
+//! payouts, the money requests answered
 //! (for replays), the traffic (counts, rate window, faults, ignored keys), and the webhook
 //! deliveries. Handlers change the stores; the server reads the traffic before any handler.
 
 mod accounts;
+mod cross_border;
 mod mandates;
 mod orders;
 mod replays;
@@ -12,6 +14,7 @@ mod traffic;
 mod transactions;
 
 pub(crate) use accounts::{Account, Accounts, VirtualAccounts};
+pub(crate) use cross_border::{Collection, CrossBorder, Payout};
 pub(crate) use mandates::Mandates;
 pub(crate) use orders::{Order, Orders};
 pub(crate) use replays::{Replays, fingerprint};
@@ -95,6 +98,7 @@ pub(crate) struct State {
     pub orders: Orders,
     pub transactions: Transactions,
     pub mandates: Mandates,
+    pub cross_border: CrossBorder,
     pub replays: Replays,
     pub traffic: Traffic,
     pub deliveries: Vec<Delivery>,
@@ -110,6 +114,7 @@ impl State {
             orders: Orders::default(),
             transactions: Transactions::default(),
             mandates: Mandates::default(),
+            cross_border: CrossBorder::default(),
             replays: Replays::default(),
             traffic: Traffic::new(config.rate_limit),
             deliveries: Vec::new(),
