@@ -112,7 +112,7 @@ pub fn fits_layout(text: &str, layout: DateLayout) -> Result<(), Broken> {
 }
 
 /// Which rule a value breaks. Its text names the rule, never the value (which may be a
-/// secret) nor the key (which the caller adds: [`Broken::refusal`]).
+/// secret) nor the key (which the caller adds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Broken {
