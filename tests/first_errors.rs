@@ -155,11 +155,13 @@ fn the_spec_s_environments_are_the_client_s_and_its_default_is_the_sandbox() {
 #[test]
 fn service_codes_come_from_the_spec_and_say_whether_to_retry() {
     use payspec_client::ServiceCode;
-    let refused = payspec_client::Error::Service { code: "01".into(), description: "try again".into() };
+    let refused =
+        payspec_client::Error::Service { meta: None, code: "01".into(), description: "try again".into() };
     assert_eq!(ServiceCode::of(&refused), Some(ServiceCode::Generic));
     assert!(ServiceCode::of(&refused).is_some_and(|c| c.is_retryable()));
     for code in ["02", "05", "06", "99"] {
-        let error = payspec_client::Error::Service { code: code.into(), description: String::new() };
+        let error =
+            payspec_client::Error::Service { meta: None, code: code.into(), description: String::new() };
         assert!(!ServiceCode::of(&error).is_some_and(|c| c.is_retryable()), "{code}");
         assert_eq!(ServiceCode::of(&error).map(|c| c.to_string()).as_deref(), Some(code));
     }

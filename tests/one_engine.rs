@@ -246,11 +246,20 @@ async fn both_clients_put_the_same_bytes_on_the_wire() {
     };
     assert_eq!(agent(&m), ["payspec-tests/0.1.0"; 2]);
     assert_eq!(agent(&b), ["payspec-client/0.1.0"; 2]);
+    // Each call carries a request id of its own (the spec's `request_id_header`).
+    let ids: Vec<String> = m
+        .iter()
+        .chain(&b)
+        .flat_map(|c| c.headers.iter().filter(|(n, _)| n == "x-request-id").map(|(_, v)| v.clone()))
+        .collect();
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    assert!(ids.iter().all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())), "{ids:?}");
+    assert_eq!(ids.iter().collect::<std::collections::HashSet<_>>().len(), 4, "{ids:?}");
     let without_agent = |calls: Vec<Call>| -> Vec<Call> {
         calls
             .into_iter()
             .map(|mut c| {
-                c.headers.retain(|(n, _)| n != "user-agent");
+                c.headers.retain(|(n, _)| n != "user-agent" && n != "x-request-id");
                 c
             })
             .collect()

@@ -175,7 +175,7 @@ async fn a_429_that_outlasts_the_attempts_reports_the_rate_limit() {
     ));
     let result = client.send_with(&FetchBalance::new("s"), options).await;
     match result {
-        Err(Error::RateLimited { limit, remaining, window, retry_after }) => {
+        Err(Error::RateLimited { limit, remaining, window, retry_after, .. }) => {
             assert_eq!(limit, Some(100));
             assert_eq!(remaining, Some(0));
             assert_eq!(window.as_deref(), Some("60"));
@@ -296,7 +296,7 @@ async fn a_200_with_a_failure_code_is_a_service_error() {
     let client = client(&server);
     let result = client.send(&FetchBalance::new("s")).await;
     match result {
-        Err(Error::Service { code, description }) => {
+        Err(Error::Service { code, description, .. }) => {
             assert_eq!(code, "02");
             assert_eq!(description, "Invalid account number");
         }

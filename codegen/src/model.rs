@@ -71,6 +71,9 @@ pub struct Spec {
     /// The headers the service announces its rate limit in (`service.rate_limit`), if it
     /// does: limit, remaining, window, lowercase.
     pub rate_limit: Option<[String; 3]>,
+    /// The header a client sends a request id of its own in, and reads the service's
+    /// from when an answer carries it (`service.request_id_header`), lowercase.
+    pub request_id_header: Option<String>,
     /// The keys of the answer envelope (`service.envelope`).
     pub envelope: EnvelopeKeys,
     /// The keys of a page's data that lead to the next page (`service.pagination`).

@@ -99,7 +99,7 @@ pub use runtime::reqwest;
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
-    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ExtraFields, Method, Operation, Outcome,
+    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ExtraFields, Meta, Method, Operation, Outcome,
     PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret,
 };
 

@@ -21,6 +21,9 @@ pub enum Error {
         detail: String,
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
@@ -35,6 +38,9 @@ pub enum Error {
         may_have_reached_server: bool,
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with a redirect (`3xx`). The client never follows one: the
     /// request is not sent again, to that address or any other.
@@ -45,6 +51,9 @@ pub enum Error {
         location: Option<String>,
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The answer was larger than the client's limit; reading stopped at the limit.
     AnswerTooLarge {
@@ -54,6 +63,9 @@ pub enum Error {
         limit: usize,
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// A money-moving call got a success status with a code that is neither a success
     /// nor a documented refusal: the answer does not say whether the money moved. Look the
@@ -66,6 +78,9 @@ pub enum Error {
         code: String,
         /// The envelope's description, secrets removed.
         description: String,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The service refused the request because its reference was used already ("An order
     /// already exists with this order reference"): an earlier attempt with the same
@@ -84,6 +99,9 @@ pub enum Error {
         excerpt: String,
         /// What the operation does.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with an HTTP error status.
     Status {
@@ -97,6 +115,9 @@ pub enum Error {
         excerpt: String,
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with a success status but a failure code (none of the spec's
     /// success codes). For a money-moving call this is one of the codes the spec lists as
@@ -106,6 +127,9 @@ pub enum Error {
         code: String,
         /// The envelope's description.
         description: String,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The answer could not be read as the spec describes it.
     Decode {
@@ -122,6 +146,9 @@ pub enum Error {
         excerpt: String,
         /// What the operation does: a read applies nothing, whatever reached the server.
         effect: Effect,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The service limits the request rate and this call ran out of attempts.
     RateLimited {
@@ -133,6 +160,9 @@ pub enum Error {
         window: Option<String>,
         /// `Retry-After`: how long the service asked to wait.
         retry_after: Option<Duration>,
+        /// What the call's exchanges were (status, headers, attempts, request id), when
+        /// it made any: [`Error::meta`].
+        meta: Option<Box<crate::Meta>>,
     },
     /// The request was refused before anything was sent.
     InvalidRequest {
@@ -202,7 +232,7 @@ impl std::fmt::Display for Error {
                 "the service answered HTTP {status}{}: the reference was used already, so an earlier attempt with it may have been applied; settle it by that reference before anything else, and never send it again under a new one",
                 code_text(code.as_deref(), description.as_deref())
             ),
-            Error::Service { code, description } => {
+            Error::Service { code, description, .. } => {
                 write!(f, "the service refused the request with code {code} ({description})")
             }
             Error::Decode { status, operation, path, reason, .. } => write!(
@@ -264,6 +294,50 @@ fn retry_text(retry_after: Option<Duration>) -> String {
 }
 
 impl Error {
+    /// What the call's exchanges were: the HTTP status and headers of its last answer,
+    /// its attempts with their timing, and the request id to quote to the service's
+    /// support. `None` for an error that came of no exchange (a request refused before
+    /// sending, a configuration error); a failed token renewal gives its own call's.
+    pub fn meta(&self) -> Option<&crate::Meta> {
+        match self {
+            Error::Transport { meta, .. }
+            | Error::Timeout { meta, .. }
+            | Error::Redirect { meta, .. }
+            | Error::AnswerTooLarge { meta, .. }
+            | Error::OutcomeUnknown { meta, .. }
+            | Error::ReferenceUsed { meta, .. }
+            | Error::Status { meta, .. }
+            | Error::Service { meta, .. }
+            | Error::Decode { meta, .. }
+            | Error::RateLimited { meta, .. } => meta.as_deref(),
+            Error::Auth { cause } => cause.meta(),
+            _ => None,
+        }
+    }
+
+    /// The error with the record of the call it came of (kept when it has one already:
+    /// an error of a token renewal keeps the renewal's).
+    pub(crate) fn with_meta(mut self, record: crate::Meta) -> Self {
+        match &mut self {
+            Error::Transport { meta, .. }
+            | Error::Timeout { meta, .. }
+            | Error::Redirect { meta, .. }
+            | Error::AnswerTooLarge { meta, .. }
+            | Error::OutcomeUnknown { meta, .. }
+            | Error::ReferenceUsed { meta, .. }
+            | Error::Status { meta, .. }
+            | Error::Service { meta, .. }
+            | Error::Decode { meta, .. }
+            | Error::RateLimited { meta, .. }
+                if meta.is_none() =>
+            {
+                *meta = Some(Box::new(record));
+            }
+            _ => {}
+        }
+        self
+    }
+
     /// A request refused before sending.
     pub(crate) fn invalid(reason: impl Into<String>) -> Self {
         Error::InvalidRequest { reason: reason.into() }
@@ -380,9 +454,10 @@ mod tests {
 
     #[test]
     fn the_code_is_the_services_own_text() {
-        let refused = Error::Service { code: "01".into(), description: "try again".into() };
+        let refused = Error::Service { meta: None, code: "01".into(), description: "try again".into() };
         assert_eq!(refused.code(), Some("01"));
         let transport = Error::Transport {
+            meta: None,
             host: String::new(),
             may_have_reached_server: false,
             detail: String::new(),

@@ -285,12 +285,17 @@ pub struct Service {
     /// The headers that announce the service's rate limit, when it sends them: the
     /// client paces settling by them and reports them with a `429`.
     pub rate_limit: Option<RateLimitHeaders>,
+    /// The header each call sends a request id of its own in (lowercase), and reads the
+    /// service's from, when an answer carries one: what
+    /// [`Meta::request_id`](crate::Meta::request_id) gives a support ticket.
+    pub request_id: Option<&'static str>,
 }
 
 impl Service {
     /// A service with no account header, no tokens and no rate-limit headers: every
     /// operation sends nothing but its own parameters.
-    pub const PLAIN: Service = Service { account_header: None, tokens: None, rate_limit: None };
+    pub const PLAIN: Service =
+        Service { account_header: None, tokens: None, rate_limit: None, request_id: None };
 }
 
 /// The names of the headers a service announces its rate limit in (lowercase, as HTTP/2

@@ -151,6 +151,7 @@ pub mod routes {
         data = Lit(&envelope.data),
         flag = opt_lit(envelope.flag.as_deref()),
     );
+    let request_id = opt_lit(spec.request_id_header.as_deref());
     write!(
         out,
         "    /// Every route of the spec, in spec order.
@@ -159,9 +160,9 @@ pub mod routes {
     /// form of their requests and answers; `None` when the spec names none (its
     /// operations send no token).
     pub const TOKEN: Option<rt::AuthRoutes> = {token};
-    /// What the client's builder is given: the account header, the token operations and
-    /// the headers the service announces its rate limit in.
-    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit} }};
+    /// What the client's builder is given: the account header, the token operations, the
+    /// headers the service announces its rate limit in, and the request-id header.
+    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit}, request_id: {request_id} }};
     /// The route of an operation of this spec, by its name (`bank_transfer`) or by
     /// any of its forms (`POST /v2/transfers/bank`, aliases included).
     pub fn find(name_or_route: &str) -> Option<&'static Route> {{

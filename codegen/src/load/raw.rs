@@ -63,6 +63,8 @@ pub struct RawService {
     pub answers: Option<RawAnswers>,
     #[serde(default)]
     pub rate_limit: Option<RawRateLimit>,
+    #[serde(default)]
+    pub request_id_header: Option<String>,
 }
 
 /// The headers a service announces its rate limit in.

@@ -56,6 +56,7 @@ impl ClientInner {
         &self,
         request: &PreparedRequest,
         bearer: Option<&HeaderValue>,
+        request_id: Option<&HeaderValue>,
         timeout: Duration,
         now: Instant,
     ) -> Result<RawAnswer, Failure> {
@@ -99,30 +100,35 @@ impl ClientInner {
         if let Some((name, value)) = &request.idempotency {
             builder = builder.header(name.clone(), value.clone());
         }
+        if let (Some(name), Some(value)) = (&self.request_id, request_id) {
+            builder = builder.header(name.clone(), value.clone());
+        }
         let limit = self.max_answer_bytes;
         let exchange = async {
-            let response = builder.send().await?;
+            let mut response = builder.send().await?;
             let status = response.status().as_u16();
+            // Moved out, not copied: the call's record keeps them.
+            let headers = std::mem::take(response.headers_mut());
             if (300..400).contains(&status) {
-                let location = response
-                    .headers()
-                    .get(LOCATION)
-                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-                return Ok(Exchange::Redirect { status, location });
+                let location =
+                    headers.get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                return Ok(Exchange::Redirect { status, location, headers });
             }
             let (meta, pace) = if (200..300).contains(&status) {
-                (None, self.rate_limit.and_then(|names| spent_window(response.headers(), names)))
+                (None, self.rate_limit.and_then(|names| spent_window(&headers, names)))
             } else {
-                (Some(ErrorMeta::read(response.headers(), self.rate_limit)), None)
+                (Some(ErrorMeta::read(&headers, self.rate_limit)), None)
             };
             match read_limited(response, limit).await? {
-                Some(body) => Ok(Exchange::Answer { status, meta, pace, body }),
-                None => Ok(Exchange::TooLarge { status }),
+                Some(body) => Ok(Exchange::Answer { status, meta, pace, body, headers }),
+                None => Ok(Exchange::TooLarge { status, headers }),
             }
         };
-        let (status, meta, pace, body) = match tokio::time::timeout_at(now + timeout, exchange).await {
+        let (status, meta, pace, body, headers) = match tokio::time::timeout_at(now + timeout, exchange).await
+        {
             Err(_) => {
                 return Err(Error::Timeout {
+                    meta: None,
                     after: timeout,
                     waiting_for_token: false,
                     may_have_reached_server: true,
@@ -133,22 +139,36 @@ impl ClientInner {
             Ok(Err(e)) => {
                 return Err(transport_error(e, timeout, &self.origin).with_effect(route.effect).into());
             }
-            Ok(Ok(Exchange::Redirect { status, location })) => {
+            Ok(Ok(Exchange::Redirect { status, location, headers })) => {
                 let secrets = self.secrets(&request.secrets);
                 let location =
                     location.map(|l| redact::answer_text(&l, &secrets, route.answers.secret_values));
-                return Err(Error::Redirect { status, location, effect: route.effect }.into());
+                return Err(Failure::answered(
+                    status,
+                    headers,
+                    Error::Redirect { meta: None, status, location, effect: route.effect },
+                ));
             }
-            Ok(Ok(Exchange::TooLarge { status })) => {
-                return Err(Error::AnswerTooLarge { status, limit, effect: route.effect }.into());
+            Ok(Ok(Exchange::TooLarge { status, headers })) => {
+                return Err(Failure::answered(
+                    status,
+                    headers,
+                    Error::AnswerTooLarge { meta: None, status, limit, effect: route.effect },
+                ));
             }
-            Ok(Ok(Exchange::Answer { status, meta, pace, body })) => (status, meta, pace, body),
+            Ok(Ok(Exchange::Answer { status, meta, pace, body, headers })) => {
+                (status, meta, pace, body, headers)
+            }
         };
         let Some(meta) = meta else {
             // Secrets are gathered only when an error needs them.
             let secrets = || self.secrets(&request.secrets);
-            let mut answer = envelope::read_success(status, &body, route, &secrets)?;
+            let mut answer = match envelope::read_success(status, &body, route, &secrets) {
+                Ok(answer) => answer,
+                Err(error) => return Err(Failure::answered(status, headers, error)),
+            };
             answer.request_secrets.clone_from(&request.secrets);
+            answer.headers = headers;
             if let Some(pace) = pace {
                 self.rate_spent_for(pace);
             }
@@ -157,6 +177,7 @@ impl ClientInner {
         let mut retry_after = meta.retry_after;
         let error = if status == 429 {
             let limited = Error::RateLimited {
+                meta: None,
                 limit: meta.limit,
                 remaining: meta.remaining,
                 window: meta.window,
@@ -181,22 +202,41 @@ impl ClientInner {
             if (400..500).contains(&status) && envelope::reference_taken(&body, route.answers) {
                 // A refusal that says the reference is taken: an earlier attempt with it
                 // (a resend after a timeout, the caller's own retry) may have been applied.
-                Error::ReferenceUsed { status, code, description, excerpt, effect: route.effect }
+                Error::ReferenceUsed { meta: None, status, code, description, excerpt, effect: route.effect }
             } else {
-                Error::Status { status, code, description, excerpt, effect: route.effect }
+                Error::Status { meta: None, status, code, description, excerpt, effect: route.effect }
             }
         };
         // A 431 says the request's headers are too large, the token's among them: renewed
         // once, as after a 401, not sent again and again.
-        Err(Failure { error, retry_after, unauthorized: matches!(status, 401 | 431), token_generation: None })
+        Err(Failure {
+            error,
+            retry_after,
+            unauthorized: matches!(status, 401 | 431),
+            token_generation: None,
+            answer: Some((status, headers)),
+        })
     }
 }
 
 /// What one exchange brought back.
 enum Exchange {
-    Answer { status: u16, meta: Option<ErrorMeta>, pace: Option<Duration>, body: bytes::Bytes },
-    Redirect { status: u16, location: Option<String> },
-    TooLarge { status: u16 },
+    Answer {
+        status: u16,
+        meta: Option<ErrorMeta>,
+        pace: Option<Duration>,
+        body: bytes::Bytes,
+        headers: HeaderMap,
+    },
+    Redirect {
+        status: u16,
+        location: Option<String>,
+        headers: HeaderMap,
+    },
+    TooLarge {
+        status: u16,
+        headers: HeaderMap,
+    },
 }
 
 /// The headers of an error answer that the error carries.
@@ -282,6 +322,7 @@ fn transport_error(e: reqwest::Error, timeout: Duration, origin: &str) -> Error 
     let detail = describe(&e);
     if e.is_connect() {
         return Error::Transport {
+            meta: None,
             detail: plain_http_hint(&detail, origin).unwrap_or(detail),
             host,
             may_have_reached_server: false,
@@ -290,13 +331,14 @@ fn transport_error(e: reqwest::Error, timeout: Duration, origin: &str) -> Error 
     }
     if e.is_timeout() {
         return Error::Timeout {
+            meta: None,
             after: timeout,
             waiting_for_token: false,
             may_have_reached_server: true,
             effect: Effect::Write,
         };
     }
-    Error::Transport { host, may_have_reached_server: true, detail, effect: Effect::Write }
+    Error::Transport { meta: None, host, may_have_reached_server: true, detail, effect: Effect::Write }
 }
 
 /// What to do when a TLS handshake met a server that answered in plain HTTP (rustls:

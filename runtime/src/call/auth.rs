@@ -84,6 +84,7 @@ impl ClientInner {
         };
         match tokio::time::timeout_at(deadline, renewals.changed()).await {
             Err(_) => Err(Error::Timeout {
+                meta: None,
                 after: budget,
                 waiting_for_token: true,
                 may_have_reached_server: false,
@@ -178,10 +179,11 @@ impl ClientInner {
         async {
             let request = w.finish_at(&self.base_url)?;
             let answer = self
-                .attempt(&request, bearer, self.timeout, Instant::now())
+                .attempt(&request, bearer, None, self.timeout, Instant::now())
                 .await
                 .map_err(|f: Failure| f.error)?;
             let data = answer.data.clone().ok_or_else(|| Error::Decode {
+                meta: None,
                 status: answer.status,
                 operation: route.operation,
                 path: None,
@@ -194,6 +196,7 @@ impl ClientInner {
             let length = grant.access_token.expose().len();
             if length > MAX_TOKEN_BYTES {
                 return Err(Error::Decode {
+                    meta: None,
                     status: answer.status,
                     operation: route.operation,
                     path: None,
@@ -206,6 +209,7 @@ impl ClientInner {
             }
             let mut header = HeaderValue::try_from(format!("Bearer {}", grant.access_token.expose()))
                 .map_err(|_| Error::Decode {
+                    meta: None,
                     status: answer.status,
                     operation: route.operation,
                     path: None,
@@ -234,7 +238,9 @@ impl ClientInner {
         let mut w = RequestWriter::new(route);
         write_token_body(&mut w, routes.revoke_body, credentials, Some(&access))?;
         let request = w.finish_at(&self.base_url)?;
-        self.attempt(&request, Some(&header), self.timeout, Instant::now()).await.map_err(|f| f.error)?;
+        self.attempt(&request, Some(&header), None, self.timeout, Instant::now())
+            .await
+            .map_err(|f| f.error)?;
         let mut state = self.tokens.lock();
         if state.generation == generation {
             state.current = None;

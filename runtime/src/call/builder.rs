@@ -237,6 +237,12 @@ impl<C: From<Session>> ClientBuilder<C> {
                     .to_owned(),
             });
         }
+        let request_id = match self.service.request_id {
+            Some(name) => Some(HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
+                reason: format!("the spec's request-id header `{name}` is not a header name"),
+            })?),
+            None => None,
+        };
         let user_agent = HeaderValue::try_from(self.user_agent.as_deref().unwrap_or(DEFAULT_USER_AGENT))
             .map_err(|_| Error::Config {
                 reason: "the user agent has characters a header cannot carry".to_owned(),
@@ -258,6 +264,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 account,
                 auth_routes: self.service.tokens,
                 rate_limit: self.service.rate_limit,
+                request_id,
                 timeout: self.timeout,
                 call_timeout: self.call_timeout,
                 retry: self.retry,

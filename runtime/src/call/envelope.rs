@@ -1,6 +1,7 @@
 //! The answer envelope (the keys its spec declares: a code, a description, the data) and
 //! what a successful call returns.
 
+use super::meta::Meta;
 use crate::error::Error;
 use std::ops::Range;
 
@@ -15,7 +16,9 @@ use crate::service::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route};
 /// be missing, a value may come as another kind. Such an answer is still the service's
 /// answer: the data holds every field that could be read, [`Envelope::unread`] says what
 /// could not, and [`Envelope::raw_data`] gives the data's exact text.
-#[derive(Clone, Debug, PartialEq)]
+/// Two envelopes are equal when their answers are: how each came (its [`Meta`]) is not
+/// compared.
+#[derive(Clone, Debug)]
 pub struct Envelope<T> {
     /// The service's code (one of the spec's success codes on success).
     pub code: String,
@@ -34,6 +37,7 @@ pub struct Envelope<T> {
     pub unread: Unread,
     raw: RawData,
     awaiting: Option<&'static str>,
+    meta: Option<Meta>,
 }
 
 impl<T> Envelope<T> {
@@ -47,7 +51,14 @@ impl<T> Envelope<T> {
             unread: Unread::default(),
             raw: RawData::default(),
             awaiting: None,
+            meta: None,
         }
+    }
+
+    /// What the call's exchanges were: status, headers, attempts, timing, request id.
+    /// `None` for an envelope made by hand ([`Envelope::new`]).
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
     }
 
     /// What a pending answer waits on, when the spec names it (`the customer's OTP`): the
@@ -79,7 +90,20 @@ impl<T> Envelope<T> {
             unread: self.unread,
             raw: self.raw,
             awaiting: self.awaiting,
+            meta: self.meta,
         }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Envelope<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.description == other.description
+            && self.data == other.data
+            && self.status_flag == other.status_flag
+            && self.unread == other.unread
+            && self.raw == other.raw
+            && self.awaiting == other.awaiting
     }
 }
 
@@ -198,6 +222,12 @@ impl<T> Outcome<T> {
         }
     }
 
+    /// What the call's exchanges were (status, headers, attempts, timing, request id),
+    /// whichever the outcome.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.envelope().meta()
+    }
+
     /// What a pending operation waits on, when the answer says (a card charge waiting
     /// for the customer's OTP); `None` for any other outcome.
     pub fn awaiting(&self) -> Option<&'static str> {
@@ -279,6 +309,11 @@ pub(crate) struct RawAnswer {
     pub(crate) request_secrets: Vec<String>,
     /// The body as it came, for the excerpt of a decode error.
     pub(crate) body: bytes::Bytes,
+    /// The answer's headers (moved out of the response, not copied), until the call's
+    /// record takes them.
+    pub(crate) headers: reqwest::header::HeaderMap,
+    /// The call's record, once its attempts are over.
+    pub(crate) meta: Option<Meta>,
 }
 
 /// The code and description of any answer body, at the envelope's keys, if it has them
@@ -458,6 +493,7 @@ impl RawAnswer {
             unread,
             raw: RawData { body: self.body, range },
             awaiting: None,
+            meta: self.meta,
         }
     }
 
@@ -477,6 +513,7 @@ pub(crate) fn read_success(
     secrets: &dyn Fn() -> Secrets,
 ) -> Result<RawAnswer, Error> {
     let unreadable = |reason: String| Error::Decode {
+        meta: None,
         status,
         operation: route.operation,
         path: None,
@@ -501,6 +538,8 @@ pub(crate) fn read_success(
                 flag,
                 request_secrets: Vec::new(),
                 body: body.clone(),
+                headers: reqwest::header::HeaderMap::new(),
+                meta: None,
             }
         };
     let keys = match route.answers.envelope {
@@ -588,6 +627,7 @@ pub(crate) fn read_success(
     if reference_taken(body, answers) {
         let excerpt = redact::answer_excerpt(body, &secrets(), route.answers.secret_values);
         return Err(Error::ReferenceUsed {
+            meta: None,
             status,
             code: Some(code),
             description: Some(description),
@@ -596,9 +636,9 @@ pub(crate) fn read_success(
         });
     }
     if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
-        return Err(Error::OutcomeUnknown { status, code, description });
+        return Err(Error::OutcomeUnknown { meta: None, status, code, description });
     }
-    Err(Error::Service { code, description })
+    Err(Error::Service { meta: None, code, description })
 }
 
 /// Where an answer leaves the operation, read from its state.

@@ -27,6 +27,8 @@ pub(crate) struct ClientInner {
     pub(crate) auth_routes: Option<AuthRoutes>,
     /// The headers the service announces its rate limit in, if it does.
     pub(super) rate_limit: Option<RateLimitHeaders>,
+    /// The header each call sends its request id in, and reads the service's from.
+    pub(super) request_id: Option<HeaderName>,
     pub(crate) timeout: Duration,
     pub(super) call_timeout: Duration,
     pub(super) retry: RetryPolicy,
@@ -148,6 +150,7 @@ impl ClientInner {
     /// A decode error for `answer`, its excerpt with every secret removed.
     fn unreadable(&self, answer: &RawAnswer, path: Option<String>, reason: String) -> Error {
         Error::Decode {
+            meta: answer.meta.clone().map(Box::new),
             status: answer.status,
             operation: answer.operation,
             path,

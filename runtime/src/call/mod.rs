@@ -8,7 +8,7 @@
 //!   read; `attempt`: one exchange on the wire; `urls`: the routes' parsed URLs;
 //! - `token`: the token cell and a grant read; `auth`: tokens issued, renewed, revoked;
 //! - `retry`: [`RetryPolicy`] and [`CallOptions`]; `envelope`: the answer's envelope and
-//!   [`Outcome`]; `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
+//!   [`Outcome`]; `meta`: what a call's exchanges were ([`Meta`]); `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
 //!   `blocking`: [`BlockingRuntime`].
 
 mod attempt;
@@ -17,6 +17,7 @@ mod blocking;
 mod builder;
 mod envelope;
 mod inner;
+mod meta;
 mod pages;
 mod retry;
 mod session;
@@ -29,6 +30,7 @@ pub use builder::{
     BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, install_tls_provider,
 };
 pub use envelope::{Envelope, Outcome, Unread};
+pub use meta::{Attempt, Meta, REDACTED};
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use session::Session;

@@ -195,11 +195,26 @@ pub(crate) struct Failure {
     pub(crate) retry_after: Option<Duration>,
     pub(crate) unauthorized: bool,
     pub(crate) token_generation: Option<u64>,
+    /// The status and headers of the answer, when one came.
+    pub(crate) answer: Option<(u16, reqwest::header::HeaderMap)>,
 }
 
 impl From<Error> for Failure {
     fn from(error: Error) -> Self {
-        Failure { error, retry_after: None, unauthorized: false, token_generation: None }
+        Failure { error, retry_after: None, unauthorized: false, token_generation: None, answer: None }
+    }
+}
+
+impl Failure {
+    /// A failure that came with an answer: its status and headers, for the call's record.
+    pub(crate) fn answered(status: u16, headers: reqwest::header::HeaderMap, error: Error) -> Failure {
+        Failure::from(error).with_answer(status, headers)
+    }
+
+    /// The failure, with the answer it came with.
+    pub(crate) fn with_answer(mut self, status: u16, headers: reqwest::header::HeaderMap) -> Failure {
+        self.answer = Some((status, headers));
+        self
     }
 }
 
@@ -230,6 +245,7 @@ mod tests {
 
     fn transport(reached: bool) -> Error {
         Error::Transport {
+            meta: None,
             host: "http://x".into(),
             may_have_reached_server: reached,
             detail: "x".into(),
@@ -239,6 +255,7 @@ mod tests {
 
     fn status(code: u16) -> Error {
         Error::Status {
+            meta: None,
             status: code,
             code: None,
             description: None,
@@ -257,6 +274,7 @@ mod tests {
             status(503),
             status(504),
             Error::Timeout {
+                meta: None,
                 after: Duration::from_secs(1),
                 waiting_for_token: false,
                 may_have_reached_server: true,
@@ -269,7 +287,7 @@ mod tests {
             status(500),
             status(400),
             status(404),
-            Error::Service { code: "02".into(), description: String::new() },
+            Error::Service { meta: None, code: "02".into(), description: String::new() },
         ] {
             assert!(p.next_delay(&READ, false, &e, None, 1).is_none(), "{e:?}");
         }
@@ -286,6 +304,7 @@ mod tests {
                 status(502),
                 status(503),
                 Error::Timeout {
+                    meta: None,
                     after: Duration::from_secs(1),
                     waiting_for_token: false,
                     may_have_reached_server: true,
@@ -310,6 +329,7 @@ mod tests {
             status(503),
             status(504),
             Error::Timeout {
+                meta: None,
                 after: Duration::from_secs(1),
                 waiting_for_token: false,
                 may_have_reached_server: true,
@@ -319,8 +339,11 @@ mod tests {
             assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_some(), "{e:?}");
             assert!(p.next_delay(&DEDUPLICATED, false, &e, None, 1).is_none(), "{e:?}");
         }
-        for e in [status(400), status(409), Error::Service { code: "06".into(), description: String::new() }]
-        {
+        for e in [
+            status(400),
+            status(409),
+            Error::Service { meta: None, code: "06".into(), description: String::new() },
+        ] {
             assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_none(), "{e:?}");
         }
     }
@@ -328,7 +351,8 @@ mod tests {
     #[test]
     fn retry_after_is_honoured_up_to_the_cap() {
         let p = RetryPolicy::default().max_retry_after(Duration::from_secs(2));
-        let limited = Error::RateLimited { limit: None, remaining: None, window: None, retry_after: None };
+        let limited =
+            Error::RateLimited { meta: None, limit: None, remaining: None, window: None, retry_after: None };
         assert_eq!(
             p.next_delay(&READ, false, &limited, Some(Duration::from_secs(1)), 1),
             Some(Duration::from_secs(1))

@@ -3,13 +3,15 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
+use reqwest::header::{HeaderName, HeaderValue};
 use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::envelope::{Outcome, RawAnswer};
 use super::inner::ClientInner;
+use super::meta::{Attempt, Meta, new_request_id};
 use super::retry::{CallOptions, Failure};
 use crate::error::Error;
 use crate::request::Operation;
@@ -28,18 +30,35 @@ impl ClientInner {
         let policy = options.retry.as_ref().unwrap_or(&self.retry);
         let per_attempt = options.timeout.unwrap_or(self.timeout);
         let budget = options.deadline.unwrap_or(self.call_timeout);
-        let deadline = Instant::now() + budget;
+        let started = Instant::now();
+        let deadline = started + budget;
+        // One id for the call, sent on every attempt: a resend is the same request.
+        let id = self.request_id.as_ref().map(|_| new_request_id());
+        let mut meta = Meta::new(request.route.operation, id.clone());
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
         loop {
             tracing::debug!(attempt, "sending");
-            let failure = match self.attempt_with_token(request, per_attempt, deadline, budget).await {
-                Ok(answer) => {
+            let at = SystemTime::now();
+            let from = Instant::now();
+            let sent = self.attempt_with_token(request, id.as_ref(), per_attempt, deadline, budget).await;
+            let took = from.elapsed();
+            let mut failure = match sent {
+                Ok(mut answer) => {
                     tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
+                    let headers = std::mem::take(&mut answer.headers);
+                    meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, Some(headers));
+                    meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
+                    answer.meta = Some(meta);
                     return Ok(answer);
                 }
                 Err(failure) => failure,
             };
+            let (status, headers) = match failure.answer.take() {
+                Some((status, headers)) => (Some(status), Some(headers)),
+                None => (None, None),
+            };
+            meta.attempted(Attempt { started: at, took, status }, headers);
             if failure.unauthorized && request.route.auth.sends_bearer() && !renewed_after_401 {
                 // The token was refused: nothing was applied, so one more try is safe.
                 renewed_after_401 = true;
@@ -60,7 +79,10 @@ impl ClientInner {
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
-                _ => return Err(failure.error),
+                _ => {
+                    meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
+                    return Err(failure.error.with_meta(meta));
+                }
             }
         }
     }
@@ -68,6 +90,7 @@ impl ClientInner {
     async fn attempt_with_token(
         self: &Arc<Self>,
         request: &PreparedRequest,
+        request_id: Option<&HeaderValue>,
         per_attempt: Duration,
         deadline: Instant,
         budget: Duration,
@@ -87,6 +110,7 @@ impl ClientInner {
         let left = deadline.saturating_duration_since(now);
         if left.is_zero() {
             return Err(Error::Timeout {
+                meta: None,
                 after: budget,
                 waiting_for_token: false,
                 may_have_reached_server: false,
@@ -95,7 +119,7 @@ impl ClientInner {
             .into());
         }
         let header = bearer.as_ref().map(|b| &b.header);
-        self.attempt(request, header, per_attempt.min(left), now).await.map_err(|mut f| {
+        self.attempt(request, header, request_id, per_attempt.min(left), now).await.map_err(|mut f| {
             f.token_generation = bearer.map(|b| b.generation);
             f
         })

@@ -69,6 +69,7 @@ impl FailedRenewal {
             retry_after: Some(wait),
             unauthorized: false,
             token_generation: None,
+            answer: None,
         }
     }
 }

@@ -52,6 +52,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let token_operations = token_operations(&raw.service, &operations, &shapes, &raw.unreadable, sink);
     let account_header = account_header(raw.service.account_header.as_deref(), sink);
     let rate_limit = raw.service.rate_limit.as_ref().map(|raw| rate_limit(raw, sink));
+    let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
     let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, sink));
@@ -65,6 +66,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         token_operations,
         account_header,
         rate_limit,
+        request_id_header,
         envelope,
         page_keys,
         webhooks,

@@ -282,6 +282,20 @@ pub(super) fn rate_limit(raw: &RawRateLimit, sink: &mut Sink) -> [String; 3] {
     })
 }
 
+/// `service.request_id_header`, kept lowercase: the header a client sends its request id
+/// in, and reads the service's from.
+pub(super) fn request_id_header(raw: Option<&str>, sink: &mut Sink) -> Option<String> {
+    let name = raw?;
+    if !is_header_name(name) {
+        sink.error(
+            "service.request_id_header",
+            format!("`{name}` is not a header name"),
+            "write the header's name, e.g. `X-Request-Id`",
+        );
+    }
+    Some(name.to_ascii_lowercase())
+}
+
 pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
     let Some(name) = raw else { return "accountId".to_owned() };
     if !is_header_name(name) {

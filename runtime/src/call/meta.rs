@@ -1,0 +1,209 @@
+//! What one call's exchanges were, beside its outcome or its error: the HTTP status and
+//! headers of the last answer, the attempts made (when each started, how long it took,
+//! what it was answered), the total time, and the request id a support ticket can quote
+//! (the service's, where it sends one, else the one the client sent). Built from what the
+//! call had anyway: the answer's headers are moved, not copied, and redacted only when
+//! read.
+
+use std::fmt;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::{HeaderMap, HeaderValue};
+
+/// The answer headers never shown: credentials and cookies, whatever a server sends.
+const SECRET_HEADERS: [&str; 6] = [
+    "set-cookie",
+    "cookie",
+    "authorization",
+    "proxy-authorization",
+    "www-authenticate",
+    "proxy-authenticate",
+];
+
+/// What a redacted header's value reads as.
+pub const REDACTED: &str = "[redacted]";
+
+/// One attempt of a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Attempt {
+    /// When it started (the wall clock, for logs).
+    pub started: SystemTime,
+    /// How long it took, to its answer or its failure.
+    pub took: Duration,
+    /// The HTTP status it was answered with; `None` when no answer came (a connection
+    /// failure, a timeout).
+    pub status: Option<u16>,
+}
+
+/// What one call's exchanges were ([`Outcome::meta`](crate::Outcome::meta),
+/// [`Error::meta`](crate::Error::meta)). Its `Debug` shows no secret header.
+#[derive(Clone)]
+pub struct Meta {
+    operation: &'static str,
+    request_id: Option<HeaderValue>,
+    from_service: bool,
+    headers: HeaderMap,
+    /// The first attempt, kept inline: most calls make one, and their record allocates
+    /// nothing for it.
+    first: Option<Attempt>,
+    /// Every attempt, from the second one on (the first copied in).
+    all: Vec<Attempt>,
+    total: Duration,
+}
+
+impl Meta {
+    pub(crate) fn new(operation: &'static str, request_id: Option<HeaderValue>) -> Meta {
+        Meta {
+            operation,
+            request_id,
+            from_service: false,
+            headers: HeaderMap::new(),
+            first: None,
+            all: Vec::new(),
+            total: Duration::ZERO,
+        }
+    }
+
+    /// Records an attempt, and the headers of its answer when it had one.
+    pub(crate) fn attempted(&mut self, attempt: Attempt, headers: Option<HeaderMap>) {
+        match self.first {
+            None => self.first = Some(attempt),
+            Some(first) => {
+                if self.all.is_empty() {
+                    self.all.push(first);
+                }
+                self.all.push(attempt);
+            }
+        }
+        if let Some(headers) = headers {
+            self.headers = headers;
+        }
+    }
+
+    /// Closes the record: the call's whole time, and the service's request id when its
+    /// last answer carried one under `header`.
+    pub(crate) fn finish(&mut self, total: Duration, header: Option<&str>) {
+        self.total = total;
+        if let Some(value) = header.and_then(|name| self.headers.get(name)).filter(|v| v.to_str().is_ok()) {
+            // A clone of the answer's bytes: a reference count, not a copy.
+            self.request_id = Some(value.clone());
+            self.from_service = true;
+        }
+    }
+
+    /// The operation called (`bank_transfer`).
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+
+    /// The HTTP status of the last answer, if one came.
+    pub fn status(&self) -> Option<u16> {
+        self.attempts().last().and_then(|a| a.status)
+    }
+
+    /// The request id to quote: the service's, where its answer carried one, else the
+    /// one the client generated and sent (when the spec names a request-id header).
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_ref().and_then(|v| v.to_str().ok())
+    }
+
+    /// Whether [`Meta::request_id`] is the service's own.
+    pub fn request_id_is_the_services(&self) -> bool {
+        self.from_service
+    }
+
+    /// A header of the last answer, by name (any case); a credential or cookie reads as
+    /// [`REDACTED`].
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let value = self.headers.get(name)?;
+        Some(shown(name, value))
+    }
+
+    /// Every header of the last answer, in order, a credential or cookie as [`REDACTED`].
+    pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.headers.iter().map(|(name, value)| (name.as_str(), shown(name.as_str(), value)))
+    }
+
+    /// The attempts made, in order.
+    pub fn attempts(&self) -> &[Attempt] {
+        match &self.first {
+            Some(first) if self.all.is_empty() => std::slice::from_ref(first),
+            _ => &self.all,
+        }
+    }
+
+    /// The call's whole time: its attempts, the waits between them, and any wait for a
+    /// token.
+    pub fn total(&self) -> Duration {
+        self.total
+    }
+}
+
+fn shown<'v>(name: &str, value: &'v HeaderValue) -> &'v str {
+    if value.is_sensitive() || SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+        REDACTED
+    } else {
+        value.to_str().unwrap_or("[not text]")
+    }
+}
+
+impl fmt::Debug for Meta {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Meta")
+            .field("operation", &self.operation)
+            .field("status", &self.status())
+            .field("request_id", &self.request_id())
+            .field("headers", &self.headers().collect::<Vec<_>>())
+            .field("attempts", &self.attempts())
+            .field("total", &self.total)
+            .finish()
+    }
+}
+
+/// A fresh request id: 32 hex digits, unpredictable, unique within the process, written
+/// straight into a header value.
+pub(crate) fn new_request_id() -> HeaderValue {
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let count = COUNT.fetch_add(1, Ordering::Relaxed);
+    let state = std::collections::hash_map::RandomState::new();
+    let bits = [state.hash_one(count), state.hash_one((count, std::process::id()))];
+    let mut text = [0u8; 32];
+    for (i, byte) in text.iter_mut().enumerate() {
+        let word = bits[i / 16];
+        *byte = HEX[((word >> (60 - 4 * (i % 16))) & 0xf) as usize];
+    }
+    // Hex digits are always a valid header value.
+    HeaderValue::from_bytes(&text).unwrap_or_else(|_| HeaderValue::from_static("0"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_are_hex_and_distinct_and_secrets_never_show() {
+        let ids: Vec<HeaderValue> = (0..100).map(|_| new_request_id()).collect();
+        assert!(ids.iter().all(|id| id.len() == 32 && id.as_bytes().iter().all(u8::is_ascii_hexdigit)));
+        let distinct: std::collections::HashSet<&[u8]> = ids.iter().map(HeaderValue::as_bytes).collect();
+        assert_eq!(distinct.len(), ids.len());
+
+        let mut headers = HeaderMap::new();
+        headers.insert("set-cookie", HeaderValue::from_static("sid=s3cr3t"));
+        headers.insert("x-request-id", HeaderValue::from_static("svc-1"));
+        let mut meta = Meta::new("op", ids.first().cloned());
+        let attempt =
+            Attempt { started: SystemTime::now(), took: Duration::from_millis(3), status: Some(200) };
+        meta.attempted(attempt, Some(headers));
+        meta.finish(Duration::from_millis(4), Some("x-request-id"));
+        assert_eq!((meta.request_id(), meta.request_id_is_the_services()), (Some("svc-1"), true));
+        assert_eq!(
+            (meta.header("SET-COOKIE"), meta.status(), meta.attempts().len()),
+            (Some(REDACTED), Some(200), 1)
+        );
+        assert!(!format!("{meta:?}").contains("s3cr3t"));
+    }
+}

@@ -1,0 +1,113 @@
+//! What a call says of its exchanges, beside its outcome or its error: status, headers
+//! (no secret), attempts with their timing, the total, and the request id to quote, the
+//! same one the server received on every attempt. Counted at the server.
+
+#[path = "runtime_support.rs"]
+mod support;
+
+use std::time::Duration;
+
+use payspec_client::runtime::REDACTED;
+use payspec_client::{CallOptions, Error};
+use payspec_tests::mock::Reply;
+use serde_json::json;
+use support::*;
+
+fn balance() -> Reply {
+    Reply::ok(json!({"amount": "10.00", "currency": "NGN"}))
+}
+
+fn is_client_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[tokio::test]
+async fn an_outcome_carries_its_attempts_headers_and_the_request_id_the_server_received() {
+    let server = server_with_token(|_, nth| {
+        let reply = if nth == 0 { Reply::empty(503) } else { balance() };
+        reply.header("Set-Cookie", "session=abc123secret").header("X-Rate-Limit-Remaining", "38")
+    })
+    .await;
+    let client = client(&server);
+    let outcome = client.send(&FetchBalance::new("acct-1")).await.unwrap_or_else(|e| panic!("{e}"));
+    let meta = outcome.meta().unwrap_or_else(|| panic!("an outcome of a call has its record"));
+
+    assert_eq!(meta.operation(), "fetch_balance");
+    assert_eq!(meta.status(), Some(200));
+    let statuses: Vec<Option<u16>> = meta.attempts().iter().map(|a| a.status).collect();
+    assert_eq!(statuses, [Some(503), Some(200)]);
+    let attempts = meta.attempts();
+    assert!(attempts[0].started <= attempts[1].started);
+    assert!(meta.total() >= attempts[0].took + attempts[1].took, "{meta:?}");
+    assert_eq!(meta.header("x-rate-limit-remaining"), Some("38"));
+    assert_eq!(meta.header("Set-Cookie"), Some(REDACTED));
+    assert!(!format!("{meta:?}").contains("abc123secret"), "{meta:?}");
+    assert!(meta.headers().all(|(_, value)| !value.contains("abc123secret")));
+
+    // The id is the client's, and the server got that same id on both attempts.
+    let id = meta.request_id().unwrap_or_default();
+    assert!(is_client_id(id) && !meta.request_id_is_the_services(), "{id}");
+    let sent = server.requests_to("GET", "/v1/accounts/acct-1/balance");
+    assert_eq!(sent.len(), 2);
+    assert!(sent.iter().all(|r| r.header("x-request-id") == Some(id)), "{id}");
+}
+
+#[tokio::test]
+async fn the_services_own_request_id_wins_and_each_call_sends_a_new_one() {
+    let server = server_with_token(|_, _| balance().header("X-Request-Id", "svc-req-7")).await;
+    let client = client(&server);
+    let first = client.send(&FetchBalance::new("acct-1")).await.unwrap_or_else(|e| panic!("{e}"));
+    let _second = client.send(&FetchBalance::new("acct-1")).await.unwrap_or_else(|e| panic!("{e}"));
+    let meta = first.meta().unwrap_or_else(|| panic!("a record"));
+    assert_eq!((meta.request_id(), meta.request_id_is_the_services()), (Some("svc-req-7"), true));
+    let sent: Vec<String> = server
+        .requests_to("GET", "/v1/accounts/acct-1/balance")
+        .iter()
+        .filter_map(|r| r.header("x-request-id").map(str::to_owned))
+        .collect();
+    assert_eq!(sent.len(), 2);
+    assert!(sent.iter().all(|id| is_client_id(id)) && sent[0] != sent[1], "{sent:?}");
+}
+
+#[tokio::test]
+async fn an_error_carries_the_record_of_its_call_and_a_request_refused_before_sending_has_none() {
+    let server = server_with_token(|_, _| {
+        Reply::json(404, json!({"code": "404", "description": "not found"}))
+            .header("Authorization", "Bearer leaked")
+    })
+    .await;
+    let client = client(&server);
+    let error = client.send(&FetchBalance::new("acct-1")).await.err().unwrap_or_else(|| panic!("a 404"));
+    let meta = error.meta().unwrap_or_else(|| panic!("{error:?} has no record"));
+    assert!(matches!(error, Error::Status { status: 404, .. }), "{error:?}");
+    assert_eq!((meta.status(), meta.attempts().len()), (Some(404), 1));
+    assert_eq!(meta.header("authorization"), Some(REDACTED));
+    let sent = server.requests_to("GET", "/v1/accounts/acct-1/balance");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].header("x-request-id"), meta.request_id());
+
+    // Refused before anything left: no exchange, no record.
+    let refused = client.send(&FetchBalance::new("")).await.err().unwrap_or_else(|| panic!("refused"));
+    assert!(matches!(refused, Error::InvalidRequest { .. }) && refused.meta().is_none(), "{refused:?}");
+    assert_eq!(server.requests_to("GET", "/v1/accounts/acct-1/balance").len(), 1);
+}
+
+#[tokio::test]
+async fn a_timeout_records_attempts_that_got_no_answer() {
+    let server = server_with_token(|_, _| balance().delay(Duration::from_secs(2))).await;
+    let client = client(&server);
+    let options =
+        CallOptions::default().timeout(Duration::from_millis(100)).deadline(Duration::from_millis(700));
+    let error = client
+        .send_with(&FetchBalance::new("acct-1"), options)
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("a timeout"));
+    assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
+    let meta = error.meta().unwrap_or_else(|| panic!("{error:?} has no record"));
+    assert!(!meta.attempts().is_empty());
+    assert!(meta.attempts().iter().all(|a| a.status.is_none()), "{meta:?}");
+    assert_eq!(meta.status(), None);
+    // Counted at the server: every attempt arrived.
+    assert_eq!(server.requests_to("GET", "/v1/accounts/acct-1/balance").len(), meta.attempts().len());
+}
