@@ -1,8 +1,10 @@
 //! `Credentials::from_env` reads its three documented variables and names the missing
-//! ones, never a value. A binary of its own: no other test reads the environment while
-//! this one changes it.
+//! ones, never a value; `Client::from_env` takes the whole configuration from the
+//! environment and calls where it says. A binary of its own: no other test reads the
+//! environment while this one changes it.
 
 use payspec_client::Credentials;
+use serde_json::json;
 
 #[test]
 fn credentials_come_from_the_documented_variables() {
@@ -27,4 +29,42 @@ fn credentials_come_from_the_documented_variables() {
     assert_eq!((credentials.client_id.as_str(), credentials.account_id.as_str()), ("client-9", "acct-9"));
     assert_eq!(credentials.client_secret.expose(), "env-secret-123");
     assert!(!format!("{credentials:?}").contains("env-secret-123"));
+
+    // The whole client from the environment: where it sends, its credentials, its timeout.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    let runtime = runtime.unwrap_or_else(|e| panic!("{e}"));
+    runtime.block_on(async {
+        let server = payspec_tests::mock::MockServer::start(|request, _| {
+            if request.path().ends_with("/token/issue") {
+                payspec_tests::mock::Reply::ok(
+                    json!({"access_token": "tok-env", "expiresAt": "2099-01-01T00:00:00Z"}),
+                )
+            } else {
+                payspec_tests::mock::Reply::ok(json!({"amount": "1.00", "currency": "NGN"}))
+            }
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        // SAFETY: as above.
+        unsafe {
+            std::env::set_var("PAYSPEC_ENVIRONMENT", "nowhere");
+        }
+        let error = payspec_client::Client::from_env().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("PAYSPEC_ENVIRONMENT is `nowhere`"), "{error}");
+        // SAFETY: as above.
+        unsafe {
+            std::env::set_var("PAYSPEC_BASE_URL", server.url());
+            std::env::set_var("PAYSPEC_TIMEOUT", "5s");
+        }
+        let client = payspec_client::Client::from_env().unwrap_or_else(|e| panic!("{e}"));
+        let request = payspec_client::requests::FetchParentAccountBalance::default();
+        client.accounts().fetch_parent_account_balance(request).await.unwrap_or_else(|e| panic!("{e}"));
+        // Counted at the server: the call went to the base URL, with the account from the
+        // environment and the token its credentials obtained.
+        let calls = server.requests();
+        let balance =
+            calls.iter().find(|r| !r.path().ends_with("/token/issue")).unwrap_or_else(|| panic!("{calls:?}"));
+        assert_eq!(balance.header("accountId"), Some("acct-9"));
+        assert_eq!(balance.header("authorization"), Some("Bearer tok-env"));
+    });
 }

@@ -289,13 +289,16 @@ pub struct Service {
     /// service's from, when an answer carries one: what
     /// [`Meta::request_id`](crate::Meta::request_id) gives a support ticket.
     pub request_id: Option<&'static str>,
+    /// The environments the spec names, `(name, base URL)`: what
+    /// [`ClientBuilder::from_env`](crate::ClientBuilder::from_env) reads a name against.
+    pub environments: &'static [(&'static str, &'static str)],
 }
 
 impl Service {
     /// A service with no account header, no tokens and no rate-limit headers: every
     /// operation sends nothing but its own parameters.
     pub const PLAIN: Service =
-        Service { account_header: None, tokens: None, rate_limit: None, request_id: None };
+        Service { account_header: None, tokens: None, rate_limit: None, request_id: None, environments: &[] };
 }
 
 /// The names of the headers a service announces its rate limit in (lowercase, as HTTP/2

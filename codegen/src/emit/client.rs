@@ -76,6 +76,17 @@ pub mod client {
                 .environment(super::Environment::DEFAULT)
                 .user_agent(super::DEFAULT_USER_AGENT)
         }
+        /// A client configured from the environment alone: where it sends
+        /// (`PAYSPEC_BASE_URL`, or `PAYSPEC_ENVIRONMENT` naming an environment of the spec;
+        /// the default environment without either), its credentials (`PAYSPEC_CLIENT_ID`,
+        /// `PAYSPEC_CLIENT_SECRET`, `PAYSPEC_ACCOUNT_ID`) and its timeouts
+        /// (`PAYSPEC_TIMEOUT`, `PAYSPEC_CALL_TIMEOUT`: `30s`, `500ms`, or seconds). The
+        /// error names every variable that is missing or wrong.
+        /// [`ClientBuilder::from_env`](rt::ClientBuilder::from_env) does the same on a
+        /// builder, for what the environment does not say.
+        pub fn from_env() -> Result<Client, rt::Error> {
+            Client::builder().from_env()?.build()
+        }
         /// The session underneath: `send_with` for per-call settings, `pages_with`,
         /// `revoke`.
         pub fn session(&self) -> &rt::Session { &self.session }
@@ -170,7 +181,11 @@ impl Environment {
         spec.default_environment.to_upper_camel_case()
     );
     out.push(
-        "    /// Its base URL, without a trailing slash.
+        "    /// Any other base URL, from text or a `String`: `Environment::custom(\"http://127.0.0.1:8080\")`.
+    pub fn custom(url: impl Into<String>) -> Environment {
+        Environment::Custom(url.into())
+    }
+    /// Its base URL, without a trailing slash.
     pub fn base_url(&self) -> &str {
         match self {
 ",

@@ -152,6 +152,9 @@ pub mod routes {
         flag = opt_lit(envelope.flag.as_deref()),
     );
     let request_id = opt_lit(spec.request_id_header.as_deref());
+    let environments: Vec<String> =
+        spec.environments.iter().map(|e| format!("({}, {})", Lit(&e.name), Lit(&e.url))).collect();
+    let environments = environments.join(", ");
     write!(
         out,
         "    /// Every route of the spec, in spec order.
@@ -161,8 +164,9 @@ pub mod routes {
     /// operations send no token).
     pub const TOKEN: Option<rt::AuthRoutes> = {token};
     /// What the client's builder is given: the account header, the token operations, the
-    /// headers the service announces its rate limit in, and the request-id header.
-    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit}, request_id: {request_id} }};
+    /// headers the service announces its rate limit in, the request-id header, and the
+    /// environments by name.
+    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit}, request_id: {request_id}, environments: &[{environments}] }};
     /// The route of an operation of this spec, by its name (`bank_transfer`) or by
     /// any of its forms (`POST /v2/transfers/bank`, aliases included).
     pub fn find(name_or_route: &str) -> Option<&'static Route> {{

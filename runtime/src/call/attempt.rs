@@ -56,7 +56,7 @@ impl ClientInner {
         &self,
         request: &PreparedRequest,
         bearer: Option<&HeaderValue>,
-        request_id: Option<&HeaderValue>,
+        request_id: Option<HeaderValue>,
         timeout: Duration,
         now: Instant,
     ) -> Result<RawAnswer, Failure> {
@@ -101,7 +101,7 @@ impl ClientInner {
             builder = builder.header(name.clone(), value.clone());
         }
         if let (Some(name), Some(value)) = (&self.request_id, request_id) {
-            builder = builder.header(name.clone(), value.clone());
+            builder = builder.header(name.clone(), value);
         }
         let limit = self.max_answer_bytes;
         let exchange = async {

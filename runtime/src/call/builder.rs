@@ -204,6 +204,74 @@ impl<C: From<Session>> ClientBuilder<C> {
         self
     }
 
+    /// The variable [`from_env`](Self::from_env) reads the base URL from.
+    pub const BASE_URL_VAR: &'static str = "PAYSPEC_BASE_URL";
+    /// The variable [`from_env`](Self::from_env) reads an environment's name from.
+    pub const ENVIRONMENT_VAR: &'static str = "PAYSPEC_ENVIRONMENT";
+    /// The variable [`from_env`](Self::from_env) reads each attempt's timeout from.
+    pub const TIMEOUT_VAR: &'static str = "PAYSPEC_TIMEOUT";
+    /// The variable [`from_env`](Self::from_env) reads the whole call's deadline from.
+    pub const CALL_TIMEOUT_VAR: &'static str = "PAYSPEC_CALL_TIMEOUT";
+
+    /// Takes what the environment says, leaving the rest as it was:
+    /// - where requests go: `PAYSPEC_BASE_URL`, else `PAYSPEC_ENVIRONMENT` naming one of
+    ///   the spec's environments (any case);
+    /// - the credentials ([`Credentials::from_env`]: `PAYSPEC_CLIENT_ID`,
+    ///   `PAYSPEC_CLIENT_SECRET`, `PAYSPEC_ACCOUNT_ID`), required when the service uses
+    ///   tokens or when any of them is set;
+    /// - `PAYSPEC_TIMEOUT` (each attempt) and `PAYSPEC_CALL_TIMEOUT` (the whole call):
+    ///   `30s`, `1500ms`, `2m`, or whole seconds.
+    ///
+    /// An empty variable counts as unset. The error names every variable that is missing
+    /// or wrong (never a secret's value).
+    pub fn from_env(self) -> Result<Self, Error> {
+        self.read_vars(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) over any source of variables.
+    pub(crate) fn read_vars(mut self, read: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
+        let var = |name: &str| read(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let mut problems = Vec::new();
+        match (var(Self::BASE_URL_VAR), var(Self::ENVIRONMENT_VAR)) {
+            (Some(url), _) => self = self.environment(url),
+            (None, Some(name)) => {
+                let environments = self.service.environments;
+                match environments.iter().find(|(known, _)| known.eq_ignore_ascii_case(&name)) {
+                    Some((_, url)) => self = self.environment(*url),
+                    None => {
+                        let known: Vec<&str> = environments.iter().map(|(n, _)| *n).collect();
+                        problems.push(format!(
+                            "{} is `{name}`, which names no environment of the spec ({}); or set {} to a URL",
+                            Self::ENVIRONMENT_VAR,
+                            known.join(", "),
+                            Self::BASE_URL_VAR
+                        ));
+                    }
+                }
+            }
+            (None, None) => {}
+        }
+        let names = [Credentials::CLIENT_ID_VAR, Credentials::CLIENT_SECRET_VAR, Credentials::ACCOUNT_ID_VAR];
+        if self.service.tokens.is_some() || names.iter().any(|name| var(name).is_some()) {
+            match Credentials::from_vars(var) {
+                Ok(credentials) => self = self.credentials(credentials),
+                Err(Error::Config { reason }) => problems.push(reason),
+                Err(other) => problems.push(other.to_string()),
+            }
+        }
+        for name in [Self::TIMEOUT_VAR, Self::CALL_TIMEOUT_VAR] {
+            let Some(text) = var(name) else { continue };
+            match parse_duration(&text) {
+                Some(duration) if name == Self::TIMEOUT_VAR => self = self.timeout(duration),
+                Some(duration) => self = self.call_timeout(duration),
+                None => problems.push(format!(
+                    "{name} is `{text}`, not a duration: write `30s`, `1500ms`, `2m` or whole seconds"
+                )),
+            }
+        }
+        if problems.is_empty() { Ok(self) } else { Err(Error::Config { reason: problems.join("; ") }) }
+    }
+
     /// The client, or [`Error::Config`] when credentials are missing or the base URL is
     /// not an `http(s)` URL.
     pub fn build(self) -> Result<C, Error> {
@@ -238,9 +306,16 @@ impl<C: From<Session>> ClientBuilder<C> {
             });
         }
         let request_id = match self.service.request_id {
-            Some(name) => Some(HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
-                reason: format!("the spec's request-id header `{name}` is not a header name"),
-            })?),
+            // Checked, then made from the static text: cloning it per call copies nothing
+            // and counts no reference.
+            Some(name) if HeaderName::from_bytes(name.as_bytes()).is_ok_and(|n| n.as_str() == name) => {
+                Some(HeaderName::from_static(name))
+            }
+            Some(name) => {
+                return Err(Error::Config {
+                    reason: format!("the spec's request-id header `{name}` is not a lowercase header name"),
+                });
+            }
             None => None,
         };
         let user_agent = HeaderValue::try_from(self.user_agent.as_deref().unwrap_or(DEFAULT_USER_AGENT))
@@ -296,6 +371,23 @@ pub fn install_tls_provider() {
     }
 }
 
+/// A duration as configuration writes one: `30s`, `1500ms`, `2m`, or whole seconds; never
+/// zero.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let n: u64 = number.parse().ok()?;
+    let duration = match unit.trim() {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.checked_mul(60)?),
+        _ => return None,
+    };
+    (!duration.is_zero()).then_some(duration)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +416,57 @@ mod tests {
         for environment in ["https://api.example.test", "https://x.test"] {
             assert!(built(environment).is_ok());
         }
+    }
+
+    static NAMED: Service = Service {
+        environments: &[("live", "https://api.example.test"), ("sandbox", "http://127.0.0.1:9")],
+        ..Service::PLAIN
+    };
+
+    fn from(vars: &[(&str, &str)]) -> Result<ClientBuilder<Session>, Error> {
+        let vars: Vec<(String, String)> =
+            vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        ClientBuilder::<Session>::new(&NAMED)
+            .read_vars(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn the_environment_names_where_to_send_the_credentials_and_the_timeouts() -> Result<(), Error> {
+        let named = from(&[("PAYSPEC_ENVIRONMENT", "SANDBOX"), ("PAYSPEC_TIMEOUT", "1500ms")])?;
+        assert_eq!(named.environment.as_ref().map(BaseUrl::as_str), Some("http://127.0.0.1:9"));
+        assert_eq!(named.timeout, Duration::from_millis(1500));
+        let url = from(&[("PAYSPEC_BASE_URL", "http://10.0.0.1:8080"), ("PAYSPEC_ENVIRONMENT", "live")])?;
+        assert_eq!(url.environment.as_ref().map(BaseUrl::as_str), Some("http://10.0.0.1:8080"));
+        let timed = from(&[("PAYSPEC_CALL_TIMEOUT", "2m"), ("PAYSPEC_TIMEOUT", "30")])?;
+        assert_eq!((timed.call_timeout, timed.timeout), (Duration::from_secs(120), Duration::from_secs(30)));
+        let credentials = from(&[
+            ("PAYSPEC_CLIENT_ID", "c-1"),
+            ("PAYSPEC_CLIENT_SECRET", "s3cret"),
+            ("PAYSPEC_ACCOUNT_ID", "a-1"),
+        ])?;
+        assert_eq!(credentials.credentials.as_ref().map(|c| c.account_id.as_str()), Some("a-1"));
+        Ok(())
+    }
+
+    #[test]
+    fn every_wrong_variable_is_named_and_no_secret_is_repeated() {
+        let error = from(&[
+            ("PAYSPEC_ENVIRONMENT", "staging"),
+            ("PAYSPEC_TIMEOUT", "soon"),
+            ("PAYSPEC_CALL_TIMEOUT", "0"),
+            ("PAYSPEC_CLIENT_SECRET", "s3cret"),
+        ])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+        for needle in [
+            "PAYSPEC_ENVIRONMENT is `staging`, which names no environment of the spec (live, sandbox)",
+            "PAYSPEC_TIMEOUT is `soon`",
+            "PAYSPEC_CALL_TIMEOUT is `0`",
+            "PAYSPEC_CLIENT_ID, PAYSPEC_ACCOUNT_ID",
+        ] {
+            assert!(error.contains(needle), "{needle:?} not in {error}");
+        }
+        assert!(!error.contains("s3cret"), "{error}");
     }
 }

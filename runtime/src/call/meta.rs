@@ -7,7 +7,6 @@
 
 use std::fmt;
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -43,7 +42,7 @@ pub struct Attempt {
 #[derive(Clone)]
 pub struct Meta {
     operation: &'static str,
-    request_id: Option<HeaderValue>,
+    request_id: Option<RequestId>,
     from_service: bool,
     headers: HeaderMap,
     /// The first attempt, kept inline: most calls make one, and their record allocates
@@ -55,7 +54,7 @@ pub struct Meta {
 }
 
 impl Meta {
-    pub(crate) fn new(operation: &'static str, request_id: Option<HeaderValue>) -> Meta {
+    pub(crate) fn new(operation: &'static str, request_id: Option<RequestId>) -> Meta {
         Meta {
             operation,
             request_id,
@@ -89,8 +88,16 @@ impl Meta {
         self.total = total;
         if let Some(value) = header.and_then(|name| self.headers.get(name)).filter(|v| v.to_str().is_ok()) {
             // A clone of the answer's bytes: a reference count, not a copy.
-            self.request_id = Some(value.clone());
+            self.request_id = Some(RequestId::Service(value.clone()));
             self.from_service = true;
+        }
+    }
+
+    /// The client's own request id as a header to send, until the service gives its own.
+    pub(crate) fn own_request_id(&self) -> Option<HeaderValue> {
+        match &self.request_id {
+            Some(id @ RequestId::Own(_)) => id.header(),
+            _ => None,
         }
     }
 
@@ -107,7 +114,10 @@ impl Meta {
     /// The request id to quote: the service's, where its answer carried one, else the
     /// one the client generated and sent (when the spec names a request-id header).
     pub fn request_id(&self) -> Option<&str> {
-        self.request_id.as_ref().and_then(|v| v.to_str().ok())
+        match self.request_id.as_ref()? {
+            RequestId::Own(id) => std::str::from_utf8(id).ok(),
+            RequestId::Service(value) => value.to_str().ok(),
+        }
     }
 
     /// Whether [`Meta::request_id`] is the service's own.
@@ -163,21 +173,36 @@ impl fmt::Debug for Meta {
     }
 }
 
-/// A fresh request id: 32 hex digits, unpredictable, unique within the process, written
-/// straight into a header value.
-pub(crate) fn new_request_id() -> HeaderValue {
-    static COUNT: AtomicU64 = AtomicU64::new(0);
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let count = COUNT.fetch_add(1, Ordering::Relaxed);
-    let state = std::collections::hash_map::RandomState::new();
-    let bits = [state.hash_one(count), state.hash_one((count, std::process::id()))];
-    let mut text = [0u8; 32];
-    for (i, byte) in text.iter_mut().enumerate() {
-        let word = bits[i / 16];
-        *byte = HEX[((word >> (60 - 4 * (i % 16))) & 0xf) as usize];
+/// A call's request id: the client's own (32 hex digits, kept inline), or the one the
+/// service's answer carried.
+#[derive(Clone)]
+pub(crate) enum RequestId {
+    Own([u8; 32]),
+    Service(HeaderValue),
+}
+
+impl RequestId {
+    /// A fresh id of the client's: unpredictable, and unique (each `RandomState` has keys
+    /// of its own), made without any lock or shared counter.
+    pub(crate) fn new() -> RequestId {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let state = std::collections::hash_map::RandomState::new();
+        let bits = [state.hash_one(0u8), state.hash_one(1u8)];
+        let mut text = [0u8; 32];
+        for (i, byte) in text.iter_mut().enumerate() {
+            let word = bits[i / 16];
+            *byte = HEX[((word >> (60 - 4 * (i % 16))) & 0xf) as usize];
+        }
+        RequestId::Own(text)
     }
-    // Hex digits are always a valid header value.
-    HeaderValue::from_bytes(&text).unwrap_or_else(|_| HeaderValue::from_static("0"))
+
+    /// The id as a header value of its own (moved into the request: no shared bytes).
+    pub(crate) fn header(&self) -> Option<HeaderValue> {
+        match self {
+            RequestId::Own(id) => HeaderValue::from_bytes(id).ok(),
+            RequestId::Service(value) => Some(value.clone()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -186,7 +211,8 @@ mod tests {
 
     #[test]
     fn request_ids_are_hex_and_distinct_and_secrets_never_show() {
-        let ids: Vec<HeaderValue> = (0..100).map(|_| new_request_id()).collect();
+        let ids: Vec<HeaderValue> = (0..100).filter_map(|_| RequestId::new().header()).collect();
+        assert_eq!(ids.len(), 100);
         assert!(ids.iter().all(|id| id.len() == 32 && id.as_bytes().iter().all(u8::is_ascii_hexdigit)));
         let distinct: std::collections::HashSet<&[u8]> = ids.iter().map(HeaderValue::as_bytes).collect();
         assert_eq!(distinct.len(), ids.len());
@@ -194,7 +220,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert("set-cookie", HeaderValue::from_static("sid=s3cr3t"));
         headers.insert("x-request-id", HeaderValue::from_static("svc-1"));
-        let mut meta = Meta::new("op", ids.first().cloned());
+        let mut meta = Meta::new("op", Some(RequestId::new()));
         let attempt =
             Attempt { started: SystemTime::now(), took: Duration::from_millis(3), status: Some(200) };
         meta.attempted(attempt, Some(headers));

@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::envelope::{Outcome, RawAnswer};
 use super::inner::ClientInner;
-use super::meta::{Attempt, Meta, new_request_id};
+use super::meta::{Attempt, Meta, RequestId};
 use super::retry::{CallOptions, Failure};
 use crate::error::Error;
 use crate::request::Operation;
@@ -33,15 +33,15 @@ impl ClientInner {
         let started = Instant::now();
         let deadline = started + budget;
         // One id for the call, sent on every attempt: a resend is the same request.
-        let id = self.request_id.as_ref().map(|_| new_request_id());
-        let mut meta = Meta::new(request.route.operation, id.clone());
+        let mut meta = Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new()));
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
         loop {
             tracing::debug!(attempt, "sending");
             let at = SystemTime::now();
             let from = Instant::now();
-            let sent = self.attempt_with_token(request, id.as_ref(), per_attempt, deadline, budget).await;
+            let id = meta.own_request_id();
+            let sent = self.attempt_with_token(request, id, per_attempt, deadline, budget).await;
             let took = from.elapsed();
             let mut failure = match sent {
                 Ok(mut answer) => {
@@ -90,7 +90,7 @@ impl ClientInner {
     async fn attempt_with_token(
         self: &Arc<Self>,
         request: &PreparedRequest,
-        request_id: Option<&HeaderValue>,
+        request_id: Option<HeaderValue>,
         per_attempt: Duration,
         deadline: Instant,
         budget: Duration,

@@ -85,7 +85,12 @@ impl Credentials {
     /// `PAYSPEC_ACCOUNT_ID`. [`Error::Config`](crate::Error::Config) names every variable
     /// that is missing, blank or not Unicode (never a value).
     pub fn from_env() -> Result<Self, crate::Error> {
-        let read = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Credentials::from_vars(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+    }
+
+    /// [`from_env`](Self::from_env) over any source of variables (an unset or empty one is
+    /// `None`).
+    pub(crate) fn from_vars(read: impl Fn(&str) -> Option<String>) -> Result<Self, crate::Error> {
         let (id, secret, account) =
             (read(Self::CLIENT_ID_VAR), read(Self::CLIENT_SECRET_VAR), read(Self::ACCOUNT_ID_VAR));
         match (id, secret, account) {
