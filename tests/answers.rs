@@ -266,7 +266,7 @@ async fn an_answers_negative_amount_is_never_sent_in_a_request() {
         RefundCheckoutTransaction::new("txn-1").amount(answer.amount.unwrap_or_else(|| panic!("amount")));
     let result = client.checkout().refund_checkout_transaction(refund).await;
     assert!(
-        matches!(&result, Err(Error::InvalidRequest { reason }) if reason.contains("negative")),
+        matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("negative")),
         "{result:?}"
     );
     assert!(server.requests().is_empty(), "{:?}", server.requests());

@@ -566,7 +566,9 @@ async fn an_account_id_with_no_account_header_to_carry_it_is_refused_before_send
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     match session.send(&AccountRead).await {
-        Err(Error::InvalidRequest { reason }) => assert!(reason.contains("no account header"), "{reason}"),
+        Err(Error::InvalidRequest { reason, .. }) => {
+            assert!(reason.contains("no account header"), "{reason}")
+        }
         other => panic!("expected a refusal before sending, got {other:?}"),
     }
     assert_eq!(server.requests().len(), 0);

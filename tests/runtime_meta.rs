@@ -7,6 +7,7 @@ mod support;
 
 use std::time::Duration;
 
+use payspec_client::runtime::ErrorKind;
 use payspec_client::runtime::REDACTED;
 use payspec_client::{CallOptions, Error};
 use payspec_tests::mock::Reply;
@@ -110,4 +111,56 @@ async fn a_timeout_records_attempts_that_got_no_answer() {
     assert_eq!(meta.status(), None);
     // Counted at the server: every attempt arrived.
     assert_eq!(server.requests_to("GET", "/v1/accounts/acct-1/balance").len(), meta.attempts().len());
+}
+
+#[tokio::test]
+async fn a_refused_field_is_named_as_the_caller_wrote_it_and_as_the_wire_has_it() {
+    let server = server_with_token(|_, _| balance()).await;
+    let client = client(&server);
+    let amount: payspec_client::Amount = "25.00".parse().unwrap_or_else(|e| panic!("{e}"));
+    let transfer = payspec_client::requests::BankTransfer::builder()
+        .amount(amount)
+        .destination_account_number("01234x6789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref("tx-field-1")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = client.send(&transfer).await.err().unwrap_or_else(|| panic!("refused before sending"));
+    assert_eq!(error.kind(), ErrorKind::InvalidRequest, "{error:?}");
+    let field = error.field().unwrap_or_else(|| panic!("{error:?} names no field"));
+    assert_eq!((field.name, field.wire.as_str()), (Some("destination_account_number"), "accountNumber"));
+    assert!(!error.to_string().contains("01234x6789"), "{error}");
+    // The issue's own example: the caller's `customer_name` is the wire's `accountName`.
+    let blank = payspec_client::requests::BankTransfer::builder()
+        .amount("25.00".parse().unwrap_or_else(|e| panic!("{e}")))
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("   ")
+        .merchant_tx_ref("tx-field-2")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = client.send(&blank).await.err().unwrap_or_else(|| panic!("refused before sending"));
+    let field = error.field().unwrap_or_else(|| panic!("{error:?} names no field"));
+    assert_eq!((field.name, field.wire.as_str()), (Some("customer_name"), "accountName"));
+    // Nothing left: no token was asked for, no transfer sent.
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+}
+
+#[tokio::test]
+async fn a_connection_refused_while_fetching_the_token_is_a_transport_failure_during_auth() {
+    // A port nobody listens on any more.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+    let address = closed.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    drop(closed);
+    let client = payspec_client::ClientBuilder::<payspec_client::runtime::Session>::new(&SERVICE)
+        .environment(format!("http://{address}"))
+        .credentials(credentials())
+        .retry_policy(fast_retry())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = client.send(&FetchBalance::new("acct-1")).await.err().unwrap_or_else(|| panic!("a failure"));
+    assert!(matches!(error, Error::Auth { .. }), "{error:?}");
+    assert_eq!((error.kind(), error.during_auth()), (ErrorKind::Transport, true), "{error:?}");
+    assert!(!error.may_have_been_applied());
 }

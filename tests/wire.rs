@@ -423,7 +423,7 @@ async fn a_mandate_id_that_another_route_would_receive_is_refused_before_sending
     for reserved in ["status", "STATUS", "mandates"] {
         let result = client.direct_debits().fetch_mandate(FetchMandate::new(reserved)).await;
         match result {
-            Err(Error::InvalidRequest { reason }) => assert!(reason.contains("mandateId"), "{reason}"),
+            Err(Error::InvalidRequest { reason, .. }) => assert!(reason.contains("mandateId"), "{reason}"),
             other => panic!("mandate id {reserved:?} was not refused: {other:?}"),
         }
     }
@@ -701,7 +701,7 @@ async fn a_limit_above_the_documented_maximum_is_refused_before_sending() -> Cas
     let client = fast_client(&server)?;
     let result = client.transactions().list_transactions(ListTransactions::new().limit(51)).await;
     assert!(
-        matches!(&result, Err(Error::InvalidRequest { reason }) if reason.contains("`limit` is 51, more than the 50")),
+        matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("`limit` is 51, more than the 50")),
         "{result:?}"
     );
     assert!(server.requests().is_empty(), "{:?}", server.requests());

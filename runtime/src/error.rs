@@ -168,6 +168,9 @@ pub enum Error {
     InvalidRequest {
         /// What is wrong with the request.
         reason: String,
+        /// The field at fault, when one is: as the caller's code names it and as the
+        /// wire does, for a form to map the refusal onto its input.
+        field: Option<Field>,
     },
     /// An access token could not be obtained.
     Auth {
@@ -191,6 +194,51 @@ pub enum Error {
         /// What is wrong with the configuration.
         reason: String,
     },
+}
+
+/// A request field a refusal is about ([`Error::field`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Field {
+    /// The field as the generated request names it (`customer_name`), when the refusal
+    /// came from a generated request.
+    pub name: Option<&'static str>,
+    /// The key the field is sent under (`accountName`; a body key nested in an object is
+    /// dotted: `order.amount`).
+    pub wire: String,
+}
+
+/// What kind of failure an error is, whichever variant carries it: a failure while the
+/// client fetched its token is the kind of that failure ([`Error::kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The connection failed ([`Error::Transport`]).
+    Transport,
+    /// Time ran out ([`Error::Timeout`]).
+    Timeout,
+    /// The service answered with a redirect, which the client never follows.
+    Redirect,
+    /// The answer was larger than the client reads.
+    AnswerTooLarge,
+    /// The answer to a money operation does not settle whether the money moved.
+    OutcomeUnknown,
+    /// The reference was used already: an earlier attempt may have been applied.
+    ReferenceUsed,
+    /// The service answered with an HTTP error status.
+    Status,
+    /// The service refused the request with a failure code.
+    Service,
+    /// The answer could not be read.
+    Decode,
+    /// The service's rate limit was reached.
+    RateLimited,
+    /// The request was refused before it was sent.
+    InvalidRequest,
+    /// A listing could not be followed to its end.
+    Pagination,
+    /// The client was configured wrongly.
+    Config,
 }
 
 impl std::fmt::Display for Error {
@@ -243,7 +291,7 @@ impl std::fmt::Display for Error {
             Error::RateLimited { retry_after, .. } => {
                 write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
             }
-            Error::InvalidRequest { reason } => write!(f, "the request was not sent because {reason}"),
+            Error::InvalidRequest { reason, .. } => write!(f, "the request was not sent because {reason}"),
             Error::Auth { cause } => write!(f, "could not obtain an access token: {cause}"),
             Error::Pagination { reason, pages_read } => {
                 write!(f, "the listing could not be followed after {pages_read} pages: {reason}")
@@ -317,7 +365,7 @@ impl Error {
 
     /// The error with the record of the call it came of (kept when it has one already:
     /// an error of a token renewal keeps the renewal's).
-    pub(crate) fn with_meta(mut self, record: crate::Meta) -> Self {
+    pub(crate) fn with_meta(mut self, record: Box<crate::Meta>) -> Self {
         match &mut self {
             Error::Transport { meta, .. }
             | Error::Timeout { meta, .. }
@@ -331,7 +379,7 @@ impl Error {
             | Error::RateLimited { meta, .. }
                 if meta.is_none() =>
             {
-                *meta = Some(Box::new(record));
+                *meta = Some(record);
             }
             _ => {}
         }
@@ -340,7 +388,7 @@ impl Error {
 
     /// A request refused before sending.
     pub(crate) fn invalid(reason: impl Into<String>) -> Self {
-        Error::InvalidRequest { reason: reason.into() }
+        Error::InvalidRequest { reason: reason.into(), field: None }
     }
 
     /// A request builder's `build` with required fields not set: `fields` pairs each
@@ -350,6 +398,59 @@ impl Error {
         let missing: Vec<&str> =
             fields.iter().filter(|(_, missing)| *missing).map(|(name, _)| *name).collect();
         Error::invalid(format!("{request} needs {} set before it is sent", missing.join(", ")))
+    }
+
+    /// What kind of failure this is. A failure while the client fetched its token
+    /// ([`Error::Auth`]) is the kind of its cause (a connection refused there is
+    /// [`ErrorKind::Transport`]); [`Error::during_auth`] tells it apart.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Transport { .. } => ErrorKind::Transport,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Redirect { .. } => ErrorKind::Redirect,
+            Error::AnswerTooLarge { .. } => ErrorKind::AnswerTooLarge,
+            Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
+            Error::ReferenceUsed { .. } => ErrorKind::ReferenceUsed,
+            Error::Status { .. } => ErrorKind::Status,
+            Error::Service { .. } => ErrorKind::Service,
+            Error::Decode { .. } => ErrorKind::Decode,
+            Error::RateLimited { .. } => ErrorKind::RateLimited,
+            Error::InvalidRequest { .. } => ErrorKind::InvalidRequest,
+            Error::Auth { cause } => cause.kind(),
+            Error::Pagination { .. } => ErrorKind::Pagination,
+            Error::Config { .. } => ErrorKind::Config,
+        }
+    }
+
+    /// Whether the failure happened while the client fetched its access token, not in
+    /// the call itself.
+    pub fn during_auth(&self) -> bool {
+        matches!(self, Error::Auth { .. })
+    }
+
+    /// The request field a refusal before sending is about, as the caller's code names
+    /// it and as the wire does (`None` for any other error, or a refusal of the request
+    /// as a whole).
+    pub fn field(&self) -> Option<&Field> {
+        match self {
+            Error::InvalidRequest { field, .. } => field.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The same refusal, naming the field under `wire` as the caller's code does.
+    pub(crate) fn name_field(mut self, fields: &[(&str, &'static str)]) -> Self {
+        if let Error::InvalidRequest { field: Some(field), .. } = &mut self
+            && field.name.is_none()
+        {
+            field.name = fields.iter().find(|(wire, _)| *wire == field.wire).map(|(_, name)| *name);
+        }
+        self
+    }
+
+    /// A refusal of the value under `wire`, before sending.
+    pub(crate) fn invalid_field(wire: &str, reason: String) -> Self {
+        Error::InvalidRequest { reason, field: Some(Field { name: None, wire: wire.to_owned() }) }
     }
 
     /// The HTTP status of the answer behind this error, if there was one.

@@ -32,7 +32,7 @@ pub use call::{
     Meta, Outcome, REDACTED, RetryPolicy, Session, SettleOptions, SettleStart, Settled, Settlement,
     SettlementWatch, StillPending, Unread, WATCH_MEMORY, install_tls_provider,
 };
-pub use error::Error;
+pub use error::{Error, ErrorKind, Field};
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
     REPEATED_KEY, Reader, Slot, ToJson, deserialize_via_json, serialize_via_json,

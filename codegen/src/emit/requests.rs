@@ -32,6 +32,18 @@ pub(super) fn settable(op: &Operation) -> impl Iterator<Item = &Param> + Clone {
     op.params.iter().filter(|p| p.fixed.is_none() && op.one_of_with(&p.name).is_none())
 }
 
+/// Each caller-set field's wire key and its name in the request type, a key of a `one_of`
+/// set under the set's field: what names a refused field as the caller's code does.
+fn operation_fields(op: &Operation) -> String {
+    let own = settable(op).map(|p| (p.wire.as_str(), field_ident(&p.name)));
+    let sets = op.one_of.iter().flat_map(|set| {
+        set.params.iter().filter_map(|name| op.param(name)).map(|p| (p.wire.as_str(), field_ident(&set.name)))
+    });
+    let pairs: Vec<String> =
+        own.chain(sets).map(|(wire, name)| format!("({}, {})", Lit(wire), Lit(&name))).collect();
+    pairs.join(", ")
+}
+
 /// The enum of a `one_of` set: `FetchTransactionKey`.
 pub(super) fn one_of_type(op: &Operation, set: &OneOf) -> String {
     format!("{}{}", request_type(op), set.name.to_upper_camel_case())
@@ -267,10 +279,12 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     impl rt::Operation for {ty} {{
         type Data = {data};
         const ROUTE: &'static rt::Route = &super::routes::{route};
+        const FIELDS: &'static [(&'static str, &'static str)] = &[{fields}];
         fn write(&self, w: &mut rt::RequestWriter) -> Result<(), rt::Error> {{
 ",
         data = data_type(op, "super::types"),
         route = route_const(op),
+        fields = operation_fields(op),
     );
     for param in write_order(&op.params) {
         if op.one_of_with(&param.name).is_none() {

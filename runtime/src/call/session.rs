@@ -33,7 +33,10 @@ impl ClientInner {
         let started = Instant::now();
         let deadline = started + budget;
         // One id for the call, sent on every attempt: a resend is the same request.
-        let mut meta = Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new()));
+        // Boxed: the call's future stays small, and the record moves into the answer or the
+        // error as it is.
+        let mut meta =
+            Box::new(Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new())));
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
         loop {
@@ -188,7 +191,7 @@ impl Session {
 
     fn prepare<O: Operation>(&self, route: &'static Route, op: &O) -> Result<(PreparedRequest, bool), Error> {
         let mut writer = RequestWriter::new(route);
-        op.write(&mut writer)?;
+        op.write(&mut writer).map_err(|e| e.name_field(O::FIELDS))?;
         let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
         if let Some(key) = key {
             writer.idempotency(key)?;

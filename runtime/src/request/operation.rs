@@ -15,6 +15,10 @@ pub trait Operation: Send + Sync {
     /// Writes the request's path values, query, body and headers: one straight-line call
     /// per field.
     fn write(&self, w: &mut RequestWriter) -> Result<(), Error>;
+    /// Each field's wire key and its name in the request type (`("accountName",
+    /// "customer_name")`): what names a refused field as the caller's code does
+    /// ([`Error::field`](crate::Error::field)). Generated for every request.
+    const FIELDS: &'static [(&'static str, &'static str)] = &[];
     /// The caller's unique reference that makes a money-moving retry safe
     /// (an idempotency key), if set.
     fn idempotency_key(&self) -> Option<&str> {

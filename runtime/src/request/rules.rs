@@ -147,7 +147,7 @@ pub enum Broken {
 impl Broken {
     /// The client's refusal of a value under `key`, before anything is sent.
     pub(crate) fn refusal(self, key: &str) -> Error {
-        Error::invalid(format!("`{key}` {self}"))
+        Error::invalid_field(key, format!("`{key}` {self}"))
     }
 }
 

@@ -464,12 +464,13 @@ impl RequestWriter {
     /// empty values, `.` and `..`, and the route's reserved literals are refused.
     pub fn path(&mut self, variable: &'static str, value: &str) -> Result<(), Error> {
         if value.is_empty() {
-            return Err(Error::invalid(format!("the path value `{variable}` is empty")));
+            return Err(Error::invalid_field(variable, format!("the path value `{variable}` is empty")));
         }
         if value == "." || value == ".." {
-            return Err(Error::invalid(format!(
-                "the path value `{variable}` is a dot segment, which would change the route"
-            )));
+            return Err(Error::invalid_field(
+                variable,
+                format!("the path value `{variable}` is a dot segment, which would change the route"),
+            ));
         }
         if let Some(reserved) = self
             .route
@@ -477,10 +478,13 @@ impl RequestWriter {
             .iter()
             .find(|r| r.variable == variable && r.literal.eq_ignore_ascii_case(value))
         {
-            return Err(Error::invalid(format!(
-                "the path value `{variable}` is the reserved word `{}`, which {} would receive instead of {}",
-                reserved.literal, reserved.shadowed_by, self.route.operation
-            )));
+            return Err(Error::invalid_field(
+                variable,
+                format!(
+                    "the path value `{variable}` is the reserved word `{}`, which {} would receive instead of {}",
+                    reserved.literal, reserved.shadowed_by, self.route.operation
+                ),
+            ));
         }
         if self.path_values.iter().any(|(v, _)| *v == variable) {
             return Err(Error::invalid(format!("the path value `{variable}` is set twice")));
