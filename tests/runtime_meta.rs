@@ -7,8 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use payspec_client::runtime::ErrorKind;
 use payspec_client::runtime::REDACTED;
+use payspec_client::runtime::{AfterAttempt, AttemptOutcome, BeforeAttempt, ErrorKind, Hook, HookError};
 use payspec_client::{CallOptions, Error};
 use payspec_tests::mock::Reply;
 use serde_json::json;
@@ -163,4 +163,148 @@ async fn a_connection_refused_while_fetching_the_token_is_a_transport_failure_du
     assert!(matches!(error, Error::Auth { .. }), "{error:?}");
     assert_eq!((error.kind(), error.during_auth()), (ErrorKind::Transport, true), "{error:?}");
     assert!(!error.may_have_been_applied());
+}
+
+#[path = "../generated-client/examples/traceparent.rs"]
+mod traceparent;
+
+/// What a hook saw of one attempt: its number, status, outcome and `Set-Cookie`.
+type Seen = (u32, Option<u16>, AttemptOutcome, Option<String>);
+
+/// Records what a hook saw after each attempt, and tries headers a hook may not set.
+#[derive(Default)]
+struct Watch {
+    seen: std::sync::Mutex<Vec<Seen>>,
+    refused: std::sync::Mutex<Vec<String>>,
+}
+
+impl Hook for Watch {
+    fn before_attempt(&self, attempt: &mut BeforeAttempt<'_>) -> Result<(), HookError> {
+        for name in ["Authorization", "X-Idempotent-key", "accountId", "x-request-id", "content-type"] {
+            if let Err(refused) = attempt.add_header(name, "hook") {
+                self.refused
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(refused.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn after_attempt(&self, attempt: &AfterAttempt<'_>) {
+        let cookie = attempt.header("set-cookie").map(str::to_owned);
+        self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((
+            attempt.attempt(),
+            attempt.status(),
+            attempt.outcome(),
+            cookie,
+        ));
+    }
+}
+
+fn transfer(reference: &str) -> payspec_client::requests::BankTransfer {
+    payspec_client::requests::BankTransfer::builder()
+        .amount("25.00".parse().unwrap_or_else(|e| panic!("{e}")))
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref(reference)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn transferred() -> Reply {
+    Reply::ok(json!({"id": "tx-1", "status": "SUCCESS", "amount": "25.00"}))
+}
+
+#[tokio::test]
+async fn hooks_add_a_traceparent_to_every_attempt_and_see_each_outcome_but_never_the_credentials() {
+    let server = server_with_token(|_, nth| {
+        if nth == 0 { Reply::empty(503) } else { transferred() }.header("Set-Cookie", "sid=hook-secret")
+    })
+    .await;
+    let watch = std::sync::Arc::new(Watch::default());
+    let client = builder(&server)
+        .hook(traceparent::Traceparent)
+        .hook(std::sync::Arc::clone(&watch))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let trace = traceparent::TraceContext { trace_id: 0xabc, span_id: 0x12, sampled: true };
+    let outcome = traceparent::TRACE
+        .scope(trace, client.send(&transfer("tx-hook-1")))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!outcome.is_pending());
+
+    // Counted at the server: both attempts carry the trace, and the client's own headers.
+    let sent = server.requests_to("POST", "/v2/transfers/bank");
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        assert_eq!(request.header("traceparent"), Some(trace.traceparent().as_str()));
+        assert_eq!(request.header("authorization"), Some("Bearer tok-1"));
+        assert_eq!(request.header("x-idempotent-key"), Some("tx-hook-1"));
+        assert_eq!(request.header("accountid"), Some(ACCOUNT_ID));
+        assert_ne!(request.header("x-request-id"), Some("hook"));
+    }
+    let seen = watch.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let redacted = Some(payspec_client::runtime::REDACTED.to_owned());
+    assert_eq!(
+        seen,
+        [
+            (1, Some(503), AttemptOutcome::Failed(ErrorKind::Status), redacted.clone()),
+            (2, Some(200), AttemptOutcome::Answered, redacted)
+        ]
+    );
+    assert_eq!(watch.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len(), 10);
+}
+
+struct Panics {
+    before_attempt: u32,
+    after: bool,
+}
+
+impl Hook for Panics {
+    fn before_attempt(&self, attempt: &mut BeforeAttempt<'_>) -> Result<(), HookError> {
+        assert!(attempt.attempt() != self.before_attempt, "the hook fails on attempt {}", attempt.attempt());
+        Ok(())
+    }
+
+    fn after_attempt(&self, _: &AfterAttempt<'_>) {
+        assert!(!self.after, "the hook fails after an attempt");
+    }
+}
+
+#[tokio::test]
+async fn a_hook_that_panics_never_loses_an_answer_that_moved_money() {
+    // After the attempt: the transfer's answer is kept.
+    let server = server_with_token(|_, _| transferred()).await;
+    let client = builder(&server)
+        .hook(Panics { before_attempt: 0, after: true })
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let outcome = client.send(&transfer("tx-panic-1")).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outcome.data().and_then(|d| d.id.as_deref()), Some("tx-1"));
+    assert_eq!(server.count("POST", "/v2/transfers/bank"), 1);
+
+    // Before the first attempt: nothing leaves.
+    let server = server_with_token(|_, _| transferred()).await;
+    let client = builder(&server)
+        .hook(Panics { before_attempt: 1, after: false })
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = client.send(&transfer("tx-panic-2")).await.err().unwrap_or_else(|| panic!("stopped"));
+    assert!(matches!(error, Error::InvalidRequest { .. }) && !error.may_have_been_applied(), "{error:?}");
+    assert_eq!(server.count("POST", "/v2/transfers/bank"), 0);
+
+    // Before a resend: the call ends with the first attempt's error, which says the money
+    // may have moved; nothing more is sent.
+    let server = server_with_token(|_, _| Reply::empty(500)).await;
+    let client = builder(&server)
+        .hook(Panics { before_attempt: 2, after: false })
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = client.send(&transfer("tx-panic-3")).await.err().unwrap_or_else(|| panic!("stopped"));
+    assert!(matches!(error, Error::Status { status: 500, .. }) && error.may_have_been_applied(), "{error:?}");
+    assert_eq!(error.meta().map(|m| m.attempts().len()), Some(1));
+    assert_eq!(server.count("POST", "/v2/transfers/bank"), 1);
 }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, LOCATION};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use tokio::time::Instant;
 
 use super::envelope::{self, RawAnswer};
@@ -57,6 +57,7 @@ impl ClientInner {
         request: &PreparedRequest,
         bearer: Option<&HeaderValue>,
         request_id: Option<HeaderValue>,
+        added: Vec<(HeaderName, HeaderValue)>,
         timeout: Duration,
         now: Instant,
     ) -> Result<RawAnswer, Failure> {
@@ -102,6 +103,11 @@ impl ClientInner {
         }
         if let (Some(name), Some(value)) = (&self.request_id, request_id) {
             builder = builder.header(name.clone(), value);
+        }
+        // What the caller's hooks added (never a credential, the body's framing or the
+        // idempotency header: `BeforeAttempt::add_header` refuses those).
+        for (name, value) in added {
+            builder = builder.header(name, value);
         }
         let limit = self.max_answer_bytes;
         let exchange = async {

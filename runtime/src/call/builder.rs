@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 
+use super::hooks::Hook;
 use super::inner::ClientInner;
 use super::retry::RetryPolicy;
 use super::session::Session;
@@ -92,6 +93,7 @@ pub struct ClientBuilder<C = Session> {
     refresh_margin: Duration,
     max_answer_bytes: usize,
     user_agent: Option<String>,
+    hooks: Vec<Arc<dyn Hook>>,
     builds: PhantomData<fn() -> C>,
 }
 
@@ -105,6 +107,7 @@ impl<C> fmt::Debug for ClientBuilder<C> {
             .field("retry", &self.retry)
             .field("refresh_margin", &self.refresh_margin)
             .field("max_answer_bytes", &self.max_answer_bytes)
+            .field("hooks", &self.hooks.len())
             .finish_non_exhaustive()
     }
 }
@@ -135,6 +138,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             refresh_margin: Duration::from_secs(5 * 60),
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             user_agent: None,
+            hooks: Vec::new(),
             builds: PhantomData,
         }
     }
@@ -201,6 +205,14 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// [`Error::AnswerTooLarge`] as soon as the limit is passed, without reading the rest.
     pub fn max_answer_bytes(mut self, limit: usize) -> Self {
         self.max_answer_bytes = limit;
+        self
+    }
+
+    /// Adds code of the caller's own around each attempt of every call ([`Hook`]): it may add
+    /// headers before an attempt and sees each attempt's outcome after it. Hooks run in
+    /// the order they were added.
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
         self
     }
 
@@ -340,6 +352,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 auth_routes: self.service.tokens,
                 rate_limit: self.service.rate_limit,
                 request_id,
+                hooks: self.hooks,
                 timeout: self.timeout,
                 call_timeout: self.call_timeout,
                 retry: self.retry,

@@ -29,6 +29,8 @@ pub(crate) struct ClientInner {
     pub(super) rate_limit: Option<RateLimitHeaders>,
     /// The header each call sends its request id in, and reads the service's from.
     pub(super) request_id: Option<HeaderName>,
+    /// The caller's code around each attempt.
+    pub(super) hooks: Vec<std::sync::Arc<dyn super::hooks::Hook>>,
     pub(crate) timeout: Duration,
     pub(super) call_timeout: Duration,
     pub(super) retry: RetryPolicy,

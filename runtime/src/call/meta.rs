@@ -152,7 +152,7 @@ impl Meta {
     }
 }
 
-fn shown<'v>(name: &str, value: &'v HeaderValue) -> &'v str {
+pub(crate) fn shown<'v>(name: &str, value: &'v HeaderValue) -> &'v str {
     if value.is_sensitive() || SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name)) {
         REDACTED
     } else {

@@ -8,7 +8,7 @@
 //!   read; `attempt`: one exchange on the wire; `urls`: the routes' parsed URLs;
 //! - `token`: the token cell and a grant read; `auth`: tokens issued, renewed, revoked;
 //! - `retry`: [`RetryPolicy`] and [`CallOptions`]; `envelope`: the answer's envelope and
-//!   [`Outcome`]; `meta`: what a call's exchanges were ([`Meta`]); `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
+//!   [`Outcome`]; `hooks`: the caller's code around each attempt ([`Hook`]); `meta`: what a call's exchanges were ([`Meta`]); `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
 //!   `blocking`: [`BlockingRuntime`].
 
 mod attempt;
@@ -16,6 +16,7 @@ mod auth;
 mod blocking;
 mod builder;
 mod envelope;
+mod hooks;
 mod inner;
 mod meta;
 mod pages;
@@ -30,6 +31,7 @@ pub use builder::{
     BaseUrl, ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_USER_AGENT, install_tls_provider,
 };
 pub use envelope::{Envelope, Outcome, Unread};
+pub use hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, Hook, HookError};
 pub use meta::{Attempt, Meta, REDACTED};
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};

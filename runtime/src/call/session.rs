@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::envelope::{Outcome, RawAnswer};
+use super::hooks::{self, AfterAttempt, AttemptOutcome, BeforeAttempt};
 use super::inner::ClientInner;
 use super::meta::{Attempt, Meta, RequestId};
 use super::retry::{CallOptions, Failure};
@@ -39,13 +40,30 @@ impl ClientInner {
             Box::new(Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new())));
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
+        // The error of the attempt before, which a hook that stops a retry ends the call with.
+        let mut last: Option<Error> = None;
         loop {
             tracing::debug!(attempt, "sending");
+            let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
+            let added = match self.before_hooks(request, number, &meta) {
+                Ok(added) => added,
+                Err(reason) => {
+                    meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
+                    return Err(match last {
+                        // An attempt went out: its error says whether it may have applied.
+                        Some(error) => error.with_meta(meta),
+                        None => Error::invalid(reason),
+                    });
+                }
+            };
             let at = SystemTime::now();
             let from = Instant::now();
             let id = meta.own_request_id();
-            let sent = self.attempt_with_token(request, id, per_attempt, deadline, budget).await;
+            let sent = self.attempt_with_token(request, id, added, per_attempt, deadline, budget).await;
             let took = from.elapsed();
+            if !self.hooks.is_empty() {
+                self.after_hooks(request, number, &meta, &sent, took);
+            }
             let mut failure = match sent {
                 Ok(mut answer) => {
                     tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
@@ -81,6 +99,7 @@ impl ClientInner {
                     );
                     tokio::time::sleep(delay).await;
                     attempt += 1;
+                    last = Some(failure.error);
                 }
                 _ => {
                     meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
@@ -90,10 +109,61 @@ impl ClientInner {
         }
     }
 
+    /// The headers the caller's hooks add to an attempt, or why it may not be sent.
+    fn before_hooks(
+        &self,
+        request: &PreparedRequest,
+        number: u32,
+        meta: &Meta,
+    ) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
+        if self.hooks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut view = BeforeAttempt {
+            route: request.route,
+            attempt: number,
+            request_id: meta.request_id(),
+            protected: [self.account.as_ref().map(|(name, _)| name), self.request_id.as_ref()],
+            added: Vec::new(),
+        };
+        hooks::before(&self.hooks, &mut view)?;
+        Ok(view.added)
+    }
+
+    /// Shows an attempt that is over to the caller's hooks.
+    fn after_hooks(
+        &self,
+        request: &PreparedRequest,
+        number: u32,
+        meta: &Meta,
+        sent: &Result<RawAnswer, Failure>,
+        took: Duration,
+    ) {
+        let (status, headers, outcome) = match sent {
+            Ok(answer) => (Some(answer.status), Some(&answer.headers), AttemptOutcome::Answered),
+            Err(failure) => (
+                failure.answer.as_ref().map(|(status, _)| *status),
+                failure.answer.as_ref().map(|(_, headers)| headers),
+                AttemptOutcome::Failed(failure.error.kind()),
+            ),
+        };
+        let view = AfterAttempt {
+            route: request.route,
+            attempt: number,
+            request_id: meta.request_id(),
+            status,
+            headers,
+            took,
+            outcome,
+        };
+        hooks::after(&self.hooks, &view);
+    }
+
     async fn attempt_with_token(
         self: &Arc<Self>,
         request: &PreparedRequest,
         request_id: Option<HeaderValue>,
+        added: Vec<(HeaderName, HeaderValue)>,
         per_attempt: Duration,
         deadline: Instant,
         budget: Duration,
@@ -122,7 +192,7 @@ impl ClientInner {
             .into());
         }
         let header = bearer.as_ref().map(|b| &b.header);
-        self.attempt(request, header, request_id, per_attempt.min(left), now).await.map_err(|mut f| {
+        self.attempt(request, header, request_id, added, per_attempt.min(left), now).await.map_err(|mut f| {
             f.token_generation = bearer.map(|b| b.generation);
             f
         })
