@@ -241,6 +241,38 @@ pub enum ErrorKind {
     Config,
 }
 
+impl ErrorKind {
+    /// Its name, as traces carry it in `error.type`: `transport`, `timeout`, ...
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Transport => "transport",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Redirect => "redirect",
+            ErrorKind::AnswerTooLarge => "answer_too_large",
+            ErrorKind::OutcomeUnknown => "outcome_unknown",
+            ErrorKind::ReferenceUsed => "reference_used",
+            ErrorKind::Status => "status",
+            ErrorKind::Service => "service",
+            ErrorKind::Decode => "decode",
+            ErrorKind::RateLimited => "rate_limited",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Pagination => "pagination",
+            ErrorKind::Config => "config",
+        }
+    }
+}
+
+impl Error {
+    /// The error as OpenTelemetry's `error.type` names it: the HTTP status of an error
+    /// answer (`"503"`), else the kind (`"timeout"`).
+    pub(crate) fn trace_type(&self) -> String {
+        match self.status() {
+            Some(status) if status >= 400 => status.to_string(),
+            _ => self.kind().as_str().to_owned(),
+        }
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

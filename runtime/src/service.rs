@@ -94,6 +94,17 @@ pub enum Effect {
     Money,
 }
 
+impl Effect {
+    /// Its name, as traces and logs carry it: `read`, `write`, `money`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Effect::Read => "read",
+            Effect::Write => "write",
+            Effect::Money => "money",
+        }
+    }
+}
+
 /// How the service's answers to one operation are read: which codes mean success, which
 /// prove a refusal, and which `data.status` values mean the operation is still in flight.
 #[derive(Clone, Copy, Debug)]

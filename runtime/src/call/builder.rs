@@ -346,6 +346,8 @@ impl<C: From<Session>> ClientBuilder<C> {
             inner: Arc::new(ClientInner {
                 http,
                 origin: parsed.origin().ascii_serialization(),
+                host: parsed.host_str().unwrap_or_default().to_owned(),
+                port: parsed.port_or_known_default().unwrap_or_default(),
                 base_url,
                 credentials,
                 account,

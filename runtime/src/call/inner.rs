@@ -21,6 +21,9 @@ pub(crate) struct ClientInner {
     pub(crate) base_url: String,
     /// The base URL's scheme, host and port, which connection errors name.
     pub(super) origin: String,
+    /// The base URL's host and port, which traces name (`server.address`, `server.port`).
+    pub(super) host: String,
+    pub(super) port: u16,
     pub(crate) credentials: Option<Credentials>,
     /// The account header and its value, for operations that send it.
     pub(super) account: Option<(HeaderName, HeaderValue)>,

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderName, HeaderValue};
 use tokio::time::Instant;
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
 use super::envelope::{Outcome, RawAnswer};
 use super::hooks::{self, AfterAttempt, AttemptOutcome, BeforeAttempt};
@@ -59,8 +59,25 @@ impl ClientInner {
             let at = SystemTime::now();
             let from = Instant::now();
             let id = meta.own_request_id();
-            let sent = self.attempt_with_token(request, id, added, per_attempt, deadline, budget).await;
+            let span = self.attempt_span(request.route, number);
+            let sent = self
+                .attempt_with_token(request, id, added, per_attempt, deadline, budget)
+                .instrument(span.clone())
+                .await;
             let took = from.elapsed();
+            if !span.is_disabled() {
+                match &sent {
+                    Ok(answer) => {
+                        span.record("http.response.status_code", i64::from(answer.status));
+                    }
+                    Err(failure) => {
+                        if let Some((status, _)) = &failure.answer {
+                            span.record("http.response.status_code", i64::from(*status));
+                        }
+                        span.record("error.type", failure.error.trace_type());
+                    }
+                }
+            }
             if !self.hooks.is_empty() {
                 self.after_hooks(request, number, &meta, &sent, took);
             }
@@ -107,6 +124,27 @@ impl ClientInner {
                 }
             }
         }
+    }
+
+    /// One attempt's span, inside its call's: OpenTelemetry's HTTP client fields, with
+    /// `http.request.resend_count` on a resend.
+    fn attempt_span(&self, route: &'static Route, number: u32) -> Span {
+        let span = tracing::info_span!(
+            "payspec.attempt",
+            otel.name = %SpanName(route),
+            otel.kind = "client",
+            http.request.method = route.method.as_str(),
+            server.address = self.host.as_str(),
+            server.port = i64::from(self.port),
+            url.template = route.path,
+            http.request.resend_count = tracing::field::Empty,
+            http.response.status_code = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        );
+        if number > 1 {
+            span.record("http.request.resend_count", i64::from(number - 1));
+        }
+        span
     }
 
     /// The headers the caller's hooks add to an attempt, or why it may not be sent.
@@ -218,6 +256,24 @@ impl fmt::Debug for Session {
     }
 }
 
+/// A span's name as OpenTelemetry's HTTP client spans have it: `POST /v2/transfers/bank`.
+struct SpanName(&'static Route);
+
+impl fmt::Display for SpanName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.0.method.as_str(), self.0.path)
+    }
+}
+
+/// What an outcome is, as a trace says it.
+fn outcome_name<T>(outcome: &Outcome<T>) -> &'static str {
+    match outcome {
+        Outcome::Done(_) => "done",
+        Outcome::Pending(_) => "pending",
+        Outcome::Failed(_) => "failed",
+    }
+}
+
 impl Session {
     /// Sends an operation with the client's retry policy and timeouts.
     pub fn send<'s, O: Operation>(
@@ -234,10 +290,22 @@ impl Session {
         op: &'s O,
         options: CallOptions,
     ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + 's {
-        // A block, not an `async fn`: the future holds `options` once.
+        // Written before the first await (only this part depends on the operation's
+        // type); a block, not an `async fn`: the future holds `options` once.
+        let prepared = self.prepare(O::ROUTE, op);
         async move {
-            let answer = self.send_raw(op, &options).await?;
-            self.inner.decode_outcome(answer)
+            let span = self.call_span(O::ROUTE);
+            let answer = self.send_prepared(prepared, &options, &span).await;
+            let outcome = answer.and_then(|answer| self.inner.decode_outcome(answer));
+            if !span.is_disabled() {
+                match &outcome {
+                    Ok(outcome) => span.record("payspec.outcome", outcome_name(outcome)),
+                    Err(error) => {
+                        span.record("payspec.outcome", "error").record("error.type", error.trace_type())
+                    }
+                };
+            }
+            outcome
         }
     }
 
@@ -256,7 +324,14 @@ impl Session {
         // The request is written here, and the writer dropped, before the first await:
         // only this part depends on the operation's type, the sending is compiled once.
         let prepared = self.prepare(O::ROUTE, op);
-        self.send_prepared(O::ROUTE, prepared, options)
+        async move {
+            let span = self.call_span(O::ROUTE);
+            let answer = self.send_prepared(prepared, options, &span).await;
+            if let Err(error) = &answer {
+                span.record("payspec.outcome", "error").record("error.type", error.trace_type());
+            }
+            answer
+        }
     }
 
     fn prepare<O: Operation>(&self, route: &'static Route, op: &O) -> Result<(PreparedRequest, bool), Error> {
@@ -269,23 +344,53 @@ impl Session {
         Ok((writer.finish_at(&self.inner.base_url)?, key.is_some()))
     }
 
+    /// One call's span: OpenTelemetry's HTTP client fields (`http.request.method`,
+    /// `server.address`, `server.port`, `url.template`; then `http.response.status_code`
+    /// and `error.type`) and payspec's own (`payspec.operation`, `payspec.effect`, then
+    /// `payspec.request_id` and `payspec.outcome`). No value of the request: the template,
+    /// never the path. Without a subscriber, nothing is formatted.
+    fn call_span(&self, route: &'static Route) -> Span {
+        tracing::info_span!(
+            "payspec.call",
+            otel.name = %SpanName(route),
+            otel.kind = "client",
+            http.request.method = route.method.as_str(),
+            server.address = self.inner.host.as_str(),
+            server.port = i64::from(self.inner.port),
+            url.template = route.path,
+            payspec.operation = route.operation,
+            payspec.effect = route.effect.as_str(),
+            payspec.request_id = tracing::field::Empty,
+            http.response.status_code = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            payspec.outcome = tracing::field::Empty,
+        )
+    }
+
     async fn send_prepared(
         &self,
-        route: &'static Route,
         prepared: Result<(PreparedRequest, bool), Error>,
         options: &CallOptions,
+        span: &Span,
     ) -> Result<RawAnswer, Error> {
-        let span = tracing::info_span!(
-            "payspec.call",
-            operation = route.operation,
-            method = route.method.as_str(),
-            route = route.path,
-        );
-        async {
+        let sent = async {
             let (request, keyed) = prepared?;
             self.inner.execute(&request, keyed, options).await
         }
-        .instrument(span)
-        .await
+        .instrument(span.clone())
+        .await;
+        if !span.is_disabled() {
+            let meta = match &sent {
+                Ok(answer) => answer.meta.as_deref(),
+                Err(error) => error.meta(),
+            };
+            if let Some(id) = meta.and_then(Meta::request_id) {
+                span.record("payspec.request_id", id);
+            }
+            if let Some(status) = meta.and_then(Meta::status) {
+                span.record("http.response.status_code", i64::from(status));
+            }
+        }
+        sent
     }
 }
