@@ -18,6 +18,18 @@ fn balance() -> Reply {
     Reply::ok(json!({"amount": "10.00", "currency": "NGN"}))
 }
 
+/// A ₦25 bank transfer (the generated request, which the service deduplicates by its key).
+fn transfer_to(account: &str, name: &str, reference: &str) -> payspec_client::requests::BankTransfer {
+    payspec_client::requests::BankTransfer::builder()
+        .amount("25.00".parse().unwrap_or_else(|e| panic!("{e}")))
+        .destination_account_number(account)
+        .destination_bank_code("058")
+        .customer_name(name)
+        .merchant_tx_ref(reference)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn is_client_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
@@ -117,30 +129,21 @@ async fn a_timeout_records_attempts_that_got_no_answer() {
 async fn a_refused_field_is_named_as_the_caller_wrote_it_and_as_the_wire_has_it() {
     let server = server_with_token(|_, _| balance()).await;
     let client = client(&server);
-    let amount: payspec_client::Amount = "25.00".parse().unwrap_or_else(|e| panic!("{e}"));
-    let transfer = payspec_client::requests::BankTransfer::builder()
-        .amount(amount)
-        .destination_account_number("01234x6789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref("tx-field-1")
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let error = client.send(&transfer).await.err().unwrap_or_else(|| panic!("refused before sending"));
+    let error = client
+        .send(&transfer_to("01234x6789", "Ada Obi", "tx-field-1"))
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("refused before sending"));
     assert_eq!(error.kind(), ErrorKind::InvalidRequest, "{error:?}");
     let field = error.field().unwrap_or_else(|| panic!("{error:?} names no field"));
     assert_eq!((field.name, field.wire.as_str()), (Some("destination_account_number"), "accountNumber"));
     assert!(!error.to_string().contains("01234x6789"), "{error}");
     // The issue's own example: the caller's `customer_name` is the wire's `accountName`.
-    let blank = payspec_client::requests::BankTransfer::builder()
-        .amount("25.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("   ")
-        .merchant_tx_ref("tx-field-2")
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let error = client.send(&blank).await.err().unwrap_or_else(|| panic!("refused before sending"));
+    let error = client
+        .send(&transfer_to("0123456789", "   ", "tx-field-2"))
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("refused before sending"));
     let field = error.field().unwrap_or_else(|| panic!("{error:?} names no field"));
     assert_eq!((field.name, field.wire.as_str()), (Some("customer_name"), "accountName"));
     // Nothing left: no token was asked for, no transfer sent.
@@ -162,6 +165,9 @@ async fn a_connection_refused_while_fetching_the_token_is_a_transport_failure_du
     let error = client.send(&FetchBalance::new("acct-1")).await.err().unwrap_or_else(|| panic!("a failure"));
     assert!(matches!(error, Error::Auth { .. }), "{error:?}");
     assert_eq!((error.kind(), error.during_auth()), (ErrorKind::Transport, true), "{error:?}");
+    // The call that waited for the token has its record: attempts that got no answer.
+    let meta = error.meta().unwrap_or_else(|| panic!("{error:?} has no record"));
+    assert!(meta.attempts().iter().all(|a| a.status.is_none()) && !meta.attempts().is_empty(), "{meta:?}");
     assert!(!error.may_have_been_applied());
 }
 
@@ -203,14 +209,7 @@ impl Hook for Watch {
 }
 
 fn transfer(reference: &str) -> payspec_client::requests::BankTransfer {
-    payspec_client::requests::BankTransfer::builder()
-        .amount("25.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref(reference)
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
+    transfer_to("0123456789", "Ada Obi", reference)
 }
 
 fn transferred() -> Reply {

@@ -373,49 +373,51 @@ fn retry_text(retry_after: Option<Duration>) -> String {
     }
 }
 
+/// Matches the variants that come of an exchange with the service, binding each one's
+/// `meta`; an `Auth` error and any other take the arms given.
+macro_rules! exchange_meta {
+    ($error:expr, $meta:ident => $then:expr, Error::Auth { $cause:ident } => $auth:expr) => {
+        match $error {
+            Error::Transport { $meta, .. }
+            | Error::Timeout { $meta, .. }
+            | Error::Redirect { $meta, .. }
+            | Error::AnswerTooLarge { $meta, .. }
+            | Error::OutcomeUnknown { $meta, .. }
+            | Error::ReferenceUsed { $meta, .. }
+            | Error::Status { $meta, .. }
+            | Error::Service { $meta, .. }
+            | Error::Decode { $meta, .. }
+            | Error::RateLimited { $meta, .. } => $then,
+            Error::Auth { $cause } => $auth,
+            _ => None,
+        }
+    };
+}
+
 impl Error {
     /// What the call's exchanges were: the HTTP status and headers of its last answer,
     /// its attempts with their timing, and the request id to quote to the service's
     /// support. `None` for an error that came of no exchange (a request refused before
-    /// sending, a configuration error); a failed token renewal gives its own call's.
+    /// sending, a configuration error). A failure while the client fetched its token
+    /// carries the record of the call that waited for it.
     pub fn meta(&self) -> Option<&crate::Meta> {
-        match self {
-            Error::Transport { meta, .. }
-            | Error::Timeout { meta, .. }
-            | Error::Redirect { meta, .. }
-            | Error::AnswerTooLarge { meta, .. }
-            | Error::OutcomeUnknown { meta, .. }
-            | Error::ReferenceUsed { meta, .. }
-            | Error::Status { meta, .. }
-            | Error::Service { meta, .. }
-            | Error::Decode { meta, .. }
-            | Error::RateLimited { meta, .. } => meta.as_deref(),
-            Error::Auth { cause } => cause.meta(),
-            _ => None,
-        }
+        exchange_meta!(self, meta => meta.as_deref(), Error::Auth { cause } => cause.meta())
     }
 
-    /// The error with the record of the call it came of (kept when it has one already:
-    /// an error of a token renewal keeps the renewal's).
+    /// The error with the record of the call it came of (kept when it has one already).
     pub(crate) fn with_meta(mut self, record: Box<crate::Meta>) -> Self {
-        match &mut self {
-            Error::Transport { meta, .. }
-            | Error::Timeout { meta, .. }
-            | Error::Redirect { meta, .. }
-            | Error::AnswerTooLarge { meta, .. }
-            | Error::OutcomeUnknown { meta, .. }
-            | Error::ReferenceUsed { meta, .. }
-            | Error::Status { meta, .. }
-            | Error::Service { meta, .. }
-            | Error::Decode { meta, .. }
-            | Error::RateLimited { meta, .. }
-                if meta.is_none() =>
-            {
-                *meta = Some(record);
-            }
-            _ => {}
+        if let Some(slot) = self.meta_slot()
+            && slot.is_none()
+        {
+            *slot = Some(record);
         }
         self
+    }
+
+    /// Where this error keeps its call's record, if it is one of an exchange (through a
+    /// token failure to its cause).
+    fn meta_slot(&mut self) -> Option<&mut Option<Box<crate::Meta>>> {
+        exchange_meta!(self, meta => Some(meta), Error::Auth { cause } => cause.meta_slot())
     }
 
     /// A request refused before sending.
