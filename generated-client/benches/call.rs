@@ -178,7 +178,8 @@ struct RawMeta {
 }
 
 /// A hand-written client, as a careful developer would write one: headers that do not
-/// change prepared once, typed bodies and answers, and a timeout on every request (30 s,
+/// change prepared once, a request id per call (the same header the generated client
+/// sends), typed bodies and answers, and a timeout on every request (30 s,
 /// as the generated client's default; progenitor's generated clients set one too), so
 /// that no call can hang. `untimed` is the same without it, for the last case.
 struct HandWritten {
@@ -218,6 +219,7 @@ impl HandWritten {
             .header(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"))
             .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
             .header(HeaderName::from_static("accountid"), self.account_id.clone())
+            .header(HeaderName::from_static("x-request-id"), request_id())
             .send()
             .await
             .expect("the GET is answered");
@@ -240,6 +242,7 @@ impl HandWritten {
             .header(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
             .header(HeaderName::from_static("accountid"), self.account_id.clone())
+            .header(HeaderName::from_static("x-request-id"), request_id())
             // The transfer's reference, as the generated client sends it.
             .header(
                 HeaderName::from_static("x-idempotent-key"),
@@ -251,6 +254,21 @@ impl HandWritten {
             .expect("the POST is answered");
         Self::read(answer).await
     }
+}
+
+/// A request id of the call's own, as the generated client sends one (the spec's
+/// `request_id_header`): 32 hex digits from a fresh `RandomState`, the same request on the
+/// wire.
+fn request_id() -> HeaderValue {
+    use std::hash::BuildHasher;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let state = std::collections::hash_map::RandomState::new();
+    let bits = [state.hash_one(0u8), state.hash_one(1u8)];
+    let mut text = [0u8; 32];
+    for (i, byte) in text.iter_mut().enumerate() {
+        *byte = HEX[((bits[i / 16] >> (60 - 4 * (i % 16))) & 0xf) as usize];
+    }
+    HeaderValue::from_bytes(&text).expect("hex is a header value")
 }
 
 fn transfer_request() -> BankTransfer {
