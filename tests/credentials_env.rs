@@ -66,5 +66,23 @@ fn credentials_come_from_the_documented_variables() {
             calls.iter().find(|r| !r.path().ends_with("/token/issue")).unwrap_or_else(|| panic!("{calls:?}"));
         assert_eq!(balance.header("accountId"), Some("acct-9"));
         assert_eq!(balance.header("authorization"), Some("Bearer tok-env"));
+
+        // Credentials given in code stay when the environment names none.
+        // SAFETY: as above.
+        unsafe {
+            for name in ["PAYSPEC_CLIENT_ID", "PAYSPEC_CLIENT_SECRET", "PAYSPEC_ACCOUNT_ID"] {
+                std::env::remove_var(name);
+            }
+        }
+        let missing = payspec_client::Client::from_env().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            missing.contains("PAYSPEC_CLIENT_ID, PAYSPEC_CLIENT_SECRET, PAYSPEC_ACCOUNT_ID"),
+            "{missing}"
+        );
+        let given = payspec_client::Client::builder()
+            .credentials(Credentials::new("client-code", "code-secret", "acct-code"))
+            .from_env()
+            .and_then(|builder| builder.build());
+        assert!(given.is_ok(), "{given:?}");
     });
 }

@@ -229,8 +229,8 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// - where requests go: `PAYSPEC_BASE_URL`, else `PAYSPEC_ENVIRONMENT` naming one of
     ///   the spec's environments (any case);
     /// - the credentials ([`Credentials::from_env`]: `PAYSPEC_CLIENT_ID`,
-    ///   `PAYSPEC_CLIENT_SECRET`, `PAYSPEC_ACCOUNT_ID`), required when the service uses
-    ///   tokens or when any of them is set;
+    ///   `PAYSPEC_CLIENT_SECRET`, `PAYSPEC_ACCOUNT_ID`), required when any of them is set,
+    ///   or when the service uses tokens and the builder has no credentials yet;
     /// - `PAYSPEC_TIMEOUT` (each attempt) and `PAYSPEC_CALL_TIMEOUT` (the whole call):
     ///   `30s`, `1500ms`, `2m`, or whole seconds.
     ///
@@ -264,7 +264,8 @@ impl<C: From<Session>> ClientBuilder<C> {
             (None, None) => {}
         }
         let names = [Credentials::CLIENT_ID_VAR, Credentials::CLIENT_SECRET_VAR, Credentials::ACCOUNT_ID_VAR];
-        if self.service.tokens.is_some() || names.iter().any(|name| var(name).is_some()) {
+        let needed = self.service.tokens.is_some() && self.credentials.is_none();
+        if needed || names.iter().any(|name| var(name).is_some()) {
             match Credentials::from_vars(var) {
                 Ok(credentials) => self = self.credentials(credentials),
                 Err(Error::Config { reason }) => problems.push(reason),
