@@ -113,21 +113,23 @@ impl ClientInner {
         let exchange = async {
             let mut response = builder.send().await?;
             let status = response.status().as_u16();
-            // Moved out, not copied: the call's record keeps them.
-            let headers = std::mem::take(response.headers_mut());
             if (300..400).contains(&status) {
+                // Moved out, not copied: the call's record keeps them.
+                let headers = std::mem::take(response.headers_mut());
                 let location =
                     headers.get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
                 return Ok(Exchange::Redirect { status, location, headers });
             }
-            let (meta, pace) = if (200..300).contains(&status) {
-                (None, self.rate_limit.and_then(|names| spent_window(&headers, names)))
-            } else {
-                (Some(ErrorMeta::read(&headers, self.rate_limit)), None)
-            };
             match read_limited(response, limit).await? {
-                Some(body) => Ok(Exchange::Answer { status, meta, pace, body, headers }),
-                None => Ok(Exchange::TooLarge { status, headers }),
+                (Some(body), headers) => {
+                    let (meta, pace) = if (200..300).contains(&status) {
+                        (None, self.rate_limit.and_then(|names| spent_window(&headers, names)))
+                    } else {
+                        (Some(ErrorMeta::read(&headers, self.rate_limit)), None)
+                    };
+                    Ok(Exchange::Answer { status, meta, pace, body, headers })
+                }
+                (None, headers) => Ok(Exchange::TooLarge { status, headers }),
             }
         };
         let (status, meta, pace, body, headers) = match tokio::time::timeout_at(now + timeout, exchange).await
@@ -220,7 +222,7 @@ impl ClientInner {
             retry_after,
             unauthorized: matches!(status, 401 | 431),
             token_generation: None,
-            answer: Some((status, headers)),
+            answer: Some(Box::new((status, headers))),
         })
     }
 }
@@ -285,8 +287,18 @@ fn spent_window(headers: &HeaderMap, names: RateLimitHeaders) -> Option<Duration
 /// The body, or `None` as soon as it is known to be larger than `limit`. A declared
 /// length is checked before reading; a streamed body is counted as it arrives, and its
 /// chunks are joined once at the end, so memory never holds much more than the limit.
+/// The answer's body within `limit` (`None` past it), and its headers, taken once the body
+/// is read: until then they stay inside the response, not beside it in the call's future.
 async fn read_limited(
     mut response: reqwest::Response,
+    limit: usize,
+) -> Result<(Option<bytes::Bytes>, HeaderMap), reqwest::Error> {
+    let body = read_body(&mut response, limit).await?;
+    Ok((body, std::mem::take(response.headers_mut())))
+}
+
+async fn read_body(
+    response: &mut reqwest::Response,
     limit: usize,
 ) -> Result<Option<bytes::Bytes>, reqwest::Error> {
     let declared = response.content_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));

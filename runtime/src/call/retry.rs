@@ -195,8 +195,9 @@ pub(crate) struct Failure {
     pub(crate) retry_after: Option<Duration>,
     pub(crate) unauthorized: bool,
     pub(crate) token_generation: Option<u64>,
-    /// The status and headers of the answer, when one came.
-    pub(crate) answer: Option<(u16, reqwest::header::HeaderMap)>,
+    /// The status and headers of the answer, when one came (boxed: a failure is rare, and
+    /// every call's future holds room for one).
+    pub(crate) answer: Option<Box<(u16, reqwest::header::HeaderMap)>>,
 }
 
 impl From<Error> for Failure {
@@ -213,7 +214,7 @@ impl Failure {
 
     /// The failure, with the answer it came with.
     pub(crate) fn with_answer(mut self, status: u16, headers: reqwest::header::HeaderMap) -> Failure {
-        self.answer = Some((status, headers));
+        self.answer = Some(Box::new((status, headers)));
         self
     }
 }

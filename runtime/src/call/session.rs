@@ -41,7 +41,8 @@ impl ClientInner {
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
         // The error of the attempt before, which a hook that stops a retry ends the call with.
-        let mut last: Option<Error> = None;
+        // Boxed: the call's future keeps room for it across every wait.
+        let mut last: Option<Box<Error>> = None;
         loop {
             tracing::debug!(attempt, "sending");
             let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
@@ -71,8 +72,8 @@ impl ClientInner {
                         span.record("http.response.status_code", i64::from(answer.status));
                     }
                     Err(failure) => {
-                        if let Some((status, _)) = &failure.answer {
-                            span.record("http.response.status_code", i64::from(*status));
+                        if let Some(answer) = &failure.answer {
+                            span.record("http.response.status_code", i64::from(answer.0));
                         }
                         span.record("error.type", failure.error.trace_type());
                     }
@@ -92,7 +93,7 @@ impl ClientInner {
                 }
                 Err(failure) => failure,
             };
-            let (status, headers) = match failure.answer.take() {
+            let (status, headers) = match failure.answer.take().map(|answer| *answer) {
                 Some((status, headers)) => (Some(status), Some(headers)),
                 None => (None, None),
             };
@@ -116,7 +117,7 @@ impl ClientInner {
                     );
                     tokio::time::sleep(delay).await;
                     attempt += 1;
-                    last = Some(failure.error);
+                    last = Some(Box::new(failure.error));
                 }
                 _ => {
                     meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
@@ -180,8 +181,8 @@ impl ClientInner {
         let (status, headers, outcome) = match sent {
             Ok(answer) => (Some(answer.status), Some(&answer.headers), AttemptOutcome::Answered),
             Err(failure) => (
-                failure.answer.as_ref().map(|(status, _)| *status),
-                failure.answer.as_ref().map(|(_, headers)| headers),
+                failure.answer.as_ref().map(|answer| answer.0),
+                failure.answer.as_ref().map(|answer| &answer.1),
                 AttemptOutcome::Failed(failure.error.kind()),
             ),
         };
