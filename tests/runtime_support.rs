@@ -124,7 +124,7 @@ pub fn credentials() -> Credentials {
 /// A builder for a client of `server`, with fast retries.
 pub fn builder(server: &MockServer) -> ClientBuilder {
     ClientBuilder::new(&SERVICE)
-        .environment(Environment::Custom(server.url()))
+        .environment(Environment::custom(server.url()))
         .credentials(credentials())
         .retry_policy(fast_retry())
         .timeout(Duration::from_secs(5))

@@ -9,7 +9,7 @@ use std::fmt;
 use std::hash::BuildHasher;
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 /// The answer headers never shown: credentials and cookies, whatever a server sends.
 const SECRET_HEADERS: [&str; 6] = [
@@ -84,7 +84,7 @@ impl Meta {
 
     /// Closes the record: the call's whole time, and the service's request id when its
     /// last answer carried one under `header`.
-    pub(crate) fn finish(&mut self, total: Duration, header: Option<&str>) {
+    pub(crate) fn finish(&mut self, total: Duration, header: Option<&HeaderName>) {
         self.total = total;
         if let Some(value) = header.and_then(|name| self.headers.get(name)).filter(|v| v.to_str().is_ok()) {
             // A clone of the answer's bytes: a reference count, not a copy.
@@ -224,7 +224,7 @@ mod tests {
         let attempt =
             Attempt { started: SystemTime::now(), took: Duration::from_millis(3), status: Some(200) };
         meta.attempted(attempt, Some(headers));
-        meta.finish(Duration::from_millis(4), Some("x-request-id"));
+        meta.finish(Duration::from_millis(4), Some(&HeaderName::from_static("x-request-id")));
         assert_eq!((meta.request_id(), meta.request_id_is_the_services()), (Some("svc-1"), true));
         assert_eq!(
             (meta.header("SET-COOKIE"), meta.status(), meta.attempts().len()),

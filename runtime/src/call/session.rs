@@ -49,7 +49,7 @@ impl ClientInner {
             let added = match self.before_hooks(request, number, &meta) {
                 Ok(added) => added,
                 Err(reason) => {
-                    meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
+                    meta.finish(started.elapsed(), self.request_id.as_ref());
                     return Err(match last {
                         // An attempt went out: its error says whether it may have applied.
                         Some(error) => error.with_meta(meta),
@@ -87,7 +87,7 @@ impl ClientInner {
                     tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
                     let headers = std::mem::take(&mut answer.headers);
                     meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, Some(headers));
-                    meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
+                    meta.finish(started.elapsed(), self.request_id.as_ref());
                     answer.meta = Some(meta);
                     return Ok(answer);
                 }
@@ -120,7 +120,7 @@ impl ClientInner {
                     last = Some(Box::new(failure.error));
                 }
                 _ => {
-                    meta.finish(started.elapsed(), self.request_id.as_ref().map(HeaderName::as_str));
+                    meta.finish(started.elapsed(), self.request_id.as_ref());
                     return Err(failure.error.with_meta(meta));
                 }
             }
