@@ -1,6 +1,7 @@
 pub mod counting;
 pub mod mock;
 pub mod sandboxed;
+pub mod transport;
 
 /// The repository's spec, the one `payspec-client` is built from.
 pub const BUILTIN_SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/payments.yaml");

@@ -33,14 +33,14 @@ async fn peak_growth_of(reply: Reply) -> (Result<(), Error>, usize, u64) {
         Ok(s) => s,
         Err(e) => panic!("mock server: {e}"),
     };
-    let client: Client = match Client::builder()
+    let builder = Client::builder()
         .environment(Environment::Custom(server.url()))
         .credentials(Credentials::new("id", "secret", "acct"))
         .retry_policy(RetryPolicy::never())
         .timeout(Duration::from_secs(20))
-        .max_answer_bytes(LIMIT)
-        .build()
-    {
+        .max_answer_bytes(LIMIT);
+    let through = payspec_tests::transport::through_tower(env!("CARGO_CRATE_NAME"));
+    let client: Client = match payspec_tests::transport::choose(builder, through).build() {
         Ok(c) => c,
         Err(e) => panic!("{e}"),
     };

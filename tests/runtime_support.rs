@@ -123,11 +123,21 @@ pub fn credentials() -> Credentials {
 
 /// A builder for a client of `server`, with fast retries.
 pub fn builder(server: &MockServer) -> ClientBuilder {
-    ClientBuilder::new(&SERVICE)
+    let builder = ClientBuilder::new(&SERVICE)
         .environment(Environment::custom(server.url()))
         .credentials(credentials())
         .retry_policy(fast_retry())
-        .timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(5));
+    with_test_transport(builder)
+}
+
+/// Whether this test binary sends through a transport of its own (`runtime_tower` runs
+/// these cases a second time so) rather than the client's reqwest client.
+pub const THROUGH_TOWER: bool = payspec_tests::transport::through_tower(env!("CARGO_CRATE_NAME"));
+
+/// `builder` sending through this binary's transport.
+pub fn with_test_transport(builder: ClientBuilder) -> ClientBuilder {
+    payspec_tests::transport::choose(builder, THROUGH_TOWER)
 }
 
 pub fn client(server: &MockServer) -> Client {

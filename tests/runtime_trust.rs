@@ -55,12 +55,22 @@ fn grant_ms(access: &str, refresh: &str, millis: u64) -> Reply {
                      "expiresAt": now_millis() + millis}))
 }
 
-fn builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
+/// Whether this binary sends through a transport of its own (`runtime_tower` runs these
+/// cases a second time so).
+const THROUGH_TOWER: bool = payspec_tests::transport::through_tower(env!("CARGO_CRATE_NAME"));
+
+/// A builder for `server`, with the client's own reqwest client.
+fn reqwest_builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
     Client::builder()
         .environment(Environment::Custom(server.url()))
         .credentials(Credentials::new(CLIENT_ID, CLIENT_SECRET, ACCOUNT_ID))
         .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(40)))
         .timeout(Duration::from_secs(5))
+}
+
+/// A builder for `server`, sending through this binary's transport.
+fn builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
+    payspec_tests::transport::choose(reqwest_builder(server), THROUGH_TOWER)
 }
 
 fn built(builder: payspec_client::ClientBuilder<Client>) -> Client {
@@ -173,10 +183,64 @@ async fn a_caller_supplied_http_builder_follows_no_redirect_either() {
     let http = payspec_client::reqwest::Client::builder()
         .redirect(payspec_client::reqwest::redirect::Policy::limited(10))
         .pool_max_idle_per_host(1);
-    let client = built(builder(&server).http_client_builder(http));
+    let client = built(reqwest_builder(&server).http_client_builder(http));
     let result = client.transfers().list_banks(ListBanks::new()).await;
     assert!(matches!(result, Err(Error::Redirect { status: 302, .. })), "{result:?}");
     assert!(elsewhere.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_redirect_a_shared_reqwest_client_followed_is_refused_once_seen() {
+    let elsewhere = start(|_, _| banks_ok()).await;
+    let target = format!("{}{BANKS}", elsewhere.url());
+    let server = with_token(move |_, _| Reply::empty(302).header("Location", &target)).await;
+    // The application's own client, which follows redirects: the client cannot stop it,
+    // and sees that the answer came from elsewhere.
+    let shared = payspec_client::reqwest::Client::builder()
+        .redirect(payspec_client::reqwest::redirect::Policy::limited(10))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let client = built(reqwest_builder(&server).reqwest_client(shared));
+    let result = client.transfers().list_banks(ListBanks::new()).await;
+    match &result {
+        Err(Error::Redirect { status: 200, location: Some(location), .. }) => {
+            assert_eq!(location, &format!("{}{BANKS}", elsewhere.url()));
+        }
+        other => panic!("expected the followed redirect to be refused, got {other:?}"),
+    }
+    assert_eq!(server.count("GET", BANKS), 1);
+    assert_eq!(elsewhere.count("GET", BANKS), 1, "the shared client followed it, as it was built to");
+}
+
+#[tokio::test]
+async fn a_shared_reqwest_client_that_follows_no_redirect_sends_the_user_agent_and_works() {
+    let server = with_token(|_, _| banks_ok()).await;
+    let shared = payspec_client::reqwest::Client::builder()
+        .redirect(payspec_client::reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let client = built(reqwest_builder(&server).reqwest_client(shared).user_agent("shop/1.0"));
+    let result = client.transfers().list_banks(ListBanks::new()).await;
+    assert!(result.is_ok(), "{result:?}");
+    let sent = server.requests_to("GET", BANKS);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].header("user-agent"), Some("shop/1.0"));
+}
+
+#[tokio::test]
+async fn the_calls_of_this_binary_go_through_its_transport() {
+    let server = with_token(|_, _| banks_ok()).await;
+    let before = payspec_tests::transport::SENT_THROUGH_TOWER.load(Ordering::Relaxed);
+    let result = client(&server).transfers().list_banks(ListBanks::new()).await;
+    assert!(result.is_ok(), "{result:?}");
+    let through = payspec_tests::transport::SENT_THROUGH_TOWER.load(Ordering::Relaxed) - before;
+    // A token issue and the call, each counted by the tower stack's layer when it is used.
+    if THROUGH_TOWER {
+        assert!(through >= 2, "{through} requests went through the tower stack");
+    } else {
+        assert_eq!(through, 0);
+    }
+    assert_eq!(server.requests().len(), 2);
 }
 
 // ---- 2. Token renewal that scales and fails fast. ----

@@ -50,6 +50,61 @@
 //! Errors are one [`Error`] type: match on it, and before sending a payment again check
 //! [`Error::may_have_been_applied`]. Webhooks are verified with [`webhook::Verifier`].
 //!
+//! # Testing your code without a server
+//!
+//! With the `testing` feature, [`runtime::testing::Script`] is a transport that answers
+//! each operation from replies you queue (a success, a pending answer, a refusal code, a
+//! status, silence until the deadline, a refused connection) and records what it was sent.
+//! The replies are written in the service's envelope, so the client reads them as it reads
+//! the service's: a unit test of "what my code does when a transfer is pending" needs no
+//! server.
+//!
+//! ```
+//! # #[cfg(all(feature = "testing", feature = "transfers"))]
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use payspec_client::requests::BankTransfer;
+//! use payspec_client::runtime::serde_json::json;
+//! use payspec_client::runtime::testing::{Reply, Script};
+//! use payspec_client::{Client, Credentials, Environment, Outcome, routes};
+//!
+//! /// The code under test: pays a seller and says what to do next.
+//! async fn pay_seller(client: &Client, order: &str) -> Result<&'static str, payspec_client::Error> {
+//!     let transfer = BankTransfer::builder()
+//!         .amount("2500.00".parse()?)
+//!         .destination_account_number("0123456789")
+//!         .destination_bank_code("058")
+//!         .customer_name("Ada Obi")
+//!         .merchant_tx_ref(order)
+//!         .build()?;
+//!     Ok(match client.transfers().bank_transfer(transfer).await? {
+//!         Outcome::Done(_) => "paid",
+//!         // Accepted and in flight: settle it later, never send it again.
+//!         Outcome::Pending(_) => "settle later",
+//!         Outcome::Failed(_) => "failed",
+//!     })
+//! }
+//!
+//! let script = Script::new(&routes::SERVICE);
+//! script.reply("bank_transfer", Reply::pending(json!({"amount": "2500.00"})));
+//! let client = Client::builder()
+//!     .environment(Environment::custom("https://payments.test"))
+//!     .credentials(Credentials::new("client-id", "client-secret", "account-id"))
+//!     .transport(script.clone())
+//!     .build()?;
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+//! assert_eq!(runtime.block_on(pay_seller(&client, "order-1"))?, "settle later");
+//!
+//! // What the service would have received: one transfer, with the order's reference.
+//! let sent = script.sent_to("bank_transfer");
+//! assert_eq!(sent.len(), 1);
+//! assert_eq!(sent[0].json().map(|body| body["merchantTxRef"].clone()), Some(json!("order-1")));
+//! # Ok(())
+//! # }
+//! # #[cfg(not(all(feature = "testing", feature = "transfers")))]
+//! # fn run() -> Result<(), Box<dyn std::error::Error>> { Ok(()) }
+//! # run().unwrap();
+//! ```
+//!
 //! # Logs and traces
 //!
 //! The client emits [`tracing`](https://docs.rs/tracing) spans and events; install any

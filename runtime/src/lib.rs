@@ -23,6 +23,10 @@ mod redact;
 mod request;
 mod service;
 mod support;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing;
+pub mod transport;
 mod values;
 pub mod webhook;
 

@@ -3,17 +3,20 @@
 
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, USER_AGENT,
+};
 use tokio::time::Instant;
 
 use super::envelope::{self, RawAnswer};
-use super::inner::ClientInner;
+use super::inner::{ClientInner, Sender};
 use super::retry::Failure;
 use super::urls::MAX_CACHED_URLS;
 use crate::error::Error;
-use crate::redact;
+use crate::redact::{self, Secrets};
 use crate::request::writer::PreparedRequest;
 use crate::service::{Effect, RateLimitHeaders, Route};
+use crate::transport::{Incoming, Outgoing, Reach, TransportError};
 use crate::values::timestamp::{parse_retry_after, parse_window};
 
 impl ClientInner {
@@ -62,15 +65,20 @@ impl ClientInner {
         now: Instant,
     ) -> Result<RawAnswer, Failure> {
         let route = request.route;
-        let builder = match &request.url {
-            Some(url) => self.http.request(route.method.to_reqwest(), url.as_str()),
-            None => self.http.request(route.method.to_reqwest(), self.route_url(route)?),
+        let url = match &request.url {
+            Some(url) => reqwest::Url::parse(url).map_err(|_| Error::Config {
+                reason: format!("the URL of {} is not a valid URL", route.operation),
+            })?,
+            None => self.route_url(route)?,
         };
-        let mut builder = builder.header(ACCEPT, HeaderValue::from_static("application/json"));
-        if let Some(body) = &request.body {
-            // A clone of the bytes written once: a reference count, not a copy.
-            builder =
-                builder.header(CONTENT_TYPE, HeaderValue::from_static("application/json")).body(body.clone());
+        let mut headers = HeaderMap::with_capacity(8);
+        headers.append(ACCEPT, HeaderValue::from_static("application/json"));
+        if request.body.is_some() {
+            headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        if let Some(user_agent) = &self.user_agent {
+            // A client built here sets it once, on the reqwest client; one given to it can't.
+            headers.append(USER_AGENT, user_agent.clone());
         }
         if route.auth.sends_account() {
             let Some((name, account_id)) = &self.account else {
@@ -84,7 +92,7 @@ impl ClientInner {
             };
             // Unless the operation sets its own (an explicit header wins).
             if !request.headers.iter().any(|(set, _)| set == name) {
-                builder = builder.header(name, account_id.clone());
+                headers.append(name.clone(), account_id.clone());
             }
         }
         if route.auth.sends_bearer() {
@@ -93,26 +101,50 @@ impl ClientInner {
                     Error::invalid("no access token was available for an operation that needs one").into()
                 );
             };
-            builder = builder.header(AUTHORIZATION, bearer.clone());
+            headers.append(AUTHORIZATION, bearer.clone());
         }
         for (name, value) in &request.headers {
-            builder = builder.header(name.clone(), value.clone());
+            headers.append(name.clone(), value.clone());
         }
         if let Some((name, value)) = &request.idempotency {
-            builder = builder.header(name.clone(), value.clone());
+            headers.append(name.clone(), value.clone());
         }
         if let (Some(name), Some(value)) = (&self.request_id, request_id) {
-            builder = builder.header(name.clone(), value);
+            headers.append(name.clone(), value);
         }
         // What the caller's hooks added (never a credential, the body's framing or the
         // idempotency header: `BeforeAttempt::add_header` refuses those).
         for (name, value) in added {
-            builder = builder.header(name, value);
+            headers.append(name, value);
         }
         let limit = self.max_answer_bytes;
+        let method = route.method.to_reqwest();
         let exchange = async {
-            let mut response = builder.send().await?;
-            let status = response.status().as_u16();
+            let mut response = match &self.sender {
+                Sender::Reqwest { client, shared } => {
+                    // A shared client may follow a redirect: its answer then comes from elsewhere.
+                    let sent_to = shared.then(|| url.clone());
+                    let mut outgoing = reqwest::Request::new(method, url);
+                    *outgoing.headers_mut() = headers;
+                    // A clone of the bytes written once: a reference count, not a copy.
+                    *outgoing.body_mut() = request.body.clone().map(reqwest::Body::from);
+                    let mut response = client.execute(outgoing).await.map_err(from_reqwest)?;
+                    if let Some(sent_to) = sent_to
+                        && response.url() != &sent_to
+                    {
+                        let location = Some(response.url().to_string());
+                        let status = response.status().as_u16();
+                        let headers = std::mem::take(response.headers_mut());
+                        return Ok(Exchange::Redirect { status, location, headers });
+                    }
+                    Received::Reqwest(response)
+                }
+                Sender::Transport(transport) => {
+                    let outgoing = Outgoing { route, method, url, headers, body: request.body.clone() };
+                    Received::Other(transport.send(outgoing).await?)
+                }
+            };
+            let status = response.status();
             if (300..400).contains(&status) {
                 // Moved out, not copied: the call's record keeps them.
                 let headers = std::mem::take(response.headers_mut());
@@ -145,7 +177,10 @@ impl ClientInner {
                 .into());
             }
             Ok(Err(e)) => {
-                return Err(transport_error(e, timeout, &self.origin).with_effect(route.effect).into());
+                let secrets = self.secrets(&request.secrets);
+                return Err(transport_error(e, timeout, &self.origin, &secrets)
+                    .with_effect(route.effect)
+                    .into());
             }
             Ok(Ok(Exchange::Redirect { status, location, headers })) => {
                 let secrets = self.secrets(&request.secrets);
@@ -284,24 +319,57 @@ fn spent_window(headers: &HeaderMap, names: RateLimitHeaders) -> Option<Duration
     text(names.window).and_then(parse_window)
 }
 
-/// The body, or `None` as soon as it is known to be larger than `limit`. A declared
-/// length is checked before reading; a streamed body is counted as it arrives, and its
-/// chunks are joined once at the end, so memory never holds much more than the limit.
+/// An answer as it arrived, from the client's own reqwest client or another transport.
+enum Received {
+    Reqwest(reqwest::Response),
+    Other(Incoming),
+}
+
+impl Received {
+    fn status(&self) -> u16 {
+        match self {
+            Received::Reqwest(response) => response.status().as_u16(),
+            Received::Other(incoming) => incoming.status,
+        }
+    }
+
+    fn headers_mut(&mut self) -> &mut HeaderMap {
+        match self {
+            Received::Reqwest(response) => response.headers_mut(),
+            Received::Other(incoming) => &mut incoming.headers,
+        }
+    }
+
+    fn declared_length(&self) -> Option<u64> {
+        match self {
+            Received::Reqwest(response) => response.content_length(),
+            Received::Other(incoming) => incoming.declared_length(),
+        }
+    }
+
+    async fn chunk(&mut self) -> Result<Option<bytes::Bytes>, TransportError> {
+        match self {
+            Received::Reqwest(response) => response.chunk().await.map_err(from_reqwest),
+            Received::Other(incoming) => incoming.chunk().await,
+        }
+    }
+}
+
 /// The answer's body within `limit` (`None` past it), and its headers, taken once the body
 /// is read: until then they stay inside the response, not beside it in the call's future.
 async fn read_limited(
-    mut response: reqwest::Response,
+    mut response: Received,
     limit: usize,
-) -> Result<(Option<bytes::Bytes>, HeaderMap), reqwest::Error> {
+) -> Result<(Option<bytes::Bytes>, HeaderMap), TransportError> {
     let body = read_body(&mut response, limit).await?;
     Ok((body, std::mem::take(response.headers_mut())))
 }
 
-async fn read_body(
-    response: &mut reqwest::Response,
-    limit: usize,
-) -> Result<Option<bytes::Bytes>, reqwest::Error> {
-    let declared = response.content_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));
+/// The body, or `None` as soon as it is known to be larger than `limit`. A declared
+/// length is checked before reading; a streamed body is counted as it arrives, and its
+/// chunks are joined once at the end, so memory never holds much more than the limit.
+async fn read_body(response: &mut Received, limit: usize) -> Result<Option<bytes::Bytes>, TransportError> {
+    let declared = response.declared_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));
     if declared.is_some_and(|len| len > limit) {
         return Ok(None);
     }
@@ -332,31 +400,47 @@ async fn read_body(
     Ok(Some(body.into()))
 }
 
-/// Maps a connection-level failure, telling apart failures before the request was
-/// written (connect, DNS, TLS handshake) from those after.
-fn transport_error(e: reqwest::Error, timeout: Duration, origin: &str) -> Error {
+/// A reqwest failure as a transport's: one before the request was written (connect, DNS,
+/// TLS handshake) never left; a timeout is the transport's own.
+fn from_reqwest(e: reqwest::Error) -> TransportError {
     let e = e.without_url();
-    let host = origin.to_owned();
-    let detail = describe(&e);
     if e.is_connect() {
-        return Error::Transport {
+        TransportError::not_sent(e)
+    } else if e.is_timeout() {
+        TransportError::timed_out(e)
+    } else {
+        TransportError::sent(e)
+    }
+}
+
+/// Maps a connection-level failure to the error the caller sees, its text without the
+/// client's secrets, telling apart failures before the request was written from those after.
+fn transport_error(e: TransportError, timeout: Duration, origin: &str, secrets: &Secrets) -> Error {
+    let host = origin.to_owned();
+    let detail = redact::answer_text(&describe(&*e.source), secrets, false);
+    match e.reach {
+        Reach::NotSent => Error::Transport {
             meta: None,
             detail: plain_http_hint(&detail, origin).unwrap_or(detail),
             host,
             may_have_reached_server: false,
             effect: Effect::Write,
-        };
-    }
-    if e.is_timeout() {
-        return Error::Timeout {
+        },
+        Reach::TimedOut => Error::Timeout {
             meta: None,
             after: timeout,
             waiting_for_token: false,
             may_have_reached_server: true,
             effect: Effect::Write,
-        };
+        },
+        Reach::MaySent => Error::Transport {
+            meta: None,
+            host,
+            may_have_reached_server: true,
+            detail,
+            effect: Effect::Write,
+        },
     }
-    Error::Transport { meta: None, host, may_have_reached_server: true, detail, effect: Effect::Write }
 }
 
 /// What to do when a TLS handshake met a server that answered in plain HTTP (rustls:

@@ -8,13 +8,14 @@ use std::time::Duration;
 use reqwest::header::{HeaderName, HeaderValue};
 
 use super::hooks::Hook;
-use super::inner::ClientInner;
+use super::inner::{ClientInner, Sender};
 use super::retry::RetryPolicy;
 use super::session::Session;
 use super::token::TokenCell;
 use super::urls::UrlCache;
 use crate::error::Error;
 use crate::service::Service;
+use crate::transport::Transport;
 use crate::values::secret::Credentials;
 
 /// Where a client sends its requests: what a generated `Environment` (one per environment
@@ -87,6 +88,8 @@ pub struct ClientBuilder<C = Session> {
     environment: Option<BaseUrl>,
     credentials: Option<Credentials>,
     http: Option<reqwest::ClientBuilder>,
+    /// A reqwest client or a transport the caller gave, in place of one built here.
+    given: Option<Sender>,
     timeout: Duration,
     call_timeout: Duration,
     retry: RetryPolicy,
@@ -132,6 +135,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             environment: None,
             credentials: None,
             http: None,
+            given: None,
             timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
@@ -163,6 +167,27 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// [`Error::Redirect`], so a payment is never sent again to another address.
     pub fn http_client_builder(mut self, http: reqwest::ClientBuilder) -> Self {
         self.http = Some(http);
+        self
+    }
+
+    /// Sends with the application's own `reqwest::Client`, sharing its connection pool.
+    ///
+    /// Build it with `redirect(reqwest::redirect::Policy::none())`: a redirect it follows
+    /// sends the request again where the redirect pointed. One it followed anyway is seen
+    /// (its answer comes from another URL) and the call ends with [`Error::Redirect`]. Its
+    /// own timeouts and TLS apply; the client's deadlines and answer-size limit apply too,
+    /// and it sends the `User-Agent` the builder sets.
+    pub fn reqwest_client(mut self, client: reqwest::Client) -> Self {
+        self.given = Some(Sender::Reqwest { client, shared: true });
+        self
+    }
+
+    /// Sends through a [`Transport`] of the caller's own: a
+    /// [`TowerTransport`](crate::transport::TowerTransport) over a `tower::Service`, the
+    /// `testing` module's scripted one, or any other. The client's deadlines, answer-size
+    /// limit, redaction and resend rules hold whatever it is: see [`crate::transport`].
+    pub fn transport(mut self, transport: impl Transport) -> Self {
+        self.given = Some(Sender::Transport(Arc::new(transport)));
         self
     }
 
@@ -310,7 +335,8 @@ impl<C: From<Session>> ClientBuilder<C> {
             }
             _ => None,
         };
-        if parsed.scheme() == "https" && !TLS {
+        // A client or transport given speaks TLS as it was built to.
+        if parsed.scheme() == "https" && !TLS && self.given.is_none() {
             return Err(Error::Config {
                 reason: "this build of payspec-runtime has no TLS: enable its `rustls-ring` (default), \
                          `rustls-aws-lc-rs` or `native-tls` feature (payspec-client passes its features \
@@ -335,17 +361,32 @@ impl<C: From<Session>> ClientBuilder<C> {
             .map_err(|_| Error::Config {
                 reason: "the user agent has characters a header cannot carry".to_owned(),
             })?;
-        install_tls_provider();
-        let http = self
-            .http
-            .unwrap_or_default()
-            .user_agent(user_agent)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() })?;
+        let (sender, user_agent) = match (self.given, self.http) {
+            (Some(_), Some(_)) => {
+                return Err(Error::Config {
+                    reason: "both HTTP client settings (`http_client_builder`) and a client or transport \
+                             of your own (`reqwest_client`, `transport`) were given: set them on your own"
+                        .to_owned(),
+                });
+            }
+            (Some(given), None) => (given, Some(user_agent)),
+            (None, http) => {
+                install_tls_provider();
+                let client = http
+                    .unwrap_or_default()
+                    .user_agent(user_agent)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .map_err(|_| Error::Config {
+                        reason: "the HTTP client could not be initialised".to_owned(),
+                    })?;
+                (Sender::Reqwest { client, shared: false }, None)
+            }
+        };
         Ok(C::from(Session {
             inner: Arc::new(ClientInner {
-                http,
+                sender,
+                user_agent,
                 origin: parsed.origin().ascii_serialization(),
                 host: parsed.host_str().unwrap_or_default().to_owned(),
                 port: parsed.port_or_known_default().unwrap_or_default(),

@@ -1,6 +1,6 @@
 //! What a session holds, shared by its clones, and reading an answer it received.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
@@ -14,10 +14,23 @@ use crate::error::Error;
 use crate::json::{DecodeError, FromJson, Path, Reader};
 use crate::redact::{self, Secrets};
 use crate::service::{AuthRoutes, RateLimitHeaders};
+use crate::transport::Transport;
 use crate::values::secret::Credentials;
 
+/// What carries a client's requests.
+pub(crate) enum Sender {
+    /// A reqwest client: the one built here (following no redirect), or one the
+    /// application shares (`shared`: a redirect it followed is refused once seen).
+    Reqwest { client: reqwest::Client, shared: bool },
+    /// A transport of the caller's own.
+    Transport(Arc<dyn Transport>),
+}
+
 pub(crate) struct ClientInner {
-    pub(super) http: reqwest::Client,
+    pub(super) sender: Sender,
+    /// The `User-Agent` each request carries, when the client's reqwest client was not
+    /// built here (which sets it once).
+    pub(super) user_agent: Option<HeaderValue>,
     pub(crate) base_url: String,
     /// The base URL's scheme, host and port, which connection errors name.
     pub(super) origin: String,

@@ -1,0 +1,340 @@
+//! What carries a request to the service and its answer back: reqwest by default, or a
+//! [`Transport`] of your own.
+//!
+//! A client sends through one of three:
+//! - the `reqwest::Client` it builds itself (the default), which follows no redirect;
+//! - a `reqwest::Client` the application shares ([`ClientBuilder::reqwest_client`]), to
+//!   keep one connection pool;
+//! - any [`Transport`] ([`ClientBuilder::transport`]), such as [`TowerTransport`] over a
+//!   `tower::Service` of `http` types (the `tower` feature), or the scripted one of the
+//!   `testing` module.
+//!
+//! Whatever carries the request, the client keeps its guarantees around it: the attempt's
+//! and the call's deadlines bound the whole exchange (the answer's body included), the
+//! answer is read up to its size limit and no further, a `3xx` answer ends the call with
+//! [`Error::Redirect`](crate::Error::Redirect), every error's text has the client's
+//! secrets removed, and a request is sent again only when it is safe to (a read, a keyed
+//! write, or one the transport says never left: [`TransportError::not_sent`]).
+//!
+//! A redirect that a transport follows by itself is out of the client's sight, and the
+//! request it resent went where the redirect pointed. The client builds its own reqwest
+//! client to follow none; a shared `reqwest::Client` says where its answer came from, so a
+//! redirect it followed is refused once seen ([`Error::Redirect`](crate::Error::Redirect));
+//! build it with `redirect(reqwest::redirect::Policy::none())` so that none is followed.
+//! A `tower` stack follows none unless a layer of it does (tower-http's `FollowRedirect`):
+//! leave such layers out.
+//!
+//! [`ClientBuilder::reqwest_client`]: crate::ClientBuilder::reqwest_client
+//! [`ClientBuilder::transport`]: crate::ClientBuilder::transport
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use bytes::Bytes;
+use http_body::Body as _;
+use http_body_util::combinators::UnsyncBoxBody;
+use reqwest::header::HeaderMap;
+
+#[cfg(feature = "tower")]
+mod tower;
+#[cfg(feature = "tower")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+pub use self::tower::TowerTransport;
+
+/// Any error a transport's parts fail with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The future a [`Transport`] answers with.
+pub type Sending<'a> = Pin<Box<dyn Future<Output = Result<Incoming, TransportError>> + Send + 'a>>;
+
+/// Carries one attempt of a request to the service and brings its answer back.
+///
+/// It is given the request whole (method, URL, headers with the token, body) and answers
+/// with the status, the headers and a body the client reads as it arrives. It sends each
+/// request once, as it is: retries, tokens, deadlines and size limits are the client's.
+///
+/// ```
+/// use payspec_runtime::transport::{Incoming, Outgoing, Sending, Transport};
+///
+/// /// Answers every request with a `503`, without sending anything.
+/// struct Closed;
+///
+/// impl Transport for Closed {
+///     fn send(&self, _request: Outgoing) -> Sending<'_> {
+///         Box::pin(async { Ok(Incoming::full(503, Default::default(), "closed")) })
+///     }
+/// }
+/// ```
+pub trait Transport: Send + Sync + 'static {
+    /// Sends `request` and answers with what came back, or why nothing did.
+    fn send(&self, request: Outgoing) -> Sending<'_>;
+}
+
+/// One attempt of a request, as the client sends it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Outgoing {
+    /// The route: the operation's name in the spec (`route.operation`), its method and
+    /// path template, what it does ([`Effect`](crate::Effect)) and how its answers read.
+    pub route: &'static crate::Route,
+    /// The HTTP method.
+    pub method: http::Method,
+    /// The whole URL: the base URL, the route with its values, the query.
+    pub url: reqwest::Url,
+    /// Every header the request carries, the token and the idempotency key among them.
+    pub headers: HeaderMap,
+    /// The JSON body, if the request has one.
+    pub body: Option<Bytes>,
+}
+
+impl Outgoing {
+    /// The request as an `http::Request` with a body of any type made from bytes
+    /// (`http_body_util::Full<Bytes>`, `reqwest::Body`, `Bytes`).
+    ///
+    /// # Errors
+    /// When the URL is not one `http` can carry (it always is for a client's requests).
+    pub fn into_http<B: From<Bytes>>(self) -> Result<http::Request<B>, TransportError> {
+        let uri: http::Uri = self.url.as_str().parse().map_err(TransportError::not_sent)?;
+        let mut request = http::Request::new(B::from(self.body.unwrap_or_default()));
+        *request.method_mut() = self.method;
+        *request.uri_mut() = uri;
+        *request.headers_mut() = self.headers;
+        Ok(request)
+    }
+}
+
+/// An answer as a transport received it: status, headers, and a body read as it arrives.
+pub struct Incoming {
+    pub(crate) status: u16,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: AnswerBody,
+}
+
+pub(crate) enum AnswerBody {
+    /// A body already whole (a test double's), taken once.
+    Full(Option<Bytes>),
+    /// A body that arrives in frames.
+    Stream(UnsyncBoxBody<Bytes, BoxError>),
+}
+
+impl fmt::Debug for Incoming {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Incoming").field("status", &self.status).finish_non_exhaustive()
+    }
+}
+
+impl Incoming {
+    /// An answer whose body is already whole.
+    pub fn full(status: u16, headers: HeaderMap, body: impl Into<Bytes>) -> Self {
+        Incoming { status, headers, body: AnswerBody::Full(Some(body.into())) }
+    }
+
+    /// An answer whose body arrives as an `http_body::Body` (hyper's, reqwest's, any).
+    pub fn streamed<B>(status: u16, headers: HeaderMap, body: B) -> Self
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        use http_body_util::BodyExt as _;
+        Incoming { status, headers, body: AnswerBody::Stream(body.map_err(Into::into).boxed_unsync()) }
+    }
+
+    /// An `http::Response` as an answer.
+    pub fn from_http<B>(response: http::Response<B>) -> Self
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let (parts, body) = response.into_parts();
+        Incoming::streamed(parts.status.as_u16(), parts.headers, body)
+    }
+
+    /// The answer's status code.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The answer's headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The body's length, when it is known before reading: a whole body's, or one its
+    /// stream or its `Content-Length` declares.
+    pub(crate) fn declared_length(&self) -> Option<u64> {
+        match &self.body {
+            AnswerBody::Full(body) => body.as_ref().map(|b| b.len() as u64),
+            AnswerBody::Stream(body) => body.size_hint().exact().or_else(|| {
+                self.headers.get(http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
+            }),
+        }
+    }
+
+    /// The body's next piece of data, `None` at its end (trailers are skipped).
+    pub(crate) async fn chunk(&mut self) -> Result<Option<Bytes>, TransportError> {
+        match &mut self.body {
+            AnswerBody::Full(body) => Ok(body.take()),
+            AnswerBody::Stream(body) => loop {
+                let frame = std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await;
+                match frame {
+                    None => return Ok(None),
+                    Some(Err(e)) => return Err(TransportError::sent(e)),
+                    Some(Ok(frame)) => {
+                        if let Ok(data) = frame.into_data() {
+                            return Ok(Some(data));
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// Why a transport brought no answer back, and whether the request may have reached the
+/// service: what decides whether the client may send it again.
+#[derive(Debug)]
+pub struct TransportError {
+    pub(crate) reach: Reach,
+    pub(crate) source: BoxError,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Nothing was sent (no connection was made, a layer refused it first).
+    NotSent,
+    /// The request may have been received, in part or whole.
+    MaySent,
+    /// The transport's own deadline passed; the request may have been received.
+    TimedOut,
+}
+
+impl TransportError {
+    /// A failure before any of the request left (the connection was refused, the name did
+    /// not resolve, a layer shed the request): the client may send it again, even a write
+    /// without an idempotency key.
+    pub fn not_sent(source: impl Into<BoxError>) -> Self {
+        TransportError { reach: Reach::NotSent, source: source.into() }
+    }
+
+    /// A failure after the request may have left: a write is sent again only with its
+    /// idempotency key. What a transport cannot tell apart is this.
+    pub fn sent(source: impl Into<BoxError>) -> Self {
+        TransportError { reach: Reach::MaySent, source: source.into() }
+    }
+
+    /// The transport's own deadline passed (the request may have been received).
+    pub fn timed_out(source: impl Into<BoxError>) -> Self {
+        TransportError { reach: Reach::TimedOut, source: source.into() }
+    }
+
+    /// Whether the request may have reached the service.
+    pub fn may_have_reached_server(&self) -> bool {
+        self.reach != Reach::NotSent
+    }
+
+    /// A failure of unknown kind, read from its causes: one that a connection refused
+    /// (`io::ErrorKind::ConnectionRefused`) or that is itself a `TransportError` says what
+    /// it is; any other may have reached the service.
+    pub fn classify(source: impl Into<BoxError>) -> Self {
+        let source = source.into();
+        let source = match source.downcast::<TransportError>() {
+            Ok(known) => return *known,
+            Err(source) => source,
+        };
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*source);
+        let mut reach = Reach::MaySent;
+        while let Some(err) = cause {
+            if let Some(io) = err.downcast_ref::<std::io::Error>() {
+                match io.kind() {
+                    std::io::ErrorKind::ConnectionRefused => reach = Reach::NotSent,
+                    std::io::ErrorKind::TimedOut => reach = Reach::TimedOut,
+                    _ => {}
+                }
+            }
+            if let Some(known) = err.downcast_ref::<TransportError>() {
+                reach = known.reach;
+            }
+            cause = err.source();
+        }
+        TransportError { reach, source }
+    }
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.source, f)
+    }
+}
+
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.source()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next chunk of a body that is already there (no executor needed).
+    fn next(incoming: &mut Incoming) -> Option<Bytes> {
+        use futures_util::FutureExt as _;
+        match incoming.chunk().now_or_never() {
+            Some(Ok(chunk)) => chunk,
+            other => panic!("a ready body: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_whole_body_is_read_once_and_a_streamed_one_by_its_frames() {
+        let mut whole = Incoming::full(200, HeaderMap::new(), "{}");
+        assert_eq!(whole.declared_length(), Some(2));
+        assert_eq!(next(&mut whole).as_deref(), Some(&b"{}"[..]));
+        assert_eq!(next(&mut whole), None);
+        let body = http_body_util::Full::new(Bytes::from_static(b"abc"));
+        let mut streamed = Incoming::from_http(http::Response::new(body));
+        assert_eq!(streamed.declared_length(), Some(3));
+        assert_eq!(next(&mut streamed).as_deref(), Some(&b"abc"[..]));
+        assert_eq!(next(&mut streamed), None);
+    }
+
+    #[test]
+    fn a_refused_connection_is_not_sent_and_anything_unknown_may_have_been() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        assert!(!TransportError::classify(refused).may_have_reached_server());
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        assert!(TransportError::classify(reset).may_have_reached_server());
+        let said = TransportError::not_sent("shed by a layer");
+        assert!(!TransportError::classify(said).may_have_reached_server());
+        assert_eq!(TransportError::classify("timed out").reach, Reach::MaySent);
+    }
+
+    static ROUTE: crate::Route = crate::Route {
+        operation: "op",
+        group: "g",
+        method: crate::Method::Post,
+        path: "/v1/a",
+        aliases: &[],
+        auth: crate::Auth::None,
+        effect: crate::Effect::Write,
+        reserved: &[],
+        idempotency_header: None,
+        answers: &crate::service::fixture::ANSWERS,
+    };
+
+    #[test]
+    fn a_request_becomes_an_http_request_whole() {
+        let request = Outgoing {
+            route: &ROUTE,
+            method: http::Method::POST,
+            url: reqwest::Url::parse("http://127.0.0.1:9/v1/a?b=c").unwrap_or_else(|e| panic!("{e}")),
+            headers: HeaderMap::new(),
+            body: Some(Bytes::from_static(b"{}")),
+        };
+        let http: http::Request<Bytes> = request.into_http().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(http.method(), http::Method::POST);
+        assert_eq!(http.uri(), "http://127.0.0.1:9/v1/a?b=c");
+        assert_eq!(http.body().as_ref(), b"{}");
+    }
+}
