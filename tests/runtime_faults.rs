@@ -590,3 +590,58 @@ impl payspec_client::Operation for AccountRead {
         Ok(())
     }
 }
+
+// ---- The client-wide pacer. ----
+
+fn paced(server: &payspec_tests::mock::MockServer) -> payspec_client::runtime::Session {
+    builder(server)
+        .pace(payspec_client::runtime::MemoryPaceStore::new())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[tokio::test]
+async fn a_paced_client_holds_the_next_call_for_a_429_and_never_past_its_deadline() {
+    let server = server_with_token(|_, nth| if nth == 0 { rate_limited("30") } else { balance_ok() }).await;
+    let client = paced(&server);
+    let first = client.send_with(&FetchBalance::new("s"), no_retry()).await;
+    assert!(matches!(first, Err(Error::RateLimited { .. })), "{first:?}");
+    // The limit allows nothing for 30 s: the next call ends at its deadline, unsent.
+    let started = std::time::Instant::now();
+    let second =
+        client.send_with(&FetchBalance::new("s"), no_retry().timeout(Duration::from_millis(300))).await;
+    assert!(matches!(second, Err(Error::Timeout { may_have_reached_server: false, .. })), "{second:?}");
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 1, "the held call was not sent");
+}
+
+#[tokio::test]
+async fn a_paced_client_sends_no_more_than_the_announced_limit_in_any_window() {
+    let limited = |_: &payspec_tests::mock::Recorded, _| {
+        balance_ok()
+            .header("X-Rate-Limit-Limit", "2")
+            .header("X-Rate-Limit-Remaining", "1")
+            .header("X-Rate-Limit-Window", "500ms")
+    };
+    let server = server_with_token(limited).await;
+    let client = paced(&server);
+    // The first answer announces the limit (before it, requests go as they come).
+    let first = client.send(&FetchBalance::new("s")).await;
+    assert!(first.is_ok(), "{first:?}");
+    // Four calls from four tasks at once, under a limit of two per 500 ms.
+    let calls = (0..4).map(|_| {
+        let client = client.clone();
+        tokio::spawn(async move { client.send(&FetchBalance::new("s")).await.map(|_| ()) })
+    });
+    for call in futures::future::join_all(calls).await {
+        assert!(matches!(call, Ok(Ok(()))), "{call:?}");
+    }
+    // Counted at the server: the token issue and the five calls, no three within a window.
+    let mut arrivals: Vec<_> = server.requests().iter().map(|r| r.at).collect();
+    arrivals.sort();
+    assert_eq!(arrivals.len(), 6);
+    for three in arrivals.windows(3) {
+        let span = three[2].duration_since(three[0]);
+        assert!(span >= Duration::from_millis(500), "three requests within {span:?}");
+    }
+}

@@ -20,6 +20,11 @@ use std::time::Duration;
 #[path = "../generated-client/examples/checkout.rs"]
 mod checkout_example;
 
+// The bulk payout's run, against a rate-limited sandbox (its `main` is not called).
+#[allow(dead_code, reason = "the example's `main` and `paced_client` are not used here")]
+#[path = "../generated-client/examples/bulk_payout.rs"]
+mod bulk_payout_example;
+
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 const SIGNING_KEY: &str = "whsec_sandbox_test";
@@ -795,5 +800,34 @@ async fn a_cross_border_collection_and_payout_are_read_back_by_the_ids_their_ans
     }
     assert_eq!(sandbox.received("fetch_collection_transaction"), 2);
     assert_eq!(sandbox.balance(None), start);
+    Ok(())
+}
+
+/// The bulk payout example, paced by the client, against a sandbox limited to 20 requests
+/// a second: no request is refused for the rate, each transfer is sent once and settled,
+/// and the run uses most of the limit. Counted at the sandbox.
+#[tokio::test]
+async fn a_paced_bulk_payout_keeps_within_the_rate_limit_and_uses_most_of_it() -> TestResult {
+    let window = Duration::from_secs(1);
+    let sandbox = Sandbox::builder().rate_limit(20, window).start().await?;
+    let client = payspec_client::Client::builder()
+        .environment(payspec_client::Environment::custom(sandbox.base_url()))
+        .credentials(sandbox.credentials())
+        .pace(payspec_client::runtime::MemoryPaceStore::new())
+        .build()?;
+    let count = 40;
+    let settle = payspec_client::runtime::SettleOptions::within(Duration::from_secs(30));
+    let summary = bulk_payout_example::pay_all(&client, count, 8, "bulk", settle).await;
+    assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+    assert_eq!(summary.succeeded, count, "{summary:?}");
+    assert_eq!(sandbox.rate_limited(), 0, "no request met the limit");
+    assert_eq!(sandbox.received("bank_transfer"), count, "each transfer sent once");
+    let requests = sandbox.received("issue_token") + count + sandbox.received("fetch_transaction");
+    // Within the limit: never more than 20 in any window, so at least (requests / 20 - 1)
+    // whole windows; and most of it used, which a fixed pace far below it would not.
+    let windows = summary.took.as_secs_f64() / window.as_secs_f64();
+    let rate = requests as f64 / windows.max(f64::EPSILON);
+    assert!(windows >= (requests as f64 / 20.0) - 1.0, "{requests} requests in {windows:.2} windows");
+    assert!(rate >= 0.7 * 20.0, "{rate:.1} requests a window, {requests} in {:?}", summary.took);
     Ok(())
 }

@@ -31,11 +31,11 @@ mod values;
 pub mod webhook;
 
 pub use call::{
-    AfterAttempt, Attempt, AttemptOutcome, BaseUrl, BeforeAttempt, BlockingRuntime, CallOptions,
+    AfterAttempt, Announced, Attempt, AttemptOutcome, BaseUrl, BeforeAttempt, BlockingRuntime, CallOptions,
     ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Envelope, FinalState,
-    Hook, HookError, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, Meta, Outcome, REDACTED, RetryPolicy, Session,
-    SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, StillPending, Unread, WATCH_MEMORY,
-    install_tls_provider,
+    Hook, HookError, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore, Meta,
+    Outcome, PaceStore, REDACTED, RetryPolicy, Session, SettleOptions, SettleStart, Settled, Settlement,
+    SettlementWatch, StillPending, Unread, WATCH_MEMORY, WatchStore, install_tls_provider,
 };
 pub use error::{Error, ErrorKind, Field};
 pub use json::{

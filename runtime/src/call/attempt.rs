@@ -10,6 +10,7 @@ use tokio::time::Instant;
 
 use super::envelope::{self, RawAnswer};
 use super::inner::{ClientInner, Sender};
+use super::pace::Announced;
 use super::retry::Failure;
 use super::urls::MAX_CACHED_URLS;
 use crate::error::Error;
@@ -117,6 +118,26 @@ impl ClientInner {
         for (name, value) in added {
             headers.append(name, value);
         }
+        if let Some(pacer) = &self.pacer {
+            // The wait for the rate limit is part of the attempt's time.
+            let wall = SystemTime::now();
+            let left = (now + timeout).saturating_duration_since(Instant::now());
+            let Some(at) = wall.checked_add(left).and_then(|latest| pacer.reserve(wall, latest)) else {
+                return Err(Error::Timeout {
+                    meta: None,
+                    after: timeout,
+                    waiting_for_token: false,
+                    may_have_reached_server: false,
+                    effect: route.effect,
+                }
+                .into());
+            };
+            if let Ok(wait) = at.duration_since(wall)
+                && !wait.is_zero()
+            {
+                tokio::time::sleep(wait).await;
+            }
+        }
         let limit = self.max_answer_bytes;
         let method = route.method.to_reqwest();
         let exchange = async {
@@ -203,6 +224,9 @@ impl ClientInner {
                 (status, meta, pace, body, headers)
             }
         };
+        if let Some(pacer) = &self.pacer {
+            pacer.announce(SystemTime::now(), &Announced::read(status, &headers, self.rate_limit));
+        }
         let Some(meta) = meta else {
             // Secrets are gathered only when an error needs them.
             let secrets = || self.secrets(&request.secrets);

@@ -9,6 +9,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 
 use super::hooks::Hook;
 use super::inner::{ClientInner, Sender};
+use super::pace::PaceStore;
 use super::retry::RetryPolicy;
 use super::session::Session;
 use super::token::TokenCell;
@@ -97,6 +98,7 @@ pub struct ClientBuilder<C = Session> {
     max_answer_bytes: usize,
     user_agent: Option<String>,
     hooks: Vec<Arc<dyn Hook>>,
+    pacer: Option<Arc<dyn PaceStore>>,
     builds: PhantomData<fn() -> C>,
 }
 
@@ -111,6 +113,7 @@ impl<C> fmt::Debug for ClientBuilder<C> {
             .field("refresh_margin", &self.refresh_margin)
             .field("max_answer_bytes", &self.max_answer_bytes)
             .field("hooks", &self.hooks.len())
+            .field("paced", &self.pacer.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -136,6 +139,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             credentials: None,
             http: None,
             given: None,
+            pacer: None,
             timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
@@ -167,6 +171,18 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// [`Error::Redirect`], so a payment is never sent again to another address.
     pub fn http_client_builder(mut self, http: reqwest::ClientBuilder) -> Self {
         self.http = Some(http);
+        self
+    }
+
+    /// Paces every request through the client (opt-in): each waits for a moment the
+    /// service's announced rate limit (its rate-limit headers, a `429`'s `Retry-After`)
+    /// allows, shared by all tasks and clones of the client, so a bulk run keeps within
+    /// the limit instead of meeting `429`s. A wait counts against the attempt's and the
+    /// call's deadlines; a request the limit cannot allow before them ends the call with
+    /// [`Error::Timeout`], unsent. [`MemoryPaceStore`](crate::MemoryPaceStore) keeps the
+    /// pace in this process; a [`PaceStore`] of your own can share it between processes.
+    pub fn pace(mut self, store: impl PaceStore) -> Self {
+        self.pacer = Some(Arc::new(store));
         self
     }
 
@@ -387,6 +403,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             inner: Arc::new(ClientInner {
                 sender,
                 user_agent,
+                pacer: self.pacer,
                 origin: parsed.origin().ascii_serialization(),
                 host: parsed.host_str().unwrap_or_default().to_owned(),
                 port: parsed.port_or_known_default().unwrap_or_default(),

@@ -31,6 +31,8 @@ pub(crate) struct ClientInner {
     /// The `User-Agent` each request carries, when the client's reqwest client was not
     /// built here (which sets it once).
     pub(super) user_agent: Option<HeaderValue>,
+    /// The client-wide pacer, when the caller asked for one.
+    pub(super) pacer: Option<Arc<dyn super::pace::PaceStore>>,
     pub(crate) base_url: String,
     /// The base URL's scheme, host and port, which connection errors name.
     pub(super) origin: String,

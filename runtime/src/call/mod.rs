@@ -8,7 +8,7 @@
 //!   read; `attempt`: one exchange on the wire; `urls`: the routes' parsed URLs;
 //! - `token`: the token cell and a grant read; `auth`: tokens issued, renewed, revoked;
 //! - `retry`: [`RetryPolicy`] and [`CallOptions`]; `envelope`: the answer's envelope and
-//!   [`Outcome`]; `hooks`: the caller's code around each attempt ([`Hook`]); `meta`: what a call's exchanges were ([`Meta`]); `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
+//!   [`Outcome`]; `hooks`: the caller's code around each attempt ([`Hook`]); `meta`: what a call's exchanges were ([`Meta`]); `pace`: the client-wide pacer ([`PaceStore`]); `pages`: [`Listing`]; `settle`: [`Settlement`] and [`SettlementWatch`];
 //!   `blocking`: [`BlockingRuntime`].
 
 mod attempt;
@@ -19,6 +19,7 @@ mod envelope;
 mod hooks;
 mod inner;
 mod meta;
+mod pace;
 mod pages;
 mod retry;
 mod session;
@@ -33,10 +34,11 @@ pub use builder::{
 pub use envelope::{Envelope, Outcome, Unread};
 pub use hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, Hook, HookError};
 pub use meta::{Attempt, Meta, REDACTED};
+pub use pace::{Announced, MemoryPaceStore, PaceStore};
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use session::Session;
 pub use settle::{
-    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, SettleOptions, SettleStart, Settled, Settlement,
-    SettlementWatch, StillPending, WATCH_MEMORY,
+    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryWatchStore, SettleOptions, SettleStart, Settled,
+    Settlement, SettlementWatch, StillPending, WATCH_MEMORY, WatchStore,
 };

@@ -222,33 +222,84 @@ impl SettleOptions {
 /// notification, such as its transaction id) and the final state the event names; a
 /// settle waiting on that key asks the service once more and returns.
 ///
-/// It remembers the last [`WATCH_MEMORY`] notices, so a webhook that comes before the
-/// wait begins still ends it. Clones share one memory.
-#[derive(Clone, Default)]
+/// Its notices sit in a [`WatchStore`]: [`MemoryWatchStore`] by default, which remembers
+/// the last [`WATCH_MEMORY`], so a webhook that comes before the wait begins still ends it.
+/// Clones share one store. With a store shared by several processes
+/// ([`with_store`](Self::with_store)), a webhook received by one ends the waits of the
+/// others at their next look (each wait's interval); in its own process, at once.
+#[derive(Clone)]
 pub struct SettlementWatch {
     inner: Arc<WatchInner>,
 }
 
-/// How many notices a [`SettlementWatch`] remembers.
+/// How many notices a [`MemoryWatchStore`] remembers.
 pub const WATCH_MEMORY: usize = 4_096;
 
-#[derive(Default)]
 struct WatchInner {
-    heard: Mutex<VecDeque<(String, FinalState)>>,
+    store: Box<dyn WatchStore>,
     changed: Notify,
+}
+
+/// Where a [`SettlementWatch`] keeps the final states its webhooks named. Implement it over
+/// a store shared by several processes (a database, Redis) when one receives webhooks and
+/// another settles; its calls are made while settling: keep them quick.
+pub trait WatchStore: Send + Sync + 'static {
+    /// Records that a verified webhook named `state` for the payment known by `key`.
+    fn record(&self, key: &str, state: FinalState);
+
+    /// The last state recorded for any of `keys`.
+    fn heard(&self, keys: &[String]) -> Option<FinalState>;
+}
+
+/// A [`WatchStore`] in this process's memory: the last [`WATCH_MEMORY`] notices.
+#[derive(Debug, Default)]
+pub struct MemoryWatchStore {
+    heard: Mutex<VecDeque<(String, FinalState)>>,
+}
+
+impl MemoryWatchStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl WatchStore for MemoryWatchStore {
+    fn record(&self, key: &str, state: FinalState) {
+        let mut heard = self.heard.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if heard.len() == WATCH_MEMORY {
+            heard.pop_front();
+        }
+        heard.push_back((key.to_owned(), state));
+    }
+
+    fn heard(&self, keys: &[String]) -> Option<FinalState> {
+        let heard = self.heard.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state)
+    }
+}
+
+impl Default for SettlementWatch {
+    fn default() -> Self {
+        Self::with_store(MemoryWatchStore::new())
+    }
 }
 
 impl fmt::Debug for SettlementWatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let heard = self.inner.heard.lock().map_or(0, |h| h.len());
-        f.debug_struct("SettlementWatch").field("heard", &heard).finish()
+        f.debug_struct("SettlementWatch").finish_non_exhaustive()
     }
 }
 
 impl SettlementWatch {
-    /// An empty watch.
+    /// An empty watch, in this process's memory.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A watch whose notices sit in `store`.
+    pub fn with_store(store: impl WatchStore) -> Self {
+        SettlementWatch { inner: Arc::new(WatchInner { store: Box::new(store), changed: Notify::new() }) }
     }
 
     /// Tells every settle waiting on `key` that a verified webhook named `state`. Call it
@@ -257,19 +308,13 @@ impl SettlementWatch {
         if key.is_empty() {
             return;
         }
-        if let Ok(mut heard) = self.inner.heard.lock() {
-            if heard.len() == WATCH_MEMORY {
-                heard.pop_front();
-            }
-            heard.push_back((key.to_owned(), state));
-        }
+        self.inner.store.record(key, state);
         self.inner.changed.notify_waiters();
     }
 
     /// The last state heard for any of `keys`.
     fn heard(&self, keys: &[String]) -> Option<FinalState> {
-        let heard = self.inner.heard.lock().ok()?;
-        heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state)
+        self.inner.store.heard(keys)
     }
 }
 
@@ -513,6 +558,37 @@ fn until(at: Instant, by: Duration, deadline: Instant) -> Instant {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store two watches share, as two processes would share a database.
+    struct Shared(Arc<MemoryWatchStore>);
+
+    impl WatchStore for Shared {
+        fn record(&self, key: &str, state: FinalState) {
+            self.0.record(key, state);
+        }
+        fn heard(&self, keys: &[String]) -> Option<FinalState> {
+            self.0.heard(keys)
+        }
+    }
+
+    #[test]
+    fn a_notice_recorded_through_one_watch_is_heard_through_another_on_the_same_store() {
+        let store = Arc::new(MemoryWatchStore::new());
+        let receiver = SettlementWatch::with_store(Shared(Arc::clone(&store)));
+        let settler = SettlementWatch::with_store(Shared(store));
+        let keys = vec!["tx-1".to_owned()];
+        assert_eq!(settler.heard(&keys), None);
+        receiver.notify("tx-1", FinalState::Failed);
+        receiver.notify("tx-2", FinalState::Succeeded);
+        assert_eq!(settler.heard(&keys), Some(FinalState::Failed));
+        // The memory store keeps the last notices only.
+        let memory = MemoryWatchStore::new();
+        for n in 0..=WATCH_MEMORY {
+            memory.record(&format!("k{n}"), FinalState::Succeeded);
+        }
+        assert_eq!(memory.heard(&["k0".to_owned()]), None);
+        assert_eq!(memory.heard(&[format!("k{WATCH_MEMORY}")]), Some(FinalState::Succeeded));
+    }
 
     #[test]
     fn the_last_look_falls_near_the_deadline_and_keeps_the_interval() {
