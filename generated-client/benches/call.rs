@@ -4,8 +4,9 @@
 //!
 //! The two are alternated in small blocks in one run (the order flips every round), so
 //! that a noisy machine slows both alike, and the report is the median of the per-round
-//! ratios. Four cases: a GET and a POST one after another, the POST 64 at a time, and the
-//! same against a hand-written client without a timeout.
+//! ratios. Six cases: a GET and a POST one after another, the POST with a hook that sees
+//! every attempt, the POST with a tracing subscriber that records every span's fields, the
+//! POST 64 at a time, and the same against a hand-written client without a timeout.
 //! Allocations are counted on the calling thread (the server runs on its own thread and
 //! is not counted), per call.
 //!
@@ -296,6 +297,58 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
     })
 }
 
+/// A hook that counts the attempts it sees.
+#[derive(Default)]
+struct Counted(std::sync::atomic::AtomicU64);
+
+impl payspec_client::runtime::Hook for Counted {
+    fn after_attempt(&self, attempt: &payspec_client::runtime::AfterAttempt<'_>) {
+        if attempt.status().is_some() {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// A layer that formats every field of every span and event into a buffer it drops.
+struct Recording;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Recording {
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        _: &tracing::span::Id,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        let mut text = String::new();
+        attrs.record(&mut Fields(&mut text));
+    }
+
+    fn on_record(
+        &self,
+        _: &tracing::span::Id,
+        values: &tracing::span::Record<'_>,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        let mut text = String::new();
+        values.record(&mut Fields(&mut text));
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let mut text = String::new();
+        event.record(&mut Fields(&mut text));
+    }
+}
+
+/// Writes each field as `name=value`.
+struct Fields<'a>(&'a mut String);
+
+impl tracing::field::Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        use std::fmt::Write as _;
+        let _ = write!(self.0, "{}={value:?} ", field.name());
+    }
+}
+
 /// How many calls the concurrent cases make at a time.
 const WIDE: usize = 64;
 
@@ -343,9 +396,21 @@ fn main() {
         .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
         .build()
         .expect("a client");
+    // The same client with a hook that sees every attempt (counts them, as an audit log would).
+    let hooked: Client = Client::builder()
+        .environment(Environment::Custom(base_url.clone()))
+        .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
+        .hook(Counted::default())
+        .build()
+        .expect("a client");
+    // A subscriber that records every span's fields, as a log or trace exporter would.
+    let subscriber = tracing::Dispatch::new(tracing_subscriber::layer::SubscriberExt::with(
+        tracing_subscriber::registry(),
+        Recording,
+    ));
     let raw = HandWritten::new(&base_url, Some(Duration::from_secs(30)));
     let untimed = HandWritten::new(&base_url, None);
-    let (client, raw, untimed) = (&client, &raw, &untimed);
+    let (client, hooked, subscriber, raw, untimed) = (&client, &hooked, &subscriber, &raw, &untimed);
     let cases = [
         Case {
             name: "GET balance, sequential",
@@ -367,6 +432,33 @@ fn main() {
                 })
             }),
             raw: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
+        },
+        Case {
+            name: "POST, sequential, a hook",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    hooked.transfers().bank_transfer(transfer_request()).await.expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
+        },
+        Case {
+            name: "POST, sequential, a subscriber",
+            width: 1,
+            // On both sides: the hand-written call has no spans to record.
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    let _on = tracing::dispatcher::set_default(subscriber);
+                    client.transfers().bank_transfer(transfer_request()).await.expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || {
+                Box::pin(async move {
+                    let _on = tracing::dispatcher::set_default(subscriber);
+                    drop(raw.transfer().await);
+                })
+            }),
         },
         Case {
             name: "POST bank transfer, 64 concurrent",

@@ -3,7 +3,7 @@
 //! the client ("what does my code do when a transfer is pending?") needs no server.
 //!
 //! A reply is written as the service would send it, in the service's envelope (from the
-//! spec's data, [`Service`] and each route's [`Answers`](crate::Answers)): the client reads
+//! spec's data, [`Service`] and each route's [`Answers`]): the client reads
 //! it as it reads the service's, so the test sees the outcome the service would give. The
 //! token operations are answered by the script itself, with a token valid for an hour,
 //! unless a reply is queued for them.
