@@ -113,7 +113,8 @@
 //!
 //! | name | kind, level | fields | when |
 //! |---|---|---|---|
-//! | `payspec.call` | span, INFO | `operation`, `method`, `route` (the path template) | around each call, its attempts and retries |
+//! | `payspec.call` | span, INFO | OpenTelemetry's HTTP client fields (`otel.name` such as `POST /v2/transfers/bank`, `otel.kind`, `http.request.method`, `server.address`, `server.port`, `url.template`, `http.response.status_code`, `error.type`) and `payspec.operation`, `payspec.effect`, `payspec.request_id`, `payspec.outcome` | around each call, its attempts and retries |
+//! | `payspec.attempt` | span, INFO | the same HTTP fields, and `http.request.resend_count` on a resend | around each attempt, inside its call's |
 //! | `sending` | event, DEBUG | `attempt` | an attempt starts |
 //! | `answered` | event, DEBUG | `attempt`, `status`, `pending` | an attempt got an answer the call returns |
 //! | `token refused; renewing it and sending once more` | event, DEBUG | `attempt` | a `401`: the token is renewed once |
