@@ -14,7 +14,7 @@ use payspec_client::requests::{
 };
 use payspec_client::runtime::{Envelope, Json};
 use payspec_client::types::Currency;
-use payspec_client::webhook::Verifier;
+use payspec_client::webhook::{Payload, Verifier};
 use payspec_client::{Client, Error, Outcome};
 use payspec_sandbox::Sandbox;
 use serde_json::Value;
@@ -276,7 +276,7 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
         let sent: Value = serde_json::from_slice(body).unwrap_or_default();
         assert_eq!(event.event_type.as_str(), sent["event_type"].as_str().unwrap_or_default(), "{name}");
         assert_eq!(
-            Some(event.signed.transaction_id.as_str()),
+            event.signed.transaction_id.as_deref(),
             sent["data"]["transaction"]["transactionId"].as_str(),
             "{name}"
         );
@@ -284,6 +284,17 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
         let claimed = event.claimed_amount().map(|a| a.to_string());
         let expected = sent["data"]["transaction"]["transactionAmount"].as_number().map(ToString::to_string);
         assert_eq!(claimed, expected, "{name}");
+        // Its payload reads into its kind's shape with every field known and nothing unread.
+        let (payload, unread) = event.payload();
+        assert!(unread.is_empty(), "{name}: {:?}", unread.iter().collect::<Vec<_>>());
+        let unknown = unknown_fields(&payload);
+        assert!(unknown.is_empty(), "{name}: fields the spec does not know: {unknown:?}");
+        let amount = match &payload {
+            Payload::PaymentSuccess(data) => data.transaction.as_ref().and_then(|t| t.transaction_amount),
+            Payload::PayoutSuccess(data) => data.transaction.as_ref().and_then(|t| t.transaction_amount),
+            other => panic!("{name}: read as {other:?}"),
+        };
+        assert_eq!(amount.map(|a| a.to_string()), expected, "{name}");
     }
 
     // The sandbox's own deliveries carry every key the real ones share, with the same kinds.
@@ -317,6 +328,7 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
         .destination_account_number("0554772814")
         .destination_bank_code("058")
         .customer_name("M.A Animashaun")
+        .narration("corpus payout")
         .merchant_tx_ref("UNQ-corpus-1")
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -331,40 +343,70 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
         let (mut want, mut got) = (Vec::new(), Vec::new());
         shape(&theirs["data"], "", &mut want);
         shape(&ours["data"], "", &mut got);
+        // Every field of the real delivery, with its kind: card and token data included.
         for (path, kind) in &want {
-            // The guide's and integrators' deliveries hold card and token data the sandbox
-            // does not play; the transaction, merchant, customer and order must match.
-            let part = path.split('.').next().unwrap_or_default();
-            if !["merchant", "transaction", "order", "terminal"].contains(&part) {
-                continue;
-            }
-            // Masked or absent values (`"N/A"`) are strings where the service has none.
-            if theirs["data"].pointer(&format!("/{}", path.replace('.', "/")))
-                == Some(&Value::String("N/A".into()))
-            {
-                continue;
-            }
             let found = got.iter().find(|(p, _)| p == path).map(|(_, k)| *k);
-            let optional = [
-                "order.cardType",
-                "order.cardLast4Digits",
-                "order.cardCurrency",
-                "order.isTokenizedCardPayment",
-                "order.callbackUrl",
-                "order.customerId",
-                "transaction.merchantTxRef",
-            ];
-            if found.is_none() && optional.contains(&path.as_str()) {
-                continue;
-            }
             assert_eq!(found, Some(*kind), "{event}: `data.{path}` in the sandbox's delivery");
         }
-        // A checkout payment carries no merchant reference of the order's making.
+        // A checkout payment's merchant reference is not the order's (live delivery).
         if event == "payment_success" {
             assert_eq!(ours["data"]["order"]["orderReference"], "ORD-corpus-1");
-            assert!(ours["data"]["transaction"].get("merchantTxRef").is_none(), "{ours}");
+            assert_ne!(ours["data"]["transaction"]["merchantTxRef"], "ORD-corpus-1", "{ours}");
         } else {
             assert_eq!(ours["data"]["transaction"]["merchantTxRef"], "UNQ-corpus-1");
+            assert_eq!(ours["data"]["transaction"]["narration"], "corpus payout");
+        }
+        // And it reads into the spec's payload shape as the real ones do: every field known.
+        let body = serde_json::to_vec(&ours).unwrap_or_default();
+        let signed =
+            payspec_client::webhook::sign(&body, SystemTime::now(), key).unwrap_or_else(|e| panic!("{e}"));
+        let verifier = Verifier::new(key).unwrap_or_else(|e| panic!("{e}"));
+        let event = verifier.verify_headers(&signed.headers(), &body).unwrap_or_else(|e| panic!("{e}"));
+        let (payload, unread) = event.payload();
+        assert!(unread.is_empty(), "the sandbox's {event:?}: {:?}", unread.iter().collect::<Vec<_>>());
+        assert_eq!(unknown_fields(&payload), Vec::<String>::new(), "the sandbox's {event:?}");
+    }
+}
+
+/// The keys of a payload, at any depth, that its shape does not declare (`other_fields`).
+fn unknown_fields(payload: &Payload) -> Vec<String> {
+    use payspec_client::types::{WebhookCustomer, WebhookMerchant, WebhookTransaction};
+    fn keys(at: &str, other: &payspec_client::runtime::JsonObject, out: &mut Vec<String>) {
+        out.extend(other.iter().map(|(key, _)| format!("{at}.{key}")));
+    }
+    fn common(
+        merchant: Option<&WebhookMerchant>,
+        transaction: Option<&WebhookTransaction>,
+        customer: Option<&WebhookCustomer>,
+        out: &mut Vec<String>,
+    ) {
+        if let Some(m) = merchant {
+            keys("data.merchant", &m.other_fields, out);
+        }
+        if let Some(t) = transaction {
+            keys("data.transaction", &t.other_fields, out);
+        }
+        if let Some(c) = customer {
+            keys("data.customer", &c.other_fields, out);
         }
     }
+    let mut out = Vec::new();
+    match payload {
+        Payload::PaymentSuccess(data) | Payload::PaymentFailed(data) | Payload::PaymentReversal(data) => {
+            keys("data", &data.other_fields, &mut out);
+            common(data.merchant.as_ref(), data.transaction.as_ref(), data.customer.as_ref(), &mut out);
+            if let Some(order) = &data.order {
+                keys("data.order", &order.other_fields, &mut out);
+            }
+            if let Some(card) = &data.tokenized_card_data {
+                keys("data.tokenizedCardData", &card.other_fields, &mut out);
+            }
+        }
+        Payload::PayoutSuccess(data) | Payload::PayoutFailed(data) | Payload::PayoutRefund(data) => {
+            keys("data", &data.other_fields, &mut out);
+            common(data.merchant.as_ref(), data.transaction.as_ref(), data.customer.as_ref(), &mut out);
+        }
+        other => out.push(format!("not a known kind: {other:?}")),
+    }
+    out
 }

@@ -97,7 +97,7 @@ async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed
         }
     }
     let event = Verifier::new(SIGNING_KEY)?.verify_headers(&headers, &received[0].body)?;
-    assert_eq!(event.signed.transaction_id, transaction);
+    assert_eq!(event.signed.transaction_id, Some(transaction));
     Ok(())
 }
 

@@ -16,6 +16,11 @@ use std::time::{Duration, Instant};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
+// The axum receiver example, served on loopback (its `main` is not called).
+#[allow(dead_code, reason = "the example's `main` is not used here")]
+#[path = "../generated-client/examples/webhook_axum.rs"]
+mod webhook_axum_example;
+
 const SIGNING_KEY: &str = "whsec_settle_test";
 
 /// Quick waits, so that a test takes seconds: 100 ms first, at most 400 ms, 50 ms apart.
@@ -577,5 +582,99 @@ async fn an_endless_retry_after_and_deadline_end_in_time_without_a_panic() -> Te
     assert!(matches!(pending.last_error, Some(Error::RateLimited { .. })), "{pending:?}");
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(sandbox.received("fetch_transaction"), 1);
+    Ok(())
+}
+
+/// Serves the axum receiver example on loopback with `handler`; its URL and the watch it feeds.
+async fn axum_receiver(
+    handler: std::sync::Arc<webhook_axum_example::Handler>,
+) -> Result<(String, SettlementWatch), Box<dyn std::error::Error>> {
+    let watch = SettlementWatch::new();
+    let receiver = webhook_axum_example::Receiver {
+        verifier: std::sync::Arc::new(Verifier::new(SIGNING_KEY)?),
+        watch: watch.clone(),
+        handler,
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}/webhooks", listener.local_addr()?);
+    let app = webhook_axum_example::router(receiver);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok((url, watch))
+}
+
+#[tokio::test]
+async fn the_axum_receiver_feeds_the_watch_and_a_waiting_settle_ends_at_once() -> TestResult {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let handled = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&handled);
+    let (url, watch) = axum_receiver(std::sync::Arc::new(move |_: &_, payload: &_| {
+        // The payout's payload, typed: the sandbox's delivery carries the narration.
+        match payload {
+            payspec_client::webhook::Payload::PayoutSuccess(data) => {
+                let narration = data.transaction.as_ref().and_then(|t| t.narration.clone());
+                assert_eq!(narration.as_deref(), Some("axum payout"));
+            }
+            other => return Err(format!("unexpected {other:?}")),
+        }
+        counted.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }))
+    .await?;
+    let sandbox = Sandbox::builder().webhook(url, SIGNING_KEY).start().await?;
+    let client = client(&sandbox)?;
+    sandbox.inject("bank_transfer", Fault::Pending, 1)?;
+    let amount: Amount = "40.00".parse()?;
+    let request = payspec_client::requests::BankTransfer::builder()
+        .amount(amount)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .narration("axum payout")
+        .merchant_tx_ref("axum-1")
+        .build()?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    assert!(outcome.is_pending());
+    sandbox.settle_pending_after(Duration::from_millis(300), SettleTo::Success);
+    // Looks 10 s apart: only the webhook, through the receiver, ends the wait early.
+    let options = SettleOptions::within(Duration::from_secs(30))
+        .first_wait(Duration::from_secs(10))
+        .max_wait(Duration::from_secs(10))
+        .watch(&watch);
+    let started = Instant::now();
+    let settled = client.transfers().settle_bank_transfer(&request, &outcome, options).await?;
+    assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(handled.load(Ordering::SeqCst), 1, "the delivery was handled once");
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_delivery_whose_handler_failed_is_accepted_again_and_a_handled_one_is_a_replay() -> TestResult {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let calls = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&calls);
+    let (url, _watch) = axum_receiver(std::sync::Arc::new(move |_: &_, _: &_| {
+        // The first attempt fails (a database down, say); the next succeeds.
+        if counted.fetch_add(1, Ordering::SeqCst) == 0 { Err("not now".to_owned()) } else { Ok(()) }
+    }))
+    .await?;
+    let body = br#"{"event_type":"payout_success","requestId":"req-axum-1","data":{"merchant":{"userId":"u-1","walletId":"w-1","walletBalance":10.5},"terminal":{},"transaction":{"transactionId":"t-axum-1","type":"transfer","transactionAmount":40,"fee":0,"responseCode":"","time":"2026-01-01T00:00:00Z"},"customer":{"bankCode":"058"}}}"#;
+    let signed = payspec_client::webhook::sign(body, std::time::SystemTime::now(), SIGNING_KEY)?;
+    payspec_client::runtime::install_tls_provider();
+    let http = payspec_client::reqwest::Client::new();
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        let answer = http.post(&url).headers(signed.headers()).body(body.to_vec()).send().await?;
+        statuses.push(answer.status().as_u16());
+    }
+    // Failed (the service sends it again), then handled, then a replay answered 200.
+    assert_eq!(statuses, [500, 200, 200]);
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "the replay did not reach the handler");
+    // A body changed in transit is refused as not the service's.
+    let forged = String::from_utf8_lossy(body).replace("t-axum-1", "t-axum-2");
+    let answer = http.post(&url).headers(signed.headers()).body(forged).send().await?;
+    assert_eq!(answer.status().as_u16(), 401);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
     Ok(())
 }

@@ -238,6 +238,22 @@ pub struct Webhooks {
     pub claimed_amount: Option<String>,
     /// Which events settle a payment, if the spec says.
     pub settles: Option<WebhookSettles>,
+    /// The top-level key of the body that holds each event's payload, if payloads are
+    /// declared.
+    pub payload_key: Option<String>,
+    /// Each event kind's payload shape (a shape under `shapes`), and where it was seen.
+    pub payloads: Vec<WebhookPayload>,
+}
+
+/// The shape of one event kind's payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookPayload {
+    /// The event kind, one of `events`.
+    pub event: String,
+    /// The shape of the value under the payload key.
+    pub shape: String,
+    /// Where deliveries of this kind were seen.
+    pub seen_in: String,
 }
 
 /// Which webhook events name a payment's final state, and the signed value that names the

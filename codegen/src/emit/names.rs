@@ -47,9 +47,31 @@ impl Gates {
                 }
             }
         }
+        // Webhook payloads are always there (webhooks have no group): so are their shapes,
+        // nested ones too, whatever operations also use them.
+        let mut pending: Vec<&str> =
+            spec.webhooks.iter().flat_map(|w| &w.payloads).map(|p| p.shape.as_str()).collect();
+        let mut always = BTreeSet::new();
+        while let Some(name) = pending.pop() {
+            if !always.insert(name) {
+                continue;
+            }
+            shapes.remove(name);
+            let Some(shape) = spec.shapes.iter().find(|s| s.name == name) else { continue };
+            pending.extend(shape.fields.iter().filter_map(|field| match &field.ty {
+                Type::Shape(inner) => Some(inner.as_str()),
+                _ => None,
+            }));
+        }
         for ((shape, _), name) in &names.field_enums {
             let groups = shapes.get(shape).cloned().unwrap_or_default();
             enums.entry(name.clone()).or_default().extend(groups);
+        }
+        // The enums of those shapes' fields are ungated with them.
+        for ((shape, _), name) in &names.field_enums {
+            if always.contains(shape.as_str()) {
+                enums.remove(name);
+            }
         }
         Gates { per_group, shapes, enums }
     }

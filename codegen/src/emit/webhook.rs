@@ -73,6 +73,7 @@ pub mod webhook {
     event_type(out, &webhooks.events);
     signed_fields(out, webhooks);
     event(out, webhooks);
+    payload(out, webhooks);
     out.push("}\n");
 }
 
@@ -131,8 +132,9 @@ fn event_type(out: &mut Code, events: &[String]) {
 /// `SignedFields`: a field per signed value, and the timestamp.
 fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
     out.push(
-        "    /// The values the signature covers, exactly as they were signed (a missing value is
-    /// an empty string). Only these can be trusted from the notification alone.
+        "    /// The values the signature covers, exactly as they were signed; `None` for a value
+    /// the delivery lacks (signed as empty text). Only these can be trusted from the
+    /// notification alone.
     #[derive(Clone, Debug, PartialEq, Eq)]
     #[non_exhaustive]
     pub struct SignedFields {
@@ -140,7 +142,7 @@ fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
     );
     for value in &webhooks.signed {
         out.doc_line("        ", &format!("`{}`", value.path));
-        writeln!(out, "        pub {}: String,", field_ident(&value.name));
+        writeln!(out, "        pub {}: Option<String>,", field_ident(&value.name));
     }
     out.push(
         "        /// The timestamp header.
@@ -154,7 +156,7 @@ fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
 ",
     );
     for value in &webhooks.signed {
-        writeln!(out, "                {}: values.next().unwrap_or_default(),", field_ident(&value.name));
+        writeln!(out, "                {}: values.next().flatten(),", field_ident(&value.name));
     }
     out.push("                timestamp,\n            }\n        }\n    }\n");
 }
@@ -235,14 +237,13 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
             out,
             "        pub fn settlement(&self) -> Option<(&str, rt::FinalState)> {{
             let state = match self.event_type.as_str() {{ {arms}_ => return None }};
-            Some((self.signed.{key}.as_str(), state)).filter(|(key, _)| !key.is_empty())
+            self.signed.{key}.as_deref().filter(|key| !key.is_empty()).map(|key| (key, state))
         }}",
             key = super::field_ident(&settles.key),
         );
         out.push("    }\n");
     }
-    out.push(
-        "    /// Verifies the service's notifications with one signing key: the signature, the
+    let verifier = "    /// Verifies the service's notifications with one signing key: the signature, the
     /// timestamp within a tolerance of now (5 minutes unless set), and that the delivery
     /// is not a replay.
     #[derive(Debug)]
@@ -257,9 +258,16 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         pub fn tolerance(self, tolerance: ::std::time::Duration) -> Self {
             Verifier(self.0.tolerance(tolerance))
         }
-        /// Where accepted request ids are remembered.
+        /// Where the request ids of handled deliveries are remembered.
         pub fn replay_guard(self, guard: impl ReplayGuard + 'static) -> Self {
             Verifier(self.0.replay_guard(guard))
+        }
+        /// Records that `event`'s delivery was handled: a later delivery of it is
+        /// [`WebhookError::Replayed`] (answer it `200`). Call it once the handler's work is
+        /// done; a delivery whose handler failed is answered `5xx` and not marked, so that
+        /// the service's next delivery of it is accepted.
+        pub fn handled(&self, event: &WebhookEvent) {
+            self.0.mark_handled(event.signed.{request_id}.as_deref().unwrap_or_default(), event.signed_at);
         }
         /// Verifies a notification from a request's header map and body, and reads it.
         pub fn verify_headers(
@@ -297,6 +305,81 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         signing_key: impl AsRef<[u8]>,
     ) -> Result<SignedNotification, WebhookError> {
         rt::webhook::sign(&SCHEME, body, at, signing_key)
+    }
+";
+    out.push(&verifier.replace("{request_id}", &field_ident(&webhooks.request_id)));
+}
+
+/// `Payload`: one variant per event kind with a payload shape, read from the body's payload
+/// key; `Other` for the rest.
+fn payload(out: &mut Code, webhooks: &Webhooks) {
+    let Some(key) = &webhooks.payload_key else { return };
+    out.push(
+        "    /// What a delivery carries under its payload key, typed by its kind. **Not covered by
+    /// the signature**: an amount, a reference or a customer here can be changed in transit
+    /// without breaking it. Act on the signed values ([`WebhookEvent::signed`]) and on what
+    /// the service answers when asked about them.
+    #[derive(Clone, Debug)]
+    #[non_exhaustive]
+    pub enum Payload {
+",
+    );
+    for payload in &webhooks.payloads {
+        out.doc(
+            "        ",
+            &[format!("`{}`. Seen in: {}.", payload.event, payload.seen_in.trim_end_matches('.'))],
+        );
+        writeln!(out, "        {}(super::types::{}),", payload.event.to_upper_camel_case(), payload.shape);
+    }
+    out.push(
+        "        /// A kind without a payload shape, or a payload that is not an object of its
+        /// shape: as sent (`Null` when the delivery has none).
+        Other(rt::Json),
+    }
+",
+    );
+    out.push(
+        "    impl WebhookEvent {
+",
+    );
+    out.doc(
+        "        ",
+        &[
+            format!("The delivery's `{key}`, read as its kind's shape, as answers are read: every field"),
+            "optional, amounts exact from numbers or text, values of another kind than declared".to_owned(),
+            "noted in the [`Unread`](rt::Unread) beside it (their fields are `None`), fields the spec"
+                .to_owned(),
+            "does not know kept in `other_fields`. Not covered by the signature: see [`Payload`].".to_owned(),
+        ],
+    );
+    out.push(
+        "        pub fn payload(&self) -> (Payload, rt::Unread) {
+",
+    );
+    writeln!(out, "            let key = {};", Lit(key));
+    out.push(
+        "            match &self.event_type {
+",
+    );
+    for payload in &webhooks.payloads {
+        writeln!(
+            out,
+            "                EventType::{variant} => match self.unsigned.read_key::<super::types::{shape}>(key) {{
+                    (Some(Ok(data)), unread) => (Payload::{variant}(data), unread),
+                    (Some(Err(sent)), unread) => (Payload::Other(sent), unread),
+                    (None, unread) => (Payload::Other(rt::Json::Null), unread),
+                }},",
+            variant = payload.event.to_upper_camel_case(),
+            shape = payload.shape,
+        );
+    }
+    out.push(
+        "                _ => (
+                    Payload::Other(self.unsigned.value_at(key).cloned().unwrap_or(rt::Json::Null)),
+                    rt::Unread::default(),
+                ),
+            }
+        }
     }
 ",
     );

@@ -107,6 +107,22 @@ pub struct RawWebhooks {
     pub claimed_amount: Option<String>,
     #[serde(default)]
     pub settles: Option<RawWebhookSettles>,
+    /// The top-level key of the body whose value each event's payload shape describes.
+    #[serde(default)]
+    pub payload: Option<String>,
+    /// Each event kind's payload: a shape, and where deliveries of it were seen.
+    #[serde(default)]
+    pub payloads: Ordered<RawWebhookPayload>,
+}
+
+/// The shape of one event kind's payload, and its sources.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWebhookPayload {
+    pub shape: String,
+    /// Where deliveries of this kind were seen (a guide, published traffic), or that none
+    /// was and the shape follows the document's literal reading.
+    pub seen_in: String,
 }
 
 /// Which webhook events settle a payment, and the signed value that names it.

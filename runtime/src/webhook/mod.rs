@@ -8,7 +8,8 @@
 //!
 //! A [`Verifier`] accepts a notification only when that signature matches, its timestamp
 //! is a real instant within a tolerance of now (5 minutes unless set), its request id was
-//! not delivered before (a [`ReplayGuard`]), and its signed values cannot be read another
+//! not handled before (a [`ReplayGuard`]; [`Verifier::handled`] records it once the
+//! delivery's work is done), and its signed values cannot be read another
 //! way: since the values are joined with `:`, a value that would let the colons be moved (a
 //! colon anywhere but in a signed instant) is refused.
 //!
@@ -40,7 +41,8 @@
 //! let verifier = Verifier::new(&SCHEME, "whsec_test")?;
 //! let event = verifier.verify_headers(&signed.headers(), body)?;
 //! assert_eq!(event.signed.get("order"), Some("o-1"));
-//! // The same delivery again is a replay.
+//! // Its work done, the delivery is handled: the same delivery again is a replay.
+//! verifier.handled(&event);
 //! assert!(verifier.verify_headers(&signed.headers(), body).is_err());
 //! # Ok::<(), webhook::WebhookError>(())
 //! ```
@@ -56,7 +58,7 @@ use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use sha2::Sha256;
 
-use crate::json::Json;
+use crate::json::{FromJson, Json, Path, Reader};
 use crate::values::amount::Amount;
 use crate::values::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
 
@@ -165,6 +167,33 @@ impl std::fmt::Display for WebhookError {
     }
 }
 
+impl WebhookError {
+    /// The HTTP status to answer the delivery with:
+    /// - `200` for a replay (it was handled: the service may stop sending it);
+    /// - `401` when the signature does not hold (missing, not base64, another algorithm, not
+    ///   matching): it is not from the service, or the signing key is wrong;
+    /// - `400` for a body or timestamp that cannot be a notification (unreadable, too old,
+    ///   ambiguous);
+    /// - `500` for an empty signing key, a fault of the receiver's own.
+    ///
+    /// A delivery whose handler fails after it verified is answered `5xx` by the receiver
+    /// (not [`Verifier::handled`]), so that the service sends it again.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            WebhookError::Replayed => 200,
+            WebhookError::MissingHeader(_)
+            | WebhookError::UnsupportedAlgorithm
+            | WebhookError::SignatureEncoding
+            | WebhookError::SignatureMismatch => 401,
+            WebhookError::MalformedBody(_)
+            | WebhookError::InvalidTimestamp
+            | WebhookError::OutsideTolerance { .. }
+            | WebhookError::AmbiguousValue(_) => 400,
+            WebhookError::EmptyKey => 500,
+        }
+    }
+}
+
 impl std::error::Error for WebhookError {}
 
 /// The values the signature covers, exactly as they were signed (a missing value is an
@@ -173,7 +202,10 @@ impl std::error::Error for WebhookError {}
 #[derive(Clone, PartialEq, Eq)]
 pub struct SignedValues {
     scheme: &'static [SignedValue],
+    /// Each value as signed (a missing one as the empty text it was signed as).
     values: Vec<String>,
+    /// Whether the delivery has each value (one it lacks is signed as empty text).
+    present: Vec<bool>,
     /// The timestamp header, the last value signed.
     pub timestamp: String,
 }
@@ -189,10 +221,11 @@ impl fmt::Debug for SignedValues {
 }
 
 impl SignedValues {
-    /// The value signed under `name`, if the scheme signs one.
+    /// The value signed under `name`, if the scheme signs one and the delivery has it
+    /// (a value it lacks was signed as empty text, and is `None` here).
     pub fn get(&self, name: &str) -> Option<&str> {
         let index = self.scheme.iter().position(|v| v.name == name)?;
-        self.values.get(index).map(String::as_str)
+        self.present.get(index).copied().unwrap_or(false).then(|| self.values[index].as_str())
     }
 
     /// Each signed value with its name, in the order signed (the timestamp apart).
@@ -200,10 +233,10 @@ impl SignedValues {
         self.scheme.iter().map(|v| v.name).zip(self.values.iter().map(String::as_str))
     }
 
-    /// The values in the order signed, the timestamp apart: for a generated crate's typed
-    /// view.
-    pub fn into_values(self) -> Vec<String> {
-        self.values
+    /// The values in the order signed, the timestamp apart, `None` where the delivery
+    /// lacks one: for a generated crate's typed view.
+    pub fn into_values(self) -> Vec<Option<String>> {
+        self.values.into_iter().zip(self.present).map(|(value, present)| present.then_some(value)).collect()
     }
 
     /// The text that is signed: the values and the timestamp joined with `:`.
@@ -265,6 +298,8 @@ impl fmt::Debug for WebhookEvent {
 #[derive(Clone)]
 pub struct UnsignedData {
     body: Json,
+    /// The body as it came, for typed reads.
+    raw: bytes::Bytes,
 }
 
 impl fmt::Debug for UnsignedData {
@@ -277,6 +312,35 @@ impl UnsignedData {
     /// The whole body as exact JSON: numbers keep their text.
     pub fn body(&self) -> &Json {
         &self.body
+    }
+
+    /// The body's text as it came.
+    pub fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    /// Reads the value under the body's top-level `key` as `T`, as an answer's data is
+    /// read: a value of another kind than declared (anywhere inside it) is noted in
+    /// [`Unread`](crate::Unread), not an error, and the whole value comes back as it was
+    /// sent in `Err`. `None` when the body has no such key.
+    pub fn read_key<T: FromJson>(&self, key: &str) -> (Option<Result<T, Json>>, crate::Unread) {
+        let mut reader = Reader::new(&self.raw);
+        let mut found = None;
+        let at = Path::root("body");
+        let read = reader.object(&at, |name, reader| {
+            if name == key && found.is_none() {
+                found = Some(reader.read_or_note::<T>(&at.key(key))?);
+                Ok(())
+            } else {
+                reader.skip(&at.key(name))
+            }
+        });
+        let (notes, total) = reader.take_unread();
+        match read {
+            Ok(()) => (found, crate::Unread::new(notes, total)),
+            // The verifier parsed this text whole: not reached; kept as sent if it were.
+            Err(_) => (self.body.get(key).cloned().map(Err), crate::Unread::new(notes, total + 1)),
+        }
     }
 
     /// The value at `path` (keys joined with `.`), if the body has one.
@@ -322,8 +386,10 @@ fn signed_values(
     if !matches!(body, Json::Object(_)) {
         return Err(WebhookError::MalformedBody("the body is not a JSON object".to_owned()));
     }
-    let values = scheme.signed.iter().map(|v| signed_text(value_at(&body, v.path))).collect();
-    Ok((SignedValues { scheme: scheme.signed, values, timestamp: timestamp.to_owned() }, body))
+    let found: Vec<Option<&Json>> = scheme.signed.iter().map(|v| value_at(&body, v.path)).collect();
+    let present = found.iter().map(|value| value.is_some_and(|v| !matches!(v, Json::Null))).collect();
+    let values = found.into_iter().map(signed_text).collect();
+    Ok((SignedValues { scheme: scheme.signed, values, present, timestamp: timestamp.to_owned() }, body))
 }
 
 fn mac(key: &[u8]) -> Result<Hmac<Sha256>, WebhookError> {
@@ -358,14 +424,23 @@ impl<'a> SignedHeaders<'a> {
     }
 }
 
-/// Remembers which notifications were accepted, so that a second delivery of the same
-/// one is refused. Implement it over a shared store (a database, Redis) when several
-/// processes receive webhooks; [`MemoryReplayGuard`] serves one process.
+/// Remembers which deliveries were handled, so that the service's next delivery of the
+/// same one is known as a replay. A delivery counts as handled only when the receiver says
+/// so ([`Verifier::handled`]), after its handler succeeded: one whose handler failed (and
+/// was answered with a `5xx`) is not refused when the service sends it again.
+///
+/// Implement it over a shared store (a database, Redis) when several processes receive
+/// webhooks; [`MemoryReplayGuard`] serves one process. Two deliveries of one event handled
+/// at the same moment both pass (neither is handled yet): keep handlers idempotent, keyed
+/// by a signed value such as the transaction id.
 pub trait ReplayGuard: Send + Sync {
-    /// Records `request_id` and says whether it is new. `forget_before` is the oldest
-    /// signing time still inside the tolerance: older entries can be dropped, since their
-    /// notifications are refused for their age anyway.
-    fn first_delivery(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime) -> bool;
+    /// Whether the delivery with `request_id` was handled already.
+    fn handled_before(&self, request_id: &str) -> bool;
+
+    /// Records that the delivery with `request_id`, signed at `signed_at`, was handled.
+    /// `forget_before` is the oldest signing time still inside the tolerance: older
+    /// entries can be dropped, since their deliveries are refused for their age anyway.
+    fn record_handled(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime);
 }
 
 /// A [`ReplayGuard`] in this process's memory. It keeps a request id for as long as its
@@ -381,17 +456,21 @@ impl MemoryReplayGuard {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SystemTime>> {
+        self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 impl ReplayGuard for MemoryReplayGuard {
-    fn first_delivery(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime) -> bool {
-        let mut seen = self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    fn handled_before(&self, request_id: &str) -> bool {
+        self.lock().contains_key(request_id)
+    }
+
+    fn record_handled(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime) {
+        let mut seen = self.lock();
         seen.retain(|_, at| *at >= forget_before);
-        if seen.contains_key(request_id) {
-            return false;
-        }
         seen.insert(request_id.to_owned(), signed_at);
-        true
     }
 }
 
@@ -447,7 +526,8 @@ impl Verifier {
 
     /// Verifies a notification as of `now`: the signature (compared in constant time),
     /// the unambiguous form of the signed values, the timestamp's distance from `now`, and
-    /// last that the request id is new.
+    /// last that its request id was not handled before. Nothing is recorded: call
+    /// [`handled`](Self::handled) once the delivery's work is done.
     pub fn verify_at(
         &self,
         headers: &SignedHeaders<'_>,
@@ -461,6 +541,7 @@ impl Verifier {
         }
         let signature =
             BASE64.decode(headers.signature.trim()).map_err(|_| WebhookError::SignatureEncoding)?;
+        let raw = body;
         let (signed, body) = signed_values(self.scheme, body, headers.timestamp)?;
         let mut mac = mac(&self.key)?;
         mac.update(signed.message().as_bytes());
@@ -474,17 +555,43 @@ impl Verifier {
         if off_by > self.tolerance {
             return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
         }
-        let forget_before = now.checked_sub(self.tolerance).unwrap_or(std::time::UNIX_EPOCH);
         let request_id = signed.get(self.scheme.request_id).unwrap_or_default();
-        if !self.replays.first_delivery(request_id, signed_at, forget_before) {
+        if self.replays.handled_before(request_id) {
             return Err(WebhookError::Replayed);
         }
         Ok(WebhookEvent {
             event_type: signed.get(self.scheme.event_type).unwrap_or_default().to_owned(),
             signed_at,
             signed,
-            unsigned: UnsignedData { body },
+            unsigned: UnsignedData { body, raw: bytes::Bytes::copy_from_slice(raw) },
         })
+    }
+
+    /// Records that the delivery with `request_id` (its signed request id), signed at
+    /// `signed_at`, was handled: a later delivery of it is [`WebhookError::Replayed`]. Call
+    /// it once the handler has done its work, before answering `2xx`.
+    pub fn mark_handled(&self, request_id: &str, signed_at: SystemTime) {
+        self.mark_handled_at(request_id, signed_at, SystemTime::now());
+    }
+
+    /// [`mark_handled`](Self::mark_handled) for a verified event.
+    pub fn handled(&self, event: &WebhookEvent) {
+        self.handled_at(event, SystemTime::now());
+    }
+
+    /// [`handled`](Self::handled) as of `now` (what the tolerance is counted from).
+    pub fn handled_at(&self, event: &WebhookEvent, now: SystemTime) {
+        self.mark_handled_at(
+            event.signed.get(self.scheme.request_id).unwrap_or_default(),
+            event.signed_at,
+            now,
+        );
+    }
+
+    /// [`mark_handled`](Self::mark_handled) as of `now`.
+    pub fn mark_handled_at(&self, request_id: &str, signed_at: SystemTime, now: SystemTime) {
+        let forget_before = now.checked_sub(self.tolerance).unwrap_or(std::time::UNIX_EPOCH);
+        self.replays.record_handled(request_id, signed_at, forget_before);
     }
 }
 
@@ -647,7 +754,7 @@ mod tests {
         let event =
             verify_at(BODY_NO_MERCHANT, SIGNATURE_NO_MERCHANT, TIMESTAMP_NO_MERCHANT, TIMESTAMP_NO_MERCHANT);
         assert!(
-            matches!(event, Ok(ref e) if e.event_type == "payout_failed" && e.signed.get("merchant_user_id") == Some("")),
+            matches!(event, Ok(ref e) if e.event_type == "payout_failed" && e.signed.get("merchant_user_id").is_none()),
             "{event:?}"
         );
     }
@@ -718,10 +825,15 @@ mod tests {
     }
 
     #[test]
-    fn a_second_delivery_is_a_replay() {
+    fn a_second_delivery_is_a_replay_once_the_first_was_handled() {
         let verifier = verifier();
         let now = at("2025-03-01T12:31:00Z");
-        assert!(verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).is_ok());
+        let first = verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now);
+        assert!(first.is_ok());
+        // Its handler failed (and answered 5xx): the service's next delivery is accepted.
+        let again = verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now);
+        let Ok(again) = again else { panic!("{again:?}") };
+        verifier.handled_at(&again, now);
         assert_eq!(
             verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).err(),
             Some(WebhookError::Replayed)

@@ -16,14 +16,27 @@ use crate::state::{Order, Play, State, Transaction, money, now_text};
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
         operations: &["create_checkout_order"],
-        reads: &["order.orderReference", "order.amount", "order.currency", "order.customerEmail"],
+        reads: &[
+            "order.orderReference",
+            "order.amount",
+            "order.currency",
+            "order.customerEmail",
+            "order.customerId",
+            "order.callbackUrl",
+        ],
         writes: &[CREATED],
         plays_pending: false,
         handle: create_order,
     },
     Handler {
         operations: &["charge_tokenized_card"],
-        reads: &["order.orderReference", "order.amount", "order.currency", "order.customerEmail"],
+        reads: &[
+            "order.orderReference",
+            "order.amount",
+            "order.currency",
+            "order.customerEmail",
+            "order.callbackUrl",
+        ],
         writes: &[CHARGED],
         plays_pending: true,
         handle: charge_card,
@@ -80,6 +93,8 @@ fn open_order(ctx: &mut Ctx<'_>, reference: &str) -> Result<String, Refusal> {
         amount: ctx.checked.decimal("order.amount").unwrap_or_default(),
         currency: ctx.text("order.currency").unwrap_or("NGN").to_owned(),
         email: ctx.text("order.customerEmail").unwrap_or_default().to_owned(),
+        customer_id: ctx.text("order.customerId").map(str::to_owned),
+        callback_url: ctx.text("order.callbackUrl").map(str::to_owned),
         paid: None,
     };
     ctx.state.orders.open(reference, order)?;
@@ -153,10 +168,12 @@ pub(crate) fn pay_order(state: &mut State, reference: &str) -> Result<(String, V
             amount: order.amount,
             kind: "online_checkout",
             status: "SUCCESS".to_owned(),
-            // A checkout payment carries no merchant reference: the order has its own.
+            // The merchant's lookups find a checkout payment by its order, not by this.
             merchant_tx_ref: None,
             time: now.clone(),
-            customer: json!({"billerId": "", "productId": ""}),
+            // A card payment names the card's masked number and BIN (a live delivery).
+            customer: json!({"billerId": "506099******0018", "productId": "506099"}),
+            // As a live checkout delivery carries them: no card saved ("N/A"), text flags.
             order: Some(json!({
                 "orderId": order.order_id,
                 "orderReference": reference,
@@ -164,8 +181,17 @@ pub(crate) fn pay_order(state: &mut State, reference: &str) -> Result<(String, V
                 "amount": Number(money(order.amount)),
                 "currency": order.currency,
                 "customerEmail": order.email,
+                "customerId": order.customer_id.clone().unwrap_or_default(),
+                "callbackUrl": order.callback_url.clone().unwrap_or_default(),
                 "paymentMethod": "card_payment",
+                "cardType": "N/A",
+                "cardLast4Digits": "N/A",
+                "cardCurrency": "N/A",
+                "isTokenizedCardPayment": "false",
             })),
+            // A live checkout delivery carries a `merchantTxRef` that is not the order's
+            // reference; where it comes from is not shown, so the sandbox makes its own.
+            delivery: json!({"merchantTxRef": format!("txref-{}", id.trim_start_matches("sbx-tx-"))}),
         })
         .clone();
     state.orders.mark_paid(reference, &id);

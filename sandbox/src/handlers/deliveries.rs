@@ -14,11 +14,14 @@ pub(crate) struct Notification {
     pub body: Vec<u8>,
 }
 
-/// The notification of a transaction, shaped as the service's deliveries are (the
-/// webhook guide's samples): `data.merchant`, `data.terminal` (`{}` off POS),
-/// `data.transaction` with amounts and fees as JSON numbers and `merchantTxRef` only on
-/// payouts, as the merchant sent it, `data.customer`, and `data.order` for a checkout
-/// payment. Signed when it is sent; `None` without a receiver.
+/// The notification of a transaction, shaped as the service's deliveries are, per kind:
+/// `data.merchant`, `data.terminal` (`{}` off POS), `data.transaction` with amounts and
+/// fees as JSON numbers, `merchantTxRef` on payouts as the merchant sent it and a
+/// payout's `narration` (the webhook guide's samples), `data.customer`; a checkout
+/// payment as a live delivery has it, with `data.order`, `data.tokenizedCardData`, the
+/// wallet as `"N/A"` and `originatingFrom: web`. The spec's `Webhook*` payload shapes
+/// declare each of these fields (the corpus test reads every delivery into them). Signed
+/// when it is sent; `None` without a receiver.
 pub(crate) fn notify(state: &mut State, event: &str, tx: &Transaction, now: &str) -> Vec<Notification> {
     let Some((url, _)) = state.config.webhook.clone() else { return Vec::new() };
     let request_id = state.ids.next("sbx-req");
@@ -33,23 +36,42 @@ pub(crate) fn notify(state: &mut State, event: &str, tx: &Transaction, now: &str
         "sessionId": format!("{:0>30}", state.ids.last()),
         "originatingFrom": "api",
     });
-    if event.starts_with("payout")
-        && let (Some(reference), Some(fields)) = (&tx.merchant_tx_ref, transaction.as_object_mut())
-    {
-        fields.insert("merchantTxRef".to_owned(), json!(reference));
+    let checkout = tx.order.is_some();
+    if let Some(fields) = transaction.as_object_mut() {
+        if event.starts_with("payout")
+            && let Some(reference) = &tx.merchant_tx_ref
+        {
+            fields.insert("merchantTxRef".to_owned(), json!(reference));
+        }
+        if checkout {
+            // A live checkout delivery: paid on the web.
+            fields.insert("originatingFrom".to_owned(), json!("web"));
+        }
+        if let Some(more) = tx.delivery.as_object() {
+            fields.extend(more.iter().map(|(key, value)| (key.clone(), value.clone())));
+        }
     }
+    // The guide's samples carry the wallet and its balance as a number; a live checkout
+    // delivery carries `"N/A"` text in both.
+    let merchant = if checkout {
+        json!({"userId": state.config.account_id, "walletId": "N/A", "walletBalance": "N/A"})
+    } else {
+        json!({"userId": state.config.account_id, "walletId": tx.account, "walletBalance": Number(money(balance))})
+    };
     let mut data = json!({
-        "merchant": {
-            "userId": state.config.account_id,
-            "walletId": tx.account,
-            "walletBalance": Number(money(balance)),
-        },
+        "merchant": merchant,
         "terminal": {},
         "transaction": transaction,
         "customer": tx.customer,
     });
     if let (Some(order), Some(fields)) = (&tx.order, data.as_object_mut()) {
         fields.insert("order".to_owned(), order.clone());
+        // No card saved by the payment: each value `N/A`, as the live delivery has them.
+        let none = json!("N/A");
+        fields.insert(
+            "tokenizedCardData".to_owned(),
+            json!({"tokenKey": none, "cardType": none, "tokenExpiryYear": none, "tokenExpiryMonth": none, "cardPan": none}),
+        );
     }
     let body = json!({"event_type": event, "requestId": request_id, "data": data});
     vec![Notification { url, event: event.to_owned(), body: with_numbers(&body) }]

@@ -98,6 +98,11 @@ pub(super) fn pay_out(
                 "recipientName": checked.text("accountName").unwrap_or_default(),
             }),
             order: None,
+            // The guide's `payout_success` carries the transfer's narration.
+            delivery: match checked.text("narration") {
+                Some(narration) => json!({"narration": narration}),
+                None => json!({}),
+            },
         })
         .clone();
     let mut data = ctx.data(writes);

@@ -16,6 +16,9 @@ pub(crate) struct Order {
     pub amount: Decimal,
     pub currency: String,
     pub email: String,
+    /// The merchant's id of the customer and the callback URL, when the order named them.
+    pub customer_id: Option<String>,
+    pub callback_url: Option<String>,
     /// The transaction that paid it.
     pub paid: Option<String>,
 }

@@ -53,6 +53,10 @@ pub(crate) struct Transaction {
     pub customer: Value,
     /// The checkout order paid, as a delivery's `data.order` shows it.
     pub order: Option<Value>,
+    /// What a delivery's `data.transaction` carries beyond the common fields: a payout's
+    /// `narration` (the guide's `payout_success`), a checkout payment's `merchantTxRef`
+    /// (a live checkout delivery).
+    pub delivery: Value,
 }
 
 /// The state a transaction is answered in until it settles.

@@ -55,7 +55,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
-    let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, sink));
+    let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, &shapes, sink));
     let codes = raw.service.codes.as_ref().map(|raw| codes(raw, sink)).unwrap_or_default();
 
     Some(Spec {

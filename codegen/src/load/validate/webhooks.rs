@@ -9,7 +9,7 @@ pub(super) const MAX_SIGNED: usize = 64;
 
 /// `service.webhooks`, checked: header names, each signed value a snake_case name and a
 /// path of keys, the event and request id among them, event kinds that make variants.
-pub(super) fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
+pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> Webhooks {
     let at = "service.webhooks";
     let fixed = |raw: &Option<RawFixedHeader>, key: &str, sink: &mut Sink| {
         let fixed = raw.as_ref()?;
@@ -137,7 +137,10 @@ pub(super) fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
                 .collect(),
         }
     });
+    let payloads = payloads(raw, shapes, sink);
     Webhooks {
+        payload_key: raw.payload.clone(),
+        payloads,
         settles,
         signature_header: raw.signature_header.to_ascii_lowercase(),
         timestamp_header: raw.timestamp_header.to_ascii_lowercase(),
@@ -151,6 +154,56 @@ pub(super) fn webhooks(raw: &RawWebhooks, sink: &mut Sink) -> Webhooks {
     }
 }
 
+/// `payload` and `payloads`: a top-level key, and for each event kind listed a shape that
+/// exists, with where it was seen.
+fn payloads(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> Vec<WebhookPayload> {
+    let at = "service.webhooks";
+    match (&raw.payload, raw.payloads.0.is_empty()) {
+        (None, false) => sink.error(
+            &format!("{at}.payloads"),
+            "payloads are declared but not where they are in the body",
+            "add `payload: <the top-level key of the body that holds them>`, such as `payload: data`",
+        ),
+        (Some(key), _) if key.is_empty() || key.contains('.') => sink.error(
+            &format!("{at}.payload"),
+            format!("`{key}` is not a top-level key"),
+            "write the one key of the body whose value the payload shapes describe",
+        ),
+        _ => {}
+    }
+    let mut payloads = Vec::new();
+    for (event, payload) in &raw.payloads.0 {
+        let place = format!("{at}.payloads.{event}");
+        if !raw.events.contains(event) {
+            sink.error(
+                &place,
+                format!("`{event}` is not one of the webhook `events`"),
+                "name an event kind listed under `events`",
+            );
+        }
+        if !shapes.iter().any(|shape| shape.name == payload.shape) {
+            sink.error(
+                &format!("{place}.shape"),
+                format!("no shape is named `{}`", payload.shape),
+                "name a shape declared under `shapes`",
+            );
+        }
+        if payload.seen_in.trim().is_empty() {
+            sink.error(
+                &format!("{place}.seen_in"),
+                "no source is given",
+                "say where deliveries of this kind were seen, or that the shape follows the document's literal reading",
+            );
+        }
+        payloads.push(WebhookPayload {
+            event: event.clone(),
+            shape: payload.shape.clone(),
+            seen_in: payload.seen_in.clone(),
+        });
+    }
+    payloads
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::small;
@@ -159,6 +212,22 @@ mod tests {
     fn the_small_spec_declares_no_webhooks_and_loads() {
         let spec = crate::load_str("small.yaml", &small()).unwrap_or_else(|e| panic!("{e}"));
         assert!(spec.webhooks.is_none());
+    }
+
+    #[test]
+    fn a_payload_names_a_listed_event_and_a_declared_shape() {
+        let scheme = "  webhooks:\n    signature_header: x-sig\n    timestamp_header: x-time\n    event_type: kind\n    request_id: id\n    signed: { kind: kind, id: id }\n    events: [paid]\n    payload: data\n    payloads:\n      paid: { shape: Nowhere, seen_in: a guide }\n      refunded: { shape: Nowhere, seen_in: '' }\n  token_operations:\n";
+        let text = small().replacen("  token_operations:\n", scheme, 1);
+        let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            errors.contains("service.webhooks.payloads.paid.shape: no shape is named `Nowhere`"),
+            "{errors}"
+        );
+        assert!(errors.contains("`refunded` is not one of the webhook `events`"), "{errors}");
+        assert!(
+            errors.contains("service.webhooks.payloads.refunded.seen_in: no source is given"),
+            "{errors}"
+        );
     }
 
     #[test]

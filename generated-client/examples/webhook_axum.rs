@@ -1,0 +1,106 @@
+//! Receives the service's webhooks in axum. Each delivery is verified (the signature, the
+//! timestamp, not handled before), and the settlement watch is fed, so that a waiting
+//! `settle_*` ends at once. The typed payload is handed to the merchant's handler, and the
+//! delivery is answered as the service expects:
+//! - `200` once handled, or for a replay of one handled already;
+//! - `5xx` when the handler failed, so that the service sends it again;
+//! - `401`/`400` for a delivery that is not the service's.
+//!
+//! ```sh
+//! PAYSPEC_WEBHOOK_KEY=... cargo run -p payspec-client --example webhook_axum
+//! ```
+//!
+//! It listens on 127.0.0.1:9000 (or `PAYSPEC_WEBHOOK_PORT`) at `/webhooks` and prints each
+//! event's kind and signed transaction id: nothing personal and nothing unsigned.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use payspec_client::runtime::SettlementWatch;
+use payspec_client::webhook::{Payload, Verifier, WebhookEvent};
+
+/// The merchant's work for one verified delivery: `Err` when it could not be done now (the
+/// delivery is answered `500` and the service sends it again).
+pub type Handler = dyn Fn(&WebhookEvent, &Payload) -> Result<(), String> + Send + Sync;
+
+/// What every request to the endpoint shares.
+#[derive(Clone)]
+pub struct Receiver {
+    /// Verifies deliveries and remembers those handled.
+    pub verifier: Arc<Verifier>,
+    /// Where waiting settles hear of final states.
+    pub watch: SettlementWatch,
+    /// The merchant's work.
+    pub handler: Arc<Handler>,
+}
+
+/// The endpoint: `POST /webhooks`.
+pub fn router(receiver: Receiver) -> Router {
+    Router::new().route("/webhooks", post(receive)).with_state(receiver)
+}
+
+/// One delivery, answered at once.
+async fn receive(State(receiver): State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    let event = match receiver.verifier.verify_headers(&headers, &body) {
+        Ok(event) => event,
+        // 200 for a replay of a handled delivery; 401 or 400 for one not the service's.
+        Err(refused) => {
+            return StatusCode::from_u16(refused.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+        }
+    };
+    // A final state, by the signed transaction id: a waiting settle asks once more now.
+    if let Some((transaction, state)) = event.settlement() {
+        receiver.watch.notify(transaction, state);
+    }
+    let (payload, _unread) = event.payload();
+    match (receiver.handler)(&event, &payload) {
+        Ok(()) => {
+            receiver.verifier.handled(&event);
+            StatusCode::OK
+        }
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let Ok(key) = std::env::var("PAYSPEC_WEBHOOK_KEY") else {
+        eprintln!("set PAYSPEC_WEBHOOK_KEY to the merchant's webhook signing key");
+        return std::process::ExitCode::FAILURE;
+    };
+    let verifier = match Verifier::new(key) {
+        Ok(verifier) => verifier,
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let port = std::env::var("PAYSPEC_WEBHOOK_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(9000u16);
+    let receiver = Receiver {
+        verifier: Arc::new(verifier),
+        watch: SettlementWatch::new(),
+        handler: Arc::new(|event: &WebhookEvent, _payload: &Payload| {
+            println!("{} {}", event.event_type, event.signed.transaction_id.as_deref().unwrap_or("-"));
+            Ok(())
+        }),
+    };
+    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("127.0.0.1:{port}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    println!("receiving webhooks on http://127.0.0.1:{port}/webhooks");
+    match axum::serve(listener, router(receiver)).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
