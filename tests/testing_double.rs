@@ -19,14 +19,7 @@ fn client(script: &Script) -> Client {
 }
 
 fn transfer(reference: &str) -> BankTransfer {
-    BankTransfer::builder()
-        .amount("2500.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .merchant_tx_ref(reference)
-        .customer_name("Ada Obi")
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
+    payspec_tests::sandboxed::transfer(reference, "2500.00").unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[tokio::test]
