@@ -140,12 +140,12 @@ async fn the_blocking_client_refuses_inside_an_async_runtime_instead_of_panickin
 
 #[test]
 fn the_spec_s_environments_are_the_client_s_and_its_default_is_the_sandbox() {
-    // The payments spec names live and sandbox, and the sandbox as the default.
+    // The payments spec names live and the hosted sandbox, and the hosted sandbox as the default.
     assert_eq!(Environment::Live.base_url(), payspec_client::environments::LIVE);
-    assert_eq!(Environment::DEFAULT, Environment::Sandbox);
+    assert_eq!(Environment::DEFAULT, Environment::HostedSandbox);
     let client = Client::builder().credentials(Credentials::new("c", SECRET, "a")).build();
     let shown = format!("{:?}", client.unwrap_or_else(|e| panic!("{e}")));
-    assert!(shown.contains(&format!("base_url: \"{}\"", payspec_client::environments::SANDBOX)), "{shown}");
+    assert!(shown.contains(&format!("base_url: \"{}\"", payspec_client::environments::HOSTED_SANDBOX)), "{shown}");
     // Any base URL converts too, its trailing slash dropped.
     let custom: payspec_client::runtime::BaseUrl =
         Environment::Custom("http://127.0.0.1:8080/".into()).into();

@@ -79,7 +79,7 @@ impl Settings {
             format!("payspec-example-{now}")
         });
         Ok(Settings {
-            environment: var("PAYSPEC_BASE_URL").map_or(Environment::Sandbox, Environment::Custom),
+            environment: var("PAYSPEC_BASE_URL").map_or(Environment::HostedSandbox, Environment::Custom),
             credentials,
             order: Order {
                 amount,

@@ -11,7 +11,7 @@
 //!
 //! # async fn run() -> Result<(), payspec_client::Error> {
 //! let client = Client::builder()
-//!     .environment(Environment::Sandbox)
+//!     .environment(Environment::HostedSandbox)
 //!     .credentials(Credentials::new("client-id", "client-secret", "parent-account-id"))
 //!     .build()?;
 //!
