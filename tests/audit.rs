@@ -471,7 +471,7 @@ fn an_undeclared_identical_route_is_refused_with_its_location() {
     let first = lines[0].lines().next().unwrap_or_default();
     assert_eq!(
         first,
-        "inline.yaml:27:5: error: operations.fetch_thing_again.path: `fetch_thing_again` has the same route as `fetch_thing`: GET /v1/things/{id} and GET /v1/things/{subAccountId}"
+        "inline.yaml:27:11: error: operations.fetch_thing_again.path: `fetch_thing_again` has the same route as `fetch_thing`: GET /v1/things/{id} and GET /v1/things/{subAccountId}"
     );
     assert_eq!(text.lines().nth(26).map(str::trim), Some("path: /v1/things/{id}"));
     assert!(lines[0].contains("same_route_as: fetch_thing"), "{}", lines[0]);

@@ -145,7 +145,10 @@ fn the_spec_s_environments_are_the_client_s_and_its_default_is_the_sandbox() {
     assert_eq!(Environment::DEFAULT, Environment::HostedSandbox);
     let client = Client::builder().credentials(Credentials::new("c", SECRET, "a")).build();
     let shown = format!("{:?}", client.unwrap_or_else(|e| panic!("{e}")));
-    assert!(shown.contains(&format!("base_url: \"{}\"", payspec_client::environments::HOSTED_SANDBOX)), "{shown}");
+    assert!(
+        shown.contains(&format!("base_url: \"{}\"", payspec_client::environments::HOSTED_SANDBOX)),
+        "{shown}"
+    );
     // Any base URL converts too, its trailing slash dropped.
     let custom: payspec_client::runtime::BaseUrl =
         Environment::Custom("http://127.0.0.1:8080/".into()).into();

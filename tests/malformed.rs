@@ -82,7 +82,7 @@ operations:
 const EXPECTED: &[(&str, &str, &str)] = &[
     (
         "account_header_not_a_header",
-        r#"tests/fixtures/malformed/account_header_not_a_header.yaml:11:3: error: service.account_header: `account id` is not a header name"#,
+        r#"tests/fixtures/malformed/account_header_not_a_header.yaml:11:19: error: service.account_header: `account id` is not a header name"#,
         "write the header's name",
     ),
     (
@@ -97,22 +97,22 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "webhook_request_id_unknown",
-        r#"tests/fixtures/malformed/webhook_request_id_unknown.yaml:15:5: error: service.webhooks.request_id: no signed value is named `delivery_id`"#,
+        r#"tests/fixtures/malformed/webhook_request_id_unknown.yaml:15:17: error: service.webhooks.request_id: no signed value is named `delivery_id`"#,
         "name one of the `signed` values",
     ),
     (
         "bad_path_empty_segment",
-        r#"tests/fixtures/malformed/bad_path_empty_segment.yaml:28:5: error: operations.bank_transfer_from_sub_account.path: bad path `/v2/transfers//bank/{subAccountId}`: a path has no empty segment (`//` or a trailing `/`)"#,
+        r#"tests/fixtures/malformed/bad_path_empty_segment.yaml:28:11: error: operations.bank_transfer_from_sub_account.path: bad path `/v2/transfers//bank/{subAccountId}`: a path has no empty segment (`//` or a trailing `/`)"#,
         "write a path like",
     ),
     (
         "bad_path_unclosed_variable",
-        r#"tests/fixtures/malformed/bad_path_unclosed_variable.yaml:28:5: error: operations.bank_transfer_from_sub_account.path: bad path `/v2/transfers/bank/{subAccountId`: segment `{subAccountId` opens `{` without closing it"#,
+        r#"tests/fixtures/malformed/bad_path_unclosed_variable.yaml:28:11: error: operations.bank_transfer_from_sub_account.path: bad path `/v2/transfers/bank/{subAccountId`: segment `{subAccountId` opens `{` without closing it"#,
         "write a path like",
     ),
     (
         "body_param_on_get",
-        r#"tests/fixtures/malformed/body_param_on_get.yaml:80:9: error: operations.fetch_balance.params.currency.in: `currency` travels in the body of a GET request"#,
+        r#"tests/fixtures/malformed/body_param_on_get.yaml:80:13: error: operations.fetch_balance.params.currency.in: `currency` travels in the body of a GET request"#,
         "move it to the query, or write `allows_body: true`",
     ),
     (
@@ -122,12 +122,12 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "disagreement_unknown_concern",
-        r#"tests/fixtures/malformed/disagreement_unknown_concern.yaml:36:9: error: operations.bank_transfer_from_sub_account.disagreements[0].concerns: unknown concern `wire_keys`"#,
+        r#"tests/fixtures/malformed/disagreement_unknown_concern.yaml:36:19: error: operations.bank_transfer_from_sub_account.disagreements[0].concerns: unknown concern `wire_keys`"#,
         "write one of route, location, wire_key",
     ),
     (
         "disagreement_unknown_param",
-        r#"tests/fixtures/malformed/disagreement_unknown_param.yaml:37:9: error: operations.bank_transfer_from_sub_account.disagreements[0].param: no parameter `amont` in this operation"#,
+        r#"tests/fixtures/malformed/disagreement_unknown_param.yaml:37:16: error: operations.bank_transfer_from_sub_account.disagreements[0].param: no parameter `amont` in this operation"#,
         "did you mean `amount`?",
     ),
     // KNOWN BUG (load/mod.rs, yaml_syntax): serde_yaml places a duplicate key at the start of
@@ -139,17 +139,17 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "duplicate_wire_key",
-        r#"tests/fixtures/malformed/duplicate_wire_key.yaml:52:9: error: operations.bank_transfer_from_sub_account.params.destination.wire: `destination` and `destination_account_number` both travel in the body as `accountNumber`"#,
+        r#"tests/fixtures/malformed/duplicate_wire_key.yaml:52:15: error: operations.bank_transfer_from_sub_account.params.destination.wire: `destination` and `destination_account_number` both travel in the body as `accountNumber`"#,
         "give one of them another `wire` key",
     ),
     (
         "format_2",
-        r#"tests/fixtures/malformed/format_2.yaml:2:1: error: format: format 2 is not known"#,
+        r#"tests/fixtures/malformed/format_2.yaml:2:9: error: format: format 2 is not known"#,
         "write `format: 1`",
     ),
     (
         "idempotency_unknown_param",
-        r#"tests/fixtures/malformed/idempotency_unknown_param.yaml:30:5: error: operations.bank_transfer_from_sub_account.idempotency: `merchant_ref` is not a parameter of this operation"#,
+        r#"tests/fixtures/malformed/idempotency_unknown_param.yaml:30:18: error: operations.bank_transfer_from_sub_account.idempotency: `merchant_ref` is not a parameter of this operation"#,
         "did you mean `merchant_tx_ref`?",
     ),
     (
@@ -159,27 +159,27 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "nesting_conflict",
-        r#"tests/fixtures/malformed/nesting_conflict.yaml:52:9: error: operations.bank_transfer_from_sub_account.params.order.wire: `order` is a value, but `order_amount` puts `order.amount` inside it"#,
+        r#"tests/fixtures/malformed/nesting_conflict.yaml:52:15: error: operations.bank_transfer_from_sub_account.params.order.wire: `order` is a value, but `order_amount` puts `order.amount` inside it"#,
         "nest both under the object",
     ),
     (
         "pagination_without_cursor",
-        r#"tests/fixtures/malformed/pagination_without_cursor.yaml:78:5: error: operations.list_transfers.pagination: `pagination: cursor` needs a `cursor` parameter"#,
+        r#"tests/fixtures/malformed/pagination_without_cursor.yaml:78:17: error: operations.list_transfers.pagination: `pagination: cursor` needs a `cursor` parameter"#,
         "add `cursor` (in: query, type: string)",
     ),
     (
         "path_param_not_in_path",
-        r#"tests/fixtures/malformed/path_param_not_in_path.yaml:28:5: error: operations.bank_transfer_from_sub_account.path: path parameter `batch_id` (wire `batchId`) is not a variable of `/v2/transfers/bank/{subAccountId}`"#,
+        r#"tests/fixtures/malformed/path_param_not_in_path.yaml:28:11: error: operations.bank_transfer_from_sub_account.path: path parameter `batch_id` (wire `batchId`) is not a variable of `/v2/transfers/bank/{subAccountId}`"#,
         "add `{batchId}` to the path, or move `batch_id` to the query or body",
     ),
     (
         "path_variable_without_param",
-        r#"tests/fixtures/malformed/path_variable_without_param.yaml:28:5: error: operations.bank_transfer_from_sub_account.path: path variable `{batchId}` has no path parameter"#,
+        r#"tests/fixtures/malformed/path_variable_without_param.yaml:28:11: error: operations.bank_transfer_from_sub_account.path: path variable `{batchId}` has no path parameter"#,
         "add a parameter with `in: path` and `wire: batchId`",
     ),
     (
         "same_route_as_unknown",
-        r#"tests/fixtures/malformed/same_route_as_unknown.yaml:35:9: error: operations.bank_transfer_from_sub_account.aliases[0].same_route_as: unknown operation `bank_transfer`"#,
+        r#"tests/fixtures/malformed/same_route_as_unknown.yaml:35:24: error: operations.bank_transfer_from_sub_account.aliases[0].same_route_as: unknown operation `bank_transfer`"#,
         "did you mean `bank_transfer_from_sub_account`?",
     ),
     (
@@ -189,17 +189,17 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "settle_answer_has_no_state",
-        r#"tests/fixtures/malformed/settle_answer_has_no_state.yaml:55:11: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `fetch_transfer` answers no field at `status` to read the state from"#,
+        r#"tests/fixtures/malformed/settle_answer_has_no_state.yaml:55:22: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `fetch_transfer` answers no field at `status` to read the state from"#,
         "write `state_field:` with the wire key of the field of `TokenGrant` that holds the state",
     ),
     (
         "settle_state_field_unknown",
-        r#"tests/fixtures/malformed/settle_state_field_unknown.yaml:59:7: error: operations.bank_transfer_from_sub_account.settle.state_field: `fetch_transfer` answers no field at `state` to read the state from"#,
+        r#"tests/fixtures/malformed/settle_state_field_unknown.yaml:59:20: error: operations.bank_transfer_from_sub_account.settle.state_field: `fetch_transfer` answers no field at `state` to read the state from"#,
         "name the wire key of a text or boolean field of `TokenGrant`",
     ),
     (
         "settle_lookup_not_a_read",
-        r#"tests/fixtures/malformed/settle_lookup_not_a_read.yaml:56:11: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `issue_token` is not a read"#,
+        r#"tests/fixtures/malformed/settle_lookup_not_a_read.yaml:56:22: error: operations.bank_transfer_from_sub_account.settle.lookups[0].operation: `issue_token` is not a read"#,
         "settling never sends an operation that changes state",
     ),
     (
@@ -214,37 +214,37 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "unsettled_not_money",
-        r#"tests/fixtures/malformed/unsettled_not_money.yaml:60:5: error: operations.issue_token.unsettled: only a money operation says why it does not settle"#,
+        r#"tests/fixtures/malformed/unsettled_not_money.yaml:60:16: error: operations.issue_token.unsettled: only a money operation says why it does not settle"#,
         "remove `unsettled`: only money operations have a final state to follow",
     ),
     (
         "several_errors",
-        r#"tests/fixtures/malformed/several_errors.yaml:2:1: error: format: format 2 is not known"#,
+        r#"tests/fixtures/malformed/several_errors.yaml:2:9: error: format: format 2 is not known"#,
         "write `format: 1`",
     ),
     (
         "undeclared_identical_route",
-        r#"tests/fixtures/malformed/undeclared_identical_route.yaml:77:5: error: operations.send_to_bank.path: `send_to_bank` has the same route as `bank_transfer_from_sub_account`: POST /v2/transfers/bank/{id} and POST /v2/transfers/bank/{subAccountId}"#,
+        r#"tests/fixtures/malformed/undeclared_identical_route.yaml:77:11: error: operations.send_to_bank.path: `send_to_bank` has the same route as `bank_transfer_from_sub_account`: POST /v2/transfers/bank/{id} and POST /v2/transfers/bank/{subAccountId}"#,
         "same_route_as: bank_transfer_from_sub_account",
     ),
     (
         "unknown_alias_method",
-        r#"tests/fixtures/malformed/unknown_alias_method.yaml:32:9: error: operations.bank_transfer_from_sub_account.aliases[0].method: `FETCH` is not allowed here"#,
+        r#"tests/fixtures/malformed/unknown_alias_method.yaml:32:17: error: operations.bank_transfer_from_sub_account.aliases[0].method: `FETCH` is not allowed here"#,
         "write one of: GET, POST, PUT, DELETE, PATCH",
     ),
     (
         "unknown_effect",
-        r#"tests/fixtures/malformed/unknown_effect.yaml:29:5: error: operations.bank_transfer_from_sub_account.effect: `mony` is not allowed here"#,
+        r#"tests/fixtures/malformed/unknown_effect.yaml:29:13: error: operations.bank_transfer_from_sub_account.effect: `mony` is not allowed here"#,
         "did you mean `money`?",
     ),
     (
         "unknown_group",
-        r#"tests/fixtures/malformed/unknown_group.yaml:25:5: error: operations.bank_transfer_from_sub_account.group: unknown group `transfer`"#,
+        r#"tests/fixtures/malformed/unknown_group.yaml:25:12: error: operations.bank_transfer_from_sub_account.group: unknown group `transfer`"#,
         "did you mean `transfers`?",
     ),
     (
         "unknown_method",
-        r#"tests/fixtures/malformed/unknown_method.yaml:27:5: error: operations.bank_transfer_from_sub_account.method: `FETCH` is not allowed here"#,
+        r#"tests/fixtures/malformed/unknown_method.yaml:27:13: error: operations.bank_transfer_from_sub_account.method: `FETCH` is not allowed here"#,
         "write one of: GET, POST, PUT, DELETE, PATCH",
     ),
     (
@@ -259,17 +259,17 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "unknown_response_shape",
-        r#"tests/fixtures/malformed/unknown_response_shape.yaml:59:5: error: operations.issue_token.response: unknown answer type `TokenGrnt`"#,
+        r#"tests/fixtures/malformed/unknown_response_shape.yaml:59:15: error: operations.issue_token.response: unknown answer type `TokenGrnt`"#,
         "did you mean `TokenGrant`? or write `untyped`",
     ),
     (
         "unknown_token_operation",
-        r#"tests/fixtures/malformed/unknown_token_operation.yaml:9:5: error: service.token_operations.refresh: unknown operation `refresh_tokn`"#,
+        r#"tests/fixtures/malformed/unknown_token_operation.yaml:9:14: error: service.token_operations.refresh: unknown operation `refresh_tokn`"#,
         "did you mean `refresh_token`?",
     ),
     (
         "answers_observed_without_seen_in",
-        r#"tests/fixtures/malformed/answers_observed_without_seen_in.yaml:33:7: error: operations.bank_transfer_from_sub_account.answers.source: a reading from `observed` needs `seen_in`"#,
+        r#"tests/fixtures/malformed/answers_observed_without_seen_in.yaml:33:15: error: operations.bank_transfer_from_sub_account.answers.source: a reading from `observed` needs `seen_in`"#,
         "name the guide, or where the traffic was published, in `seen_in`",
     ),
     (
@@ -279,7 +279,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "one_of_required_member",
-        r#"tests/fixtures/malformed/one_of_required_member.yaml:63:9: error: operations.fetch_transfer.params.transfer_id.required: `transfer_id` is one of `key`, sent only when chosen, but it is required"#,
+        r#"tests/fixtures/malformed/one_of_required_member.yaml:63:19: error: operations.fetch_transfer.params.transfer_id.required: `transfer_id` is one of `key`, sent only when chosen, but it is required"#,
         "remove `required: true`: the set makes one of its parameters required",
     ),
     (
@@ -294,7 +294,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ),
     (
         "unknown_type",
-        r#"tests/fixtures/malformed/unknown_type.yaml:42:9: error: operations.bank_transfer_from_sub_account.params.amount.type: unknown type `decimel`"#,
+        r#"tests/fixtures/malformed/unknown_type.yaml:42:15: error: operations.bank_transfer_from_sub_account.params.amount.type: unknown type `decimel`"#,
         "did you mean `decimal`?",
     ),
     (
@@ -467,9 +467,10 @@ fn each_fixture_reports_its_located_error() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every located error, not only the first, stands on the key its YAML path names.
+/// Every located error, not only the first, stands on the key its YAML path names, or on
+/// that key's value when it is on the key's line (the value is what is wrong).
 #[test]
-fn every_location_points_at_the_offending_key() {
+fn every_location_points_at_the_offending_key_or_its_value() {
     let mut failures = Vec::new();
     for name in fixture_names() {
         let text = fixture_text(&name);
@@ -481,8 +482,13 @@ fn every_location_points_at_the_offending_key() {
             let source = text.lines().nth(line - 1).unwrap_or_default();
             let at = source.get(column - 1..).unwrap_or_default();
             let last = diagnostic.path.rsplit('.').next().unwrap_or_default();
-            let ok =
-                if last.ends_with(']') { at.starts_with("- ") } else { at.starts_with(&format!("{last}:")) };
+            let before = source.get(..column - 1).unwrap_or_default().trim_end();
+            let ok = if last.ends_with(']') {
+                at.starts_with("- ")
+            } else {
+                at.starts_with(&format!("{last}:"))
+                    || (before.ends_with(&format!("{last}:")) && !at.is_empty())
+            };
             if !ok {
                 failures.push(format!("{name}:{line}:{column}: `{}` is not at `{source}`", diagnostic.path));
             }
@@ -499,10 +505,10 @@ fn several_errors_are_all_reported_in_file_order() {
     assert_eq!(
         lines,
         [
-            "tests/fixtures/malformed/several_errors.yaml:2:1: error: format: format 2 is not known",
-            "tests/fixtures/malformed/several_errors.yaml:25:5: error: operations.bank_transfer_from_sub_account.group: unknown group `transfer`",
-            "tests/fixtures/malformed/several_errors.yaml:42:9: error: operations.bank_transfer_from_sub_account.params.amount.type: unknown type `decimel`",
-            "tests/fixtures/malformed/several_errors.yaml:71:5: error: operations.revoke_token.path: path variable `{tokenId}` has no path parameter",
+            "tests/fixtures/malformed/several_errors.yaml:2:9: error: format: format 2 is not known",
+            "tests/fixtures/malformed/several_errors.yaml:25:12: error: operations.bank_transfer_from_sub_account.group: unknown group `transfer`",
+            "tests/fixtures/malformed/several_errors.yaml:42:15: error: operations.bank_transfer_from_sub_account.params.amount.type: unknown type `decimel`",
+            "tests/fixtures/malformed/several_errors.yaml:71:11: error: operations.revoke_token.path: path variable `{tokenId}` has no path parameter",
             "tests/fixtures/malformed/several_errors.yaml:75:5: error: operations.fetch_balance.sumary: unknown key `sumary`",
         ]
     );
@@ -519,8 +525,8 @@ fn a_path_parameter_missing_from_path_and_alias_is_reported_on_both() {
     assert_eq!(
         paths,
         [
-            ("operations.bank_transfer_from_sub_account.path", 28, 5),
-            ("operations.bank_transfer_from_sub_account.aliases[0].path", 33, 9),
+            ("operations.bank_transfer_from_sub_account.path", 28, 11),
+            ("operations.bank_transfer_from_sub_account.aliases[0].path", 33, 15),
         ]
     );
 }
@@ -743,7 +749,7 @@ fn the_default_environment_must_be_one_of_the_environments() {
         first,
         Some((
             7,
-            3,
+            24,
             "no environment is named `sandbx`".to_owned(),
             "did you mean `sandbox`? the environments are: live, sandbox".to_owned()
         ))

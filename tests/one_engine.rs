@@ -62,7 +62,7 @@ fn a_spec_error_expands_to_compile_errors_only() {
     let expanded =
         expand_generate("ui/fail/broken.yaml", dir, Path::new("tests"), Span::call_site()).to_string();
     assert_eq!(expanded.matches("compile_error").count(), 2, "{expanded}");
-    assert!(expanded.contains("tests/ui/fail/broken.yaml:95:5: operations."), "{expanded}");
+    assert!(expanded.contains("tests/ui/fail/broken.yaml:95:12: operations."), "{expanded}");
     assert!(!expanded.contains("error:"), "the compiler says `error:` itself: {expanded}");
     assert!(!expanded.contains("pub mod"), "{expanded}");
 }

@@ -91,7 +91,7 @@ fn check_of_a_malformed_spec_fails_with_located_errors() {
     assert_eq!(
         lines.next(),
         Some(
-            "tests/fixtures/malformed/unknown_type.yaml:42:9: error: operations.bank_transfer_from_sub_account.params.amount.type: unknown type `decimel`"
+            "tests/fixtures/malformed/unknown_type.yaml:42:15: error: operations.bank_transfer_from_sub_account.params.amount.type: unknown type `decimel`"
         ),
         "{err}"
     );
@@ -322,7 +322,7 @@ fn audit_of_a_spec_with_an_undeclared_identical_route_exits_1() {
         err.lines().next(),
         Some(
             format!(
-                "{}:25:5: error: operations.fetch_thing_again.path: `fetch_thing_again` has the same route as `fetch_thing`: GET /v1/things/{{thingId}} and GET /v1/things/{{id}}",
+                "{}:25:11: error: operations.fetch_thing_again.path: `fetch_thing_again` has the same route as `fetch_thing`: GET /v1/things/{{thingId}} and GET /v1/things/{{id}}",
                 spec.path()
             )
             .as_str()

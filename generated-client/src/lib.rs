@@ -155,9 +155,12 @@ pub use runtime::reqwest;
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
-    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ExtraFields, Meta, Method, Operation, Outcome,
-    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret,
+    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, Meta, Method, Operation,
+    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret,
 };
+// What paying and settling needs, beside `Outcome` and `Error`: the settle options and
+// answers, the watch webhooks feed, and the client-wide pacer.
+pub use runtime::{FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, StillPending};
 
 // The README's Rust examples compile as doctests of `payspec-sandbox`, the one crate that
 // sees both the client and the sandbox they use.

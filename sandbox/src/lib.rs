@@ -44,11 +44,34 @@
 //! beyond the balance, and a sample answer's values are placeholders.
 #![warn(missing_docs)]
 
-// The README's Rust examples (the client's and the sandbox's) compile as doctests here,
-// so they cannot drift from either API.
+// The README's and the guides' Rust examples (the client's and the sandbox's) compile and
+// run as doctests here, so they cannot drift from either API. `tests/docs.rs` checks that
+// every document with a Rust example is listed.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-mod readme {}
+mod documents {
+    #[doc = include_str!("../../README.md")]
+    mod readme {}
+    #[doc = include_str!("../../docs/client.md")]
+    mod client {}
+    #[doc = include_str!("../../docs/configuration.md")]
+    mod configuration {}
+    #[doc = include_str!("../../docs/errors.md")]
+    mod errors {}
+    #[doc = include_str!("../../docs/extend-spec.md")]
+    mod extend_spec {}
+    #[doc = include_str!("../../docs/listings.md")]
+    mod listings {}
+    #[doc = include_str!("../../docs/observe.md")]
+    mod observe {}
+    #[doc = include_str!("../../docs/own-spec.md")]
+    mod own_spec {}
+    #[doc = include_str!("../../docs/pay-and-settle.md")]
+    mod pay_and_settle {}
+    #[doc = include_str!("../../docs/testing.md")]
+    mod testing {}
+    #[doc = include_str!("../../docs/webhooks.md")]
+    mod webhooks {}
+}
 
 mod answer;
 mod check;

@@ -485,7 +485,10 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     write!(
         out,
         "    impl {ty} {{
-        /// Starts a request: set each required field by name, then `build()`.
+        /// Starts a request: set each required field by name, then `build()`. This request
+        /// has no `new`: two of its required fields take the same kind of value and could be
+        /// swapped, so each is named.
+        #[doc(alias = \"new\")]
         pub fn builder() -> {builder} {{
             {builder}::default()
         }}

@@ -269,7 +269,9 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         pub fn handled(&self, event: &WebhookEvent) {
             self.0.mark_handled(event.signed.{request_id}.as_deref().unwrap_or_default(), event.signed_at);
         }
-        /// Verifies a notification from a request's header map and body, and reads it.
+        /// Verifies a notification from a request's header map and body, and reads it. The
+        /// map is `http::HeaderMap` (the runtime's `reqwest::header::HeaderMap` is the same
+        /// type): what axum, hyper and tower hand a handler.
         pub fn verify_headers(
             &self,
             headers: &rt::reqwest::header::HeaderMap,

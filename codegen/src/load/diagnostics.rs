@@ -138,8 +138,16 @@ impl<'a> Sink<'a> {
         Sink { file, spans, found: Vec::new(), omitted: 0, suggestion_budget: SUGGESTION_BUDGET }
     }
 
-    /// Records an error at the YAML `path`.
+    /// Records an error about the value at `path`: located at the value when it sits on
+    /// its key's line (`type: decimel` points at `decimel`), else at the key.
     pub(crate) fn error(&mut self, path: &str, message: impl Into<String>, hint: impl Into<String>) {
+        let location = self.spans.locate_value(path);
+        self.error_at(location, path, message, hint);
+    }
+
+    /// Records an error about the key at `path` itself (one not allowed there): located at
+    /// the key.
+    pub(crate) fn error_at_key(&mut self, path: &str, message: impl Into<String>, hint: impl Into<String>) {
         let location = self.spans.locate(path);
         self.error_at(location, path, message, hint);
     }
@@ -265,7 +273,11 @@ impl<'a> Sink<'a> {
             let inner = error.path().to_string();
             let mut path = join_path(base, if inner == "." { "" } else { &inner });
             let (message, hint) = explain_serde_error(self, &raw_message, &mut path);
-            self.error(&path, message, hint);
+            if raw_message.starts_with("unknown field ") {
+                self.error_at_key(&path, message, hint);
+            } else {
+                self.error(&path, message, hint);
+            }
             if raw_message.starts_with("unknown field ") {
                 let key = raw_message.split('`').nth(1).unwrap_or_default().to_owned();
                 if steps.last() == Some(&Step::Key(key.clone())) {

@@ -147,7 +147,7 @@ fn read_spec(value: serde_yaml::Value, sink: &mut Sink) -> Option<validate::RawF
             Some(best) => format!("did you mean `{best}`? the keys allowed here are: {}", allowed.join(", ")),
             None => format!("remove it; the keys allowed here are: {}", allowed.join(", ")),
         };
-        sink.error(&key, format!("unknown key `{key}`"), hint);
+        sink.error_at_key(&key, format!("unknown key `{key}`"), hint);
     }
     let mut section = |name: &str, sink: &mut Sink<'_>| -> Option<serde_yaml::Value> {
         let found = top.remove(name);

@@ -43,6 +43,9 @@ struct Node {
     key_len: u32,
     line: u32,
     column: u32,
+    /// The column of the key's value when it is a scalar on the key's own line (`type:
+    /// decimel`), where an error about the value points; 0 when there is none.
+    value_column: u32,
     /// The next node whose (parent, segment) hash is this one's.
     next: u32,
 }
@@ -123,8 +126,15 @@ impl SpanIndex {
             let parent = Self::parent_for(&mut stack, column, false);
             let here = Location { line, column: column + 1 };
             let node = index.insert(stack[parent].node, Segment::Key(key), here);
+            let leading = value.len() - value.trim_start().len();
+            let value_at = column + (rest.len() - value.len()) + leading + 1;
             let value = value.trim();
             let value = strip_comment(value);
+            // A scalar, not a flow mapping or list (an error about one is about its key's
+            // entry), a block scalar, an anchor or a tag.
+            if !value.is_empty() && !value.starts_with(['|', '>', '&', '*', '!', '#', '{', '[']) {
+                index.set_value_column(node, value_at);
+            }
             if value.starts_with('|') || value.starts_with('>') {
                 scalar_block_indent = Some(column);
             }
@@ -170,7 +180,7 @@ impl SpanIndex {
         let (line, column) = (narrow(here.line), narrow(here.column));
         if let Some(existing) = self.child(parent, segment) {
             let node = &mut self.nodes[existing as usize];
-            (node.line, node.column) = (line, column);
+            (node.line, node.column, node.value_column) = (line, column, 0);
             self.repeated.push((existing, here));
             return existing;
         }
@@ -185,7 +195,7 @@ impl SpanIndex {
         let id = narrow(self.nodes.len());
         let hash = self.hash(parent, segment);
         let next = self.children.insert(hash, id).unwrap_or(NONE);
-        self.nodes.push(Node { parent, key_start, key_len, line, column, next });
+        self.nodes.push(Node { parent, key_start, key_len, line, column, value_column: 0, next });
         id
     }
 
@@ -291,6 +301,26 @@ impl SpanIndex {
     fn location_of(&self, node: u32) -> Option<Location> {
         let n = self.nodes.get(node as usize)?;
         Some(Location { line: n.line as usize, column: n.column as usize })
+    }
+
+    fn set_value_column(&mut self, node: u32, column: usize) {
+        if let Some(n) = self.nodes.get_mut(node as usize) {
+            n.value_column = narrow(column);
+        }
+    }
+
+    /// The location of `path`'s value when it is a scalar on the key's own line (what an
+    /// error about the value points at); else [`locate`](Self::locate)'s.
+    pub fn locate_value(&self, path: &str) -> Location {
+        match self.resolve(path) {
+            (node, true) => match self.nodes.get(node as usize) {
+                Some(n) if n.value_column > 0 => {
+                    Location { line: n.line as usize, column: n.value_column as usize }
+                }
+                _ => self.location_of(node).unwrap_or(Location::START),
+            },
+            (node, false) => self.location_of(node).unwrap_or(Location::START),
+        }
     }
 
     /// The location of `path`, or of its nearest indexed ancestor.

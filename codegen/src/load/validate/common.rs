@@ -60,9 +60,9 @@ pub(super) fn check_type_name(kind: &str, name: &str, path: &str, sink: &mut Sin
         } else {
             format!("start it with a capital letter, e.g. `Id{fixed}`")
         };
-        sink.error(path, format!("{kind} `{name}` is not an UpperCamelCase Rust type name"), hint);
+        sink.error_at_key(path, format!("{kind} `{name}` is not an UpperCamelCase Rust type name"), hint);
     } else if crate::model::RESERVED_TYPE_NAMES.contains(&name) {
-        sink.error(
+        sink.error_at_key(
             path,
             format!("{kind} `{name}` would hide the Rust type `{name}` that the generated code uses"),
             format!("rename it, e.g. `{name}Value`"),
@@ -93,13 +93,13 @@ pub(super) fn is_snake_case(name: &str) -> bool {
 
 pub(super) fn check_param_name(name: &str, path: &str, sink: &mut Sink) {
     if !is_snake_case(name) {
-        sink.error(
+        sink.error_at_key(
             path,
             format!("`{name}` is not a snake_case name"),
             format!("write `{}`", name.to_snake_case()),
         );
     } else if UNUSABLE_NAMES.contains(&name) {
-        sink.error(
+        sink.error_at_key(
             path,
             format!("`{name}` cannot name a Rust field"),
             format!("rename it, e.g. `{name}_value`, and keep the wire key with `wire:`"),

@@ -215,14 +215,14 @@ pub(super) fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environ
     for (name, url) in &service.environments.0 {
         let path = format!("service.environments.{name}");
         if !is_snake_case(name) {
-            sink.error(
+            sink.error_at_key(
                 &path,
                 format!("environment name `{name}` is not snake_case"),
                 format!("write `{}`", name.to_snake_case()),
             );
         }
         if name == "custom" {
-            sink.error(
+            sink.error_at_key(
                 &path,
                 "an environment may not be named `custom`",
                 "`Environment::Custom(url)` is every other base URL; name this one after what it is",

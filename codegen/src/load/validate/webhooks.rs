@@ -52,7 +52,7 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
             || name == "timestamp"
             || name.starts_with(|c: char| c.is_ascii_digit())
         {
-            sink.error(&place, format!("`{name}` cannot name a signed value"), "write a snake_case name other than `timestamp` (the timestamp header is signed last on its own)");
+            sink.error_at_key(&place, format!("`{name}` cannot name a signed value"), "write a snake_case name other than `timestamp` (the timestamp header is signed last on its own)");
         }
         if path.is_empty() || path.split('.').any(str::is_empty) {
             sink.error(
