@@ -187,3 +187,22 @@ fn every_rust_example_runs_as_a_doctest_or_says_where_ci_runs_it() {
     eprintln!("{run} Rust examples run as doctests, {elsewhere} run by CI as a crate of their own");
     assert!(run > 0);
 }
+
+#[test]
+fn every_guide_renders_in_the_client_crates_docs() {
+    let lib = std::fs::read_to_string(root().join("generated-client/src/lib.rs")).unwrap_or_default();
+    for (name, _) in documents().iter().skip(1) {
+        // The project's own workings are not a user's guide.
+        if name.ends_with("development.md") || name.ends_with("measurements.md") {
+            continue;
+        }
+        let file = name.trim_start_matches("docs/");
+        let copy = root().join("generated-client/guides").join(file);
+        let same = std::fs::read_to_string(&copy).ok() == std::fs::read_to_string(root().join(name)).ok();
+        assert!(same, "generated-client/guides/{file} is not the guide {name}");
+        assert!(
+            lib.contains(&format!("include_str!(\"../guides/{file}\")")),
+            "payspec_client::guides lacks {file}"
+        );
+    }
+}

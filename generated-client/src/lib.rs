@@ -162,6 +162,33 @@ pub use runtime::{
 // answers, the watch webhooks feed, and the client-wide pacer.
 pub use runtime::{FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, StillPending};
 
+/// The guides, one per task, as the repository's `docs/` has them (their examples run as
+/// doctests of `payspec-sandbox`, the one crate that sees both the client and the local
+/// sandbox; links between guides lead to the repository's copies).
+#[cfg(all(doc, not(doctest)))]
+pub mod guides {
+    #[doc = include_str!("../guides/client.md")]
+    pub mod calls_requests_and_answers {}
+    #[doc = include_str!("../guides/pay-and-settle.md")]
+    pub mod pay_and_settle {}
+    #[doc = include_str!("../guides/webhooks.md")]
+    pub mod receiving_webhooks {}
+    #[doc = include_str!("../guides/listings.md")]
+    pub mod listing_and_paging {}
+    #[doc = include_str!("../guides/errors.md")]
+    pub mod handling_errors {}
+    #[doc = include_str!("../guides/testing.md")]
+    pub mod testing_offline {}
+    #[doc = include_str!("../guides/observe.md")]
+    pub mod observing_calls {}
+    #[doc = include_str!("../guides/configuration.md")]
+    pub mod configuration_and_features {}
+    #[doc = include_str!("../guides/extend-spec.md")]
+    pub mod extending_the_spec {}
+    #[doc = include_str!("../guides/own-spec.md")]
+    pub mod a_spec_of_your_own {}
+}
+
 // The README's Rust examples compile as doctests of `payspec-sandbox`, the one crate that
 // sees both the client and the sandbox they use.
 
