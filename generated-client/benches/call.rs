@@ -12,7 +12,9 @@
 //!
 //! `PAYSPEC_BENCH_ROUNDS=N` sets the rounds (41); `PAYSPEC_BENCH_ONLY=CASE:generated` (or
 //! `:raw`, CASE counted from 0) runs one side of one case alone, for a profiler;
-//! `PAYSPEC_BENCH_SIZES=1` prints the size of one call's future on each side.
+//! `PAYSPEC_BENCH_SIZES=1` prints the size of one call's future on each side;
+//! `PAYSPEC_BENCH_INSTRUCTIONS=1` counts instructions per call on the calling thread under
+//! callgrind instead (deterministic; needs valgrind).
 //!
 //! The server is a minimal keep-alive HTTP/1.1 responder on 127.0.0.1 answering every
 //! request at once with a fixed JSON body (a token for token issue). The client's token is
@@ -297,6 +299,61 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
     })
 }
 
+/// The cases' names, in the order `main` lists them (what `PAYSPEC_BENCH_ONLY` counts).
+const CASES: [(&str, usize); 6] = [
+    ("GET balance, sequential", 1),
+    ("POST bank transfer, sequential", 1),
+    ("POST, sequential, a hook", 1),
+    ("POST, sequential, a subscriber", 1),
+    ("POST bank transfer, 64 concurrent", WIDE),
+    ("same, raw without a timeout", WIDE),
+];
+
+/// Instructions per call on the calling thread, each side of each case counted by
+/// callgrind: this binary runs again under `valgrind --tool=callgrind --separate-threads=yes`
+/// with `PAYSPEC_BENCH_ONLY`, for two numbers of rounds; the difference of the main thread's
+/// totals, over the calls between them, leaves out start-up, the token and the warm-up, and
+/// the server's thread is not counted. Deterministic to a fraction of a percent.
+fn instructions() {
+    let exe = std::env::current_exe().expect("this binary");
+    let dir = std::env::temp_dir().join(format!("payspec-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory for callgrind's output");
+    let (few, many) = (2usize, 6usize);
+    let count = |case: usize, side: &str, rounds: usize| -> u64 {
+        let out = dir.join(format!("{case}-{side}-{rounds}"));
+        let status = std::process::Command::new("valgrind")
+            .args(["--tool=callgrind", "--separate-threads=yes", "--quiet"])
+            .arg(format!("--callgrind-out-file={}", out.display()))
+            .arg(&exe)
+            .env_remove("PAYSPEC_BENCH_INSTRUCTIONS")
+            .env("PAYSPEC_BENCH_ONLY", format!("{case}:{side}"))
+            .env("PAYSPEC_BENCH_ROUNDS", rounds.to_string())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("valgrind runs (install it: Debian's package `valgrind`)");
+        assert!(status.success(), "valgrind: {status}");
+        // The main thread's file ends in `-01`.
+        let text =
+            std::fs::read_to_string(format!("{}-01", out.display())).expect("callgrind's main-thread output");
+        text.lines()
+            .find_map(|line| line.strip_prefix("summary:").or_else(|| line.strip_prefix("totals:")))
+            .and_then(|n| n.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("an instruction total")
+    };
+    println!(
+        "instructions per call on the calling thread (callgrind), generated client / hand-written reqwest"
+    );
+    for (case, (name, width)) in CASES.iter().enumerate() {
+        let batches = if *width == 1 { 200 } else { 6 };
+        let calls = (batches * (many - few) * width) as f64;
+        let per_call = |side: &str| (count(case, side, many) - count(case, side, few)) as f64 / calls;
+        let (generated, raw) = (per_call("generated"), per_call("raw"));
+        println!("{name:<34} {:.3}x ({:.0} vs {:.0})", generated / raw, generated, raw);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A hook that counts the attempts it sees.
 #[derive(Default)]
 struct Counted(std::sync::atomic::AtomicU64);
@@ -389,6 +446,10 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 fn main() {
+    if std::env::var("PAYSPEC_BENCH_INSTRUCTIONS").is_ok() {
+        instructions();
+        return;
+    }
     let base_url = start_server();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let client: Client = Client::builder()

@@ -94,6 +94,8 @@ impl ClientInner {
         let mut reader = answer.data_reader(&data);
         reader.watch_status(answer.status_field);
         let read = reader.read_or_note::<T>(&Path::root("data"));
+        // Read whole, the data ends where the reader is: its text need not be found again.
+        let data_end = read.is_ok().then(|| reader.position());
         let end = read.is_ok().then_some(data.end);
         if let Some(fault) = reader.fault(end) {
             return Err(self.unreadable(&answer, None, fault.to_string()));
@@ -120,7 +122,12 @@ impl ClientInner {
                 "the answer has values that do not fit the spec; they are kept as sent"
             );
         }
-        let mut state = settled_state(&answer, status.as_deref(), answer.flag.or(reader.tail_flag));
+        let tail_flag = reader.tail_flag;
+        let mut answer = answer;
+        if let (Some(at), Some(end)) = (answer.data.as_mut(), data_end) {
+            at.end.get_or_insert(end);
+        }
+        let mut state = settled_state(&answer, status.as_deref(), answer.flag.or(tail_flag));
         // A finished answer may still wait on someone (the customer's OTP): pending.
         let awaits = if state == State::Done && !answer.answers.awaiting.is_empty() {
             envelope::awaited(&answer)
@@ -130,7 +137,6 @@ impl ClientInner {
         if awaits.is_some() {
             state = State::Pending;
         }
-        let tail_flag = reader.tail_flag;
         let mut envelope = answer.into_envelope(read, Unread::new(notes, total), tail_flag);
         envelope.set_awaiting(awaits);
         Ok(state.outcome(Box::new(envelope)))

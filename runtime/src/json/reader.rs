@@ -225,6 +225,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Where the reader is in its text: just past the value it read last.
+    pub(crate) fn position(&self) -> usize {
+        self.parser.at
+    }
+
     /// Notes the first `status` of the object about to be read, if it is text or a boolean, as the read
     /// passes it: whether a finished answer is still pending is read in the same pass as
     /// the answer.
