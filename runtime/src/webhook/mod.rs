@@ -429,8 +429,9 @@ impl<'a> SignedHeaders<'a> {
 /// so ([`Verifier::handled`]), after its handler succeeded: one whose handler failed (and
 /// was answered with a `5xx`) is not refused when the service sends it again.
 ///
-/// Implement it over a shared store (a database, Redis) when several processes receive
-/// webhooks; [`MemoryReplayGuard`] serves one process. Two deliveries of one event handled
+/// A delivery without a request id is never taken for a replay (it cannot be told from
+/// another). Implement it over a shared store (a database, Redis) when several processes
+/// receive webhooks; [`MemoryReplayGuard`] serves one process. Two deliveries of one event handled
 /// at the same moment both pass (neither is handled yet): keep handlers idempotent, keyed
 /// by a signed value such as the transaction id.
 pub trait ReplayGuard: Send + Sync {
@@ -555,8 +556,9 @@ impl Verifier {
         if off_by > self.tolerance {
             return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
         }
+        // A delivery with no request id cannot be told from another: never a replay.
         let request_id = signed.get(self.scheme.request_id).unwrap_or_default();
-        if self.replays.handled_before(request_id) {
+        if !request_id.is_empty() && self.replays.handled_before(request_id) {
             return Err(WebhookError::Replayed);
         }
         Ok(WebhookEvent {
@@ -590,6 +592,9 @@ impl Verifier {
 
     /// [`mark_handled`](Self::mark_handled) as of `now`.
     pub fn mark_handled_at(&self, request_id: &str, signed_at: SystemTime, now: SystemTime) {
+        if request_id.is_empty() {
+            return;
+        }
         let forget_before = now.checked_sub(self.tolerance).unwrap_or(std::time::UNIX_EPOCH);
         self.replays.record_handled(request_id, signed_at, forget_before);
     }
@@ -822,6 +827,23 @@ mod tests {
             verify_at(BODY, &signature, "soon", TIMESTAMP).err(),
             Some(WebhookError::InvalidTimestamp)
         );
+    }
+
+    #[test]
+    fn deliveries_without_a_request_id_are_never_replays_of_each_other() {
+        let verifier = verifier();
+        let body = r#"{"event_type":"payout_success","data":{"transaction":{"transactionId":"t-1"}}}"#;
+        let signed = sign(&SCHEME, body.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
+        let now = at(TIMESTAMP);
+        let first = verifier.verify_at(&headers(&signed.signature, &signed.timestamp), body.as_bytes(), now);
+        let Ok(first) = first else { panic!("{first:?}") };
+        assert_eq!(first.signed.get("request_id"), None);
+        verifier.handled_at(&first, now);
+        let other = r#"{"event_type":"payout_success","data":{"transaction":{"transactionId":"t-2"}}}"#;
+        let signed = sign(&SCHEME, other.as_bytes(), now, KEY).unwrap_or_else(|e| panic!("{e}"));
+        let second =
+            verifier.verify_at(&headers(&signed.signature, &signed.timestamp), other.as_bytes(), now);
+        assert!(second.is_ok(), "{second:?}");
     }
 
     #[test]
