@@ -366,20 +366,13 @@ fn payload(out: &mut Code, webhooks: &Webhooks) {
     for payload in &webhooks.payloads {
         writeln!(
             out,
-            "                EventType::{variant} => match self.unsigned.read_key::<super::types::{shape}>(key) {{
-                    (Some(Ok(data)), unread) => (Payload::{variant}(data), unread),
-                    (Some(Err(sent)), unread) => (Payload::Other(sent), unread),
-                    (None, unread) => (Payload::Other(rt::Json::Null), unread),
-                }},",
+            "                EventType::{variant} => self.unsigned.payload::<super::types::{shape}, _>(key, Payload::{variant}, Payload::Other),",
             variant = payload.event.to_upper_camel_case(),
             shape = payload.shape,
         );
     }
     out.push(
-        "                _ => (
-                    Payload::Other(self.unsigned.value_at(key).cloned().unwrap_or(rt::Json::Null)),
-                    rt::Unread::default(),
-                ),
+        "                _ => self.unsigned.payload_as_sent(key, Payload::Other),
             }
         }
     }

@@ -343,6 +343,28 @@ impl UnsignedData {
         }
     }
 
+    /// The payload under the top-level `key` read as `T` ([`read_key`](Self::read_key)) and
+    /// made a `P` by `kind`; as sent, by `other`, when it is not a `T` or is absent (`Null`).
+    /// What a generated `WebhookEvent::payload` does for each event kind with a shape.
+    pub fn payload<T: FromJson, P>(
+        &self,
+        key: &str,
+        kind: impl FnOnce(T) -> P,
+        other: impl FnOnce(Json) -> P,
+    ) -> (P, crate::Unread) {
+        match self.read_key::<T>(key) {
+            (Some(Ok(data)), unread) => (kind(data), unread),
+            (Some(Err(sent)), unread) => (other(sent), unread),
+            (None, unread) => (other(Json::Null), unread),
+        }
+    }
+
+    /// The payload under the top-level `key` as sent (`Null` when absent), for an event
+    /// kind without a shape.
+    pub fn payload_as_sent<P>(&self, key: &str, other: impl FnOnce(Json) -> P) -> (P, crate::Unread) {
+        (other(self.value_at(key).cloned().unwrap_or(Json::Null)), crate::Unread::default())
+    }
+
     /// The value at `path` (keys joined with `.`), if the body has one.
     pub fn value_at(&self, path: &str) -> Option<&Json> {
         value_at(&self.body, path)
