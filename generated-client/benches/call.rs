@@ -4,9 +4,10 @@
 //!
 //! The two are alternated in small blocks in one run (the order flips every round), so
 //! that a noisy machine slows both alike, and the report is the median of the per-round
-//! ratios. Six cases: a GET and a POST one after another, the POST with a hook that sees
+//! ratios. Eight cases: a GET and a POST one after another, the POST with a hook that sees
 //! every attempt, the POST with a tracing subscriber that records every span's fields, the
-//! POST 64 at a time, and the same against a hand-written client without a timeout.
+//! POST 64 at a time, the same against a hand-written client without a timeout, a listing
+//! page of ten records, and a refusal (a `400` in the service's envelope).
 //! Allocations are counted on the calling thread (the server runs on its own thread and
 //! is not counted), per call.
 //!
@@ -14,7 +15,8 @@
 //! `:raw`, CASE counted from 0) runs one side of one case alone, for a profiler;
 //! `PAYSPEC_BENCH_SIZES=1` prints the size of one call's future on each side;
 //! `PAYSPEC_BENCH_INSTRUCTIONS=1` counts instructions per call on the calling thread under
-//! callgrind instead (deterministic; needs valgrind).
+//! callgrind instead (deterministic; needs valgrind), of the cases `PAYSPEC_BENCH_CASES`
+//! lists (`6,7`; all when unset).
 //!
 //! The server is a minimal keep-alive HTTP/1.1 responder on 127.0.0.1 answering every
 //! request at once with a fixed JSON body (a token for token issue). The client's token is
@@ -24,7 +26,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use payspec_client::requests::{BankTransfer, FetchParentAccountBalance};
+use payspec_client::requests::{BankTransfer, FetchParentAccountBalance, ListTransactions};
 use payspec_client::runtime::serde::{Deserialize, Serialize};
 use payspec_client::runtime::serde_json;
 use payspec_client::{Amount, Client, Credentials, Environment};
@@ -71,9 +73,27 @@ const ACCOUNT_ID: &str = "acct-parent-bench";
 const TOKEN: &str = "tok-bench";
 const BALANCE_PATH: &str = "/v1/accounts/balance";
 const TRANSFER_PATH: &str = "/v2/transfers/bank";
+const LISTING_PATH: &str = "/v1/transactions/accounts";
+/// The account the server refuses: its balance is answered with a `400` refusal.
+const REFUSED_ACCOUNT: &str = "acct-refused";
 
 // Every field the two operations' typed answers require (a balance and a transfer).
 const ANSWER: &str = r#"{"code":"00","description":"Success","data":{"amount":"1000.00","currency":"NGN","timeCreated":"2025-03-01T12:30:40.000Z","status":"SUCCESS","id":"tx-1","type":"transfer","fee":"10.00","meta":{"merchantTxRef":"tx-bench-1"}}}"#;
+/// One page of ten transactions and the next page's cursor.
+static LISTING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let record = |i: usize| {
+        format!(
+            r#"{{"id":"tx-{i}","status":"SUCCESS","amount":"{i}500.00","fixedCharge":"10.00","source":"web","type":"transfer","gatewayMessage":"Approved","timeCreated":"2025-03-01T12:30:{i:02}.000Z","merchantTxRef":"ref-{i}"}}"#
+        )
+    };
+    let records: Vec<String> = (0..10).map(record).collect();
+    format!(
+        r#"{{"code":"00","description":"Success","data":{{"results":[{}],"cursor":"c-2"}}}}"#,
+        records.join(",")
+    )
+});
+/// A refusal in the service's envelope.
+const REFUSAL: &str = r#"{"code":"400","description":"Account is not active"}"#;
 const GRANT: &str = r#"{"code":"00","description":"Success","data":{"businessId":"biz-1","access_token":"tok-bench","refresh_token":"ref-bench","expiresAt":"2099-01-01T00:00:00Z"}}"#;
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -107,10 +127,18 @@ async fn serve(mut stream: TcpStream) {
                 Ok(n) => buf.extend_from_slice(&chunk[..n]),
             }
         }
-        let body = if head.contains("/v1/auth/token/issue") { GRANT } else { ANSWER };
+        let (status, body) = if head.contains("/v1/auth/token/issue") {
+            ("200 OK", GRANT)
+        } else if head.contains(REFUSED_ACCOUNT) {
+            ("400 Bad Request", REFUSAL)
+        } else if head.contains(LISTING_PATH) {
+            ("200 OK", LISTING.as_str())
+        } else {
+            ("200 OK", ANSWER)
+        };
         buf.drain(..head_end + length);
         let answer = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
         );
         if stream.write_all(answer.as_bytes()).await.is_err() {
@@ -153,10 +181,43 @@ struct TransferBody<'a> {
 #[derive(Deserialize)]
 #[serde(crate = "payspec_client::runtime::serde")]
 #[allow(dead_code)]
-struct RawEnvelope {
+struct RawEnvelope<T = RawData> {
     code: String,
     description: String,
-    data: Option<RawData>,
+    data: Option<T>,
+}
+
+/// A listing page as the hand-written call reads it.
+#[derive(Deserialize)]
+#[serde(crate = "payspec_client::runtime::serde")]
+#[allow(dead_code)]
+struct RawPage {
+    results: Vec<RawTransaction>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[allow(dead_code)]
+struct RawTransaction {
+    id: String,
+    status: String,
+    amount: String,
+    fixed_charge: Option<String>,
+    source: String,
+    r#type: String,
+    gateway_message: String,
+    time_created: String,
+    merchant_tx_ref: Option<String>,
+}
+
+/// A refusal as the hand-written call reports it: the status and the envelope's code and
+/// description.
+#[allow(dead_code)]
+struct RawRefusal {
+    status: u16,
+    code: String,
+    description: String,
 }
 
 #[derive(Deserialize)]
@@ -189,12 +250,13 @@ struct HandWritten {
     http: reqwest::Client,
     balance_url: String,
     transfer_url: String,
+    listing_url: String,
     authorization: HeaderValue,
     account_id: HeaderValue,
 }
 
 impl HandWritten {
-    fn new(base_url: &str, timeout: Option<Duration>) -> Self {
+    fn new(base_url: &str, timeout: Option<Duration>, account_id: &'static str) -> Self {
         let http = match timeout {
             Some(timeout) => reqwest::Client::builder().timeout(timeout),
             None => reqwest::Client::builder(),
@@ -203,22 +265,37 @@ impl HandWritten {
             http: http.build().expect("a reqwest client"),
             balance_url: format!("{base_url}{BALANCE_PATH}"),
             transfer_url: format!("{base_url}{TRANSFER_PATH}"),
+            listing_url: format!("{base_url}{LISTING_PATH}"),
             authorization: HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a header value"),
-            account_id: HeaderValue::from_static(ACCOUNT_ID),
+            account_id: HeaderValue::from_static(account_id),
         }
     }
 
-    async fn read(answer: reqwest::Response) -> RawEnvelope {
+    /// A success's envelope, or the refusal a careful client would return as its error.
+    async fn read<T: for<'de> Deserialize<'de>>(
+        answer: reqwest::Response,
+    ) -> Result<RawEnvelope<T>, RawRefusal> {
+        let status = answer.status();
         let bytes = answer.bytes().await.expect("the body");
-        let envelope: RawEnvelope = serde_json::from_slice(&bytes).expect("a JSON answer");
+        if !status.is_success() {
+            let envelope: RawEnvelope<serde_json::Value> =
+                serde_json::from_slice(&bytes).expect("a JSON refusal");
+            return Err(RawRefusal {
+                status: status.as_u16(),
+                code: envelope.code,
+                description: envelope.description,
+            });
+        }
+        let envelope: RawEnvelope<T> = serde_json::from_slice(&bytes).expect("a JSON answer");
         assert_eq!(envelope.code, "00");
-        envelope
+        Ok(envelope)
     }
 
-    async fn balance(&self) -> RawEnvelope {
+    /// A GET to `url` with the headers every call sends.
+    async fn get<T: for<'de> Deserialize<'de>>(&self, url: &str) -> Result<RawEnvelope<T>, RawRefusal> {
         let answer = self
             .http
-            .get(self.balance_url.as_str())
+            .get(url)
             .header(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"))
             .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
             .header(HeaderName::from_static("accountid"), self.account_id.clone())
@@ -227,6 +304,24 @@ impl HandWritten {
             .await
             .expect("the GET is answered");
         Self::read(answer).await
+    }
+
+    async fn balance(&self) -> RawEnvelope {
+        self.get(&self.balance_url).await.ok().expect("a balance")
+    }
+
+    /// The balance of the account the server refuses.
+    async fn refused(&self) -> RawRefusal {
+        match self.get::<RawData>(&self.balance_url).await {
+            Err(refusal) => refusal,
+            Ok(_) => panic!("the server refuses this account"),
+        }
+    }
+
+    /// The first page of ten transactions.
+    async fn page(&self) -> RawEnvelope<RawPage> {
+        let url = format!("{}?limit=10", self.listing_url);
+        self.get(&url).await.ok().expect("a page")
     }
 
     async fn transfer(&self) -> RawEnvelope {
@@ -255,7 +350,7 @@ impl HandWritten {
             .send()
             .await
             .expect("the POST is answered");
-        Self::read(answer).await
+        Self::read(answer).await.ok().expect("a transfer")
     }
 }
 
@@ -300,13 +395,15 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
 }
 
 /// The cases' names, in the order `main` lists them (what `PAYSPEC_BENCH_ONLY` counts).
-const CASES: [(&str, usize); 6] = [
+const CASES: [(&str, usize); 8] = [
     ("GET balance, sequential", 1),
     ("POST bank transfer, sequential", 1),
     ("POST, sequential, a hook", 1),
     ("POST, sequential, a subscriber", 1),
     ("POST bank transfer, 64 concurrent", WIDE),
     ("same, raw without a timeout", WIDE),
+    ("GET a page of 10, sequential", 1),
+    ("GET refused (400), sequential", 1),
 ];
 
 /// Instructions per call on the calling thread, each side of each case counted by
@@ -344,7 +441,13 @@ fn instructions() {
     println!(
         "instructions per call on the calling thread (callgrind), generated client / hand-written reqwest"
     );
+    let chosen: Option<Vec<usize>> = std::env::var("PAYSPEC_BENCH_CASES")
+        .ok()
+        .map(|list| list.split(',').filter_map(|case| case.trim().parse().ok()).collect());
     for (case, (name, width)) in CASES.iter().enumerate() {
+        if chosen.as_ref().is_some_and(|chosen| !chosen.contains(&case)) {
+            continue;
+        }
         let batches = if *width == 1 { 200 } else { 6 };
         let calls = (batches * (many - few) * width) as f64;
         let per_call = |side: &str| (count(case, side, many) - count(case, side, few)) as f64 / calls;
@@ -469,9 +572,17 @@ fn main() {
         tracing_subscriber::registry(),
         Recording,
     ));
-    let raw = HandWritten::new(&base_url, Some(Duration::from_secs(30)));
-    let untimed = HandWritten::new(&base_url, None);
+    // The same client for the account the server refuses.
+    let refused_client: Client = Client::builder()
+        .environment(Environment::Custom(base_url.clone()))
+        .credentials(Credentials::new("client-bench", "sk_bench_secret", REFUSED_ACCOUNT))
+        .build()
+        .expect("a client");
+    let raw = HandWritten::new(&base_url, Some(Duration::from_secs(30)), ACCOUNT_ID);
+    let untimed = HandWritten::new(&base_url, None, ACCOUNT_ID);
+    let raw_refused = HandWritten::new(&base_url, Some(Duration::from_secs(30)), REFUSED_ACCOUNT);
     let (client, hooked, subscriber, raw, untimed) = (&client, &hooked, &subscriber, &raw, &untimed);
+    let (refused_client, raw_refused) = (&refused_client, &raw_refused);
     let cases = [
         Case {
             name: "GET balance, sequential",
@@ -541,6 +652,42 @@ fn main() {
                     payspec_client::runtime::futures::future::join_all((0..WIDE).map(|_| untimed.transfer()))
                         .await;
                 })
+            }),
+        },
+        Case {
+            name: "GET a page of 10, sequential",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    let request = ListTransactions::new().limit(10);
+                    let page =
+                        client.transactions().list_transactions(request).await.expect("the call succeeds");
+                    assert!(
+                        page.data()
+                            .and_then(|page| page.results.as_ref())
+                            .is_some_and(|results| results.len() == 10)
+                    );
+                })
+            }),
+            raw: Box::new(move || {
+                Box::pin(async move {
+                    let page = raw.page().await;
+                    assert!(page.data.is_some_and(|page| page.results.len() == 10));
+                })
+            }),
+        },
+        Case {
+            name: "GET refused (400), sequential",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    let request = FetchParentAccountBalance::new();
+                    let refused = refused_client.accounts().fetch_parent_account_balance(request).await;
+                    assert!(refused.is_err_and(|error| error.status() == Some(400)));
+                })
+            }),
+            raw: Box::new(move || {
+                Box::pin(async move { assert_eq!(raw_refused.refused().await.status, 400) })
             }),
         },
     ];

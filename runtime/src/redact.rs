@@ -1,6 +1,8 @@
 //! Removes secrets from text that may end up in an error: answer excerpts and service
 //! descriptions. Works on text, so it also cleans bodies that are not valid JSON.
 
+use std::borrow::Cow;
+
 /// At most this many bytes of an answer are examined.
 const SCAN_LIMIT: usize = 64 * 1024;
 /// At most this many characters of an answer are kept in an error.
@@ -28,10 +30,32 @@ const SECRET_KEYS: &[&str] = &[
     "signaturekey",
 ];
 
+/// The longest of [`SECRET_KEYS`].
+const LONGEST_SECRET_KEY: usize = 13;
+
 fn is_secret_key(key: &str) -> bool {
-    let normal: String =
-        key.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect();
-    SECRET_KEYS.contains(&normal.as_str())
+    // Lowercased as Unicode does (the Kelvin sign is a `k`), without allocating: a key that
+    // is longer, or not ASCII once lowercased, is none of them.
+    let mut normal = [0u8; LONGEST_SECRET_KEY];
+    let mut len = 0;
+    if key.is_ascii() {
+        for b in key.bytes().filter(|b| !matches!(b, b'_' | b'-')) {
+            if len == normal.len() {
+                return false;
+            }
+            normal[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        return SECRET_KEYS.iter().any(|secret| secret.as_bytes() == &normal[..len]);
+    }
+    for c in key.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase) {
+        if !c.is_ascii() || len == normal.len() {
+            return false;
+        }
+        normal[len] = c as u8;
+        len += 1;
+    }
+    SECRET_KEYS.iter().any(|secret| secret.as_bytes() == &normal[..len])
 }
 
 /// The secret values a client holds at one moment (client secret, access and refresh
@@ -72,52 +96,86 @@ pub(crate) fn excerpt(body: &[u8], secrets: &Secrets) -> String {
 
 /// Removes secrets from a piece of text (JSON or not), and bounds its length.
 pub(crate) fn redact_text(text: &str, secrets: &Secrets) -> String {
-    let text = match text.char_indices().nth(SCAN_LIMIT) {
-        Some((cut, _)) => &text[..cut],
-        None => text,
+    let text = if text.len() <= SCAN_LIMIT {
+        // No more characters than bytes.
+        text
+    } else {
+        match text.char_indices().nth(SCAN_LIMIT) {
+            Some((cut, _)) => &text[..cut],
+            None => text,
+        }
     };
     // Known values first: a heuristic mask could cut one in two and hide it from the match.
-    let mut out = text.to_owned();
+    // Each step borrows what it leaves unchanged: text without secrets is copied once.
+    let mut out = Cow::Borrowed(text);
     for secret in &secrets.values {
-        out = redact_value(&out, secret);
+        if let Cow::Owned(changed) = redact_value(&out, secret) {
+            out = Cow::Owned(changed);
+        }
     }
-    out = redact_json_keys(&out);
-    out = redact_bearer(&out);
+    if let Cow::Owned(changed) = redact_json_keys(&out) {
+        out = Cow::Owned(changed);
+    }
+    if let Cow::Owned(changed) = redact_bearer(&out) {
+        out = Cow::Owned(changed);
+    }
     truncate_chars(&out, DESCRIPTION_CHARS.max(EXCERPT_CHARS))
 }
 
 /// Replaces every occurrence of `secret` in `text`, in any mix of its literal,
 /// JSON-escaped (`\/`, `\u00XX`) and percent-encoded (`%2F`, `+` for a space) spellings. A
 /// text that ends inside the secret is masked to its end.
-fn redact_value(text: &str, secret: &str) -> String {
+fn redact_value<'t>(text: &'t str, secret: &str) -> Cow<'t, str> {
     let bytes = text.as_bytes();
-    let first = secret.chars().next().unwrap_or_default();
-    let mut out = String::with_capacity(text.len());
+    let mut chars = secret.chars();
+    let Some(first) = chars.next() else { return Cow::Borrowed(text) };
+    let second = chars.next();
+    let mut utf8 = [0u8; 4];
+    let literal = first.encode_utf8(&mut utf8).as_bytes();
+    // Every spelling of the first character starts with its first byte, or with `\`, `%`
+    // or `+`: a byte never inside another character, so each is a character boundary.
+    let lead = literal[0];
+    let second_lead = second.map(|c| c.encode_utf8(&mut [0u8; 4]).as_bytes()[0]);
+    let escape = |b: u8| matches!(b, b'\\' | b'%' | b'+');
+    let mut out = String::new();
     let mut copied = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let could_start = (first.is_ascii() && b == first as u8)
-            || b == b'\\'
-            || b == b'%'
-            || b == b'+'
-            || (!first.is_ascii() && text.is_char_boundary(i) && text[i..].starts_with(first));
-        if could_start && let Some(end) = match_encoded(bytes, i, secret) {
+    while let Some(found) = bytes[i..].iter().position(|&b| b == lead || escape(b)) {
+        let at = i + found;
+        // Only where spellings of the secret's first two characters follow each other is
+        // the rest followed.
+        let could_start = if escape(bytes[at]) {
+            spellings_of(first, bytes, at).any(|next| {
+                next < bytes.len()
+                    && second.is_none_or(|second| spellings_of(second, bytes, next).next().is_some())
+            })
+        } else {
+            // Only the character as it is starts with any other byte; the second then
+            // starts with its own first byte or an escape.
+            bytes[at..].starts_with(literal)
+                && match (second_lead, bytes.get(at + literal.len())) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(second), Some(&next)) => next == second || escape(next),
+                }
+        };
+        if could_start && let Some(end) = match_encoded(bytes, at, secret) {
             // Cut at character boundaries only.
             let end = (end..=bytes.len()).find(|e| text.is_char_boundary(*e)).unwrap_or(bytes.len());
-            out.push_str(&text[copied..i]);
+            out.reserve(text.len());
+            out.push_str(&text[copied..at]);
             out.push_str(MASK);
             copied = end;
             i = end;
         } else {
-            i += 1;
+            i = at + 1;
         }
     }
     if copied == 0 {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     out.push_str(&text[copied..]);
-    out
+    Cow::Owned(out)
 }
 
 /// Where a spelling of `secret` that starts at `start` ends, if one does. Every character
@@ -311,6 +369,10 @@ fn is_word_break(b: u8) -> bool {
 }
 
 fn truncate_chars(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        // No more characters than bytes.
+        return text.to_owned();
+    }
     match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text.to_owned(),
@@ -319,9 +381,9 @@ fn truncate_chars(text: &str, max: usize) -> String {
 
 /// Replaces the value after every `"<secret key>":` with `"***"`. A value that never ends
 /// (cut-off or malformed body) is masked up to the end of the text.
-fn redact_json_keys(text: &str) -> String {
+fn redact_json_keys(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
     let mut copied = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -347,8 +409,12 @@ fn redact_json_keys(text: &str) -> String {
             i = key_end + 1;
         }
     }
+    if copied == 0 {
+        // Every mask moves `copied` past a value: nothing was masked.
+        return Cow::Borrowed(text);
+    }
     out.push_str(&text[copied..]);
-    out
+    Cow::Owned(out)
 }
 
 fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
@@ -411,8 +477,11 @@ fn value_end(bytes: &[u8], start: usize) -> usize {
 }
 
 /// Replaces the token after every `Bearer ` (any casing) with `***`.
-fn redact_bearer(text: &str) -> String {
+fn redact_bearer(text: &str) -> Cow<'_, str> {
     const WORD: &str = "bearer ";
+    if !text.as_bytes().windows(WORD.len()).any(|w| w.eq_ignore_ascii_case(WORD.as_bytes())) {
+        return Cow::Borrowed(text);
+    }
     let lower = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
@@ -428,12 +497,26 @@ fn redact_bearer(text: &str) -> String {
         search = token_end.max(token_start);
     }
     out.push_str(&text[copied..]);
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_keys_are_told_by_their_lowercase_letters_only() {
+        assert_eq!(SECRET_KEYS.iter().map(|k| k.len()).max(), Some(LONGEST_SECRET_KEY));
+        for key in ["access_token", "Access-Token", "ACCESSTOKEN", "Authorization", "card_cvv", "PIN"] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        // The Kelvin sign lowercases to `k`: this is "token".
+        assert!(is_secret_key("to\u{212a}en"));
+        let long = "x".repeat(200);
+        for key in ["accessTokens", "authorization_header", "code", "", "___", "tok\u{e9}n", long.as_str()] {
+            assert!(!is_secret_key(key), "{key}");
+        }
+    }
 
     #[test]
     fn masks_secret_keys_in_valid_json() {

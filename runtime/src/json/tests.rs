@@ -287,3 +287,35 @@ fn checking_without_building_refuses_what_parsing_refuses_at_the_same_place() {
     }
     assert_eq!(span(b"  [1, 2]\n"), Ok(2..8));
 }
+
+#[test]
+fn a_key_set_tells_keys_apart_by_their_whole_text_at_any_size() {
+    use super::parse::KeySet;
+    use std::borrow::Cow;
+    // Same length, same first and last eight bytes: one fingerprint, two keys.
+    let (a, b) = ("merchant-A-TxRef-ends", "merchant-B-TxRef-ends");
+    let mut keys = KeySet::new();
+    assert!(keys.insert(&Cow::Borrowed(a)));
+    assert!(keys.insert(&Cow::Borrowed(b)));
+    assert!(!keys.insert(&Cow::Borrowed(b)));
+    // A key written with an escape is the same key as its plain spelling, before and after
+    // the set has moved to hashing.
+    assert!(!keys.insert(&Cow::Owned(a.to_owned())));
+    let names: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+    for (i, name) in names.iter().enumerate() {
+        assert!(keys.insert(&Cow::Borrowed(name.as_str())), "{name} is new");
+        // Every key met so far is refused, on either side of the move to hashing.
+        for seen in &names[..=i] {
+            assert!(!keys.insert(&Cow::Borrowed(seen.as_str())), "{seen} after {name}");
+        }
+    }
+    assert!(!keys.insert(&Cow::Borrowed(a)));
+    assert!(!keys.insert(&Cow::Owned("k3".to_owned())));
+    assert!(keys.insert(&Cow::Owned("k40".to_owned())));
+    // Short keys, padded: "a" and "a\0" differ.
+    let mut keys = KeySet::new();
+    assert!(keys.insert(&Cow::Borrowed("a")));
+    assert!(keys.insert(&Cow::Borrowed("a\0")));
+    assert!(keys.insert(&Cow::Borrowed("")));
+    assert!(!keys.insert(&Cow::Borrowed("")));
+}
