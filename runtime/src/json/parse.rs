@@ -72,8 +72,8 @@ pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
 /// Why JSON text whose object repeats a key is refused ([`JsonError::reason`]).
 pub const REPEATED_KEY: &str = "a key repeated in one object (readers differ on which of the two counts)";
 
-/// How many keys of an object [`KeySet`] compares by fingerprint before it hashes them:
-/// more than the objects answers carry (a transaction has about thirty).
+/// How many keys of an object [`KeySet`] keeps in a list before it hashes them: more than
+/// the objects answers carry (a transaction has about thirty).
 const FEW_KEYS: usize = 32;
 
 /// The keys of one object met so far. A key met twice makes the answer unreadable: JSON
@@ -81,10 +81,11 @@ const FEW_KEYS: usize = 32;
 /// last, a reader that stops early the first), so the client and a proxy, a log or an
 /// audit tool could disagree on what the service said.
 pub(crate) struct KeySet<'k> {
-    /// The first keys, borrowed from the text, and a fingerprint of each: a new key is
-    /// compared with the fingerprints, and with a key's text only where they are equal.
-    prints: [u64; FEW_KEYS],
-    few: [&'k str; FEW_KEYS],
+    /// One bit per key met (of 64, by its length and its first and last bytes): a key
+    /// whose bit is clear is new without a look at the others, as most are.
+    bits: u64,
+    /// The first keys, borrowed from the text.
+    few: [Option<&'k str>; FEW_KEYS],
     count: usize,
     /// Past [`FEW_KEYS`] keys, or from the first key written with an escape: all of them,
     /// hashed with a keyed hash (no answer can make the checks slow).
@@ -93,46 +94,44 @@ pub(crate) struct KeySet<'k> {
 
 impl<'k> KeySet<'k> {
     pub(crate) fn new() -> Self {
-        KeySet { prints: [0; FEW_KEYS], few: [""; FEW_KEYS], count: 0, many: None }
+        KeySet { bits: 0, few: [None; FEW_KEYS], count: 0, many: None }
     }
 
     /// Adds `key`: `false` when the object had it already.
     #[allow(clippy::ptr_arg, reason = "a key borrowed from the answer is kept without a copy")]
     pub(crate) fn insert(&mut self, key: &Cow<'k, str>) -> bool {
         if let (None, Cow::Borrowed(text)) = (&self.many, key) {
-            let print = fingerprint(text);
-            let seen = &self.prints[..self.count];
-            if seen.iter().zip(&self.few).any(|(seen, known)| *seen == print && known == text) {
+            let bit = key_bit(text);
+            if self.bits & bit != 0 && self.few[..self.count].contains(&Some(*text)) {
                 return false;
             }
             if self.count < FEW_KEYS {
-                self.prints[self.count] = print;
-                self.few[self.count] = text;
+                self.bits |= bit;
+                self.few[self.count] = Some(text);
                 self.count += 1;
                 return true;
             }
         }
         let few = &self.few[..self.count];
-        let many = self.many.get_or_insert_with(|| few.iter().map(|key| Cow::Borrowed(*key)).collect());
+        let many =
+            self.many.get_or_insert_with(|| few.iter().flatten().map(|key| Cow::Borrowed(*key)).collect());
         many.insert(key.clone())
     }
 }
 
-/// A key's length and its first and last eight bytes, mixed: equal for equal keys, and
-/// almost never for two different keys of one object.
-fn fingerprint(key: &str) -> u64 {
+/// A key's bit in [`KeySet::bits`]: from its length and its first and last bytes, which
+/// tell the keys of one object apart nearly always.
+fn key_bit(key: &str) -> u64 {
     let bytes = key.as_bytes();
-    let word = |part: &[u8]| {
-        let mut word = [0u8; 8];
-        word[..part.len()].copy_from_slice(part);
-        u64::from_le_bytes(word)
+    let (first, last) = match bytes {
+        [] => (0, 0),
+        [first, .., last] => (u32::from(*first), u32::from(*last)),
+        [only] => (u32::from(*only), 0),
     };
-    let (head, tail) = if bytes.len() <= 8 {
-        (word(bytes), 0)
-    } else {
-        (word(&bytes[..8]), word(&bytes[bytes.len() - 8..]))
-    };
-    (head ^ tail.rotate_left(29)).wrapping_add((bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    let mix = first.wrapping_mul(0x9e37_79b1)
+        ^ last.wrapping_mul(0x85eb_ca6b)
+        ^ (bytes.len() as u32).wrapping_mul(0xc2b2_ae35);
+    1 << ((mix ^ (mix >> 15)) >> 26)
 }
 
 /// How deep arrays and objects may nest.

@@ -292,7 +292,7 @@ fn checking_without_building_refuses_what_parsing_refuses_at_the_same_place() {
 fn a_key_set_tells_keys_apart_by_their_whole_text_at_any_size() {
     use super::parse::KeySet;
     use std::borrow::Cow;
-    // Same length, same first and last eight bytes: one fingerprint, two keys.
+    // Same length, same first and last bytes: one bit of the set, two keys.
     let (a, b) = ("merchant-A-TxRef-ends", "merchant-B-TxRef-ends");
     let mut keys = KeySet::new();
     assert!(keys.insert(&Cow::Borrowed(a)));

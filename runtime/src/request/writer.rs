@@ -226,7 +226,8 @@ fn inside(key: &str, prefix: &str) -> bool {
 
 /// The object segments of a dotted key (all but the last).
 fn parents(key: &str) -> &str {
-    key.rfind('.').map_or("", |dot| &key[..dot])
+    // A byte loop: keys are short, and `rfind` sets up a search for each.
+    key.as_bytes().iter().rposition(|&b| b == b'.').map_or("", |dot| &key[..dot])
 }
 
 /// How many leading segments two parent paths share.

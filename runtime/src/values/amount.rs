@@ -216,11 +216,58 @@ impl serde::Serialize for Amount {
         let checked = self.for_request().map_err(serde::ser::Error::custom)?;
         // Written on the stack and borrowed as raw JSON: no allocation per amount.
         let mut text = StackText::default();
-        fmt::Write::write_fmt(&mut text, format_args!("{}", checked.value))
+        write_plain(&checked.value, &mut text)
             .map_err(|_| serde::ser::Error::custom("the amount is too long to write"))?;
         let raw: &RawValue = serde_json::from_str(text.as_str()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
     }
+}
+
+/// Writes `value` as its `Display` does (`2500.00`, `0.05`, `-0`: every digit of its scale),
+/// straight from its digits, without the formatting machinery.
+fn write_plain(value: &Decimal, out: &mut StackText) -> fmt::Result {
+    let scale = value.scale() as usize;
+    // Least significant first; a mantissa has at most 29 digits, and a scale at most 28.
+    let mut digits = [b'0'; 40];
+    let mut len = 0;
+    let mut wide = value.mantissa().unsigned_abs();
+    while wide > u128::from(u64::MAX) {
+        digits[len] = b'0' + (wide % 10) as u8;
+        wide /= 10;
+        len += 1;
+    }
+    let mut narrow = wide as u64;
+    while narrow > 0 {
+        digits[len] = b'0' + (narrow % 10) as u8;
+        narrow /= 10;
+        len += 1;
+    }
+    // Zeros before the first digit of a fraction (`0.05`), already in place.
+    let len = len.max(scale).min(digits.len());
+    let whole = len.saturating_sub(scale);
+    let mut text = [0u8; 44];
+    let mut at = 0;
+    let mut push = |byte: u8| {
+        text[at] = byte;
+        at += 1;
+    };
+    if value.is_sign_negative() {
+        push(b'-');
+    }
+    if whole == 0 {
+        push(b'0');
+    }
+    for &digit in digits[scale..len].iter().rev() {
+        push(digit);
+    }
+    if scale > 0 {
+        push(b'.');
+        for &digit in digits[..scale].iter().rev() {
+            push(digit);
+        }
+    }
+    let text = std::str::from_utf8(&text[..at]).map_err(|_| fmt::Error)?;
+    fmt::Write::write_str(out, text)
 }
 
 /// Reads the exact decimal an answer wrote: plain (`-1500.10`) or with an exponent
@@ -363,6 +410,32 @@ impl fmt::Write for StackText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_amount_is_written_as_its_display_writes_it() {
+        let mut values = vec![Decimal::ZERO, -Decimal::ZERO, Decimal::MAX, Decimal::MIN, Decimal::new(0, 28)];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for scale in 0..=28u32 {
+            for _ in 0..40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let mantissa = i64::try_from(seed >> (seed % 64)).unwrap_or(i64::MAX);
+                let negative = if seed % 3 == 0 { -mantissa } else { mantissa };
+                values.push(Decimal::new(negative, scale));
+                // Past 64 bits, up to the 96 a decimal holds.
+                let wide = i128::from(seed) * i128::from(seed >> (32 + seed % 8));
+                values.extend(Decimal::try_from_i128_with_scale(wide, scale));
+            }
+            values.push(Decimal::new(0, scale));
+            values.push(Decimal::new(5, scale));
+        }
+        for value in values {
+            let mut text = StackText::default();
+            assert_eq!(write_plain(&value, &mut text), Ok(()));
+            assert_eq!(text.as_str(), value.to_string(), "{value:?}");
+        }
+    }
 
     #[test]
     fn parses_plain_decimals() {
