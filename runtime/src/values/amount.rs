@@ -421,7 +421,7 @@ mod tests {
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
                 let mantissa = i64::try_from(seed >> (seed % 64)).unwrap_or(i64::MAX);
-                let negative = if seed % 3 == 0 { -mantissa } else { mantissa };
+                let negative = if seed.is_multiple_of(3) { -mantissa } else { mantissa };
                 values.push(Decimal::new(negative, scale));
                 // Past 64 bits, up to the 96 a decimal holds.
                 let wide = i128::from(seed) * i128::from(seed >> (32 + seed % 8));
