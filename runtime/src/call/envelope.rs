@@ -712,7 +712,11 @@ impl<T> Envelope<T> {
 }
 
 pub(crate) fn one_of(list: &[&str], value: &str) -> bool {
-    list.iter().any(|item| item.eq_ignore_ascii_case(value.trim()))
+    if list.is_empty() {
+        return false;
+    }
+    let value = value.trim();
+    list.iter().any(|item| item.eq_ignore_ascii_case(value))
 }
 
 /// The text of `status` in the data, if the data is an object whose first `status` is a

@@ -61,8 +61,9 @@ impl ClientInner {
             let from = Instant::now();
             let id = meta.own_request_id();
             let span = self.attempt_span(request.route, number);
-            let sent = self
-                .attempt_with_token(request, id, added, per_attempt, deadline, budget)
+            // Boxed, and so built in place once: not moved again into the span's wrapper
+            // and the call's future.
+            let sent = Box::pin(self.attempt_with_token(request, id, added, per_attempt, deadline, budget))
                 .instrument(span.clone())
                 .await;
             let took = from.elapsed();
@@ -338,7 +339,7 @@ impl Session {
     fn prepare<O: Operation>(&self, route: &'static Route, op: &O) -> Result<(PreparedRequest, bool), Error> {
         let mut writer = RequestWriter::new(route);
         op.write(&mut writer).map_err(|e| e.name_field(O::FIELDS))?;
-        let key = op.idempotency_key().filter(|k| !k.trim().is_empty());
+        let key = op.idempotency_key().filter(|k| !k.chars().all(char::is_whitespace));
         if let Some(key) = key {
             writer.idempotency(key)?;
         }
@@ -376,7 +377,9 @@ impl Session {
     ) -> Result<RawAnswer, Error> {
         let sent = async {
             let (request, keyed) = prepared?;
-            self.inner.execute(&request, keyed, options).await
+            // Boxed: the call's future, which the caller's code moves as it goes, stays
+            // small (the exchange's own futures are the larger part of it).
+            Box::pin(self.inner.execute(&request, keyed, options)).await
         }
         .instrument(span.clone())
         .await;

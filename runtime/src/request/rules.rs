@@ -63,7 +63,7 @@ impl TextRule {
     /// Whether `value` keeps the rule: not blank where it must not be, of the stated
     /// length and format.
     pub fn check(&self, value: &str) -> Result<(), Broken> {
-        if self.not_blank && value.trim().is_empty() {
+        if self.not_blank && value.chars().all(char::is_whitespace) {
             return Err(Broken::Blank);
         }
         if let Some(wanted) = self.length {

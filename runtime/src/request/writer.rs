@@ -202,6 +202,8 @@ struct Stream {
     /// Every key written, in order.
     keys: [&'static str; STREAM_KEYS],
     count: usize,
+    /// Whether every key written is a top-level one (no dot).
+    flat: bool,
 }
 
 /// A header name: a lowercase one is used as the static text it is; any other is checked
@@ -286,7 +288,7 @@ impl Stream {
     fn new() -> Self {
         let mut out = Vec::with_capacity(256);
         out.push(b'{');
-        Stream { out, open: "", depth: 0, keys: [""; STREAM_KEYS], count: 0 }
+        Stream { out, open: "", depth: 0, keys: [""; STREAM_KEYS], count: 0, flat: true }
     }
 
     fn written(&self) -> &[&'static str] {
@@ -295,6 +297,21 @@ impl Stream {
 
     /// Writes `value` at `dotted`.
     fn push(&mut self, dotted: &'static str, write: WriteJson<'_>) -> Result<(), Unstreamable> {
+        if self.flat && !dotted.as_bytes().contains(&b'.') {
+            // Every key so far is a top-level one, as most bodies' are: only the same key
+            // again is a conflict, and no object opens or closes.
+            if self.written().contains(&dotted) {
+                return Err(Unstreamable::Refused(Error::invalid(format!(
+                    "the body field `{dotted}` is set twice"
+                ))));
+            }
+            if self.count == STREAM_KEYS {
+                return Err(Unstreamable::NeedsTree);
+            }
+            let mark = self.out.len();
+            return self.write_value(mark, dotted, dotted, "", 0, write);
+        }
+        self.flat = false;
         for key in self.written() {
             if *key == dotted || inside(key, dotted) {
                 return Err(Unstreamable::Refused(Error::invalid(format!(
@@ -334,8 +351,24 @@ impl Stream {
                 self.out.push(b'{');
             }
         }
+        let last = &dotted[wanted.len() + usize::from(!wanted.is_empty())..];
+        self.write_value(mark, dotted, last, wanted, wanted_depth, write)
+    }
+
+    /// Writes `last` (the last segment of `dotted`) and its value in the object open at
+    /// the end (`wanted`, `wanted_depth` deep), and records the key; on a refusal, the text
+    /// goes back to `mark`.
+    fn write_value(
+        &mut self,
+        mark: usize,
+        dotted: &'static str,
+        last: &str,
+        wanted: &'static str,
+        wanted_depth: usize,
+        write: WriteJson<'_>,
+    ) -> Result<(), Unstreamable> {
         separate(&mut self.out);
-        write_key(&mut self.out, &dotted[wanted.len() + usize::from(!wanted.is_empty())..]);
+        write_key(&mut self.out, last);
         if let Err(e) = write(&mut self.out) {
             self.out.truncate(mark);
             // The message is the value's own refusal (an amount's), never the value.

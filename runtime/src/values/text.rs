@@ -8,6 +8,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::str::FromStr;
 
+use arrayvec::ArrayString;
+
 /// The longest text kept inline, in bytes.
 const INLINE: usize = 30;
 
@@ -29,23 +31,21 @@ pub struct Text(Repr);
 
 #[derive(Clone)]
 enum Repr {
-    Inline { len: u8, bytes: [u8; INLINE] },
+    Inline(ArrayString<INLINE>),
     Heap(String),
 }
 
 impl Text {
     /// The empty text.
     pub const fn new() -> Self {
-        Text(Repr::Inline { len: 0, bytes: [0; INLINE] })
+        Text(Repr::Inline(ArrayString::new_const()))
     }
 
     /// The text as a `&str`.
     pub fn as_str(&self) -> &str {
         match &self.0 {
             // Always the bytes of a whole `&str`, so always UTF-8.
-            Repr::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
-            }
+            Repr::Inline(text) => text.as_str(),
             Repr::Heap(text) => text,
         }
     }
@@ -53,16 +53,13 @@ impl Text {
     /// The text as a `String` (no copy when it was given as a long `String`).
     pub fn into_string(self) -> String {
         match self.0 {
-            Repr::Inline { .. } => self.as_str().to_owned(),
+            Repr::Inline(text) => text.as_str().to_owned(),
             Repr::Heap(text) => text,
         }
     }
 
     fn inline(text: &str) -> Option<Self> {
-        let len = u8::try_from(text.len()).ok().filter(|len| usize::from(*len) <= INLINE)?;
-        let mut bytes = [0; INLINE];
-        bytes[..text.len()].copy_from_slice(text.as_bytes());
-        Some(Text(Repr::Inline { len, bytes }))
+        ArrayString::from(text).ok().map(|text| Text(Repr::Inline(text)))
     }
 }
 
@@ -238,9 +235,9 @@ mod tests {
     #[test]
     fn short_text_is_inline_and_long_text_keeps_its_string() {
         let short = Text::from("0123456789");
-        assert!(matches!(short.0, Repr::Inline { len: 10, .. }));
+        assert!(matches!(short.0, Repr::Inline(text) if text.len() == 10));
         let edge = Text::from("x".repeat(INLINE));
-        assert!(matches!(edge.0, Repr::Inline { .. }));
+        assert!(matches!(edge.0, Repr::Inline(_)));
         let long = "é".repeat(INLINE);
         let pointer = long.as_ptr();
         let text = Text::from(long);
