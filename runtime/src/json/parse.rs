@@ -537,16 +537,25 @@ impl<'a> Parser<'a> {
         before: &[usize],
         flag_key: Option<&str>,
     ) -> Result<Option<bool>, JsonError> {
-        let mut keys = KeySet::new();
-        let after_value = self.at;
-        for &at in before {
-            self.at = at;
-            let key = self.key_colon()?;
-            keys.insert(&key);
-        }
-        self.at = after_value;
+        // The keys before are gathered only when a key follows (they were read once, so
+        // they read again): most objects end after the value.
+        let mut keys: Option<KeySet<'a>> = None;
         let mut flag = None;
         while self.next_entry()? {
+            let keys = match &mut keys {
+                Some(keys) => keys,
+                None => {
+                    let resume = self.at;
+                    let mut set = KeySet::new();
+                    for &at in before {
+                        self.at = at;
+                        let key = self.key_colon()?;
+                        set.insert(&key);
+                    }
+                    self.at = resume;
+                    keys.insert(set)
+                }
+            };
             self.skip_space();
             let key_at = self.at;
             let key = self.key_colon()?;

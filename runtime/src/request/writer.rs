@@ -240,6 +240,11 @@ fn shared_segments(a: &str, b: &str) -> usize {
     a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).count()
 }
 
+/// The refusal of a body key with an empty segment.
+fn empty_segment(key: &str) -> Error {
+    Error::invalid(format!("the body key `{key}` has an empty segment"))
+}
+
 /// Whether a dotted body key has an empty segment (`""`, `.a`, `a.`, `a..b`).
 fn has_empty_segment(key: &str) -> bool {
     // As if after a dot: a key that starts with one has an empty first segment.
@@ -256,6 +261,7 @@ fn has_empty_segment(key: &str) -> bool {
 /// Writes an object key and its colon.
 fn write_key(out: &mut Vec<u8>, key: &str) {
     if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(key.len() + 3);
         out.push(b'"');
         out.extend_from_slice(key.as_bytes());
         out.extend_from_slice(b"\":");
@@ -300,6 +306,9 @@ impl Stream {
         if self.flat && !dotted.as_bytes().contains(&b'.') {
             // Every key so far is a top-level one, as most bodies' are: only the same key
             // again is a conflict, and no object opens or closes.
+            if dotted.is_empty() {
+                return Err(Unstreamable::Refused(empty_segment(dotted)));
+            }
             if self.written().contains(&dotted) {
                 return Err(Unstreamable::Refused(Error::invalid(format!(
                     "the body field `{dotted}` is set twice"
@@ -310,6 +319,9 @@ impl Stream {
             }
             let mark = self.out.len();
             return self.write_value(mark, dotted, dotted, "", 0, write);
+        }
+        if has_empty_segment(dotted) {
+            return Err(Unstreamable::Refused(empty_segment(dotted)));
         }
         self.flat = false;
         for key in self.written() {
@@ -552,14 +564,14 @@ impl RequestWriter {
             self.body = Body::Stream(Stream::new());
         }
         if let Body::Stream(stream) = &mut self.body {
-            if has_empty_segment(key) {
-                return Err(Error::invalid(format!("the body key `{key}` has an empty segment")));
-            }
+            // The stream checks the key's segments.
             match stream.push(key, &mut *write) {
                 Ok(()) => return Ok(()),
                 Err(Unstreamable::Refused(e)) => return Err(e),
                 Err(Unstreamable::NeedsTree) => self.make_tree()?,
             }
+        } else if has_empty_segment(key) {
+            return Err(empty_segment(key));
         }
         // The generated key is static text: its segments are borrowed, never copied.
         self.body_leaf(key, write, static_segment(key))
