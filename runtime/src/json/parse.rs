@@ -44,6 +44,7 @@ static STRING_STOPS: [bool; 256] = {
 
 /// Where the first of [`STRING_STOPS`] is in `bytes`: eight bytes at a time, then one by
 /// one.
+#[inline]
 pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -661,6 +662,7 @@ impl<'a> Parser<'a> {
     }
 
     /// From the opening quote: whether the string has no escape, and where it closes.
+    #[inline]
     fn scan_string(&self) -> Result<(bool, usize), JsonError> {
         let mut i = self.at + 1;
         let mut plain = true;
@@ -681,12 +683,14 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     fn text(&self, from: usize, to: usize) -> Result<&'a str, JsonError> {
         self.slice(from, to).ok_or_else(|| self.error("a string that is not UTF-8"))
     }
 
     /// The text from `from` to `to`, if it is UTF-8 (cut where JSON puts quotes and digits,
     /// which are never inside a character).
+    #[inline]
     fn slice(&self, from: usize, to: usize) -> Option<&'a str> {
         match self.text {
             Some(text) => text.get(from..to),

@@ -259,6 +259,7 @@ fn has_empty_segment(key: &str) -> bool {
 }
 
 /// Writes an object key and its colon.
+#[inline]
 fn write_key(out: &mut Vec<u8>, key: &str) {
     if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
         out.reserve(key.len() + 3);
@@ -273,6 +274,7 @@ fn write_key(out: &mut Vec<u8>, key: &str) {
 }
 
 /// A comma unless the object at the end of `out` is still empty.
+#[inline]
 fn separate(out: &mut Vec<u8>) {
     if out.last() != Some(&b'{') {
         out.push(b',');
