@@ -254,7 +254,7 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
             self,
             request: requests::{ty},
         ) -> impl rt::Future<Output = Result<rt::Outcome<{data}>, rt::Error>> + 'a {{
-            async move {{ self.session.send_with(&request, rt::CallOptions::or_default(self.options)).await }}
+            self.session.send_owned(request, rt::CallOptions::or_default(self.options))
         }}
 "
     );

@@ -14,7 +14,9 @@ use super::hooks::{self, AfterAttempt, AttemptOutcome, BeforeAttempt};
 use super::inner::ClientInner;
 use super::meta::{Attempt, Meta, RequestId};
 use super::retry::{CallOptions, Failure};
+use super::token::Bearer;
 use crate::error::Error;
+use crate::json::FromJson;
 use crate::request::Operation;
 use crate::request::writer::{PreparedRequest, RequestWriter};
 use crate::service::Route;
@@ -61,11 +63,22 @@ impl ClientInner {
             let from = Instant::now();
             let id = meta.own_request_id();
             let span = self.attempt_span(request.route, number);
-            // Boxed, and so built in place once: not moved again into the span's wrapper
-            // and the call's future.
-            let sent = Box::pin(self.attempt_with_token(request, id, added, per_attempt, deadline, budget))
-                .instrument(span.clone())
-                .await;
+            // The token first, then the exchange: two futures one after the other, not one
+            // inside the other (each layer would be one more copy of the exchange's).
+            let sent = match self.attempt_start(request, deadline, budget).instrument(span.clone()).await {
+                Err(failure) => Err(failure),
+                Ok((bearer, now)) => {
+                    let left = deadline.saturating_duration_since(now);
+                    let header = bearer.as_ref().map(|b| &b.header);
+                    self.attempt(request, header, id, added, per_attempt.min(left), now)
+                        .instrument(span.clone())
+                        .await
+                        .map_err(|mut failure| {
+                            failure.token_generation = bearer.as_ref().map(|b| b.generation);
+                            failure
+                        })
+                }
+            };
             let took = from.elapsed();
             if !span.is_disabled() {
                 match &sent {
@@ -199,15 +212,14 @@ impl ClientInner {
         hooks::after(&self.hooks, &view);
     }
 
-    async fn attempt_with_token(
+    /// The token an attempt sends (waiting for a renewal in flight when there is no usable
+    /// one), and when the attempt starts; a timeout when the call's deadline has passed.
+    async fn attempt_start(
         self: &Arc<Self>,
         request: &PreparedRequest,
-        request_id: Option<HeaderValue>,
-        added: Vec<(HeaderName, HeaderValue)>,
-        per_attempt: Duration,
         deadline: Instant,
         budget: Duration,
-    ) -> Result<RawAnswer, Failure> {
+    ) -> Result<(Option<Bearer>, Instant), Failure> {
         let mut now = Instant::now();
         let bearer = if !request.route.auth.sends_bearer() {
             None
@@ -220,8 +232,7 @@ impl ClientInner {
             now = Instant::now();
             Some(bearer)
         };
-        let left = deadline.saturating_duration_since(now);
-        if left.is_zero() {
+        if deadline.saturating_duration_since(now).is_zero() {
             return Err(Error::Timeout {
                 meta: None,
                 after: budget,
@@ -231,11 +242,7 @@ impl ClientInner {
             }
             .into());
         }
-        let header = bearer.as_ref().map(|b| &b.header);
-        self.attempt(request, header, request_id, added, per_attempt.min(left), now).await.map_err(|mut f| {
-            f.token_generation = bearer.map(|b| b.generation);
-            f
-        })
+        Ok((bearer, now))
     }
 }
 
@@ -286,18 +293,41 @@ impl Session {
     }
 
     /// Sends an operation with per-call settings.
-    #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `options` twice in its future")]
     pub fn send_with<'s, O: Operation>(
         &'s self,
         op: &'s O,
         options: CallOptions,
     ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + 's {
-        // Written before the first await (only this part depends on the operation's
-        // type); a block, not an `async fn`: the future holds `options` once.
+        // Written before the first await: only this part depends on the operation's type.
         let prepared = self.prepare(O::ROUTE, op);
+        self.outcome_of::<O::Data>(O::ROUTE, prepared, options)
+    }
+
+    /// [`send_with`](Self::send_with) for an operation given by value, as the generated
+    /// client's methods give theirs: it is written at once, and the call's future does not
+    /// keep it.
+    pub fn send_owned<O: Operation>(
+        &self,
+        op: O,
+        options: CallOptions,
+    ) -> impl Future<Output = Result<Outcome<O::Data>, Error>> + '_ {
+        let prepared = self.prepare(O::ROUTE, &op);
+        drop(op);
+        self.outcome_of::<O::Data>(O::ROUTE, prepared, options)
+    }
+
+    /// Sends a written request and reads its answer as `T`.
+    #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `options` twice in its future")]
+    fn outcome_of<T: FromJson>(
+        &self,
+        route: &'static Route,
+        prepared: Result<(PreparedRequest, bool), Error>,
+        options: CallOptions,
+    ) -> impl Future<Output = Result<Outcome<T>, Error>> + '_ {
         async move {
-            let span = self.call_span(O::ROUTE);
-            let answer = self.send_prepared(prepared, &options, &span).await;
+            let span = self.call_span(route);
+            let answer = self.exchange(prepared, &options, &span).await;
+            Self::record_exchange(&span, &answer);
             let outcome = answer.and_then(|answer| self.inner.decode_outcome(answer));
             if !span.is_disabled() {
                 match &outcome {
@@ -328,7 +358,8 @@ impl Session {
         let prepared = self.prepare(O::ROUTE, op);
         async move {
             let span = self.call_span(O::ROUTE);
-            let answer = self.send_prepared(prepared, options, &span).await;
+            let answer = self.exchange(prepared, options, &span).await;
+            Self::record_exchange(&span, &answer);
             if let Err(error) = &answer {
                 span.record("payspec.outcome", "error").record("error.type", error.trace_type());
             }
@@ -369,32 +400,35 @@ impl Session {
         )
     }
 
-    async fn send_prepared(
-        &self,
+    /// Sends a written request within the call's span: a future of its own, not wrapped
+    /// in another (each wrapper would be one more copy of it).
+    fn exchange<'s>(
+        &'s self,
         prepared: Result<(PreparedRequest, bool), Error>,
-        options: &CallOptions,
+        options: &'s CallOptions,
         span: &Span,
-    ) -> Result<RawAnswer, Error> {
-        let sent = async {
+    ) -> tracing::instrument::Instrumented<impl Future<Output = Result<RawAnswer, Error>> + 's> {
+        async move {
             let (request, keyed) = prepared?;
-            // Boxed: the call's future, which the caller's code moves as it goes, stays
-            // small (the exchange's own futures are the larger part of it).
-            Box::pin(self.inner.execute(&request, keyed, options)).await
+            self.inner.execute(&request, keyed, options).await
         }
         .instrument(span.clone())
-        .await;
-        if !span.is_disabled() {
-            let meta = match &sent {
-                Ok(answer) => answer.meta.as_deref(),
-                Err(error) => error.meta(),
-            };
-            if let Some(id) = meta.and_then(Meta::request_id) {
-                span.record("payspec.request_id", id);
-            }
-            if let Some(status) = meta.and_then(Meta::status) {
-                span.record("http.response.status_code", i64::from(status));
-            }
+    }
+
+    /// Notes on the call's span the request id and status its exchange ended with.
+    fn record_exchange(span: &Span, sent: &Result<RawAnswer, Error>) {
+        if span.is_disabled() {
+            return;
         }
-        sent
+        let meta = match sent {
+            Ok(answer) => answer.meta.as_deref(),
+            Err(error) => error.meta(),
+        };
+        if let Some(id) = meta.and_then(Meta::request_id) {
+            span.record("payspec.request_id", id);
+        }
+        if let Some(status) = meta.and_then(Meta::status) {
+            span.record("http.response.status_code", i64::from(status));
+        }
     }
 }
