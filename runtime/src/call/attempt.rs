@@ -4,7 +4,8 @@
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, USER_AGENT,
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, RETRY_AFTER,
+    USER_AGENT,
 };
 use tokio::time::Instant;
 
@@ -176,9 +177,9 @@ impl ClientInner {
             match read_limited(response, limit).await? {
                 (Some(body), headers) => {
                     let (meta, pace) = if (200..300).contains(&status) {
-                        (None, self.rate_limit.and_then(|names| spent_window(&headers, names)))
+                        (None, self.rate_limit_names.as_ref().and_then(|names| spent_window(&headers, names)))
                     } else {
-                        (Some(ErrorMeta::read(&headers, self.rate_limit)), None)
+                        (Some(ErrorMeta::read(&headers, self.rate_limit_names.as_ref())), None)
                     };
                     Ok(Exchange::Answer { status, meta, pace, body, headers })
                 }
@@ -316,18 +317,45 @@ struct ErrorMeta {
     window: Option<String>,
 }
 
+/// The service's rate-limit headers ([`RateLimitHeaders`]) as header names, made once per
+/// client: looking a header up by its text would parse the name on every answer. A name
+/// that is not a valid header name is `None`: no answer carries it.
+pub(crate) struct RateLimitNames {
+    limit: Option<HeaderName>,
+    remaining: Option<HeaderName>,
+    window: Option<HeaderName>,
+}
+
+impl RateLimitNames {
+    pub(crate) fn new(headers: RateLimitHeaders) -> Self {
+        let name = |text: &str| HeaderName::from_bytes(text.as_bytes()).ok();
+        RateLimitNames {
+            limit: name(headers.limit),
+            remaining: name(headers.remaining),
+            window: name(headers.window),
+        }
+    }
+}
+
+/// A header's value as trimmed text, if it is text.
+fn header_text<'h>(headers: &'h HeaderMap, name: Option<&HeaderName>) -> Option<&'h str> {
+    headers.get(name?).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
 impl ErrorMeta {
     /// `Retry-After`, and the rate-limit headers under the service's `names`, if it has any.
-    fn read(headers: &HeaderMap, names: Option<RateLimitHeaders>) -> Self {
-        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-        let retry_after = text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now()));
-        let named = |pick: fn(&RateLimitHeaders) -> &'static str| names.as_ref().and_then(|n| text(pick(n)));
+    fn read(headers: &HeaderMap, names: Option<&RateLimitNames>) -> Self {
+        let retry_after =
+            header_text(headers, Some(&RETRY_AFTER)).and_then(|v| parse_retry_after(v, SystemTime::now()));
+        let named = |pick: fn(&RateLimitNames) -> Option<&HeaderName>| {
+            names.and_then(|names| header_text(headers, pick(names)))
+        };
         ErrorMeta {
             retry_after,
-            retry_after_unreadable: headers.contains_key("retry-after") && retry_after.is_none(),
-            limit: named(|n| n.limit).and_then(|v| v.parse().ok()),
-            remaining: named(|n| n.remaining).and_then(|v| v.parse().ok()),
-            window: named(|n| n.window).map(|v| v.chars().take(64).collect()),
+            retry_after_unreadable: headers.contains_key(RETRY_AFTER) && retry_after.is_none(),
+            limit: named(|n| n.limit.as_ref()).and_then(|v| v.parse().ok()),
+            remaining: named(|n| n.remaining.as_ref()).and_then(|v| v.parse().ok()),
+            window: named(|n| n.window.as_ref()).map(|v| v.chars().take(64).collect()),
         }
     }
 }
@@ -335,12 +363,11 @@ impl ErrorMeta {
 /// How long to wait before the next request, when a success's rate-limit headers (under
 /// the service's `names`) say none is left in the window (remaining `0`): the window,
 /// since when it began is not said.
-fn spent_window(headers: &HeaderMap, names: RateLimitHeaders) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    if text(names.remaining)? != "0" {
+fn spent_window(headers: &HeaderMap, names: &RateLimitNames) -> Option<Duration> {
+    if header_text(headers, names.remaining.as_ref())? != "0" {
         return None;
     }
-    text(names.window).and_then(parse_window)
+    header_text(headers, names.window.as_ref()).and_then(parse_window)
 }
 
 /// An answer as it arrived, from the client's own reqwest client or another transport.

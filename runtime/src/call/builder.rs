@@ -412,6 +412,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 account,
                 auth_routes: self.service.tokens,
                 rate_limit: self.service.rate_limit,
+                rate_limit_names: self.service.rate_limit.map(super::attempt::RateLimitNames::new),
                 request_id,
                 hooks: self.hooks,
                 timeout: self.timeout,

@@ -45,6 +45,8 @@ pub(crate) struct ClientInner {
     pub(crate) auth_routes: Option<AuthRoutes>,
     /// The headers the service announces its rate limit in, if it does.
     pub(super) rate_limit: Option<RateLimitHeaders>,
+    /// The same headers as names, made once.
+    pub(super) rate_limit_names: Option<super::attempt::RateLimitNames>,
     /// The header each call sends its request id in, and reads the service's from.
     pub(super) request_id: Option<HeaderName>,
     /// The caller's code around each attempt.
