@@ -67,82 +67,87 @@ impl ClientInner {
         now: Instant,
     ) -> Result<RawAnswer, Failure> {
         let route = request.route;
-        let url = match &request.url {
-            Some(url) => reqwest::Url::parse(url).map_err(|_| Error::Config {
-                reason: format!("the URL of {} is not a valid URL", route.operation),
-            })?,
-            None => self.route_url(route)?,
-        };
-        let mut headers = HeaderMap::with_capacity(8);
-        headers.append(ACCEPT, HeaderValue::from_static("application/json"));
-        if request.body.is_some() {
-            headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        }
-        if let Some(user_agent) = &self.user_agent {
-            // A client built here sets it once, on the reqwest client; one given to it can't.
-            headers.append(USER_AGENT, user_agent.clone());
-        }
-        if route.auth.sends_account() {
-            let Some((name, account_id)) = &self.account else {
-                let reason = if self.credentials.is_some() {
-                    "the operation sends an account id, but the service names no account header \
-                     (`Service::account_header`)"
-                } else {
-                    "the operation sends the account id header: give the client credentials"
-                };
-                return Err(Error::invalid(reason).into());
-            };
-            // Unless the operation sets its own (an explicit header wins).
-            if !request.headers.iter().any(|(set, _)| set == name) {
-                headers.append(name.clone(), account_id.clone());
-            }
-        }
-        if route.auth.sends_bearer() {
-            let Some(bearer) = bearer else {
-                return Err(
-                    Error::invalid("no access token was available for an operation that needs one").into()
-                );
-            };
-            headers.append(AUTHORIZATION, bearer.clone());
-        }
-        for (name, value) in &request.headers {
-            headers.append(name.clone(), value.clone());
-        }
-        if let Some((name, value)) = &request.idempotency {
-            headers.append(name.clone(), value.clone());
-        }
-        if let (Some(name), Some(value)) = (&self.request_id, request_id) {
-            headers.append(name.clone(), value);
-        }
-        // What the caller's hooks added (never a credential, the body's framing or the
-        // idempotency header: `BeforeAttempt::add_header` refuses those).
-        for (name, value) in added {
-            headers.append(name, value);
-        }
-        if let Some(pacer) = &self.pacer {
-            // The wait for the rate limit is part of the attempt's time.
-            let wall = SystemTime::now();
-            let left = (now + timeout).saturating_duration_since(Instant::now());
-            let Some(at) = wall.checked_add(left).and_then(|latest| pacer.reserve(wall, latest)) else {
-                return Err(Error::Timeout {
-                    meta: None,
-                    after: timeout,
-                    waiting_for_token: false,
-                    may_have_reached_server: false,
-                    effect: route.effect,
-                }
-                .into());
-            };
-            if let Ok(wait) = at.duration_since(wall)
-                && !wait.is_zero()
-            {
-                tokio::time::sleep(wait).await;
-            }
-        }
         let limit = self.max_answer_bytes;
         let method = route.method.to_reqwest();
-        let exchange = async {
-            let mut response = match &self.sender {
+        // The request's parts are made in a block of their own and handed over whole: the
+        // attempt's future keeps no room for them while the exchange runs.
+        let sending = {
+            let url = match &request.url {
+                Some(url) => reqwest::Url::parse(url).map_err(|_| Error::Config {
+                    reason: format!("the URL of {} is not a valid URL", route.operation),
+                })?,
+                None => self.route_url(route)?,
+            };
+            let mut headers = HeaderMap::with_capacity(8);
+            headers.append(ACCEPT, HeaderValue::from_static("application/json"));
+            if request.body.is_some() {
+                headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            }
+            if let Some(user_agent) = &self.user_agent {
+                // A client built here sets it once, on the reqwest client; one given to it can't.
+                headers.append(USER_AGENT, user_agent.clone());
+            }
+            if route.auth.sends_account() {
+                let Some((name, account_id)) = &self.account else {
+                    let reason = if self.credentials.is_some() {
+                        "the operation sends an account id, but the service names no account header \
+                         (`Service::account_header`)"
+                    } else {
+                        "the operation sends the account id header: give the client credentials"
+                    };
+                    return Err(Error::invalid(reason).into());
+                };
+                // Unless the operation sets its own (an explicit header wins).
+                if !request.headers.iter().any(|(set, _)| set == name) {
+                    headers.append(name.clone(), account_id.clone());
+                }
+            }
+            if route.auth.sends_bearer() {
+                let Some(bearer) = bearer else {
+                    return Err(Error::invalid(
+                        "no access token was available for an operation that needs one",
+                    )
+                    .into());
+                };
+                headers.append(AUTHORIZATION, bearer.clone());
+            }
+            for (name, value) in &request.headers {
+                headers.append(name.clone(), value.clone());
+            }
+            if let Some((name, value)) = &request.idempotency {
+                headers.append(name.clone(), value.clone());
+            }
+            if let (Some(name), Some(value)) = (&self.request_id, request_id) {
+                headers.append(name.clone(), value);
+            }
+            // What the caller's hooks added (never a credential, the body's framing or the
+            // idempotency header: `BeforeAttempt::add_header` refuses those).
+            for (name, value) in added {
+                headers.append(name, value);
+            }
+            if let Some(pacer) = &self.pacer {
+                // The wait for the rate limit is part of the attempt's time.
+                let wall = SystemTime::now();
+                let left = (now + timeout).saturating_duration_since(Instant::now());
+                let Some(at) = wall.checked_add(left).and_then(|latest| pacer.reserve(wall, latest)) else {
+                    return Err(Error::Timeout {
+                        meta: None,
+                        after: timeout,
+                        waiting_for_token: false,
+                        may_have_reached_server: false,
+                        effect: route.effect,
+                    }
+                    .into());
+                };
+                if let Ok(wait) = at.duration_since(wall)
+                    && !wait.is_zero()
+                {
+                    tokio::time::sleep(wait).await;
+                }
+            }
+            // The request is handed to the sender before the exchange starts: the exchange's
+            // future then holds what is in flight, not the request's parts as well.
+            match &self.sender {
                 Sender::Reqwest { client, shared } => {
                     // A shared client may follow a redirect: its answer then comes from elsewhere.
                     let sent_to = shared.then(|| url.clone());
@@ -150,31 +155,44 @@ impl ClientInner {
                     *outgoing.headers_mut() = headers;
                     // A clone of the bytes written once: a reference count, not a copy.
                     *outgoing.body_mut() = request.body.clone().map(reqwest::Body::from);
-                    let mut response = client.execute(outgoing).await.map_err(from_reqwest)?;
-                    if let Some(sent_to) = sent_to
-                        && response.url() != &sent_to
-                    {
-                        let location = Some(response.url().to_string());
-                        let status = response.status().as_u16();
-                        let headers = std::mem::take(response.headers_mut());
-                        return Ok(Exchange::Redirect { status, location, headers });
-                    }
-                    Received::Reqwest(response)
+                    InFlight::Reqwest { pending: client.execute(outgoing), sent_to }
                 }
                 Sender::Transport(transport) => {
                     let outgoing = Outgoing { route, method, url, headers, body: request.body.clone() };
-                    Received::Other(transport.send(outgoing).await?)
+                    InFlight::Other(transport.send(outgoing))
                 }
-            };
-            let status = response.status();
-            if (300..400).contains(&status) {
-                // Moved out, not copied: the call's record keeps them.
-                let headers = std::mem::take(response.headers_mut());
-                let location =
-                    headers.get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-                return Ok(Exchange::Redirect { status, location, headers });
             }
-            match read_limited(response, limit).await? {
+        };
+        let exchange = async move {
+            // The answer is handed to its reading in a block of its own, so that the call's
+            // future keeps no room for it while the body is read.
+            let (status, reading) = {
+                let mut response = match sending {
+                    InFlight::Reqwest { pending, sent_to } => {
+                        let mut response = pending.await.map_err(from_reqwest)?;
+                        if let Some(sent_to) = sent_to
+                            && response.url() != &sent_to
+                        {
+                            let location = Some(response.url().to_string());
+                            let status = response.status().as_u16();
+                            let headers = std::mem::take(response.headers_mut());
+                            return Ok(Exchange::Redirect { status, location, headers });
+                        }
+                        Received::Reqwest(response)
+                    }
+                    InFlight::Other(sending) => Received::Other(sending.await?),
+                };
+                let status = response.status();
+                if (300..400).contains(&status) {
+                    // Moved out, not copied: the call's record keeps them.
+                    let headers = std::mem::take(response.headers_mut());
+                    let location =
+                        headers.get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                    return Ok(Exchange::Redirect { status, location, headers });
+                }
+                (status, read_limited(response, limit))
+            };
+            match reading.await? {
                 (Some(body), headers) => {
                     let (meta, pace) = if (200..300).contains(&status) {
                         (None, self.rate_limit_names.as_ref().and_then(|names| spent_window(&headers, names)))
@@ -370,6 +388,17 @@ fn spent_window(headers: &HeaderMap, names: &RateLimitNames) -> Option<Duration>
     header_text(headers, names.window.as_ref()).and_then(parse_window)
 }
 
+/// A request handed to its sender, its answer not yet come.
+enum InFlight<'t, P> {
+    /// To the client's reqwest client (`pending`, its answer); where it was sent, when a
+    /// redirect it follows must be told apart.
+    Reqwest {
+        pending: P,
+        sent_to: Option<reqwest::Url>,
+    },
+    Other(crate::transport::Sending<'t>),
+}
+
 /// An answer as it arrived, from the client's own reqwest client or another transport.
 enum Received {
     Reqwest(reqwest::Response),
@@ -408,12 +437,15 @@ impl Received {
 
 /// The answer's body within `limit` (`None` past it), and its headers, taken once the body
 /// is read: until then they stay inside the response, not beside it in the call's future.
-async fn read_limited(
+#[allow(clippy::manual_async_fn, reason = "an `async fn` would hold the answer twice in its future")]
+fn read_limited(
     mut response: Received,
     limit: usize,
-) -> Result<(Option<bytes::Bytes>, HeaderMap), TransportError> {
-    let body = read_body(&mut response, limit).await?;
-    Ok((body, std::mem::take(response.headers_mut())))
+) -> impl Future<Output = Result<(Option<bytes::Bytes>, HeaderMap), TransportError>> {
+    async move {
+        let body = read_body(&mut response, limit).await?;
+        Ok((body, std::mem::take(response.headers_mut())))
+    }
 }
 
 /// The body, or `None` as soon as it is known to be larger than `limit`. A declared
