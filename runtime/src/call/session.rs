@@ -304,8 +304,9 @@ impl Session {
     }
 
     /// [`send_with`](Self::send_with) for an operation given by value, as the generated
-    /// client's methods give theirs: it is written at once, and the call's future does not
-    /// keep it.
+    /// client's methods give theirs: it is written (and checked) when this is called, and
+    /// the call's future does not keep it. Nothing is sent until the future is awaited; a
+    /// request that fails its checks is refused there.
     pub fn send_owned<O: Operation>(
         &self,
         op: O,
