@@ -504,6 +504,98 @@ fn redact_bearer(text: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
+    /// The whole-text scan `redact_value` replaced: a candidate at every byte that could
+    /// start the secret, followed with `match_encoded` each time.
+    fn redact_value_by_every_byte(text: &str, secret: &str) -> String {
+        let bytes = text.as_bytes();
+        let first = secret.chars().next().unwrap_or_default();
+        let mut out = String::new();
+        let mut copied = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let could_start = (first.is_ascii() && b == first as u8)
+                || matches!(b, b'\\' | b'%' | b'+')
+                || (!first.is_ascii() && text.is_char_boundary(i) && text[i..].starts_with(first));
+            if could_start && let Some(end) = match_encoded(bytes, i, secret) {
+                let end = (end..=bytes.len()).find(|e| text.is_char_boundary(*e)).unwrap_or(bytes.len());
+                out.push_str(&text[copied..i]);
+                out.push_str(MASK);
+                copied = end;
+                i = end;
+            } else {
+                i += 1;
+            }
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
+
+    #[test]
+    fn a_secret_is_found_wherever_the_byte_by_byte_scan_finds_it() {
+        // Texts of pieces of the secrets in every spelling, escapes cut short, other text.
+        let secrets = ["sk_live+42/x", "t\u{e9}k\u{e9}n-\u{1f511}", "%ab"];
+        let pieces = [
+            "sk",
+            "_live",
+            "+42",
+            "/x",
+            "%2Fx",
+            "\\/x",
+            "%2f",
+            "sk%5Flive",
+            "\\u0073k",
+            "s",
+            "k",
+            "_",
+            "+",
+            " ",
+            "t\u{e9}k",
+            "\u{e9}n-",
+            "\u{1f511}",
+            "t%C3%A9k%c3%a9n-",
+            "\\u00e9",
+            "\\ud83d\\udd11",
+            "%F0%9F",
+            "%",
+            "\\",
+            "%25ab",
+            "%ab",
+            "a",
+            "b",
+            "\"",
+            ":",
+            "x",
+            "\u{e9}",
+            "%2",
+            "\\u00",
+            "\\u",
+            "Bearer ",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut masked = [0usize; 3];
+        for _ in 0..3000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            for _ in 0..len {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            for (secret, masked) in secrets.iter().zip(&mut masked) {
+                let expected = redact_value_by_every_byte(&text, secret);
+                assert_eq!(redact_value(&text, secret), expected, "{text:?} with {secret:?}");
+                *masked += usize::from(expected.contains(MASK));
+            }
+        }
+        // Each secret was found, in some spelling, in a share of the texts.
+        assert!(masked.iter().all(|n| *n >= 30), "{masked:?}");
+    }
+
     #[test]
     fn secret_keys_are_told_by_their_lowercase_letters_only() {
         assert_eq!(SECRET_KEYS.iter().map(|k| k.len()).max(), Some(LONGEST_SECRET_KEY));

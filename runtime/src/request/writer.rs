@@ -877,6 +877,10 @@ mod tests {
             &["order.customer.email", "order.customer"],
             &["a..b"],
             &[".a"],
+            &["a."],
+            &[""],
+            &["amount", ""],
+            &["amount", "fee", "amount"],
         ] {
             assert!(body_of(keys, false).is_err(), "{keys:?}");
             assert!(body_of(keys, true).is_err(), "{keys:?}");
