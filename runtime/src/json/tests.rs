@@ -319,3 +319,26 @@ fn a_key_set_tells_keys_apart_by_their_whole_text_at_any_size() {
     assert!(keys.insert(&Cow::Borrowed("")));
     assert!(!keys.insert(&Cow::Borrowed("")));
 }
+
+#[test]
+fn a_key_set_agrees_with_a_hash_set() {
+    use super::parse::KeySet;
+    use std::borrow::Cow;
+    use std::collections::HashSet;
+    // Short keys from a small alphabet collide in the set's bits and repeat often.
+    let names: Vec<String> =
+        (0..200).map(|i| format!("{}{}", ["a", "ab", "ba", "aa", "b"][i % 5], i % 37)).collect();
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..400 {
+        let (mut keys, mut seen) = (KeySet::new(), HashSet::new());
+        for _ in 0..(seed % 60) {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let name = names[(seed % names.len() as u64) as usize].as_str();
+            // Now and then the key comes as if written with an escape.
+            let key = if seed.is_multiple_of(7) { Cow::Owned(name.to_owned()) } else { Cow::Borrowed(name) };
+            assert_eq!(keys.insert(&key), seen.insert(name), "{name}");
+        }
+    }
+}
