@@ -195,9 +195,9 @@ impl ClientInner {
             match reading.await? {
                 (Some(body), headers) => {
                     let (meta, pace) = if (200..300).contains(&status) {
-                        (None, self.rate_limit_names.as_ref().and_then(|names| spent_window(&headers, names)))
+                        (None, self.rate_limit.as_ref().and_then(|names| spent_window(&headers, names)))
                     } else {
-                        (Some(ErrorMeta::read(&headers, self.rate_limit_names.as_ref())), None)
+                        (Some(ErrorMeta::read(&headers, self.rate_limit.as_ref())), None)
                     };
                     Ok(Exchange::Answer { status, meta, pace, body, headers })
                 }
@@ -244,7 +244,7 @@ impl ClientInner {
             }
         };
         if let Some(pacer) = &self.pacer {
-            pacer.announce(SystemTime::now(), &Announced::read(status, &headers, self.rate_limit));
+            pacer.announce(SystemTime::now(), &Announced::read(status, &headers, self.rate_limit.as_ref()));
         }
         let Some(meta) = meta else {
             // Secrets are gathered only when an error needs them.
@@ -339,9 +339,9 @@ struct ErrorMeta {
 /// client: looking a header up by its text would parse the name on every answer. A name
 /// that is not a valid header name is `None`: no answer carries it.
 pub(crate) struct RateLimitNames {
-    limit: Option<HeaderName>,
-    remaining: Option<HeaderName>,
-    window: Option<HeaderName>,
+    pub(super) limit: Option<HeaderName>,
+    pub(super) remaining: Option<HeaderName>,
+    pub(super) window: Option<HeaderName>,
 }
 
 impl RateLimitNames {
@@ -356,7 +356,7 @@ impl RateLimitNames {
 }
 
 /// A header's value as trimmed text, if it is text.
-fn header_text<'h>(headers: &'h HeaderMap, name: Option<&HeaderName>) -> Option<&'h str> {
+pub(super) fn header_text<'h>(headers: &'h HeaderMap, name: Option<&HeaderName>) -> Option<&'h str> {
     headers.get(name?).and_then(|v| v.to_str().ok()).map(str::trim)
 }
 

@@ -13,7 +13,7 @@ use super::urls::UrlCache;
 use crate::error::Error;
 use crate::json::{DecodeError, FromJson, Path, Reader};
 use crate::redact::{self, Secrets};
-use crate::service::{AuthRoutes, RateLimitHeaders};
+use crate::service::AuthRoutes;
 use crate::transport::Transport;
 use crate::values::secret::Credentials;
 
@@ -44,9 +44,7 @@ pub(crate) struct ClientInner {
     pub(super) account: Option<(HeaderName, HeaderValue)>,
     pub(crate) auth_routes: Option<AuthRoutes>,
     /// The headers the service announces its rate limit in, if it does.
-    pub(super) rate_limit: Option<RateLimitHeaders>,
-    /// The same headers as names, made once.
-    pub(super) rate_limit_names: Option<super::attempt::RateLimitNames>,
+    pub(super) rate_limit: Option<super::attempt::RateLimitNames>,
     /// The header each call sends its request id in, and reads the service's from.
     pub(super) request_id: Option<HeaderName>,
     /// The caller's code around each attempt.

@@ -11,9 +11,9 @@ use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderName, RETRY_AFTER};
 
-use crate::service::RateLimitHeaders;
+use super::attempt::{RateLimitNames, header_text};
 use crate::values::timestamp::{parse_retry_after, parse_window};
 
 /// What one answer said about the service's rate limit.
@@ -34,15 +34,17 @@ pub struct Announced {
 
 impl Announced {
     /// What `headers` of an answer with `status` say, under the service's header `names`.
-    pub(crate) fn read(status: u16, headers: &HeaderMap, names: Option<RateLimitHeaders>) -> Self {
-        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-        let named = |pick: fn(&RateLimitHeaders) -> &'static str| names.as_ref().and_then(|n| text(pick(n)));
+    pub(crate) fn read(status: u16, headers: &HeaderMap, names: Option<&RateLimitNames>) -> Self {
+        let named = |pick: fn(&RateLimitNames) -> Option<&HeaderName>| {
+            names.and_then(|names| header_text(headers, pick(names)))
+        };
         Announced {
-            limit: named(|n| n.limit).and_then(|v| v.parse().ok()),
-            remaining: named(|n| n.remaining).and_then(|v| v.parse().ok()),
-            window: named(|n| n.window).and_then(parse_window),
+            limit: named(|n| n.limit.as_ref()).and_then(|v| v.parse().ok()),
+            remaining: named(|n| n.remaining.as_ref()).and_then(|v| v.parse().ok()),
+            window: named(|n| n.window.as_ref()).and_then(parse_window),
             refused: status == 429,
-            retry_after: text("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())),
+            retry_after: header_text(headers, Some(&RETRY_AFTER))
+                .and_then(|v| parse_retry_after(v, SystemTime::now())),
         }
     }
 }
