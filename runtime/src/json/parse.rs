@@ -74,7 +74,7 @@ pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
 pub const REPEATED_KEY: &str = "a key repeated in one object (readers differ on which of the two counts)";
 
 /// How many keys of an object [`KeySet`] keeps in a list before it hashes them: more than
-/// the objects answers carry (a transaction has about thirty).
+/// the objects answers carry (the spec's transaction record has twenty fields).
 const FEW_KEYS: usize = 32;
 
 /// The keys of one object met so far. A key met twice makes the answer unreadable: JSON

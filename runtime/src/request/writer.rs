@@ -97,7 +97,7 @@ impl BodyObject {
             let position = object.entries.iter().position(|(k, _)| k == part);
             if parts.peek().is_none() {
                 if position.is_some() {
-                    return Err(Error::invalid(format!("the body field `{dotted}` is set twice")));
+                    return Err(set_twice(dotted));
                 }
                 if object.entries.capacity() == 0 {
                     object.entries.reserve_exact(8);
@@ -240,6 +240,11 @@ fn shared_segments(a: &str, b: &str) -> usize {
     a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).count()
 }
 
+/// The refusal of a body field written twice.
+fn set_twice(key: &str) -> Error {
+    Error::invalid(format!("the body field `{key}` is set twice"))
+}
+
 /// The refusal of a body key with an empty segment.
 fn empty_segment(key: &str) -> Error {
     Error::invalid(format!("the body key `{key}` has an empty segment"))
@@ -312,9 +317,7 @@ impl Stream {
                 return Err(Unstreamable::Refused(empty_segment(dotted)));
             }
             if self.written().contains(&dotted) {
-                return Err(Unstreamable::Refused(Error::invalid(format!(
-                    "the body field `{dotted}` is set twice"
-                ))));
+                return Err(Unstreamable::Refused(set_twice(dotted)));
             }
             if self.count == STREAM_KEYS {
                 return Err(Unstreamable::NeedsTree);
@@ -328,9 +331,7 @@ impl Stream {
         self.flat = false;
         for key in self.written() {
             if *key == dotted || inside(key, dotted) {
-                return Err(Unstreamable::Refused(Error::invalid(format!(
-                    "the body field `{dotted}` is set twice"
-                ))));
+                return Err(Unstreamable::Refused(set_twice(dotted)));
             }
             if inside(dotted, key) {
                 return Err(Unstreamable::Refused(Error::invalid(format!(
