@@ -273,7 +273,14 @@ fn write_plain(value: &Decimal, out: &mut StackText) -> fmt::Result {
 /// Reads the exact decimal an answer wrote: plain (`-1500.10`) or with an exponent
 /// (`1.5e2`), never through a float. Too many digits for an exact decimal is an error.
 fn exact_decimal(text: &str) -> Result<Decimal, &'static str> {
-    let text = text.trim();
+    // Trimmed only where an end could be a space (of any script).
+    let text = match text.as_bytes() {
+        [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    };
+    if let Some(value) = short_plain_decimal(text.as_bytes()) {
+        return Ok(value);
+    }
     let plain = text.strip_prefix('-').unwrap_or(text);
     let is_plain = match plain.split_once('.') {
         Some((whole, fraction)) => {
@@ -293,6 +300,34 @@ fn exact_decimal(text: &str) -> Result<Decimal, &'static str> {
             .map_err(|_| "an amount with more digits than an exact decimal holds");
     }
     Err("an amount")
+}
+
+/// A plain decimal of at most 18 digits (`-1500.10`, every amount an answer writes), read
+/// digit by digit; `None` for any other text, which [`Decimal::from_str_exact`] reads. The
+/// same decimal as that reading, to the sign of a zero and the scale (tested against it).
+fn short_plain_decimal(text: &[u8]) -> Option<Decimal> {
+    let (negative, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    if digits.len() > 19 || digits.first() == Some(&b'.') || digits.last() == Some(&b'.') {
+        return None;
+    }
+    let mut mantissa = 0u64;
+    let mut point = None;
+    for (at, &b) in digits.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => mantissa = mantissa * 10 + u64::from(b - b'0'),
+            b'.' if point.is_none() => point = Some(at),
+            _ => return None,
+        }
+    }
+    let scale = point.map_or(0, |at| digits.len() - at - 1);
+    if digits.len() - usize::from(point.is_some()) > 18 || digits.is_empty() {
+        return None;
+    }
+    // At most 18 digits: below 2^63, in the decimal's low and middle words.
+    Some(Decimal::from_parts(mantissa as u32, (mantissa >> 32) as u32, 0, negative, scale as u32))
 }
 
 impl FromJson for Amount {
@@ -434,6 +469,57 @@ mod tests {
             let mut text = StackText::default();
             assert_eq!(write_plain(&value, &mut text), Ok(()));
             assert_eq!(text.as_str(), value.to_string(), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn a_short_plain_decimal_is_read_as_the_exact_reading_reads_it() {
+        let pieces = ["0", "1", "5", "9", "00", "10", "999999999", "123456789", ".", ".", "-", "e", " ", "+"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut read = 0;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for _ in 0..(seed % 7) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            let exact = plain_text(&text).then(|| Decimal::from_str_exact(&text).ok()).flatten();
+            match short_plain_decimal(text.as_bytes()) {
+                Some(fast) => {
+                    // The same bits: sign (of a zero too), scale and digits.
+                    assert_eq!(Some(fast.serialize()), exact.map(|d| d.serialize()), "{text:?}");
+                    read += 1;
+                }
+                None => assert!(
+                    exact.is_none() || text.bytes().filter(u8::is_ascii_digit).count() > 18,
+                    "{text:?} is a short plain decimal"
+                ),
+            }
+        }
+        assert!(read > 2_000, "{read}");
+        for text in ["-0", "-0.00", "0.00000000000000001", "999999999999999999", "-99999999999999999.9"] {
+            let fast = short_plain_decimal(text.as_bytes()).map(|d| d.serialize());
+            assert!(fast.is_some(), "{text}");
+            assert_eq!(fast, Decimal::from_str_exact(text).ok().map(|d| d.serialize()), "{text}");
+        }
+    }
+
+    /// What `exact_decimal` hands the exact reading as plain: digits, at most one point
+    /// with digits on both sides, an optional minus.
+    fn plain_text(text: &str) -> bool {
+        let plain = text.strip_prefix('-').unwrap_or(text);
+        match plain.split_once('.') {
+            Some((whole, fraction)) => {
+                !whole.is_empty()
+                    && !fraction.is_empty()
+                    && whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit())
+            }
+            None => !plain.is_empty() && plain.bytes().all(|b| b.is_ascii_digit()),
         }
     }
 
