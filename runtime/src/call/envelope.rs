@@ -670,6 +670,7 @@ pub(crate) fn settled_state(answer: &RawAnswer, status: Option<&str>, flag: Opti
     if answer.pending {
         return State::Pending;
     }
+    let status = status.map(crate::values::trimmed);
     if let Some(status) = status {
         if one_of(answers.pending_statuses, status) {
             return State::Pending;
@@ -715,7 +716,7 @@ pub(crate) fn one_of(list: &[&str], value: &str) -> bool {
     if list.is_empty() {
         return false;
     }
-    let value = value.trim();
+    let value = crate::values::trimmed(value);
     list.iter().any(|item| item.eq_ignore_ascii_case(value))
 }
 

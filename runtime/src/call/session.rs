@@ -60,12 +60,13 @@ impl ClientInner {
                 }
             };
             let at = SystemTime::now();
-            let from = Instant::now();
+            // The call's start is the first attempt's too, unless hooks ran in between.
+            let from = if number == 1 && self.hooks.is_empty() { started } else { Instant::now() };
             let id = meta.own_request_id();
             let span = self.attempt_span(request.route, number);
             // The token first, then the exchange: two futures one after the other, not one
             // inside the other (each layer would be one more copy of the exchange's).
-            let sent = match self.attempt_start(request, deadline, budget).instrument(span.clone()).await {
+            let sent = match self.attempt_start(request, from, deadline, budget).instrument(span.clone()).await {
                 Err(failure) => Err(failure),
                 Ok((bearer, now)) => {
                     let left = deadline.saturating_duration_since(now);
@@ -79,7 +80,9 @@ impl ClientInner {
                         })
                 }
             };
-            let took = from.elapsed();
+            // One reading of the clock for the attempt's time and the call's.
+            let ended = Instant::now();
+            let took = ended.saturating_duration_since(from);
             if !span.is_disabled() {
                 match &sent {
                     Ok(answer) => {
@@ -101,7 +104,7 @@ impl ClientInner {
                     tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
                     let headers = std::mem::take(&mut answer.headers);
                     meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, Some(headers));
-                    meta.finish(started.elapsed(), self.request_id.as_ref());
+                    meta.finish(ended.saturating_duration_since(started), self.request_id.as_ref());
                     answer.meta = Some(meta);
                     return Ok(answer);
                 }
@@ -212,15 +215,16 @@ impl ClientInner {
         hooks::after(&self.hooks, &view);
     }
 
-    /// The token an attempt sends (waiting for a renewal in flight when there is no usable
-    /// one), and when the attempt starts; a timeout when the call's deadline has passed.
+    /// The token an attempt begun at `now` sends (waiting for a renewal in flight when
+    /// there is no usable one), and when the attempt starts: `now`, or the end of that wait;
+    /// a timeout when the call's deadline has passed.
     async fn attempt_start(
         self: &Arc<Self>,
         request: &PreparedRequest,
+        mut now: Instant,
         deadline: Instant,
         budget: Duration,
     ) -> Result<(Option<Bearer>, Instant), Failure> {
-        let mut now = Instant::now();
         let bearer = if !request.route.auth.sends_bearer() {
             None
         } else if let Some(bearer) = self.ready_bearer(now) {
