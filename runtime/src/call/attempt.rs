@@ -357,7 +357,17 @@ impl RateLimitNames {
 
 /// A header's value as trimmed text, if it is text.
 pub(super) fn header_text<'h>(headers: &'h HeaderMap, name: Option<&HeaderName>) -> Option<&'h str> {
-    headers.get(name?).and_then(|v| v.to_str().ok()).map(str::trim)
+    header(headers, name?).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+/// The first value of the header `name`, as [`HeaderMap::get`] finds it. An answer has a
+/// handful of headers: they are compared one by one, without hashing the name, unless
+/// there are many.
+pub(super) fn header<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h HeaderValue> {
+    if headers.len() > 8 {
+        return headers.get(name);
+    }
+    headers.iter().find_map(|(each, value)| (each == name).then_some(value))
 }
 
 impl ErrorMeta {
@@ -557,6 +567,22 @@ fn describe(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_is_found_as_the_map_finds_it() {
+        let names = ["content-type", "x-request-id", "x-ratelimit-remaining", "set-cookie", "date", "x-a"];
+        for size in 0..=12 {
+            let mut headers = HeaderMap::new();
+            for i in 0..size {
+                let name = HeaderName::from_static(names[i % names.len()]);
+                headers.append(name, HeaderValue::from_str(&i.to_string()).expect("digits"));
+            }
+            for name in names.iter().chain(&["x-absent"]) {
+                let name = HeaderName::from_static(name);
+                assert_eq!(header(&headers, &name), headers.get(&name), "{name} among {size}");
+            }
+        }
+    }
 
     /// A route at a path of its own, leaked to be `'static` as generated routes are.
     fn route_at(path: String) -> &'static Route {

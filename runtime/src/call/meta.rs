@@ -86,7 +86,8 @@ impl Meta {
     /// last answer carried one under `header`.
     pub(crate) fn finish(&mut self, total: Duration, header: Option<&HeaderName>) {
         self.total = total;
-        if let Some(value) = header.and_then(|name| self.headers.get(name)).filter(|v| v.to_str().is_ok()) {
+        let value = header.and_then(|name| super::attempt::header(&self.headers, name));
+        if let Some(value) = value.filter(|v| v.to_str().is_ok()) {
             // A clone of the answer's bytes: a reference count, not a copy.
             self.request_id = Some(RequestId::Service(value.clone()));
             self.from_service = true;
