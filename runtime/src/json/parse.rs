@@ -85,9 +85,8 @@ pub(crate) struct KeySet<'k> {
     /// One bit per key met (of 64, by its length and its first and last bytes): a key
     /// whose bit is clear is new without a look at the others, as most are.
     bits: u64,
-    /// The first keys, borrowed from the text.
-    few: [Option<&'k str>; FEW_KEYS],
-    count: usize,
+    /// The first keys, borrowed from the text (room kept, not filled, for each object).
+    few: arrayvec::ArrayVec<&'k str, FEW_KEYS>,
     /// Past [`FEW_KEYS`] keys, or from the first key written with an escape: all of them,
     /// hashed with a keyed hash (no answer can make the checks slow).
     many: Option<HashSet<Cow<'k, str>>>,
@@ -95,7 +94,7 @@ pub(crate) struct KeySet<'k> {
 
 impl<'k> KeySet<'k> {
     pub(crate) fn new() -> Self {
-        KeySet { bits: 0, few: [None; FEW_KEYS], count: 0, many: None }
+        KeySet { bits: 0, few: arrayvec::ArrayVec::new(), many: None }
     }
 
     /// Adds `key`: `false` when the object had it already.
@@ -103,19 +102,16 @@ impl<'k> KeySet<'k> {
     pub(crate) fn insert(&mut self, key: &Cow<'k, str>) -> bool {
         if let (None, Cow::Borrowed(text)) = (&self.many, key) {
             let bit = key_bit(text);
-            if self.bits & bit != 0 && self.few[..self.count].contains(&Some(*text)) {
+            if self.bits & bit != 0 && self.few.contains(text) {
                 return false;
             }
-            if self.count < FEW_KEYS {
+            if self.few.try_push(text).is_ok() {
                 self.bits |= bit;
-                self.few[self.count] = Some(text);
-                self.count += 1;
                 return true;
             }
         }
-        let few = &self.few[..self.count];
-        let many =
-            self.many.get_or_insert_with(|| few.iter().flatten().map(|key| Cow::Borrowed(*key)).collect());
+        let few = &self.few;
+        let many = self.many.get_or_insert_with(|| few.iter().map(|key| Cow::Borrowed(*key)).collect());
         many.insert(key.clone())
     }
 }

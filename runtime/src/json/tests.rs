@@ -294,6 +294,7 @@ fn a_key_set_tells_keys_apart_by_their_whole_text_at_any_size() {
     use std::borrow::Cow;
     // Same length, same first and last bytes: one bit of the set, two keys.
     let (a, b) = ("merchant-A-TxRef-ends", "merchant-B-TxRef-ends");
+    let names: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
     let mut keys = KeySet::new();
     assert!(keys.insert(&Cow::Borrowed(a)));
     assert!(keys.insert(&Cow::Borrowed(b)));
@@ -301,7 +302,6 @@ fn a_key_set_tells_keys_apart_by_their_whole_text_at_any_size() {
     // A key written with an escape is the same key as its plain spelling, before and after
     // the set has moved to hashing.
     assert!(!keys.insert(&Cow::Owned(a.to_owned())));
-    let names: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
     for (i, name) in names.iter().enumerate() {
         assert!(keys.insert(&Cow::Borrowed(name.as_str())), "{name} is new");
         // Every key met so far is refused, on either side of the move to hashing.
