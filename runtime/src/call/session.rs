@@ -64,83 +64,103 @@ impl ClientInner {
             let from = if number == 1 && self.hooks.is_empty() { started } else { Instant::now() };
             let id = meta.own_request_id();
             let span = self.attempt_span(request.route, number);
-            // The token first, then the exchange: two futures one after the other, not one
-            // inside the other (each layer would be one more copy of the exchange's).
-            let sent = match self.attempt_start(request, from, deadline, budget).instrument(span.clone()).await {
-                Err(failure) => Err(failure),
-                Ok((bearer, now)) => {
-                    let left = deadline.saturating_duration_since(now);
-                    let header = bearer.as_ref().map(|b| &b.header);
-                    self.attempt(request, header, id, added, per_attempt.min(left), now)
-                        .instrument(span.clone())
-                        .await
-                        .map_err(|mut failure| {
-                            failure.token_generation = bearer.as_ref().map(|b| b.generation);
-                            failure
-                        })
-                }
-            };
-            // One reading of the clock for the attempt's time and the call's.
-            let ended = Instant::now();
-            let took = ended.saturating_duration_since(from);
-            if !span.is_disabled() {
-                match &sent {
-                    Ok(answer) => {
-                        span.record("http.response.status_code", i64::from(answer.status));
+            // What follows the attempt is in a block that ends before the wait for a retry:
+            // its answer, borrowed there, keeps no room in the call's future while it waits.
+            let delay = {
+                // The token first, then the exchange: two futures one after the other, not
+                // one inside the other (each layer would be one more copy of the exchange's).
+                let sent = match self
+                    .attempt_start(request, from, deadline, budget)
+                    .instrument(span.clone())
+                    .await
+                {
+                    Err(failure) => Err(*failure),
+                    Ok((bearer, now)) => {
+                        let left = deadline.saturating_duration_since(now);
+                        let header = bearer.as_ref().map(|b| &b.header);
+                        self.attempt(request, header, id, added, per_attempt.min(left), now)
+                            .instrument(span.clone())
+                            .await
+                            .map_err(|mut failure| {
+                                failure.token_generation = bearer.as_ref().map(|b| b.generation);
+                                failure
+                            })
                     }
-                    Err(failure) => {
-                        if let Some(answer) = &failure.answer {
-                            span.record("http.response.status_code", i64::from(answer.0));
+                };
+                // One reading of the clock for the attempt's time and the call's.
+                let ended = Instant::now();
+                let took = ended.saturating_duration_since(from);
+                if !span.is_disabled() {
+                    match &sent {
+                        Ok(answer) => {
+                            span.record("http.response.status_code", i64::from(answer.status));
                         }
-                        span.record("error.type", failure.error.trace_type());
+                        Err(failure) => {
+                            if let Some(answer) = &failure.answer {
+                                span.record("http.response.status_code", i64::from(answer.0));
+                            }
+                            span.record("error.type", failure.error.trace_type());
+                        }
                     }
                 }
-            }
-            if !self.hooks.is_empty() {
-                self.after_hooks(request, number, &meta, &sent, took);
-            }
-            let mut failure = match sent {
-                Ok(mut answer) => {
-                    tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
-                    let headers = std::mem::take(&mut answer.headers);
-                    meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, Some(headers));
-                    meta.finish(ended.saturating_duration_since(started), self.request_id.as_ref());
-                    answer.meta = Some(meta);
-                    return Ok(answer);
+                if !self.hooks.is_empty() {
+                    self.after_hooks(request, number, &meta, &sent, took);
                 }
-                Err(failure) => failure,
+                let mut failure = match sent {
+                    Ok(mut answer) => {
+                        tracing::debug!(
+                            attempt,
+                            status = answer.status,
+                            pending = answer.pending,
+                            "answered"
+                        );
+                        let headers = std::mem::take(&mut answer.headers);
+                        meta.attempted(
+                            Attempt { started: at, took, status: Some(answer.status) },
+                            Some(headers),
+                        );
+                        meta.finish(ended.saturating_duration_since(started), self.request_id.as_ref());
+                        answer.meta = Some(meta);
+                        return Ok(answer);
+                    }
+                    Err(failure) => failure,
+                };
+                let (status, headers) = match failure.answer.take().map(|answer| *answer) {
+                    Some((status, headers)) => (Some(status), Some(headers)),
+                    None => (None, None),
+                };
+                meta.attempted(Attempt { started: at, took, status }, headers);
+                if failure.unauthorized && request.route.auth.sends_bearer() && !renewed_after_401 {
+                    // The token was refused: nothing was applied, so one more try is safe.
+                    renewed_after_401 = true;
+                    if let Some(generation) = failure.token_generation {
+                        self.invalidate_token(generation);
+                    }
+                    tracing::debug!(attempt, "token refused; renewing it and sending once more");
+                    continue;
+                }
+                let delay =
+                    policy.next_delay(request.route, keyed, &failure.error, failure.retry_after, attempt);
+                match delay {
+                    Some(delay) if Instant::now() + delay < deadline => {
+                        tracing::debug!(
+                            attempt,
+                            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                            "retrying"
+                        );
+                        // Kept for a hook that stops the next attempt: the call then ends
+                        // with it.
+                        last = Some(Box::new(failure.error));
+                        delay
+                    }
+                    _ => {
+                        meta.finish(started.elapsed(), self.request_id.as_ref());
+                        return Err(failure.error.with_meta(meta));
+                    }
+                }
             };
-            let (status, headers) = match failure.answer.take().map(|answer| *answer) {
-                Some((status, headers)) => (Some(status), Some(headers)),
-                None => (None, None),
-            };
-            meta.attempted(Attempt { started: at, took, status }, headers);
-            if failure.unauthorized && request.route.auth.sends_bearer() && !renewed_after_401 {
-                // The token was refused: nothing was applied, so one more try is safe.
-                renewed_after_401 = true;
-                if let Some(generation) = failure.token_generation {
-                    self.invalidate_token(generation);
-                }
-                tracing::debug!(attempt, "token refused; renewing it and sending once more");
-                continue;
-            }
-            let delay = policy.next_delay(request.route, keyed, &failure.error, failure.retry_after, attempt);
-            match delay {
-                Some(delay) if Instant::now() + delay < deadline => {
-                    tracing::debug!(
-                        attempt,
-                        delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                        "retrying"
-                    );
-                    tokio::time::sleep(delay).await;
-                    attempt += 1;
-                    last = Some(Box::new(failure.error));
-                }
-                _ => {
-                    meta.finish(started.elapsed(), self.request_id.as_ref());
-                    return Err(failure.error.with_meta(meta));
-                }
-            }
+            tokio::time::sleep(delay).await;
+            attempt += 1;
         }
     }
 
@@ -217,14 +237,15 @@ impl ClientInner {
 
     /// The token an attempt begun at `now` sends (waiting for a renewal in flight when
     /// there is no usable one), and when the attempt starts: `now`, or the end of that wait;
-    /// a timeout when the call's deadline has passed.
+    /// a timeout when the call's deadline has passed. The failure is boxed: the call's future
+    /// keeps this result while the attempt runs, and a failure here is rare.
     async fn attempt_start(
         self: &Arc<Self>,
         request: &PreparedRequest,
         mut now: Instant,
         deadline: Instant,
         budget: Duration,
-    ) -> Result<(Option<Bearer>, Instant), Failure> {
+    ) -> Result<(Option<Bearer>, Instant), Box<Failure>> {
         let bearer = if !request.route.auth.sends_bearer() {
             None
         } else if let Some(bearer) = self.ready_bearer(now) {
@@ -232,19 +253,18 @@ impl ClientInner {
         } else {
             // Waiting for a renewal is rare: its future is boxed, so that every call's
             // future stays small.
-            let bearer = Box::pin(self.bearer(deadline, budget)).await?;
+            let bearer = Box::pin(self.bearer(deadline, budget)).await.map_err(Box::new)?;
             now = Instant::now();
             Some(bearer)
         };
         if deadline.saturating_duration_since(now).is_zero() {
-            return Err(Error::Timeout {
+            return Err(Box::new(Failure::from(Error::Timeout {
                 meta: None,
                 after: budget,
                 waiting_for_token: false,
                 may_have_reached_server: false,
                 effect: request.route.effect,
-            }
-            .into());
+            })));
         }
         Ok((bearer, now))
     }

@@ -135,6 +135,12 @@ impl JsonObject {
         at: &Path<'_>,
     ) -> Result<(), DecodeError> {
         let value = reader.json(&at.key(key))?;
+        if self.0.capacity() == 0 {
+            // Room for several: an answer with one field the spec does not declare mostly
+            // has more (the service adds to what its document describes), and growing the
+            // list from four moves every entry.
+            self.0.reserve_exact(8);
+        }
         self.0.push((Key::new(key), value));
         Ok(())
     }
