@@ -97,8 +97,10 @@ impl<'k> KeySet<'k> {
         KeySet { bits: 0, few: arrayvec::ArrayVec::new(), many: None }
     }
 
-    /// Adds `key`: `false` when the object had it already.
+    /// Adds `key`: `false` when the object had it already. Inlined: it runs for every key
+    /// of every object, and its common case (a new key, few so far) is a few instructions.
     #[allow(clippy::ptr_arg, reason = "a key borrowed from the answer is kept without a copy")]
+    #[inline]
     pub(crate) fn insert(&mut self, key: &Cow<'k, str>) -> bool {
         if let (None, Cow::Borrowed(text)) = (&self.many, key) {
             let bit = key_bit(text);
@@ -110,6 +112,12 @@ impl<'k> KeySet<'k> {
                 return true;
             }
         }
+        self.insert_hashed(key)
+    }
+
+    /// [`insert`](Self::insert) past the first keys, or from an escaped key on.
+    #[cold]
+    fn insert_hashed(&mut self, key: &Cow<'k, str>) -> bool {
         let few = &self.few;
         let many = self.many.get_or_insert_with(|| few.iter().map(|key| Cow::Borrowed(*key)).collect());
         many.insert(key.clone())
@@ -118,6 +126,7 @@ impl<'k> KeySet<'k> {
 
 /// A key's bit in [`KeySet::bits`]: from its length and its first and last bytes, which
 /// tell the keys of one object apart nearly always.
+#[inline]
 fn key_bit(key: &str) -> u64 {
     let bytes = key.as_bytes();
     let (first, last) = match bytes {

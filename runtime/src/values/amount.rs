@@ -166,7 +166,10 @@ impl FromStr for Amount {
                 return Err(AmountError::TooManyDecimals);
             }
         }
-        let d = Decimal::from_str_exact(s).map_err(|_| AmountError::TooLarge)?;
+        let d = match short_plain_decimal(s.as_bytes()) {
+            Some(d) => d,
+            None => Decimal::from_str_exact(s).map_err(|_| AmountError::TooLarge)?,
+        };
         Amount::from_checked_decimal(d)
     }
 }
