@@ -374,7 +374,8 @@ fn one_of_setter(out: &mut Code, op: &Operation, set: &OneOf) {
     );
     write!(
         out,
-        "        pub fn {ident}(mut self, {ident}: impl Into<{ty}>) -> Self {{
+        "        #[inline]
+        pub fn {ident}(mut self, {ident}: impl Into<{ty}>) -> Self {{
             self.{ident} = Some({ident}.into());
             self
         }}
@@ -431,7 +432,8 @@ fn setter(out: &mut Code, param: &Param, names: &Names) {
     out.doc_line("        ", &format!("Sets `{}`{need}.", param.name));
     write!(
         out,
-        "        pub fn {ident}(mut self, {arg}) -> Self {{
+        "        #[inline]
+        pub fn {ident}(mut self, {arg}) -> Self {{
             self.{ident} = Some({into});
             self
         }}
@@ -489,6 +491,7 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
         /// has no `new`: two of its required fields take the same kind of value and could be
         /// swapped, so each is named.
         #[doc(alias = \"new\")]
+        #[inline]
         pub fn builder() -> {builder} {{
             {builder}::default()
         }}
@@ -540,6 +543,7 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     write!(
         out,
         "        /// The request, or `Error::InvalidRequest` naming every required field not set.
+        #[inline]
         pub fn build(self) -> Result<{ty}, rt::Error> {{
             match ({fields}) {{
                 ({somes}) => Ok({ty} {{ {take} extra: self.extra }}),

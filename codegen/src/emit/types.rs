@@ -189,7 +189,7 @@ fn answer_struct(out: &mut Code, shape: &Shape, names: &Names, cursor_page: bool
     }
     out.push(
         "            let mut other_fields = rt::JsonObject::new();
-            reader.object(at, |key, reader| match key {
+            reader.fields(at, |key, reader| match key {
 ",
     );
     for field in &shape.fields {

@@ -712,6 +712,7 @@ impl<T> Envelope<T> {
     }
 }
 
+#[inline]
 pub(crate) fn one_of(list: &[&str], value: &str) -> bool {
     if list.is_empty() {
         return false;

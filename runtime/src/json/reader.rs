@@ -56,6 +56,7 @@ impl Slot<String> {
             && let Some((text, _)) = reader.number_or_string(&at.key(key))?
         {
             self.0 = SlotState::Value(text.into_owned());
+            reader.claimed = true;
             return Ok(());
         }
         self.read(reader, at, key, rest)
@@ -69,8 +70,8 @@ impl<T: FromJson> Slot<T> {
     }
 
     /// Fills it from the value the reader is at, the value of `key` in the object at `at`.
-    /// (A key repeated in one object stops the read before it comes here; were it
-    /// filled already, this value would be kept in `rest`.)
+    /// A slot filled already (the key repeated in one object) is an error, as
+    /// [`Reader::object`] and [`Reader::fields`] have it.
     pub fn read(
         &mut self,
         reader: &mut Reader<'_>,
@@ -79,19 +80,21 @@ impl<T: FromJson> Slot<T> {
         rest: &mut JsonObject,
     ) -> Result<(), DecodeError> {
         if !matches!(self.0, SlotState::Absent) {
-            return rest.read_entry(key, reader, at);
+            return Err(reader.repeated_key(at));
         }
         if reader.null() {
             self.0 = SlotState::Null;
-            return Ok(());
-        }
-        match reader.read_or_note(&at.key(key))? {
-            Ok(value) => self.0 = SlotState::Value(value),
-            Err(as_sent) => {
-                self.0 = SlotState::Unread;
-                rest.push(key, as_sent);
+        } else {
+            match reader.read_or_note(&at.key(key))? {
+                Ok(value) => self.0 = SlotState::Value(value),
+                Err(as_sent) => {
+                    self.0 = SlotState::Unread;
+                    rest.push(key, as_sent);
+                }
             }
         }
+        // Last, after any object inside the value: the key was one of the fields.
+        reader.claimed = true;
         Ok(())
     }
 
@@ -171,6 +174,10 @@ pub struct Reader<'a> {
     keys_before: &'a [usize],
     /// The key of the flag of the object around the value ([`Reader::tail_flag`]).
     flag_key: Option<&'static str>,
+    /// Where the key of the entry being read starts.
+    key_at: usize,
+    /// Whether a [`Slot`] took the entry just read ([`Reader::fields`]).
+    claimed: bool,
 }
 
 /// How many values that did not fit an answer keeps a note of (the rest are counted).
@@ -202,6 +209,8 @@ impl<'a> Reader<'a> {
             tail_flag: None,
             keys_before: &[],
             flag_key: None,
+            key_at: 0,
+            claimed: false,
         }
     }
 
@@ -228,6 +237,8 @@ impl<'a> Reader<'a> {
             tail_flag: None,
             keys_before,
             flag_key,
+            key_at: 0,
+            claimed: false,
         }
     }
 
@@ -492,35 +503,97 @@ impl<'a> Reader<'a> {
         }
         let mut keys = KeySet::new();
         loop {
-            self.parser.skip_space();
-            let key_at = self.parser.at;
-            let key = self.parser.key_colon();
-            let key = self.checked(at, key)?;
+            let key = self.entry_key(at)?;
             if !keys.insert(&key) {
-                let error = self.parser.error_at(key_at, REPEATED_KEY);
-                return Err(self.malformed(at, error));
+                return Err(self.repeated_key(at));
             }
-            if let Some(watch) = self.status.as_mut().filter(|w| !w.seen && w.depth == self.depth)
-                && *key == *watch.key
-            {
-                // Read ahead, then again by the entry: only this value is read twice. A
-                // boolean state reads as `true` or `false` (a card charge's `status`); any
-                // other kind of value notes nothing.
-                watch.seen = true;
-                let start = self.parser.at;
-                match self.parser.peek() {
-                    Some(b'"') => watch.text = self.parser.str().ok().map(Cow::into_owned),
-                    Some(b't' | b'f') => {
-                        watch.text = self.parser.flag(self.depth).ok().flatten().map(|f| f.to_string())
-                    }
-                    _ => {}
-                }
-                self.parser.at = start;
-            }
+            self.watch(&key);
             entry(&key, self)?;
             if !self.next(at, b'}')? {
                 return Ok(());
             }
+        }
+    }
+
+    /// Reads an object of declared fields, as [`object`](Self::object) does, for a
+    /// decoder that reads each field into a [`Slot`]: a slot refuses its key a second time
+    /// itself, so only the keys no slot takes (kept as they came, in a
+    /// [`JsonObject`]) are checked for repeats here, after their value. What generated
+    /// decoders call.
+    pub fn fields(
+        &mut self,
+        at: &Path<'_>,
+        mut entry: impl FnMut(&str, &mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        self.fields_dyn(at, &mut entry)
+    }
+
+    /// [`fields`](Self::fields)'s body, compiled once.
+    fn fields_dyn(
+        &mut self,
+        at: &Path<'_>,
+        entry: &mut dyn FnMut(&str, &mut Self) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        if !self.enter(at, b'{', "an object")? {
+            return Ok(());
+        }
+        let mut others = KeySet::new();
+        loop {
+            let key = self.entry_key(at)?;
+            let key_at = self.key_at;
+            self.watch(&key);
+            self.claimed = false;
+            entry(&key, self)?;
+            if !self.claimed && !others.insert(&key) {
+                self.key_at = key_at;
+                return Err(self.repeated_key(at));
+            }
+            if !self.next(at, b'}')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The next entry's key (and its colon), its place noted.
+    #[inline]
+    fn entry_key(&mut self, at: &Path<'_>) -> Result<Cow<'a, str>, DecodeError> {
+        self.parser.skip_space();
+        self.key_at = self.parser.at;
+        let key = self.parser.key_colon();
+        self.checked(at, key)
+    }
+
+    /// The error of a key met twice in the object at `at`, at the second one.
+    pub(crate) fn repeated_key(&mut self, at: &Path<'_>) -> DecodeError {
+        let error = self.parser.error_at(self.key_at, REPEATED_KEY);
+        self.malformed(at, error)
+    }
+
+    /// Notes the watched state ([`Reader::watch_status`]) when `key` is its key.
+    #[inline]
+    fn watch(&mut self, key: &str) {
+        if self.status.as_ref().is_some_and(|w| !w.seen && w.depth == self.depth && *key == *w.key) {
+            self.note_status();
+        }
+    }
+
+    /// Reads the watched state ahead, then leaves the reader where it was: only this value
+    /// is read twice. A boolean state reads as `true` or `false` (a card charge's
+    /// `status`); any other kind of value notes nothing. Once per answer: kept out of the
+    /// object loops.
+    #[cold]
+    #[inline(never)]
+    fn note_status(&mut self) {
+        let start = self.parser.at;
+        let text = match self.parser.peek() {
+            Some(b'"') => self.parser.str().ok().map(Cow::into_owned),
+            Some(b't' | b'f') => self.parser.flag(self.depth).ok().flatten().map(|f| f.to_string()),
+            _ => None,
+        };
+        self.parser.at = start;
+        if let Some(watch) = self.status.as_mut() {
+            watch.seen = true;
+            watch.text = text;
         }
     }
 
