@@ -476,13 +476,15 @@ impl RawAnswer {
         self.data_range().and_then(|d| data_status(self.body.get(d)?, self.status_field))
     }
 
-    /// The answer as an envelope of `data`, with the data's exact text and what of it could
-    /// not be read.
+    /// The answer as an envelope of `data`, with the data's exact text, what of it could
+    /// not be read, and what a pending answer waits on.
+    #[inline]
     pub(crate) fn into_envelope<T>(
         self,
         data: Option<T>,
         unread: Unread,
         tail_flag: Option<bool>,
+        awaiting: Option<&'static str>,
     ) -> Envelope<T> {
         let range = self.data_range().unwrap_or_default();
         Envelope {
@@ -492,7 +494,7 @@ impl RawAnswer {
             status_flag: self.flag.or(tail_flag),
             unread,
             raw: RawData { body: self.body, range },
-            awaiting: None,
+            awaiting,
             meta: self.meta,
         }
     }
@@ -704,12 +706,6 @@ pub(crate) fn awaited(answer: &RawAnswer) -> Option<&'static str> {
         let found = !needle.is_empty() && text.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle));
         found.then_some(rule.awaits)
     })
-}
-
-impl<T> Envelope<T> {
-    pub(crate) fn set_awaiting(&mut self, awaits: Option<&'static str>) {
-        self.awaiting = awaits;
-    }
 }
 
 #[inline]

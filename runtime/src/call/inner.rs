@@ -81,7 +81,7 @@ impl ClientInner {
     /// The outcome of a `2xx` answer: its data read as far as it can be (a success is
     /// never turned into an error by its data's shape; only text that is not JSON is), and
     /// its state read as the route's [`Answers`](crate::Answers) say.
-    pub(crate) fn decode_outcome<T: FromJson>(&self, answer: RawAnswer) -> Result<Outcome<T>, Error> {
+    pub(crate) fn decode_outcome<T: FromJson>(&self, mut answer: RawAnswer) -> Result<Outcome<T>, Error> {
         let Some(data) = answer.data.clone() else {
             if answer.pending {
                 // Checked whole: nothing else reads a pending answer's body.
@@ -89,7 +89,7 @@ impl ClientInner {
                     .map_err(|fault| self.unreadable(&answer, None, fault.to_string()))?;
             }
             let state = settled_state(&answer, None, answer.flag);
-            return Ok(state.outcome(Box::new(answer.into_envelope(None, Unread::default(), None))));
+            return Ok(state.outcome(Box::new(answer.into_envelope(None, Unread::default(), None, None))));
         };
         let mut reader = answer.data_reader(&data);
         reader.watch_status(answer.status_field);
@@ -123,7 +123,6 @@ impl ClientInner {
             );
         }
         let tail_flag = reader.tail_flag;
-        let mut answer = answer;
         if let (Some(at), Some(end)) = (answer.data.as_mut(), data_end) {
             at.end.get_or_insert(end);
         }
@@ -137,9 +136,9 @@ impl ClientInner {
         if awaits.is_some() {
             state = State::Pending;
         }
-        let mut envelope = answer.into_envelope(read, Unread::new(notes, total), tail_flag);
-        envelope.set_awaiting(awaits);
-        Ok(state.outcome(Box::new(envelope)))
+        // Made in its box: the typed data is not moved once more on the way.
+        let envelope = Box::new(answer.into_envelope(read, Unread::new(notes, total), tail_flag, awaits));
+        Ok(state.outcome(envelope))
     }
 
     /// Reads an answer's data (at `data` in its body) as `T` straight from the text,
