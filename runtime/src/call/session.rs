@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderName, HeaderValue};
 use tokio::time::Instant;
+use tracing::instrument::Instrumented;
 use tracing::{Instrument, Span};
 
 use super::envelope::{Outcome, RawAnswer};
@@ -341,29 +342,35 @@ impl Session {
         self.outcome_of::<O::Data>(O::ROUTE, prepared, options)
     }
 
-    /// Sends a written request and reads its answer as `T`.
-    #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `options` twice in its future")]
+    /// Sends a written request and reads its answer as `T`, all of it within the call's
+    /// span: one future around the sending, not one more layer (each would be one more copy
+    /// of the sending's).
     fn outcome_of<T: FromJson>(
         &self,
         route: &'static Route,
         prepared: Result<(PreparedRequest, bool), Error>,
         options: CallOptions,
-    ) -> impl Future<Output = Result<Outcome<T>, Error>> + '_ {
+    ) -> Instrumented<impl Future<Output = Result<Outcome<T>, Error>> + '_> {
+        let span = self.call_span(route);
+        let record = span.clone();
         async move {
-            let span = self.call_span(route);
-            let answer = self.exchange(prepared, &options, &span).await;
-            Self::record_exchange(&span, &answer);
+            let answer = match prepared {
+                Ok((request, keyed)) => self.inner.execute(&request, keyed, &options).await,
+                Err(error) => Err(error),
+            };
+            Self::record_exchange(&record, &answer);
             let outcome = answer.and_then(|answer| self.inner.decode_outcome(answer));
-            if !span.is_disabled() {
+            if !record.is_disabled() {
                 match &outcome {
-                    Ok(outcome) => span.record("payspec.outcome", outcome_name(outcome)),
+                    Ok(outcome) => record.record("payspec.outcome", outcome_name(outcome)),
                     Err(error) => {
-                        span.record("payspec.outcome", "error").record("error.type", error.trace_type())
+                        record.record("payspec.outcome", "error").record("error.type", error.trace_type())
                     }
                 };
             }
             outcome
         }
+        .instrument(span)
     }
 
     /// Revokes the current access token, if the client holds one. The next call obtains
@@ -381,15 +388,20 @@ impl Session {
         // The request is written here, and the writer dropped, before the first await:
         // only this part depends on the operation's type, the sending is compiled once.
         let prepared = self.prepare(O::ROUTE, op);
+        let span = self.call_span(O::ROUTE);
+        let record = span.clone();
         async move {
-            let span = self.call_span(O::ROUTE);
-            let answer = self.exchange(prepared, options, &span).await;
-            Self::record_exchange(&span, &answer);
+            let answer = match prepared {
+                Ok((request, keyed)) => self.inner.execute(&request, keyed, options).await,
+                Err(error) => Err(error),
+            };
+            Self::record_exchange(&record, &answer);
             if let Err(error) = &answer {
-                span.record("payspec.outcome", "error").record("error.type", error.trace_type());
+                record.record("payspec.outcome", "error").record("error.type", error.trace_type());
             }
             answer
         }
+        .instrument(span)
     }
 
     fn prepare<O: Operation>(&self, route: &'static Route, op: &O) -> Result<(PreparedRequest, bool), Error> {
@@ -423,21 +435,6 @@ impl Session {
             error.type = tracing::field::Empty,
             payspec.outcome = tracing::field::Empty,
         )
-    }
-
-    /// Sends a written request within the call's span: a future of its own, not wrapped
-    /// in another (each wrapper would be one more copy of it).
-    fn exchange<'s>(
-        &'s self,
-        prepared: Result<(PreparedRequest, bool), Error>,
-        options: &'s CallOptions,
-        span: &Span,
-    ) -> tracing::instrument::Instrumented<impl Future<Output = Result<RawAnswer, Error>> + 's> {
-        async move {
-            let (request, keyed) = prepared?;
-            self.inner.execute(&request, keyed, options).await
-        }
-        .instrument(span.clone())
     }
 
     /// Notes on the call's span the request id and status its exchange ended with.
