@@ -65,7 +65,7 @@ impl ClientInner {
         added: Vec<(HeaderName, HeaderValue)>,
         timeout: Duration,
         now: Instant,
-    ) -> Result<RawAnswer, Failure> {
+    ) -> Result<Box<RawAnswer>, Failure> {
         let route = request.route;
         let limit = self.max_answer_bytes;
         let method = route.method.to_reqwest();

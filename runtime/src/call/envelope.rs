@@ -513,7 +513,7 @@ pub(crate) fn read_success(
     body: &bytes::Bytes,
     route: &Route,
     secrets: &dyn Fn() -> Secrets,
-) -> Result<RawAnswer, Error> {
+) -> Result<Box<RawAnswer>, Error> {
     let unreadable = |reason: String| Error::Decode {
         meta: None,
         status,
@@ -525,7 +525,7 @@ pub(crate) fn read_success(
     };
     let answer =
         |code: String, description: String, data: Option<DataAt>, pending: bool, flag: Option<bool>| {
-            RawAnswer {
+            Box::new(RawAnswer {
                 status,
                 operation: route.operation,
                 effect: route.effect,
@@ -542,7 +542,7 @@ pub(crate) fn read_success(
                 body: body.clone(),
                 headers: reqwest::header::HeaderMap::new(),
                 meta: None,
-            }
+            })
         };
     let keys = match route.answers.envelope {
         EnvelopeKind::Unwrapped => {
@@ -793,7 +793,7 @@ mod tests {
         }
     }
 
-    fn read(status: u16, body: &str, route: &Route) -> Result<RawAnswer, Error> {
+    fn read(status: u16, body: &str, route: &Route) -> Result<Box<RawAnswer>, Error> {
         read_success(status, &bytes::Bytes::copy_from_slice(body.as_bytes()), route, &Secrets::none)
     }
 

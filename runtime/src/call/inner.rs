@@ -1,5 +1,6 @@
 //! What a session holds, shared by its clones, and reading an answer it received.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -81,7 +82,7 @@ impl ClientInner {
     /// The outcome of a `2xx` answer: its data read as far as it can be (a success is
     /// never turned into an error by its data's shape; only text that is not JSON is), and
     /// its state read as the route's [`Answers`](crate::Answers) say.
-    pub(crate) fn decode_outcome<T: FromJson>(&self, mut answer: RawAnswer) -> Result<Outcome<T>, Error> {
+    pub(crate) fn decode_outcome<T: FromJson>(&self, mut answer: Box<RawAnswer>) -> Result<Outcome<T>, Error> {
         let Some(data) = answer.data.clone() else {
             if answer.pending {
                 // Checked whole: nothing else reads a pending answer's body.
@@ -111,7 +112,7 @@ impl ClientInner {
         // Noted in the same pass; or, when the data was not of its type, read on its own.
         let status = match (&read, reader.noted_status()) {
             (Some(_), status) => status,
-            (None, _) => answer.status_text(),
+            (None, _) => answer.status_text().map(Cow::Owned),
         };
         let (notes, total) = reader.take_unread();
         if total > 0 {
@@ -123,10 +124,10 @@ impl ClientInner {
             );
         }
         let tail_flag = reader.tail_flag;
+        let mut state = settled_state(&answer, status.as_deref(), answer.flag.or(tail_flag));
         if let (Some(at), Some(end)) = (answer.data.as_mut(), data_end) {
             at.end.get_or_insert(end);
         }
-        let mut state = settled_state(&answer, status.as_deref(), answer.flag.or(tail_flag));
         // A finished answer may still wait on someone (the customer's OTP): pending.
         let awaits = if state == State::Done && !answer.answers.awaiting.is_empty() {
             envelope::awaited(&answer)

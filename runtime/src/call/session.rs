@@ -30,7 +30,7 @@ impl ClientInner {
         request: &PreparedRequest,
         keyed: bool,
         options: &CallOptions,
-    ) -> Result<RawAnswer, Error> {
+    ) -> Result<Box<RawAnswer>, Error> {
         let policy = options.retry.as_ref().unwrap_or(&self.retry);
         let per_attempt = options.timeout.unwrap_or(self.timeout);
         let budget = options.deadline.unwrap_or(self.call_timeout);
@@ -213,7 +213,7 @@ impl ClientInner {
         request: &PreparedRequest,
         number: u32,
         meta: &Meta,
-        sent: &Result<RawAnswer, Failure>,
+        sent: &Result<Box<RawAnswer>, Failure>,
         took: Duration,
     ) {
         let (status, headers, outcome) = match sent {
@@ -384,7 +384,7 @@ impl Session {
         &'s self,
         op: &O,
         options: &'s CallOptions,
-    ) -> impl Future<Output = Result<RawAnswer, Error>> + Send + 's {
+    ) -> impl Future<Output = Result<Box<RawAnswer>, Error>> + Send + 's {
         // The request is written here, and the writer dropped, before the first await:
         // only this part depends on the operation's type, the sending is compiled once.
         let prepared = self.prepare(O::ROUTE, op);
@@ -438,7 +438,7 @@ impl Session {
     }
 
     /// Notes on the call's span the request id and status its exchange ended with.
-    fn record_exchange(span: &Span, sent: &Result<RawAnswer, Error>) {
+    fn record_exchange(span: &Span, sent: &Result<Box<RawAnswer>, Error>) {
         if span.is_disabled() {
             return;
         }

@@ -161,7 +161,7 @@ pub struct Reader<'a> {
     fault: Option<JsonError>,
     /// The text of the first `status` key of the object at this depth, when it is a
     /// string, noted as the read passes it (see [`Reader::watch_status`]).
-    status: Option<StatusWatch>,
+    status: Option<StatusWatch<'a>>,
     /// The values that did not fit their declared types, stepped over (the first
     /// [`MAX_UNREAD`] of them), and how many there were in all.
     unread: Vec<DecodeError>,
@@ -185,13 +185,14 @@ pub const MAX_UNREAD: usize = 32;
 
 /// What [`Reader::watch_status`] looks for, and what it found.
 #[derive(Debug)]
-struct StatusWatch {
+struct StatusWatch<'a> {
     /// The key that holds the state.
     key: &'static str,
     /// The depth of the object's entries.
     depth: usize,
     seen: bool,
-    text: Option<String>,
+    /// Borrowed from the answer's text unless it has escapes.
+    text: Option<Cow<'a, str>>,
 }
 
 impl<'a> Reader<'a> {
@@ -257,7 +258,7 @@ impl<'a> Reader<'a> {
     /// The `status` noted, if it was text.
     /// A state that is not text (an object, a number) is noted as empty text: a state
     /// the spec cannot name, never the absence of one.
-    pub(crate) fn noted_status(&mut self) -> Option<String> {
+    pub(crate) fn noted_status(&mut self) -> Option<Cow<'a, str>> {
         self.status
             .take()
             .and_then(|watch| if watch.seen { Some(watch.text.unwrap_or_default()) } else { None })
@@ -586,8 +587,10 @@ impl<'a> Reader<'a> {
     fn note_status(&mut self) {
         let start = self.parser.at;
         let text = match self.parser.peek() {
-            Some(b'"') => self.parser.str().ok().map(Cow::into_owned),
-            Some(b't' | b'f') => self.parser.flag(self.depth).ok().flatten().map(|f| f.to_string()),
+            Some(b'"') => self.parser.str().ok(),
+            Some(b't' | b'f') => {
+                self.parser.flag(self.depth).ok().flatten().map(|f| Cow::Borrowed(if f { "true" } else { "false" }))
+            }
             _ => None,
         };
         self.parser.at = start;
