@@ -37,7 +37,8 @@ pub struct Envelope<T> {
     pub unread: Unread,
     raw: RawData,
     awaiting: Option<&'static str>,
-    meta: Option<Box<Meta>>,
+    /// Inline: the envelope is boxed already, and a call's record needs no box of its own.
+    meta: Option<Meta>,
 }
 
 impl<T> Envelope<T> {
@@ -58,7 +59,7 @@ impl<T> Envelope<T> {
     /// What the call's exchanges were: status, headers, attempts, timing, request id.
     /// `None` for an envelope made by hand ([`Envelope::new`]).
     pub fn meta(&self) -> Option<&Meta> {
-        self.meta.as_deref()
+        self.meta.as_ref()
     }
 
     /// What a pending answer waits on, when the spec names it (`the customer's OTP`): the
@@ -313,7 +314,7 @@ pub(crate) struct RawAnswer {
     /// record takes them.
     pub(crate) headers: reqwest::header::HeaderMap,
     /// The call's record, once its attempts are over.
-    pub(crate) meta: Option<Box<Meta>>,
+    pub(crate) meta: Option<Meta>,
 }
 
 /// The code and description of any answer body, at the envelope's keys, if it has them

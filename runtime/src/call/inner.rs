@@ -176,7 +176,7 @@ impl ClientInner {
     /// A decode error for `answer`, its excerpt with every secret removed.
     fn unreadable(&self, answer: &RawAnswer, path: Option<String>, reason: String) -> Error {
         Error::Decode {
-            meta: answer.meta.clone(),
+            meta: answer.meta.clone().map(Box::new),
             status: answer.status,
             operation: answer.operation,
             path,

@@ -36,11 +36,10 @@ impl ClientInner {
         let budget = options.deadline.unwrap_or(self.call_timeout);
         let started = Instant::now();
         let deadline = started + budget;
-        // One id for the call, sent on every attempt: a resend is the same request.
-        // Boxed: the call's future stays small, and the record moves into the answer or the
-        // error as it is.
-        let mut meta =
-            Box::new(Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new())));
+        // One id for the call, sent on every attempt: a resend is the same request. The
+        // record is kept inline and moved into the answer's box (or the error's) at the end:
+        // a call that succeeds allocates nothing for it.
+        let mut meta = Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new()));
         let mut attempt = 1u32;
         let mut renewed_after_401 = false;
         // The error of the attempt before, which a hook that stops a retry ends the call with.
@@ -55,7 +54,7 @@ impl ClientInner {
                     meta.finish(started.elapsed(), self.request_id.as_ref());
                     return Err(match last {
                         // An attempt went out: its error says whether it may have applied.
-                        Some(error) => error.with_meta(meta),
+                        Some(error) => error.with_meta(Box::new(meta)),
                         None => Error::invalid(reason),
                     });
                 }
@@ -156,7 +155,7 @@ impl ClientInner {
                     }
                     _ => {
                         meta.finish(started.elapsed(), self.request_id.as_ref());
-                        return Err(failure.error.with_meta(meta));
+                        return Err(failure.error.with_meta(Box::new(meta)));
                     }
                 }
             };
@@ -443,7 +442,7 @@ impl Session {
             return;
         }
         let meta = match sent {
-            Ok(answer) => answer.meta.as_deref(),
+            Ok(answer) => answer.meta.as_ref(),
             Err(error) => error.meta(),
         };
         if let Some(id) = meta.and_then(Meta::request_id) {
