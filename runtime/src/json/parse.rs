@@ -667,14 +667,16 @@ impl<'a> Parser<'a> {
     }
 
     /// From the opening quote: whether the string has no escape, and where it closes.
-    #[inline]
+    /// Inlined where strings are read (every key and most values): the call would cost as
+    /// much as the scan of a short string. Its errors are made out of line.
+    #[inline(always)]
     fn scan_string(&self) -> Result<(bool, usize), JsonError> {
         let mut i = self.at + 1;
         let mut plain = true;
         loop {
             let rest = self.bytes.get(i..).unwrap_or_default();
             let Some(n) = string_stop(rest) else {
-                return Err(self.error("unexpected end of JSON"));
+                return Err(self.cold_error(self.at, "unexpected end of JSON"));
             };
             i += n;
             match rest[n] {
@@ -683,9 +685,16 @@ impl<'a> Parser<'a> {
                     plain = false;
                     i += 2;
                 }
-                _ => return Err(self.error_at(i, "control character in a string")),
+                _ => return Err(self.cold_error(i, "control character in a string")),
             }
         }
+    }
+
+    /// [`error_at`](Self::error_at), kept out of the paths that read good text.
+    #[cold]
+    #[inline(never)]
+    fn cold_error(&self, at: usize, reason: &'static str) -> JsonError {
+        self.error_at(at, reason)
     }
 
     #[inline]
