@@ -459,6 +459,7 @@ impl<'a> Reader<'a> {
     }
 
     /// After one entry or item: `true` at a `,`, `false` past the closing `close`.
+    #[inline]
     fn next(&mut self, at: &Path<'_>, close: u8) -> Result<bool, DecodeError> {
         self.parser.skip_space();
         match self.parser.peek() {
@@ -471,16 +472,21 @@ impl<'a> Reader<'a> {
                 self.depth -= 1;
                 Ok(false)
             }
-            _ => {
-                let reason = match (self.parser.peek(), close) {
-                    (None, _) => "unexpected end of JSON",
-                    (Some(_), b'}') => "expected `,` or `}`",
-                    (Some(_), _) => "expected `,` or `]`",
-                };
-                let error = self.parser.error(reason);
-                Err(self.malformed(at, error))
-            }
+            _ => Err(self.not_next(at, close)),
         }
+    }
+
+    /// Why no `,` or `close` came after an entry (out of the loops' way).
+    #[cold]
+    #[inline(never)]
+    fn not_next(&mut self, at: &Path<'_>, close: u8) -> DecodeError {
+        let reason = match (self.parser.peek(), close) {
+            (None, _) => "unexpected end of JSON",
+            (Some(_), b'}') => "expected `,` or `}`",
+            (Some(_), _) => "expected `,` or `]`",
+        };
+        let error = self.parser.error(reason);
+        self.malformed(at, error)
     }
 
     /// Reads an object, handing each key to `entry`, which must read or skip its value.
