@@ -473,7 +473,9 @@ impl<'a> Parser<'a> {
         self.str().map(Cow::into_owned)
     }
 
-    /// A string's text: borrowed unless it has escapes.
+    /// A string's text: borrowed unless it has escapes. Inlined where values are read; a
+    /// string with escapes is read out of line.
+    #[inline]
     pub(crate) fn str(&mut self) -> Result<Cow<'a, str>, JsonError> {
         let (plain, end) = self.scan_string()?;
         if plain {
@@ -712,6 +714,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(never)]
     fn escaped_string(&mut self) -> Result<String, JsonError> {
         self.at += 1;
         let mut out: Vec<u8> = Vec::new();

@@ -378,6 +378,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Steps over a `null`, if that is what comes next.
+    #[inline]
     pub fn null(&mut self) -> bool {
         let null = self.parser.bytes[self.parser.at..].starts_with(b"null");
         if null {
