@@ -8,8 +8,9 @@
 //! every attempt, the POST with a tracing subscriber that records every span's fields, the
 //! POST 64 at a time, the same against a hand-written client without a timeout, a listing
 //! page of ten records, and a refusal (a `400` in the service's envelope).
-//! Allocations are counted on the calling thread (the server runs on its own thread and
-//! is not counted), per call.
+//! Allocations and CPU time are counted on the calling thread (the server runs on its own
+//! thread and is not counted), per call: the wall time of a sequential call also holds the
+//! server's answer and the loopback's wake-ups.
 //!
 //! `PAYSPEC_BENCH_ROUNDS=N` sets the rounds (41); `PAYSPEC_BENCH_ONLY=CASE:generated` (or
 //! `:raw`, CASE counted from 0) runs one side of one case alone, for a profiler;
@@ -523,24 +524,37 @@ struct Case<'a> {
     raw: Side<'a>,
 }
 
-/// Runs `batches` batches of one side; the time and allocations per call.
-fn block(
-    runtime: &tokio::runtime::Runtime,
-    side: &Side<'_>,
-    batches: usize,
-    width: usize,
-) -> (Duration, f64) {
+/// The CPU time the calling thread has used (user and system), which the server's
+/// thread does not add to.
+fn thread_cpu() -> Duration {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `now` is a valid `timespec` to write to, and the clock is one Linux has.
+    let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(read, 0, "the thread's CPU clock");
+    Duration::new(now.tv_sec.unsigned_abs(), now.tv_nsec.clamp(0, 999_999_999) as u32)
+}
+
+/// What one block of one side cost per call.
+struct Cost {
+    wall: Duration,
+    cpu: Duration,
+    allocations: f64,
+}
+
+/// Runs `batches` batches of one side; the time, the calling thread's CPU time and the
+/// allocations per call.
+fn block(runtime: &tokio::runtime::Runtime, side: &Side<'_>, batches: usize, width: usize) -> Cost {
     ALLOCATIONS.with(|n| n.set(0));
     COUNTING.with(|c| c.set(true));
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), thread_cpu());
     for _ in 0..batches {
         runtime.block_on(side());
     }
-    let elapsed = start.elapsed();
+    let (elapsed, cpu) = (start.elapsed(), thread_cpu().saturating_sub(cpu_start));
     COUNTING.with(|c| c.set(false));
     let calls = (batches * width) as f64;
     let allocations = ALLOCATIONS.with(Cell::get) as f64 / calls;
-    (elapsed.div_f64(calls), allocations)
+    Cost { wall: elapsed.div_f64(calls), cpu: cpu.div_f64(calls), allocations }
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -712,8 +726,15 @@ fn main() {
         let side = if side == "raw" { &case.raw } else { &case.generated };
         let batches = if case.width == 1 { 200 } else { 6 };
         block(&runtime, side, batches, case.width);
-        let (t, a) = block(&runtime, side, batches * rounds, case.width);
-        println!("{} {side:?}: {:.1} us {a:.1} allocs", case.name, t.as_secs_f64() * 1e6, side = only);
+        let cost = block(&runtime, side, batches * rounds, case.width);
+        println!(
+            "{} {side:?}: {:.1} us, {:.1} us of CPU, {:.1} allocs",
+            case.name,
+            cost.wall.as_secs_f64() * 1e6,
+            cost.cpu.as_secs_f64() * 1e6,
+            cost.allocations,
+            side = only
+        );
         return;
     }
     for case in &cases {
@@ -722,6 +743,7 @@ fn main() {
         block(&runtime, &case.generated, batches, case.width);
         block(&runtime, &case.raw, batches, case.width);
         let (mut ratios, mut generated, mut hand) = (Vec::new(), Vec::new(), Vec::new());
+        let mut cpu_ratios = Vec::new();
         let (mut generated_allocs, mut raw_allocs) = (0.0, 0.0);
         for round in 0..rounds {
             let (g, r) = if round % 2 == 0 {
@@ -731,17 +753,19 @@ fn main() {
                 let r = block(&runtime, &case.raw, batches, case.width);
                 (block(&runtime, &case.generated, batches, case.width), r)
             };
-            ratios.push(g.0.as_secs_f64() / r.0.as_secs_f64());
-            generated.push(g.0.as_secs_f64() * 1e6);
-            hand.push(r.0.as_secs_f64() * 1e6);
-            (generated_allocs, raw_allocs) = (g.1, r.1);
+            ratios.push(g.wall.as_secs_f64() / r.wall.as_secs_f64());
+            cpu_ratios.push(g.cpu.as_secs_f64() / r.cpu.as_secs_f64());
+            generated.push(g.wall.as_secs_f64() * 1e6);
+            hand.push(r.wall.as_secs_f64() * 1e6);
+            (generated_allocs, raw_allocs) = (g.allocations, r.allocations);
         }
         println!(
-            "{:<34} time {:.3}x ({:.1} us vs {:.1} us)   allocations {:.1} vs {:.1} ({:+.0}%)",
+            "{:<34} time {:.3}x ({:.1} us vs {:.1} us)   CPU {:.3}x   allocations {:.1} vs {:.1} ({:+.0}%)",
             case.name,
             median(&mut ratios),
             median(&mut generated),
             median(&mut hand),
+            median(&mut cpu_ratios),
             generated_allocs,
             raw_allocs,
             (generated_allocs / raw_allocs - 1.0) * 100.0,
