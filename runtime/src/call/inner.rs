@@ -82,7 +82,10 @@ impl ClientInner {
     /// The outcome of a `2xx` answer: its data read as far as it can be (a success is
     /// never turned into an error by its data's shape; only text that is not JSON is), and
     /// its state read as the route's [`Answers`](crate::Answers) say.
-    pub(crate) fn decode_outcome<T: FromJson>(&self, mut answer: Box<RawAnswer>) -> Result<Outcome<T>, Error> {
+    pub(crate) fn decode_outcome<T: FromJson>(
+        &self,
+        mut answer: Box<RawAnswer>,
+    ) -> Result<Outcome<T>, Error> {
         let Some(data) = answer.data.clone() else {
             if answer.pending {
                 // Checked whole: nothing else reads a pending answer's body.

@@ -116,6 +116,7 @@ impl<'k> KeySet<'k> {
     }
 
     /// [`insert`](Self::insert) past the first keys, or from an escaped key on.
+    #[allow(clippy::ptr_arg, reason = "a key borrowed from the answer is kept without a copy")]
     #[cold]
     fn insert_hashed(&mut self, key: &Cow<'k, str>) -> bool {
         let few = &self.few;

@@ -595,9 +595,12 @@ impl<'a> Reader<'a> {
         let start = self.parser.at;
         let text = match self.parser.peek() {
             Some(b'"') => self.parser.str().ok(),
-            Some(b't' | b'f') => {
-                self.parser.flag(self.depth).ok().flatten().map(|f| Cow::Borrowed(if f { "true" } else { "false" }))
-            }
+            Some(b't' | b'f') => self
+                .parser
+                .flag(self.depth)
+                .ok()
+                .flatten()
+                .map(|f| Cow::Borrowed(if f { "true" } else { "false" })),
             _ => None,
         };
         self.parser.at = start;
