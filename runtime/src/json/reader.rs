@@ -183,6 +183,16 @@ pub struct Reader<'a> {
 /// How many values that did not fit an answer keeps a note of (the rest are counted).
 pub const MAX_UNREAD: usize = 32;
 
+/// Which keys of an object the reader checks for repeats.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Repeats {
+    /// Every key, before its value ([`Reader::object`]).
+    EveryKey,
+    /// The keys no [`Slot`] took, after their value: a slot refuses its own key a second
+    /// time ([`Reader::fields`]).
+    KeysNoSlotTook,
+}
+
 /// What [`Reader::watch_status`] looks for, and what it found.
 #[derive(Debug)]
 struct StatusWatch<'a> {
@@ -496,31 +506,7 @@ impl<'a> Reader<'a> {
         at: &Path<'_>,
         mut entry: impl FnMut(&str, &mut Self) -> Result<(), DecodeError>,
     ) -> Result<(), DecodeError> {
-        self.object_dyn(at, &mut entry)
-    }
-
-    /// [`object`](Self::object)'s body, compiled once: every generated decoder hands it its
-    /// own closure, so the reading is not repeated per shape.
-    fn object_dyn(
-        &mut self,
-        at: &Path<'_>,
-        entry: &mut dyn FnMut(&str, &mut Self) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
-        if !self.enter(at, b'{', "an object")? {
-            return Ok(());
-        }
-        let mut keys = KeySet::new();
-        loop {
-            let key = self.entry_key(at)?;
-            if !keys.insert(&key) {
-                return Err(self.repeated_key(at));
-            }
-            self.watch(&key);
-            entry(&key, self)?;
-            if !self.next(at, b'}')? {
-                return Ok(());
-            }
-        }
+        self.entries_dyn(at, &mut entry, Repeats::EveryKey)
     }
 
     /// Reads an object of declared fields, as [`object`](Self::object) does, for a
@@ -533,26 +519,32 @@ impl<'a> Reader<'a> {
         at: &Path<'_>,
         mut entry: impl FnMut(&str, &mut Self) -> Result<(), DecodeError>,
     ) -> Result<(), DecodeError> {
-        self.fields_dyn(at, &mut entry)
+        self.entries_dyn(at, &mut entry, Repeats::KeysNoSlotTook)
     }
 
-    /// [`fields`](Self::fields)'s body, compiled once.
-    fn fields_dyn(
+    /// The body of [`object`](Self::object) and [`fields`](Self::fields), compiled once:
+    /// every generated decoder hands it its own closure, so the reading is not repeated per
+    /// shape.
+    fn entries_dyn(
         &mut self,
         at: &Path<'_>,
         entry: &mut dyn FnMut(&str, &mut Self) -> Result<(), DecodeError>,
+        repeats: Repeats,
     ) -> Result<(), DecodeError> {
         if !self.enter(at, b'{', "an object")? {
             return Ok(());
         }
-        let mut others = KeySet::new();
+        let mut keys = KeySet::new();
         loop {
             let key = self.entry_key(at)?;
+            if repeats == Repeats::EveryKey && !keys.insert(&key) {
+                return Err(self.repeated_key(at));
+            }
             let key_at = self.key_at;
             self.watch(&key);
             self.claimed = false;
             entry(&key, self)?;
-            if !self.claimed && !others.insert(&key) {
+            if repeats == Repeats::KeysNoSlotTook && !self.claimed && !keys.insert(&key) {
                 self.key_at = key_at;
                 return Err(self.repeated_key(at));
             }
