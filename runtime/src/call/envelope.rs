@@ -673,7 +673,6 @@ pub(crate) fn settled_state(answer: &RawAnswer, status: Option<&str>, flag: Opti
     if answer.pending {
         return State::Pending;
     }
-    let status = status.map(crate::values::trimmed);
     if let Some(status) = status {
         if one_of(answers.pending_statuses, status) {
             return State::Pending;
