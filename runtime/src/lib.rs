@@ -40,7 +40,7 @@ pub use call::{
 pub use error::{Error, ErrorKind, Field};
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
-    REPEATED_KEY, Reader, Slot, ToJson, deserialize_via_json, serialize_via_json,
+    REPEATED_KEY, Reader, Seen, Slot, ToJson, deserialize_via_json, serialize_via_json,
 };
 pub use request::{
     Broken, ExtraFields, Operation, Paginated, RequestWriter, TextFormat, TextRule, amount_from_wire,

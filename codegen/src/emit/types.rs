@@ -147,7 +147,7 @@ pub mod types {
 }
 
 /// One answer shape: a struct of its declared fields plus the ones the spec does not know,
-/// a `read` that fills one `Slot` per field straight from the answer's text, and the
+/// a `read` that fills each field in its place straight from the answer's text, and the
 /// straight-line list of `ObjectWriter` calls that writes it.
 fn answer_struct(out: &mut Code, shape: &Shape, names: &Names, cursor_page: bool) {
     let name = &shape.name;
@@ -182,41 +182,37 @@ fn answer_struct(out: &mut Code, shape: &Shape, names: &Names, cursor_page: bool
         fn read(reader: &mut rt::Reader<'_>, at: &rt::Path<'_>) -> Result<Self, rt::DecodeError> {{
 "
     );
-    // One slot per field, named after it with a prefix, so that no field name can shadow
-    // `reader`, `at` or `key`.
+    // The value starts with every field `None` and each entry is read into its place:
+    // nothing is moved at the end. The value is `answer`, which no field's name can shadow
+    // (fields are reached through it), nor `reader`, `at`, `key` or `seen`.
+    out.push("            let mut answer = Self {\n");
     for field in &shape.fields {
-        writeln!(out, "            let mut slot_{} = rt::Slot::new();", field.name);
+        writeln!(out, "                {}: None,", field_ident(&field.name));
     }
-    out.push(
-        "            let mut other_fields = rt::JsonObject::new();
-            reader.fields(at, |key, reader| match key {
-",
-    );
-    for field in &shape.fields {
-        // A listing's cursor is read as text even when it comes as a number.
-        let cursor = cursor_page && field.wire == "cursor" && field.ty == Type::String && !field.list;
-        writeln!(
-            out,
-            "                {} => slot_{}.{}(reader, at, key, &mut other_fields),",
-            Lit(&field.wire),
-            field.name,
-            if cursor { "read_text" } else { "read" }
+    out.push("                other_fields: rt::JsonObject::new(),\n            };\n");
+    if shape.fields.is_empty() {
+        out.push(
+            "            reader.fields(at, |key, reader| answer.other_fields.read_entry(key, reader, at))?;\n",
         );
-    }
-    out.push(
-        "                _ => other_fields.read_entry(key, reader, at),
-            })?;
-            Ok(Self {
-",
-    );
-    for field in &shape.fields {
-        let ident = field_ident(&field.name);
-        writeln!(out, "                {ident}: slot_{}.optional(),", field.name);
+    } else {
+        writeln!(out, "            let mut seen = rt::Seen::<{}>::new();", shape.fields.len().div_ceil(64));
+        out.push("            reader.fields(at, |key, reader| match key {\n");
+        for (number, field) in shape.fields.iter().enumerate() {
+            // A listing's cursor is read as text even when it comes as a number.
+            let cursor = cursor_page && field.wire == "cursor" && field.ty == Type::String && !field.list;
+            writeln!(
+                out,
+                "                {} => seen.{}({number}, &mut answer.{}, reader, at, key, &mut answer.other_fields),",
+                Lit(&field.wire),
+                if cursor { "read_text" } else { "read" },
+                field_ident(&field.name),
+            );
+        }
+        out.push("                _ => answer.other_fields.read_entry(key, reader, at),\n            })?;\n");
     }
     write!(
         out,
-        "                other_fields,
-            }})
+        "            Ok(answer)
         }}
     }}
     impl rt::ToJson for {name} {{

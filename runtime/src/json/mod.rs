@@ -2,7 +2,8 @@
 //! the decoding rules every generated answer type follows, written once here.
 //!
 //! Answers are read straight from their text by a [`Reader`]: generated answer structs
-//! keep a [`Slot`] for each declared field and hand the rest to their `other_fields`. The
+//! read each declared field in its place, counting them with [`Seen`], and hand the rest
+//! to their `other_fields` (a hand-written `read` may keep a [`Slot`] per field). The
 //! rules (amounts from a number or a string, open enumerations, optional fields that may be
 //! absent or null, unknown fields kept, errors that name the field path) live in this
 //! module and in the `FromJson` impls of the runtime's types. No value passes through a
@@ -11,7 +12,7 @@
 //! - `value`: the tree ([`Json`], [`JsonNumber`], [`JsonObject`]);
 //! - `path`: where a value sits ([`Path`]) and what was wrong there ([`DecodeError`]);
 //! - `parse`: the one-pass parser, bounded in depth, and the envelope's scanning helpers;
-//! - `reader`: the [`Reader`], [`FromJson`] and [`Slot`];
+//! - `reader`: the [`Reader`], [`FromJson`], [`Seen`] and [`Slot`];
 //! - `read` and `write`: the standard types read and written, and serde through both.
 
 mod parse;
@@ -28,6 +29,6 @@ pub use parse::{JsonError, REPEATED_KEY};
 pub(crate) use parse::{Parser, check_tail, parse_entries, span, value_at};
 pub use path::{DecodeError, Path};
 pub use read::deserialize_via_json;
-pub use reader::{FromJson, MAX_UNREAD, Reader, Slot};
+pub use reader::{FromJson, MAX_UNREAD, Reader, Seen, Slot};
 pub use value::{Json, JsonNumber, JsonObject};
 pub use write::{ObjectWriter, ToJson, serialize_via_json};

@@ -1,6 +1,6 @@
 //! Reading an answer straight from its text into typed values: the [`Reader`], the
-//! [`FromJson`] rule every answer type follows, and the [`Slot`] a generated struct keeps
-//! per declared field.
+//! [`FromJson`] rule every answer type follows, the [`Seen`] fields a generated `read`
+//! fills in place, and the [`Slot`] a hand-written one may keep per field.
 
 use std::borrow::Cow;
 
@@ -23,12 +23,15 @@ pub trait FromJson: Sized {
     }
 }
 
-/// One declared field of an object being read into a generated struct: absent, `null`,
-/// or its value. The generated `read` keeps one per field and hands it each entry with its
-/// key: the first fills it, and a repeat is kept with the unknown fields. It then asks each
-/// for its value. A value of another kind than declared leaves the field absent, is kept
-/// as it came with the unknown fields, and is noted by the reader: one odd field never
-/// costs the rest of an answer.
+/// One declared field of an object being read: absent, `null`, or its value. A `read`
+/// keeps one per field and hands it each entry with its key: the first fills it, and a
+/// repeat is refused. It then asks each for its value, or for an error when a field it
+/// requires did not come. A value of another kind than declared leaves the field absent,
+/// is kept as it came with the unknown fields, and is noted by the reader: one odd field
+/// never costs the rest of an answer.
+///
+/// Generated decoders, whose fields are all optional, use [`Seen`] instead: it reads each
+/// field straight into its place in the value being made.
 #[derive(Debug)]
 pub struct Slot<T>(SlotState<T>);
 
@@ -82,19 +85,7 @@ impl<T: FromJson> Slot<T> {
         if !matches!(self.0, SlotState::Absent) {
             return Err(reader.repeated_key(at));
         }
-        if reader.null() {
-            self.0 = SlotState::Null;
-        } else {
-            match reader.read_or_note(&at.key(key))? {
-                Ok(value) => self.0 = SlotState::Value(value),
-                Err(as_sent) => {
-                    self.0 = SlotState::Unread;
-                    rest.push(key, as_sent);
-                }
-            }
-        }
-        // Last, after any object inside the value: the key was one of the fields.
-        reader.claimed = true;
+        self.0 = read_declared(reader, at, key, rest)?;
         Ok(())
     }
 
@@ -123,6 +114,125 @@ impl<T: FromJson> Slot<T> {
 }
 
 impl<T: FromJson> Default for Slot<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The value of a declared field the reader is at: `null`, a value of another kind than
+/// declared (kept in `rest` as it came, and noted), or its value. It marks the entry as
+/// one of the fields, after any object inside it.
+#[inline(always)]
+fn read_declared<T: FromJson>(
+    reader: &mut Reader<'_>,
+    at: &Path<'_>,
+    key: &str,
+    rest: &mut JsonObject,
+) -> Result<SlotState<T>, DecodeError> {
+    let state = if reader.null() {
+        SlotState::Null
+    } else {
+        match reader.read_or_note(&at.key(key))? {
+            Ok(value) => SlotState::Value(value),
+            Err(as_sent) => {
+                rest.push(key, as_sent);
+                SlotState::Unread
+            }
+        }
+    };
+    // Last, after any object inside the value: the key was one of the fields.
+    reader.claimed = true;
+    Ok(state)
+}
+
+/// Which declared fields of the object being read have come, for a `read` that fills
+/// each field in its place in the value it makes (the generated decoders): the value
+/// starts with every field `None`, and each entry goes to [`Seen::read`] with the field's
+/// number, counted from 0 in the order the struct declares them. A field's second entry
+/// is refused, as [`Slot::read`] refuses it; `null`, or a value of another kind than
+/// declared, leaves the field `None`.
+///
+/// It has room for `64 × WORDS` fields; a number past them is never seen, so its repeats
+/// are not refused (the generator gives each struct the words its fields need).
+///
+/// Nothing is moved at the end: a struct of many fields is read with one write per field
+/// that came, not a slot per field and a move of each into place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen<const WORDS: usize = 1>([u64; WORDS]);
+
+impl<const WORDS: usize> Seen<WORDS> {
+    /// No field yet.
+    #[must_use]
+    pub const fn new() -> Self {
+        Seen([0; WORDS])
+    }
+
+    /// Marks field `number` as seen; whether it had been before.
+    #[inline]
+    pub(crate) fn seen_before(&mut self, number: usize) -> bool {
+        let bit = 1u64 << (number % 64);
+        match self.0.get_mut(number / 64) {
+            Some(word) => {
+                let before = *word & bit != 0;
+                *word |= bit;
+                before
+            }
+            None => false,
+        }
+    }
+
+    /// Whether field `number` has come.
+    #[must_use]
+    pub fn has(&self, number: usize) -> bool {
+        self.0.get(number / 64).is_some_and(|word| word & (1u64 << (number % 64)) != 0)
+    }
+
+    /// Fills `field`, field `number`, from the value of `key` the reader is at, in the
+    /// object at `at`; a value it cannot take goes to `rest`. A second entry of the field
+    /// is an error, as [`Reader::object`] and [`Reader::fields`] have it.
+    pub fn read<T: FromJson>(
+        &mut self,
+        number: usize,
+        field: &mut Option<T>,
+        reader: &mut Reader<'_>,
+        at: &Path<'_>,
+        key: &str,
+        rest: &mut JsonObject,
+    ) -> Result<(), DecodeError> {
+        if self.seen_before(number) {
+            return Err(reader.repeated_key(at));
+        }
+        if let SlotState::Value(value) = read_declared(reader, at, key, rest)? {
+            *field = Some(value);
+        }
+        Ok(())
+    }
+
+    /// As [`read`](Self::read), for text a service also sends as a number (a listing's
+    /// cursor): a number is read as its exact text.
+    pub fn read_text(
+        &mut self,
+        number: usize,
+        field: &mut Option<String>,
+        reader: &mut Reader<'_>,
+        at: &Path<'_>,
+        key: &str,
+        rest: &mut JsonObject,
+    ) -> Result<(), DecodeError> {
+        // Any other kind (`null` included) is read by the rules of every field.
+        if !self.has(number)
+            && let Some((text, _)) = reader.number_or_string(&at.key(key))?
+        {
+            self.seen_before(number);
+            *field = Some(text.into_owned());
+            reader.claimed = true;
+            return Ok(());
+        }
+        self.read(number, field, reader, at, key, rest)
+    }
+}
+
+impl<const WORDS: usize> Default for Seen<WORDS> {
     fn default() -> Self {
         Self::new()
     }

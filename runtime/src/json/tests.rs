@@ -14,7 +14,8 @@ fn numbers_keep_their_text_both_ways() {
     assert_eq!(value.get("a"), Some(&Json::Number(JsonNumber::from_text("1500.10"))));
 }
 
-/// A struct read as the generated ones are: a slot per declared field, the rest kept.
+/// A struct read as a hand-written decoder may read one: a slot per declared field, two of
+/// them required, the rest kept.
 #[derive(Debug, PartialEq)]
 struct Sample {
     id: String,
@@ -140,6 +141,101 @@ fn slots_fill_in_any_order_in_objects_of_any_size_and_a_repeated_key_is_refused(
         };
         assert_eq!(by(true), by(false), "{text}");
     }
+}
+
+/// The same fields read as the generated decoders read theirs: every field optional,
+/// each read in its place, counted by a [`Seen`] of `WORDS` words with the fields
+/// numbered `numbers`; `opt` read as a listing's cursor is when `cursor`.
+#[derive(Debug, PartialEq)]
+struct InPlace {
+    id: Option<String>,
+    n: Option<i64>,
+    opt: Option<String>,
+    other_fields: JsonObject,
+}
+
+impl InPlace {
+    fn read<const WORDS: usize>(
+        reader: &mut Reader<'_>,
+        at: &Path<'_>,
+        numbers: [usize; 3],
+        cursor: bool,
+    ) -> Result<Self, DecodeError> {
+        let mut answer = InPlace { id: None, n: None, opt: None, other_fields: JsonObject::new() };
+        let mut seen = Seen::<WORDS>::new();
+        reader.fields(at, |key, reader| match key {
+            "id" => seen.read(numbers[0], &mut answer.id, reader, at, key, &mut answer.other_fields),
+            "n" => seen.read(numbers[1], &mut answer.n, reader, at, key, &mut answer.other_fields),
+            "opt" if cursor => {
+                seen.read_text(numbers[2], &mut answer.opt, reader, at, key, &mut answer.other_fields)
+            }
+            "opt" => seen.read(numbers[2], &mut answer.opt, reader, at, key, &mut answer.other_fields),
+            _ => answer.other_fields.read_entry(key, reader, at),
+        })?;
+        Ok(answer)
+    }
+}
+
+#[test]
+fn fields_read_in_place_are_read_as_slots_read_them() {
+    let entries: Vec<String> = (0..70).map(|i| format!(r#""k{i}":{i}"#)).collect();
+    let mut texts = vec![
+        r#"{"id":"t1","n":"12","opt":null,"extra":{"k":1.0}}"#.to_owned(),
+        r#"{"id":"a","n":1,"opt":[1,{"x":2}]}"#.to_owned(),
+        r#"{"id":"x","n":1,"zz":1,"z":2}"#.to_owned(),
+        format!(r#"{{{},"opt":"late","n":5,"id":"first"}}"#, entries.join(",")),
+        // Repeated, as the slots' test has them.
+        r#"{"id":"first","id":"again"}"#.to_owned(),
+        r#"{"id":"x","n":5,"\u006e":6}"#.to_owned(),
+        format!(r#"{{{},"id":"x","k69":1}}"#, entries.join(",")),
+        r#"{"id":null,"n":1,"id":"x"}"#.to_owned(),
+        r#"{"id":"x","n":"many","n":1}"#.to_owned(),
+        r#"{"id":"x","n":1,"opt":{"id":"in","id":"in"}}"#.to_owned(),
+        format!(r#"{{"id":"x","n":1,"opt":null,{},"opt":"x"}}"#, entries.join(",")),
+        r#"{"id":"x","n":1,"opt":7,"opt":"again"}"#.to_owned(),
+    ];
+    texts.push(r#"{"id":"x","n":1,"opt":"a","opt":7}"#.to_owned());
+    for text in &texts {
+        let at = Path::root("data");
+        // In the first word, and past it: the same answer, the same fault, the same notes.
+        for numbers in [[0, 1, 2], [0, 65, 127]] {
+            let mut slots = Reader::over_checked(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+            let by_slots = Sample::read_by(&mut slots, &at, true);
+            let mut in_place = Reader::over_checked(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+            let read = InPlace::read::<2>(&mut in_place, &at, numbers, false);
+            assert_eq!(read.is_ok(), by_slots.is_ok(), "{text}: {read:?} / {by_slots:?}");
+            if let (Ok(read), Ok(slots)) = (&read, &by_slots) {
+                assert_eq!(read.id.as_deref(), Some(slots.id.as_str()), "{text}");
+                assert_eq!((read.n, &read.opt), (Some(slots.n), &slots.opt), "{text}");
+                assert_eq!(read.other_fields, slots.other_fields, "{text}");
+            }
+            assert_eq!(in_place.fault(None), slots.fault(None), "{text}");
+            assert_eq!(in_place.take_unread(), slots.take_unread(), "{text}");
+        }
+    }
+    // A cursor sent as a number is read as its text; any other kind, and a repeat, as
+    // every field is.
+    let cursor = |text: &str| {
+        let mut reader = Reader::over_checked(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let read = InPlace::read::<1>(&mut reader, &Path::root("data"), [0, 1, 2], true);
+        (read.map(|r| r.opt).map_err(|e| e.to_string()), reader.take_unread().1)
+    };
+    assert_eq!(cursor(r#"{"opt":12.50}"#), (Ok(Some("12.50".to_owned())), 0));
+    assert_eq!(cursor(r#"{"opt":"c-2"}"#), (Ok(Some("c-2".to_owned())), 0));
+    assert_eq!(cursor(r#"{"opt":null}"#), (Ok(None), 0));
+    assert_eq!(cursor(r#"{"opt":[1]}"#), (Ok(None), 1));
+    for repeated in [r#"{"opt":1,"opt":2}"#, r#"{"opt":"a","opt":2}"#, r#"{"opt":null,"opt":2}"#] {
+        assert!(cursor(repeated).0.is_err(), "{repeated}");
+    }
+    // A number past the words is never seen: the generator gives every struct the words
+    // its fields need, so this is only what happens to a hand-written one that does not.
+    let mut reader = Reader::over_checked(br#"{"n":1,"n":2}"#).unwrap_or_else(|e| panic!("{e}"));
+    let read = InPlace::read::<1>(&mut reader, &Path::root("data"), [0, 64, 2], false);
+    assert_eq!(read.map(|r| r.n), Ok(Some(2)));
+    let mut seen = Seen::<1>::new();
+    assert!(!seen.has(3));
+    assert!(!seen.seen_before(3));
+    assert!(seen.has(3) && seen.seen_before(3));
 }
 
 #[test]
