@@ -17,7 +17,10 @@
 //! `PAYSPEC_BENCH_SIZES=1` prints the size of one call's future on each side;
 //! `PAYSPEC_BENCH_INSTRUCTIONS=1` counts instructions per call on the calling thread under
 //! callgrind instead (deterministic; needs valgrind), of the cases `PAYSPEC_BENCH_CASES`
-//! lists (`6,7`; all when unset).
+//! lists (`6,7`; all when unset), and the code each call runs: the 64-byte lines of
+//! machine code that every call executes. A call runs most of its code once, so the
+//! processor fetches most of it afresh each time, and CPU time follows these lines more
+//! than it follows the instructions.
 //!
 //! The server is a minimal keep-alive HTTP/1.1 responder on 127.0.0.1 answering every
 //! request at once with a fixed JSON body (a token for token issue). The client's token is
@@ -412,15 +415,26 @@ const CASES: [(&str, usize); 8] = [
 /// with `PAYSPEC_BENCH_ONLY`, for two numbers of rounds; the difference of the main thread's
 /// totals, over the calls between them, leaves out start-up, the token and the warm-up, and
 /// the server's thread is not counted. Deterministic to a fraction of a percent.
+///
+/// The same runs count each instruction apart (`--dump-instr=yes`): an instruction that
+/// the calls between the two runs executed at least once per call on average is code
+/// every call runs, and the 64-byte lines it lies in are the code a call has the
+/// processor fetch.
 fn instructions() {
     let exe = std::env::current_exe().expect("this binary");
     let dir = std::env::temp_dir().join(format!("payspec-callgrind-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory for callgrind's output");
     let (few, many) = (2usize, 6usize);
-    let count = |case: usize, side: &str, rounds: usize| -> u64 {
+    let count = |case: usize, side: &str, rounds: usize| -> Executed {
         let out = dir.join(format!("{case}-{side}-{rounds}"));
         let status = std::process::Command::new("valgrind")
-            .args(["--tool=callgrind", "--separate-threads=yes", "--quiet"])
+            .args([
+                "--tool=callgrind",
+                "--separate-threads=yes",
+                "--quiet",
+                "--dump-instr=yes",
+                "--dump-line=no",
+            ])
             .arg(format!("--callgrind-out-file={}", out.display()))
             .arg(&exe)
             .env_remove("PAYSPEC_BENCH_INSTRUCTIONS")
@@ -433,14 +447,11 @@ fn instructions() {
         // The main thread's file ends in `-01`.
         let text =
             std::fs::read_to_string(format!("{}-01", out.display())).expect("callgrind's main-thread output");
-        text.lines()
-            .find_map(|line| line.strip_prefix("summary:").or_else(|| line.strip_prefix("totals:")))
-            .and_then(|n| n.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .expect("an instruction total")
+        Executed::read(&text)
     };
     println!(
-        "instructions per call on the calling thread (callgrind), generated client / hand-written reqwest"
+        "per call on the calling thread (callgrind), generated client / hand-written reqwest: \
+         instructions, and the 64-byte lines of code every call runs"
     );
     let chosen: Option<Vec<usize>> = std::env::var("PAYSPEC_BENCH_CASES")
         .ok()
@@ -450,12 +461,79 @@ fn instructions() {
             continue;
         }
         let batches = if *width == 1 { 200 } else { 6 };
-        let calls = (batches * (many - few) * width) as f64;
-        let per_call = |side: &str| (count(case, side, many) - count(case, side, few)) as f64 / calls;
-        let (generated, raw) = (per_call("generated"), per_call("raw"));
-        println!("{name:<34} {:.3}x ({:.0} vs {:.0})", generated / raw, generated, raw);
+        let calls = (batches * (many - few) * width) as u64;
+        let per_call = |side: &str| {
+            let (few, many) = (count(case, side, few), count(case, side, many));
+            ((many.total - few.total) as f64 / calls as f64, many.lines_run_by_every(&few, calls))
+        };
+        let ((generated, generated_lines), (raw, raw_lines)) = (per_call("generated"), per_call("raw"));
+        println!(
+            "{name:<34} {:.3}x ({:.0} vs {:.0})   code {:.3}x ({generated_lines} vs {raw_lines} lines)",
+            generated / raw,
+            generated,
+            raw,
+            generated_lines as f64 / raw_lines as f64
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What one callgrind run of the calling thread executed: its instructions, and how many
+/// times each instruction ran, by address.
+struct Executed {
+    total: u64,
+    by_address: std::collections::HashMap<u64, u64>,
+}
+
+impl Executed {
+    /// Reads callgrind's output written with `--dump-instr=yes --dump-line=no`: each cost
+    /// line is an address (absolute, `+`/`-` relative to the one before, or `*` for the
+    /// same) and its count; the line after a `calls=` line is a call's inclusive cost, not
+    /// the instruction's own, and is skipped.
+    fn read(text: &str) -> Self {
+        let mut by_address = std::collections::HashMap::new();
+        let (mut address, mut after_call, mut total) = (0u64, false, None);
+        for line in text.lines() {
+            if line.starts_with("calls=") {
+                after_call = true;
+                continue;
+            }
+            if let Some(n) = line.strip_prefix("summary:").or_else(|| line.strip_prefix("totals:")) {
+                total = n.split_whitespace().next().and_then(|n| n.parse().ok());
+                continue;
+            }
+            let mut parts = line.split_whitespace();
+            let (Some(position), Some(cost)) = (parts.next(), parts.next()) else { continue };
+            address = if let Some(hex) = position.strip_prefix("0x") {
+                u64::from_str_radix(hex, 16).expect("an address")
+            } else if let Some(step) = position.strip_prefix('+') {
+                address + step.parse::<u64>().expect("an address step")
+            } else if let Some(step) = position.strip_prefix('-') {
+                address - step.parse::<u64>().expect("an address step")
+            } else if position == "*" {
+                address
+            } else {
+                continue;
+            };
+            if std::mem::take(&mut after_call) {
+                continue;
+            }
+            *by_address.entry(address).or_insert(0) += cost.parse::<u64>().expect("a count");
+        }
+        Executed { total: total.expect("an instruction total"), by_address }
+    }
+
+    /// The 64-byte lines holding an instruction that ran at least once per call, on
+    /// average, over the `calls` this run made past `fewer`'s.
+    fn lines_run_by_every(&self, fewer: &Executed, calls: u64) -> usize {
+        let lines: std::collections::HashSet<u64> = self
+            .by_address
+            .iter()
+            .filter(|&(address, &n)| n - fewer.by_address.get(address).copied().unwrap_or(0).min(n) >= calls)
+            .map(|(address, _)| address / 64)
+            .collect();
+        lines.len()
+    }
 }
 
 /// A hook that counts the attempts it sees.
