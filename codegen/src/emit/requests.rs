@@ -698,9 +698,15 @@ fn write_value(param: &Param, ident: &str) -> String {
             ParamLocation::Body => format!("&{v}"),
         }
     };
+    // An amount in the body is written from its digits (`RequestWriter::amount`).
+    let amount = param.location == ParamLocation::Body
+        && param.ty == Type::Decimal
+        && !param.as_string
+        && param.values.is_empty();
     if param.required {
         let v = value(&format!("self.{ident}"));
         return match param.location {
+            ParamLocation::Body if amount => format!("w.amount({wire}, {v})?;"),
             ParamLocation::Path => format!("w.path({wire}, {v})?;"),
             ParamLocation::Query => format!("w.query({wire}, {v});"),
             ParamLocation::Body => format!("w.body({wire}, {v})?;"),
@@ -729,6 +735,7 @@ fn write_value(param: &Param, ident: &str) -> String {
         ParamLocation::Body if param.as_string => {
             format!("w.body_opt({wire}, self.{ident}.as_ref().map(|v| v.to_string()).as_ref())?;")
         }
+        ParamLocation::Body if amount => format!("w.amount_opt({wire}, self.{ident}.as_ref())?;"),
         ParamLocation::Body => format!("w.body_opt({wire}, self.{ident}.as_ref())?;"),
         ParamLocation::Header => {
             let v = value("v");

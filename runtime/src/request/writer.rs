@@ -561,6 +561,21 @@ impl RequestWriter {
         self.body_json(key, &mut |out| serde_json::to_writer(out, value))
     }
 
+    /// [`body`](Self::body) for an amount: the same JSON number, written from its digits
+    /// straight into the body (not read back through serde's raw-value check, as its
+    /// serialization must), refused as [`body`](Self::body) refuses it.
+    pub fn amount(&mut self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
+        self.body_json(key, &mut |out| value.write_request_json(out))
+    }
+
+    /// Sets an amount when it is set.
+    pub fn amount_opt(&mut self, key: &'static str, value: Option<&crate::Amount>) -> Result<(), Error> {
+        match value {
+            Some(v) => self.amount(key, v),
+            None => Ok(()),
+        }
+    }
+
     /// [`body`](Self::body) for any value: where the field goes, written by `write`.
     fn body_json(&mut self, key: &'static str, write: WriteJson<'_>) -> Result<(), Error> {
         if matches!(self.body, Body::Empty) {
@@ -820,6 +835,52 @@ mod tests {
                 &br#"{"order":{"amount":10000.00,"orderReference":"ref-1","metadata":{"channel":"web"}},"tokenizeCard":true}"#[..]
             )
         );
+        Ok(())
+    }
+
+    #[test]
+    fn an_amount_is_written_as_its_serialization_writes_it() -> Result<(), Error> {
+        use crate::json::{FromJson, Json, Path};
+        // As a request would give them, and as an answer may (negative, three decimals).
+        let mut amounts: Vec<Amount> = ["10000.00", "0", "0.5", "7", "79228162514264337593543950335"]
+            .iter()
+            .map(|t| t.parse())
+            .collect::<Result<_, _>>()?;
+        for text in ["-0.00", "-5", "1.005", "12.50", "\"3.1\"", "1e3"] {
+            let value = Json::parse(text).map_err(|e| Error::invalid(e.to_string()))?;
+            amounts.push(
+                Amount::from_json(value, &Path::root("data")).map_err(|e| Error::invalid(e.to_string()))?,
+            );
+        }
+        let body = |amount: Option<&Amount>, direct: bool, tree: bool| -> Result<String, String> {
+            let mut w = RequestWriter::new(&ROUTE);
+            let shown = |e: Error| e.to_string();
+            w.path("mandateId", "m").map_err(shown)?;
+            w.path("other", "o").map_err(shown)?;
+            if tree {
+                w.make_tree().map_err(shown)?;
+            }
+            w.body("order.reference", "r").map_err(shown)?;
+            if direct {
+                w.amount_opt("order.amount", amount).map_err(shown)?;
+            } else {
+                w.body_opt("order.amount", amount).map_err(shown)?;
+            }
+            w.body("after", &1).map_err(shown)?;
+            let body = w.finish().map_err(shown)?.body.unwrap_or_default();
+            Ok(String::from_utf8_lossy(&body).into_owned())
+        };
+        let mut refused = 0;
+        for amount in amounts.iter().map(Some).chain([None]) {
+            for tree in [false, true] {
+                let (direct, serialized) = (body(amount, true, tree), body(amount, false, tree));
+                assert_eq!(direct, serialized, "{:?} (tree: {tree})", amount.map(ToString::to_string));
+                refused += usize::from(direct.is_err());
+            }
+        }
+        // Both ways of writing the body refuse the negative and the three decimals.
+        assert_eq!(refused, 4);
+        assert!(body(Some(&amounts[0]), true, false).is_ok_and(|b| b.contains(r#""amount":10000.00"#)));
         Ok(())
     }
 

@@ -76,16 +76,23 @@ pub enum AmountError {
     TooLarge,
 }
 
-impl std::fmt::Display for AmountError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl AmountError {
+    /// What is wrong, as its `Display` says it.
+    fn reason(self) -> &'static str {
+        match self {
             AmountError::NotANumber => {
                 "the amount is not a plain decimal number (digits, optionally a point and up to two decimals)"
             }
             AmountError::Negative => "the amount is negative",
             AmountError::TooManyDecimals => "the amount has more than two decimal places",
             AmountError::TooLarge => "the amount has too many digits",
-        })
+        }
+    }
+}
+
+impl std::fmt::Display for AmountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.reason())
     }
 }
 
@@ -216,13 +223,29 @@ impl serde::Serialize for Amount {
     /// An amount a request may not send (negative, or more than two decimal places, as an
     /// answer's may be) is refused, so it never leaves.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let checked = self.for_request().map_err(serde::ser::Error::custom)?;
         // Written on the stack and borrowed as raw JSON: no allocation per amount.
-        let mut text = StackText::default();
-        write_plain(&checked.value, &mut text)
-            .map_err(|_| serde::ser::Error::custom("the amount is too long to write"))?;
+        let text = self.request_text().map_err(serde::ser::Error::custom)?;
         let raw: &RawValue = serde_json::from_str(text.as_str()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
+    }
+}
+
+impl Amount {
+    /// The amount as a request sends it, on the stack, or why it may not be sent.
+    fn request_text(&self) -> Result<StackText, &'static str> {
+        let checked = self.for_request().map_err(AmountError::reason)?;
+        let mut text = StackText::default();
+        write_plain(&checked.value, &mut text).map_err(|_| "the amount is too long to write")?;
+        Ok(text)
+    }
+
+    /// Appends the amount to a request's JSON text as its serialization writes it (a
+    /// number with the amount's exact text), without reading that text back as JSON: it
+    /// is a number, written from its digits. Refused as the serialization refuses it.
+    pub(crate) fn write_request_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let text = self.request_text().map_err(serde::ser::Error::custom)?;
+        out.extend_from_slice(text.as_str().as_bytes());
+        Ok(())
     }
 }
 
