@@ -7,7 +7,9 @@
 //! ratios. Eight cases: a GET and a POST one after another, the POST with a hook that sees
 //! every attempt, the POST with a tracing subscriber that records every span's fields, the
 //! POST 64 at a time, the same against a hand-written client without a timeout, a listing
-//! page of ten records, and a refusal (a `400` in the service's envelope).
+//! page of ten records, and a refusal (a `400` in the service's envelope). Then a control,
+//! the hand-written POST against itself, whose distance from 1.000x is what this machine's
+//! noise does to the rows above it.
 //! Allocations and CPU time are counted on the calling thread (the server runs on its own
 //! thread and is not counted), per call: the wall time of a sequential call also holds the
 //! server's answer and the loopback's wake-ups.
@@ -399,7 +401,7 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
 }
 
 /// The cases' names, in the order `main` lists them (what `PAYSPEC_BENCH_ONLY` counts).
-const CASES: [(&str, usize); 8] = [
+const CASES: [(&str, usize); 9] = [
     ("GET balance, sequential", 1),
     ("POST bank transfer, sequential", 1),
     ("POST, sequential, a hook", 1),
@@ -408,6 +410,7 @@ const CASES: [(&str, usize); 8] = [
     ("same, raw without a timeout", WIDE),
     ("GET a page of 10, sequential", 1),
     ("GET refused (400), sequential", 1),
+    ("control: hand-written vs itself", 1),
 ];
 
 /// Instructions per call on the calling thread, each side of each case counted by
@@ -781,6 +784,14 @@ fn main() {
             raw: Box::new(move || {
                 Box::pin(async move { assert_eq!(raw_refused.refused().await.status, 400) })
             }),
+        },
+        Case {
+            name: "control: hand-written vs itself",
+            width: 1,
+            // The same call on both sides (two copies of one closure): how far apart two
+            // identical sides come out on this machine, the resolution of the rows above.
+            generated: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
+            raw: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
         },
     ];
     if std::env::var("PAYSPEC_BENCH_SIZES").is_ok() {
