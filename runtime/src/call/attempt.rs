@@ -193,22 +193,14 @@ impl ClientInner {
                 (status, read_limited(response, limit))
             };
             match reading.await? {
-                (Some(body), headers) => {
-                    let (meta, pace) = if (200..300).contains(&status) {
-                        (None, self.rate_limit.as_ref().and_then(|names| spent_window(&headers, names)))
-                    } else {
-                        (Some(ErrorMeta::read(&headers, self.rate_limit.as_ref())), None)
-                    };
-                    Ok(Exchange::Answer { status, meta, pace, body, headers })
-                }
+                (Some(body), headers) => Ok(Exchange::Answer { status, body, headers }),
                 (None, headers) => Ok(Exchange::TooLarge { status, headers }),
             }
         };
         // Pinned where it is: the timeout holds a reference, not a copy of the exchange moved
         // into it (one move fewer of the whole exchange's future on every call).
         let exchange = std::pin::pin!(exchange);
-        let (status, meta, pace, body, headers) = match tokio::time::timeout_at(now + timeout, exchange).await
-        {
+        let (status, body, headers) = match tokio::time::timeout_at(now + timeout, exchange).await {
             Err(_) => {
                 return Err(Error::Timeout {
                     meta: None,
@@ -242,14 +234,15 @@ impl ClientInner {
                     Error::AnswerTooLarge { meta: None, status, limit, effect: route.effect },
                 ));
             }
-            Ok(Ok(Exchange::Answer { status, meta, pace, body, headers })) => {
-                (status, meta, pace, body, headers)
-            }
+            // What the answer's headers say is read here, out of the exchange: the exchange
+            // hands over only the answer, and it is moved less for it.
+            Ok(Ok(Exchange::Answer { status, body, headers })) => (status, body, headers),
         };
         if let Some(pacer) = &self.pacer {
             pacer.announce(SystemTime::now(), &Announced::read(status, &headers, self.rate_limit.as_ref()));
         }
-        let Some(meta) = meta else {
+        if (200..300).contains(&status) {
+            let pace = self.rate_limit.as_ref().and_then(|names| spent_window(&headers, names));
             // Secrets are gathered only when an error needs them.
             let secrets = || self.secrets(&request.secrets);
             let mut answer = match envelope::read_success(status, &body, route, &secrets) {
@@ -257,12 +250,13 @@ impl ClientInner {
                 Err(error) => return Err(Failure::answered(status, headers, error)),
             };
             answer.request_secrets.clone_from(&request.secrets);
-            answer.headers = headers;
+            answer.headers = Some(headers);
             if let Some(pace) = pace {
                 self.rate_spent_for(pace);
             }
             return Ok(answer);
-        };
+        }
+        let meta = ErrorMeta::read(&headers, self.rate_limit.as_ref());
         let mut retry_after = meta.retry_after;
         let error = if status == 429 {
             let limited = Error::RateLimited {
@@ -310,22 +304,9 @@ impl ClientInner {
 
 /// What one exchange brought back.
 enum Exchange {
-    Answer {
-        status: u16,
-        meta: Option<ErrorMeta>,
-        pace: Option<Duration>,
-        body: bytes::Bytes,
-        headers: HeaderMap,
-    },
-    Redirect {
-        status: u16,
-        location: Option<String>,
-        headers: HeaderMap,
-    },
-    TooLarge {
-        status: u16,
-        headers: HeaderMap,
-    },
+    Answer { status: u16, body: bytes::Bytes, headers: HeaderMap },
+    Redirect { status: u16, location: Option<String>, headers: HeaderMap },
+    TooLarge { status: u16, headers: HeaderMap },
 }
 
 /// The headers of an error answer that the error carries.

@@ -310,9 +310,9 @@ pub(crate) struct RawAnswer {
     pub(crate) request_secrets: Vec<String>,
     /// The body as it came, for the excerpt of a decode error.
     pub(crate) body: bytes::Bytes,
-    /// The answer's headers (moved out of the response, not copied), until the call's
-    /// record takes them.
-    pub(crate) headers: reqwest::header::HeaderMap,
+    /// The answer's headers (moved out of the response, not copied), from the attempt
+    /// until the call's record takes them.
+    pub(crate) headers: Option<reqwest::header::HeaderMap>,
     /// The call's record, once its attempts are over.
     pub(crate) meta: Option<Meta>,
 }
@@ -541,7 +541,7 @@ pub(crate) fn read_success(
                 flag,
                 request_secrets: Vec::new(),
                 body: body.clone(),
-                headers: reqwest::header::HeaderMap::new(),
+                headers: None,
                 meta: None,
             })
         };

@@ -114,11 +114,8 @@ impl ClientInner {
                             pending = answer.pending,
                             "answered"
                         );
-                        let headers = std::mem::take(&mut answer.headers);
-                        meta.attempted(
-                            Attempt { started: at, took, status: Some(answer.status) },
-                            Some(headers),
-                        );
+                        let headers = answer.headers.take();
+                        meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, headers);
                         meta.finish(ended.saturating_duration_since(started), self.request_id.as_ref());
                         answer.meta = Some(meta);
                         return Ok(answer);
@@ -216,7 +213,7 @@ impl ClientInner {
         took: Duration,
     ) {
         let (status, headers, outcome) = match sent {
-            Ok(answer) => (Some(answer.status), Some(&answer.headers), AttemptOutcome::Answered),
+            Ok(answer) => (Some(answer.status), answer.headers.as_ref(), AttemptOutcome::Answered),
             Err(failure) => (
                 failure.answer.as_ref().map(|answer| answer.0),
                 failure.answer.as_ref().map(|answer| &answer.1),
