@@ -78,13 +78,14 @@ impl ClientInner {
                     Ok((bearer, now)) => {
                         let left = deadline.saturating_duration_since(now);
                         let header = bearer.as_ref().map(|b| &b.header);
-                        self.attempt(request, header, id, added, per_attempt.min(left), now)
-                            .instrument(span.clone())
-                            .await
-                            .map_err(|mut failure| {
-                                failure.token_generation = bearer.as_ref().map(|b| b.generation);
-                                failure
-                            })
+                        // Pinned where it is made: the span's wrapper holds a reference, not
+                        // a copy of the attempt's future moved into it.
+                        let timeout = per_attempt.min(left);
+                        let attempt = std::pin::pin!(self.attempt(request, header, id, added, timeout, now));
+                        attempt.instrument(span.clone()).await.map_err(|mut failure| {
+                            failure.token_generation = bearer.as_ref().map(|b| b.generation);
+                            failure
+                        })
                     }
                 };
                 // One reading of the clock for the attempt's time and the call's.
