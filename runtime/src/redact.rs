@@ -2,6 +2,9 @@
 //! descriptions. Works on text, so it also cleans bodies that are not valid JSON.
 
 use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::Secret;
 
 /// At most this many bytes of an answer are examined.
 const SCAN_LIMIT: usize = 64 * 1024;
@@ -59,23 +62,36 @@ fn is_secret_key(key: &str) -> bool {
 /// The secret values a client holds at one moment (client secret, access and refresh
 /// tokens, the secret parameters of the request being sent). Every occurrence of them is
 /// removed from text, whether written as is, JSON-escaped or percent-encoded.
+///
+/// Borrowed from where they are kept (the token's values by a reference count): gathering
+/// them for an error copies none.
 #[derive(Default)]
-pub(crate) struct Secrets {
-    values: Vec<String>,
+pub(crate) struct Secrets<'a> {
+    client: Option<&'a str>,
+    token: Option<Arc<[Secret]>>,
+    request: &'a [String],
 }
 
-impl Secrets {
+impl<'a> Secrets<'a> {
     /// No known secret; key names and bearer tokens are still masked.
+    #[cfg(test)]
     pub(crate) fn none() -> Self {
         Secrets::default()
     }
 
-    /// Adds a secret value. Values shorter than [`MIN_SECRET_CHARS`] cannot be told apart
-    /// from ordinary text and are left out.
-    pub(crate) fn add(&mut self, value: &str) {
-        if value.chars().count() >= MIN_SECRET_CHARS && !self.values.iter().any(|v| v == value) {
-            self.values.push(value.to_owned());
-        }
+    /// A client's secrets: its client secret, its current token's values and the secret
+    /// parameters of the request at hand, in that order.
+    pub(crate) fn of(client: Option<&'a str>, token: Option<Arc<[Secret]>>, request: &'a [String]) -> Self {
+        Secrets { client, token, request }
+    }
+
+    /// The values to remove, in order. Values shorter than [`MIN_SECRET_CHARS`] cannot be
+    /// told apart from ordinary text and are left out. A value given twice is looked for
+    /// twice; the second finds it masked already.
+    fn values(&self) -> impl Iterator<Item = &str> {
+        let token = self.token.iter().flat_map(|values| values.iter().map(Secret::expose));
+        let all = self.client.into_iter().chain(token).chain(self.request.iter().map(String::as_str));
+        all.filter(|value| value.chars().count() >= MIN_SECRET_CHARS)
     }
 }
 
@@ -88,12 +104,20 @@ const DESCRIPTION_CHARS: usize = 1000;
 pub(crate) fn excerpt(body: &[u8], secrets: &Secrets) -> String {
     let scanned = &body[..body.len().min(SCAN_LIMIT)];
     let text = String::from_utf8_lossy(scanned);
-    let clean = redact_text(&text, secrets);
-    truncate_chars(&clean, EXCERPT_CHARS)
+    // Cut once, to the excerpt's length (the shorter of the two): the same text as cutting
+    // to a description's length first, and one copy of it.
+    const _: () = assert!(EXCERPT_CHARS <= DESCRIPTION_CHARS);
+    truncate_chars(redacted(&text, secrets), EXCERPT_CHARS)
 }
 
 /// Removes secrets from a piece of text (JSON or not), and bounds its length.
 pub(crate) fn redact_text(text: &str, secrets: &Secrets) -> String {
+    truncate_chars(redacted(text, secrets), DESCRIPTION_CHARS.max(EXCERPT_CHARS))
+}
+
+/// [`redact_text`] without the bound on its length: the text itself when it has nothing
+/// to remove.
+fn redacted<'t>(text: &'t str, secrets: &Secrets) -> Cow<'t, str> {
     let text = if text.len() <= SCAN_LIMIT {
         // No more characters than bytes.
         text
@@ -106,7 +130,7 @@ pub(crate) fn redact_text(text: &str, secrets: &Secrets) -> String {
     // Known values first: a heuristic mask could cut one in two and hide it from the match.
     // Each step borrows what it leaves unchanged: text without secrets is copied once.
     let mut out = Cow::Borrowed(text);
-    for secret in &secrets.values {
+    for secret in secrets.values() {
         if let Cow::Owned(changed) = redact_value(&out, secret) {
             out = Cow::Owned(changed);
         }
@@ -117,7 +141,7 @@ pub(crate) fn redact_text(text: &str, secrets: &Secrets) -> String {
     if let Cow::Owned(changed) = redact_bearer(&out) {
         out = Cow::Owned(changed);
     }
-    truncate_chars(&out, DESCRIPTION_CHARS.max(EXCERPT_CHARS))
+    out
 }
 
 /// Replaces every occurrence of `secret` in `text`, in any mix of its literal,
@@ -298,7 +322,7 @@ pub(crate) fn excerpt_without_values(body: &[u8], secrets: &Secrets) -> String {
     let scanned = &body[..body.len().min(SCAN_LIMIT)];
     let text = String::from_utf8_lossy(scanned);
     let clean = hide_values(&redact_text(&text, secrets));
-    truncate_chars(&clean, EXCERPT_CHARS)
+    truncate_chars(Cow::Owned(clean), EXCERPT_CHARS)
 }
 
 /// The longest word kept by [`hide_values`]: longer words may be tokens.
@@ -366,14 +390,16 @@ fn is_word_break(b: u8) -> bool {
     b.is_ascii_whitespace() || matches!(b, b'{' | b'}' | b'[' | b']' | b':' | b',' | b'"' | b'<' | b'>')
 }
 
-fn truncate_chars(text: &str, max: usize) -> String {
+/// `text` cut to `max` characters, with `...` where it was cut; text already owned and
+/// short enough is kept, not copied.
+fn truncate_chars(text: Cow<'_, str>, max: usize) -> String {
     if text.len() <= max {
         // No more characters than bytes.
-        return text.to_owned();
+        return text.into_owned();
     }
     match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
+        None => text.into_owned(),
     }
 }
 
@@ -635,9 +661,33 @@ mod tests {
     }
 
     #[test]
+    fn secrets_come_in_order_and_short_ones_are_left_out() {
+        let token: Arc<[Secret]> = Arc::new([Secret::new("access-1"), Secret::new("refresh-1")]);
+        let request = ["pin-9".to_owned(), "ab".to_owned(), "access-1".to_owned()];
+        let secrets = Secrets::of(Some("client-secret"), Some(token), &request);
+        let values: Vec<&str> = secrets.values().collect();
+        assert_eq!(values, ["client-secret", "access-1", "refresh-1", "pin-9", "access-1"]);
+        assert_eq!(Secrets::none().values().count(), 0);
+        // A value given twice is masked all the same.
+        let text = redact_text("sent access-1 and pin-9, and ab", &secrets);
+        assert_eq!(text, "sent *** and ***, and ab");
+    }
+
+    #[test]
+    fn an_excerpt_is_cut_once_as_if_cut_twice() {
+        for len in [0, 299, 300, 301, 999, 1000, 1001, 5000] {
+            for unit in ["a", "é", "\u{1F600}"] {
+                let text = unit.repeat(len);
+                let twice = truncate_chars(Cow::Owned(redact_text(&text, &Secrets::none())), EXCERPT_CHARS);
+                assert_eq!(excerpt(text.as_bytes(), &Secrets::none()), twice, "{len} of {unit}");
+            }
+        }
+    }
+
+    #[test]
     fn masks_bearer_tokens_and_known_values() {
-        let mut secrets = Secrets::none();
-        secrets.add("topsecretvalue");
+        let values = ["topsecretvalue".to_owned()];
+        let secrets = Secrets::of(None, None, &values);
         let text =
             redact_text("header was Authorization: BEARER abc.def.ghi and key topsecretvalue", &secrets);
         assert!(!text.contains("abc.def.ghi"), "{text}");
@@ -646,9 +696,9 @@ mod tests {
 
     #[test]
     fn masks_escaped_and_encoded_spellings_of_known_secrets() {
-        let mut secrets = Secrets::none();
-        secrets.add("tok/en+val ue");
-        secrets.add("sk_live_9988");
+        // One in each place a client keeps them: as its client secret, and as a token's.
+        let token: Arc<[Secret]> = Arc::new([Secret::new("sk_live_9988")]);
+        let secrets = Secrets::of(Some("tok/en+val ue"), Some(token), &[]);
         for spelled in [
             r#"{"echo":"tok\/en+val ue"}"#,
             r#"{"echo":"tok\u002fen\u002Bval\u0020ue"}"#,
@@ -668,8 +718,8 @@ mod tests {
         assert!(!cut.contains("sk_live"), "{cut}");
         assert_eq!(redact_text("nothing here", &secrets), "nothing here");
         // A heuristic mask (after `Bearer `) must not cut a known value in two first.
-        let mut spaced = Secrets::none();
-        spaced.add("tok en-98765");
+        let values = ["tok en-98765".to_owned()];
+        let spaced = Secrets::of(None, None, &values);
         let text = redact_text("Authorization: Bearer tok en-98765", &spaced);
         assert!(!text.contains("98765"), "{text}");
     }

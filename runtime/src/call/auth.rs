@@ -108,7 +108,7 @@ impl ClientInner {
     /// abandon it halfway.
     fn start_renewal(self: &Arc<Self>, state: &mut TokenState) {
         state.renewing = true;
-        let previous = state.current.as_ref().map(|t| (t.refresh.clone(), t.header.clone()));
+        let previous = state.current.as_ref().map(|t| (t.refresh().cloned(), t.header.clone()));
         let inner = Arc::clone(self);
         let mut guard = RenewalGuard { inner: Arc::clone(self), finished: false };
         tokio::spawn(
@@ -228,10 +228,11 @@ impl ClientInner {
     pub(crate) async fn revoke(&self) -> Result<(), Error> {
         let (access, header, generation) = {
             let state = self.tokens.lock();
-            let Some(token) = &state.current else {
+            let Some((token, access)) = state.current.as_ref().and_then(|t| Some((t, t.access()?.clone())))
+            else {
                 return Ok(());
             };
-            (token.access.clone(), token.header.clone(), state.generation)
+            (access, token.header.clone(), state.generation)
         };
         let (routes, credentials) = self.auth()?;
         let route = routes.revoke;

@@ -509,11 +509,11 @@ impl RawAnswer {
 /// Reads a 2xx answer as the route's [`Answers`] say: success, pending, a refusal, or
 /// (for money) an outcome the answer does not settle. The body is checked as JSON once,
 /// and its data is not built.
-pub(crate) fn read_success(
+pub(crate) fn read_success<'s>(
     status: u16,
     body: &bytes::Bytes,
     route: &Route,
-    secrets: &dyn Fn() -> Secrets,
+    secrets: &dyn Fn() -> Secrets<'s>,
 ) -> Result<Box<RawAnswer>, Error> {
     let unreadable = |reason: String| Error::Decode {
         meta: None,

@@ -67,16 +67,9 @@ pub(crate) struct ClientInner {
 impl ClientInner {
     /// The secrets to remove from an error: the client secret, the tokens held, and the
     /// secret parameters of `request`.
-    pub(crate) fn secrets(&self, request_secrets: &[String]) -> Secrets {
-        let mut secrets = Secrets::none();
-        if let Some(credentials) = &self.credentials {
-            secrets.add(credentials.client_secret.expose());
-        }
-        self.tokens.add_secrets(&mut secrets);
-        for value in request_secrets {
-            secrets.add(value);
-        }
-        secrets
+    pub(crate) fn secrets<'a>(&'a self, request_secrets: &'a [String]) -> Secrets<'a> {
+        let client = self.credentials.as_ref().map(|c| c.client_secret.expose());
+        Secrets::of(client, self.tokens.values(), request_secrets)
     }
 
     /// The outcome of a `2xx` answer: its data read as far as it can be (a success is

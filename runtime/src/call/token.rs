@@ -6,7 +6,7 @@
 //! using it while a renewal runs. A failed renewal is remembered for a short backoff (or
 //! the token endpoint's `Retry-After`), so waiting calls fail fast instead of repeating it.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderValue;
@@ -16,7 +16,6 @@ use tokio::time::Instant;
 use super::retry::Failure;
 use crate::error::Error;
 use crate::json::{DecodeError, Json, JsonObject, Path, Reader, Slot};
-use crate::redact::Secrets;
 use crate::service::TokenGrantKeys;
 use crate::values::secret::Secret;
 use crate::values::timestamp::parse_expiry;
@@ -97,8 +96,9 @@ pub(super) struct TokenState {
 }
 
 pub(super) struct Token {
-    pub(super) access: Secret,
-    pub(super) refresh: Option<Secret>,
+    /// The access value, then the refresh value when the service gave one: shared with
+    /// the redaction of errors ([`Secrets`](crate::redact::Secrets)), which holds a reference, not copies.
+    pub(super) values: Arc<[Secret]>,
     /// `Bearer <access>`, checked and marked sensitive once.
     pub(super) header: HeaderValue,
     pub(super) renew_at: Instant,
@@ -108,6 +108,16 @@ pub(super) struct Token {
 }
 
 impl Token {
+    /// The access value.
+    pub(super) fn access(&self) -> Option<&Secret> {
+        self.values.first()
+    }
+
+    /// The refresh value, when the service gave one.
+    pub(super) fn refresh(&self) -> Option<&Secret> {
+        self.values.get(1)
+    }
+
     pub(super) fn usable(&self, now: Instant) -> bool {
         !self.refused && now < self.stale_at
     }
@@ -120,14 +130,10 @@ impl TokenCell {
     }
 
     /// Adds the tokens the client holds to `secrets`.
-    pub(crate) fn add_secrets(&self, secrets: &mut Secrets) {
-        let state = self.lock();
-        if let Some(token) = &state.current {
-            secrets.add(token.access.expose());
-            if let Some(refresh) = &token.refresh {
-                secrets.add(refresh.expose());
-            }
-        }
+    /// The current token's secret values, for [`Secrets`](crate::redact::Secrets): shared,
+    /// not copied.
+    pub(crate) fn values(&self) -> Option<Arc<[Secret]>> {
+        self.lock().current.as_ref().map(|token| Arc::clone(&token.values))
     }
 }
 
@@ -223,9 +229,12 @@ impl Token {
         };
         // However short the token's life, it is used for at least half of it.
         let margin = margin.min(lifetime / 2);
+        let values: Arc<[Secret]> = match grant.refresh_token {
+            Some(refresh) => Arc::new([grant.access_token, refresh]),
+            None => Arc::new([grant.access_token]),
+        };
         Token {
-            access: grant.access_token,
-            refresh: grant.refresh_token,
+            values,
             header,
             renew_at: received + (lifetime - margin),
             stale_at: received + lifetime,
