@@ -228,8 +228,10 @@ impl ClientInner {
     pub(crate) async fn revoke(&self) -> Result<(), Error> {
         let (access, header, generation) = {
             let state = self.tokens.lock();
-            let Some((token, access)) = state.current.as_ref().and_then(|t| Some((t, t.access()?.clone())))
-            else {
+            let Some(token) = &state.current else {
+                return Ok(());
+            };
+            let Some(access) = token.access().cloned() else {
                 return Ok(());
             };
             (access, token.header.clone(), state.generation)

@@ -97,7 +97,8 @@ pub(super) struct TokenState {
 
 pub(super) struct Token {
     /// The access value, then the refresh value when the service gave one: shared with
-    /// the redaction of errors ([`Secrets`](crate::redact::Secrets)), which holds a reference, not copies.
+    /// the redaction of errors ([`Secrets`](crate::redact::Secrets)), which holds a
+    /// reference, not copies.
     pub(super) values: Arc<[Secret]>,
     /// `Bearer <access>`, checked and marked sensitive once.
     pub(super) header: HeaderValue,
@@ -129,7 +130,6 @@ impl TokenCell {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Adds the tokens the client holds to `secrets`.
     /// The current token's secret values, for [`Secrets`](crate::redact::Secrets): shared,
     /// not copied.
     pub(crate) fn values(&self) -> Option<Arc<[Secret]>> {
