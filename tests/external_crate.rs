@@ -3,7 +3,7 @@
 //! and depends on `payspec-runtime` and `payspec-macros` only, no payments code.
 //!
 //! They cannot build in the workspace's target directory (the cargo running this test holds
-//! its lock), so it builds where the trybuild cases of `macros.rs` build, with the same
+//! its lock), so it builds where the trybuild cases of `ui/macros.rs` build, with the same
 //! target, flags and settings trybuild uses: the two share their compiled dependencies, and
 //! a cold `cargo test` compiles each of them twice in all (here and in the workspace), not
 //! three times. If trybuild changes its flags, the sharing stops but nothing breaks.
