@@ -237,7 +237,10 @@ pub(crate) fn value_at(bytes: &[u8], start: usize, depth: usize) -> Option<Range
 }
 
 /// Checks that `bytes` hold one JSON value (whitespace around it allowed), as [`parse`]
-/// would, without building it; returns where the value itself lies.
+/// would, without building it; returns where the value itself lies. Unlike [`parse`], it
+/// does not look for a key repeated in an object: a repeat ([`REPEATED_KEY`]) is refused
+/// where values are read (by [`parse`], the envelope's reading, the `Reader`), and a value
+/// that is only checked is never read.
 pub(crate) fn span(bytes: &[u8]) -> Result<Range<usize>, JsonError> {
     let mut parser = Parser::new(bytes);
     parser.skip_space();

@@ -416,6 +416,11 @@ fn checking_without_building_refuses_what_parsing_refuses_at_the_same_place() {
         assert_eq!(checked, built, "{}", String::from_utf8_lossy(case));
     }
     assert_eq!(span(b"  [1, 2]\n"), Ok(2..8));
+    // A repeated key is refused where values are read, not where text is only checked.
+    for repeated in [&br#"{"a":1,"a":1}"#[..], br#"[{"k":{"a":null,"a":2}}]"#] {
+        assert_eq!(parse(repeated).map_err(|e| e.reason), Err(REPEATED_KEY));
+        assert!(span(repeated).is_ok());
+    }
 }
 
 #[test]
