@@ -24,11 +24,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 rounds=${ROUNDS:-2}
-work=$root/target/build-cost
+# Outside the repository, and every cargo run from there: cargo reads `.cargo/config.toml`
+# from the directories above where it runs, and the workspace's dev profile (line tables
+# only) is not what a user's crate builds with.
+work=$(mktemp -d "${TMPDIR:-/tmp}/payspec-build-cost.XXXXXX")
+cargo() { (cd "$work" && command cargo "$@"); }
 doc=../shared/reference/nomba-openapi.json
-rm -rf "$work"
 git worktree prune
-mkdir -p "$work"
 results=$work/results.tsv
 : > "$results"
 
@@ -207,3 +209,4 @@ for m in measures:
           + f"{ratio('payspec-one'):>9.2f}x{ratio('payspec-all'):>9.2f}x{ratio('payspec-one', 'prog-static'):>10.2f}x"
           + (f"{ratio('payspec-one', 'payspec-before'):>10.2f}x{ratio('payspec-all', 'payspec-before'):>10.2f}x" if before else ""))
 PY
+echo "builds and logs: $work"
