@@ -52,7 +52,10 @@
 //!
 //! # Testing your code without a server
 //!
-//! With the `testing` feature, [`runtime::testing::Script`] is a transport that answers
+//! With the `testing` feature,
+#![cfg_attr(feature = "testing", doc = "[`runtime::testing::Script`]")]
+#![cfg_attr(not(feature = "testing"), doc = "`runtime::testing::Script`")]
+//! is a transport that answers
 //! each operation from replies you queue (a success, a pending answer, a refusal code, a
 //! status, silence until the deadline, a refused connection) and records what it was sent.
 //! The replies are written in the service's envelope, so the client reads them as it reads

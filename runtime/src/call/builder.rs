@@ -199,7 +199,9 @@ impl<C: From<Session>> ClientBuilder<C> {
     }
 
     /// Sends through a [`Transport`] of the caller's own: a
-    /// [`TowerTransport`](crate::transport::TowerTransport) over a `tower::Service`, the
+    #[cfg_attr(feature = "tower", doc = "[`TowerTransport`](crate::transport::TowerTransport)")]
+    #[cfg_attr(not(feature = "tower"), doc = "`TowerTransport` (the `tower` feature)")]
+    /// over a `tower::Service`, the
     /// `testing` module's scripted one, or any other. The client's deadlines, answer-size
     /// limit, redaction and resend rules hold whatever it is: see [`crate::transport`].
     pub fn transport(mut self, transport: impl Transport) -> Self {

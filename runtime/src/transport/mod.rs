@@ -5,9 +5,11 @@
 //! - the `reqwest::Client` it builds itself (the default), which follows no redirect;
 //! - a `reqwest::Client` the application shares ([`ClientBuilder::reqwest_client`]), to
 //!   keep one connection pool;
-//! - any [`Transport`] ([`ClientBuilder::transport`]), such as [`TowerTransport`] over a
-//!   `tower::Service` of `http` types (the `tower` feature), or the scripted one of the
-//!   `testing` module.
+//! - any [`Transport`] ([`ClientBuilder::transport`]), such as
+#![cfg_attr(feature = "tower", doc = "  [`TowerTransport`]")]
+#![cfg_attr(not(feature = "tower"), doc = "  `TowerTransport`")]
+//!   over a `tower::Service` of `http` types (the `tower` feature), or the scripted one of
+//!   the `testing` module (the `testing` feature).
 //!
 //! Whatever carries the request, the client keeps its guarantees around it: the attempt's
 //! and the call's deadlines bound the whole exchange (the answer's body included), the
