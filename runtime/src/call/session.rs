@@ -351,8 +351,9 @@ impl Session {
         let span = self.call_span(route);
         let record = span.clone();
         async move {
+            // Borrowed where it is: the future keeps one copy of the request, not two.
             let answer = match prepared {
-                Ok((request, keyed)) => self.inner.execute(&request, keyed, &options).await,
+                Ok((ref request, keyed)) => self.inner.execute(request, keyed, &options).await,
                 Err(error) => Err(error),
             };
             Self::record_exchange(&record, &answer);
