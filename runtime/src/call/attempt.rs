@@ -384,8 +384,8 @@ fn spent_window(headers: &HeaderMap, names: &RateLimitNames) -> Option<Duration>
 
 /// A request handed to its sender, its answer not yet come.
 enum InFlight<'t, P> {
-    /// To the client's reqwest client (`pending`, its answer); where it was sent, when a
-    /// redirect it follows must be told apart.
+    /// To a reqwest client (`pending`, its answer); where it was sent, when a redirect it
+    /// follows must be told apart.
     Reqwest {
         pending: P,
         sent_to: Option<reqwest::Url>,
@@ -393,7 +393,8 @@ enum InFlight<'t, P> {
     Other(crate::transport::Sending<'t>),
 }
 
-/// An answer as it arrived, from the client's own reqwest client or another transport.
+/// An answer as it arrived, from a reqwest client or a transport (the client's own sender
+/// among them).
 enum Received {
     Reqwest(reqwest::Response),
     Other(Incoming),

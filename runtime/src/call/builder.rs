@@ -166,9 +166,11 @@ impl<C: From<Session>> ClientBuilder<C> {
     }
 
     /// The HTTP client settings to send with (proxies, TLS, connection pool), as a
-    /// [`reqwest::ClientBuilder`] (re-exported as `payspec_runtime::reqwest`). The client
-    /// sets its redirect policy to follow nothing: a `3xx` answer ends the call with
-    /// [`Error::Redirect`], so a payment is never sent again to another address.
+    /// [`reqwest::ClientBuilder`] (re-exported as `payspec_runtime::reqwest`): the client
+    /// then sends through reqwest's client instead of its own sender (see
+    /// [`crate::transport`]). It sets the redirect policy to follow nothing: a `3xx`
+    /// answer ends the call with [`Error::Redirect`], so a payment is never sent again to
+    /// another address.
     pub fn http_client_builder(mut self, http: reqwest::ClientBuilder) -> Self {
         self.http = Some(http);
         self
@@ -388,6 +390,14 @@ impl<C: From<Session>> ClientBuilder<C> {
                 });
             }
             (Some(given), None) => (given, Some(user_agent)),
+            // The client's own sender, unless reqwest's settings are asked for: settings of
+            // the caller's, or a proxy in the environment (which reqwest honours).
+            (None, None) if !crate::transport::direct::proxy_in_environment() => {
+                let direct = crate::transport::direct::Direct::new().map_err(|reason| Error::Config {
+                    reason: format!("the HTTP client could not be initialised: {reason}"),
+                })?;
+                (Sender::Transport(Arc::new(direct)), Some(user_agent))
+            }
             (None, http) => {
                 install_tls_provider();
                 let client = http
@@ -544,5 +554,21 @@ mod tests {
             assert!(error.contains(needle), "{needle:?} not in {error}");
         }
         assert!(!error.contains("s3cret"), "{error}");
+    }
+
+    #[test]
+    fn a_client_sends_through_its_own_sender_unless_reqwest_settings_are_given() {
+        let build = |builder: crate::ClientBuilder<crate::Session>| {
+            builder.environment("http://127.0.0.1:9").build().unwrap_or_else(|e| panic!("{e}"))
+        };
+        let own = build(crate::ClientBuilder::new(&crate::Service::PLAIN));
+        // A proxy in this machine's environment sends through reqwest, which honours it.
+        let expected_own = !crate::transport::direct::proxy_in_environment();
+        assert_eq!(matches!(own.inner.sender, super::super::inner::Sender::Transport(_)), expected_own);
+        assert!(own.inner.user_agent.is_some(), "the client's own sender sends the user agent itself");
+        let settings = build(
+            crate::ClientBuilder::new(&crate::Service::PLAIN).http_client_builder(reqwest::Client::builder()),
+        );
+        assert!(matches!(settings.inner.sender, super::super::inner::Sender::Reqwest { shared: false, .. }));
     }
 }

@@ -20,17 +20,18 @@ use crate::values::secret::Credentials;
 
 /// What carries a client's requests.
 pub(crate) enum Sender {
-    /// A reqwest client: the one built here (following no redirect), or one the
-    /// application shares (`shared`: a redirect it followed is refused once seen).
+    /// A reqwest client: one built here from HTTP client settings or for a proxy in the
+    /// environment (following no redirect), or one the application shares (`shared`: a
+    /// redirect it followed is refused once seen).
     Reqwest { client: reqwest::Client, shared: bool },
-    /// A transport of the caller's own.
+    /// The client's own sender (`transport::direct`), or a transport of the caller's own.
     Transport(Arc<dyn Transport>),
 }
 
 pub(crate) struct ClientInner {
     pub(super) sender: Sender,
-    /// The `User-Agent` each request carries, when the client's reqwest client was not
-    /// built here (which sets it once).
+    /// The `User-Agent` each request carries, unless the sender is a reqwest client built
+    /// here (which sets it once).
     pub(super) user_agent: Option<HeaderValue>,
     /// The client-wide pacer, when the caller asked for one.
     pub(super) pacer: Option<Arc<dyn super::pace::PaceStore>>,

@@ -1,8 +1,16 @@
-//! What carries a request to the service and its answer back: reqwest by default, or a
-//! [`Transport`] of your own.
+//! What carries a request to the service and its answer back: the client's own sender
+//! (hyper-util's client) by default, reqwest's client, or a [`Transport`] of your own.
 //!
-//! A client sends through one of three:
-//! - the `reqwest::Client` it builds itself (the default), which follows no redirect;
+//! A client sends through one of four:
+//! - its own sender (the default): hyper-util's HTTP/1 client, the one reqwest is built
+//!   on, with the TLS of the build's feature, set up as reqwest sets up its own. It follows
+//!   no redirect, and skips the work reqwest's client does on every request that this
+//!   client has no use for (parsing the URL again for its redirect layer and from the
+//!   answer): a call runs about two thirds of the instructions it runs through reqwest;
+//! - a `reqwest::Client` it builds itself from HTTP client settings
+//!   ([`ClientBuilder::http_client_builder`]), or with no settings when the environment
+//!   names a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, upper or lower case), which
+//!   reqwest honours; it follows no redirect either;
 //! - a `reqwest::Client` the application shares ([`ClientBuilder::reqwest_client`]), to
 //!   keep one connection pool;
 //! - any [`Transport`] ([`ClientBuilder::transport`]), such as
@@ -19,13 +27,14 @@
 //! write, or one the transport says never left: [`TransportError::not_sent`]).
 //!
 //! A redirect that a transport follows by itself is out of the client's sight, and the
-//! request it resent went where the redirect pointed. The client builds its own reqwest
-//! client to follow none; a shared `reqwest::Client` says where its answer came from, so a
+//! request it resent went where the redirect pointed. The client's own sender follows
+//! none, nor does the reqwest client it builds; a shared `reqwest::Client` says where its answer came from, so a
 //! redirect it followed is refused once seen ([`Error::Redirect`](crate::Error::Redirect));
 //! build it with `redirect(reqwest::redirect::Policy::none())` so that none is followed.
 //! A `tower` stack follows none unless a layer of it does (tower-http's `FollowRedirect`):
 //! leave such layers out.
 //!
+//! [`ClientBuilder::http_client_builder`]: crate::ClientBuilder::http_client_builder
 //! [`ClientBuilder::reqwest_client`]: crate::ClientBuilder::reqwest_client
 //! [`ClientBuilder::transport`]: crate::ClientBuilder::transport
 
@@ -38,6 +47,7 @@ use http_body::Body as _;
 use http_body_util::combinators::UnsyncBoxBody;
 use reqwest::header::HeaderMap;
 
+pub(crate) mod direct;
 #[cfg(feature = "tower")]
 mod tower;
 #[cfg(feature = "tower")]
