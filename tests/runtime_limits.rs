@@ -39,8 +39,8 @@ async fn peak_growth_of(reply: Reply) -> (Result<(), Error>, usize, u64) {
         .retry_policy(RetryPolicy::never())
         .timeout(Duration::from_secs(20))
         .max_answer_bytes(LIMIT);
-    let through = payspec_tests::transport::through_tower(env!("CARGO_CRATE_NAME"));
-    let client: Client = match payspec_tests::transport::choose(builder, through).build() {
+    let carrier = payspec_tests::transport::carrier(env!("CARGO_CRATE_NAME"));
+    let client: Client = match payspec_tests::transport::choose(builder, carrier).build() {
         Ok(c) => c,
         Err(e) => panic!("{e}"),
     };

@@ -131,13 +131,14 @@ pub fn builder(server: &MockServer) -> ClientBuilder {
     with_test_transport(builder)
 }
 
-/// Whether this test binary sends through a transport of its own (`runtime_tower` runs
-/// these cases a second time so) rather than the client's reqwest client.
-pub const THROUGH_TOWER: bool = payspec_tests::transport::through_tower(env!("CARGO_CRATE_NAME"));
+/// What this test binary sends through: the client's own sender, or (`runtime_tower`,
+/// `runtime_reqwest`, which run these cases again) a transport of its own or reqwest's.
+pub const CARRIER: payspec_tests::transport::Carrier =
+    payspec_tests::transport::carrier(env!("CARGO_CRATE_NAME"));
 
-/// `builder` sending through this binary's transport.
+/// `builder` sending through this binary's carrier.
 pub fn with_test_transport(builder: ClientBuilder) -> ClientBuilder {
-    payspec_tests::transport::choose(builder, THROUGH_TOWER)
+    payspec_tests::transport::choose(builder, CARRIER)
 }
 
 pub fn client(server: &MockServer) -> Client {

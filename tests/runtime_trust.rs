@@ -12,6 +12,7 @@ use futures::StreamExt;
 use payspec_client::requests::{BankTransfer, ListBanks, ListTransactions, SubmitCardOtp, WalletTransfer};
 use payspec_client::{CallOptions, Client, Credentials, Environment, Error, Outcome, RetryPolicy};
 use payspec_tests::mock::{MockServer, Recorded, Reply};
+use payspec_tests::transport::Carrier;
 use serde_json::{Value, json};
 
 const CLIENT_ID: &str = "client-abc";
@@ -55,11 +56,11 @@ fn grant_ms(access: &str, refresh: &str, millis: u64) -> Reply {
                      "expiresAt": now_millis() + millis}))
 }
 
-/// Whether this binary sends through a transport of its own (`runtime_tower` runs these
-/// cases a second time so).
-const THROUGH_TOWER: bool = payspec_tests::transport::through_tower(env!("CARGO_CRATE_NAME"));
+/// What this binary sends through (`runtime_tower` and `runtime_reqwest` run these cases
+/// again through a transport of their own and through reqwest's client).
+const CARRIER: Carrier = payspec_tests::transport::carrier(env!("CARGO_CRATE_NAME"));
 
-/// A builder for `server`, with the client's own reqwest client.
+/// A builder for `server`, with the client's own sender.
 fn reqwest_builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
     Client::builder()
         .environment(Environment::Custom(server.url()))
@@ -70,7 +71,7 @@ fn reqwest_builder(server: &MockServer) -> payspec_client::ClientBuilder<Client>
 
 /// A builder for `server`, sending through this binary's transport.
 fn builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
-    payspec_tests::transport::choose(reqwest_builder(server), THROUGH_TOWER)
+    payspec_tests::transport::choose(reqwest_builder(server), CARRIER)
 }
 
 fn built(builder: payspec_client::ClientBuilder<Client>) -> Client {
@@ -235,7 +236,7 @@ async fn the_calls_of_this_binary_go_through_its_transport() {
     assert!(result.is_ok(), "{result:?}");
     let through = payspec_tests::transport::SENT_THROUGH_TOWER.load(Ordering::Relaxed) - before;
     // A token issue and the call, each counted by the tower stack's layer when it is used.
-    if THROUGH_TOWER {
+    if CARRIER == Carrier::Tower {
         assert!(through >= 2, "{through} requests went through the tower stack");
     } else {
         assert_eq!(through, 0);

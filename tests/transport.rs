@@ -1,6 +1,9 @@
-//! A second transport for the runtime's fault, trust and limit cases: hyper-util's HTTP/1
-//! client under tower layers, through `TowerTransport`. The `runtime_tower` test binary
-//! runs those cases again through it; the others send with the client's own reqwest client.
+//! What carries the runtime's fault, trust and limit cases. The `runtime_faults`,
+//! `runtime_limits` and `runtime_trust` binaries send with the client's own sender
+//! (hyper-util's client); `runtime_tower` runs the same cases through a transport of the
+//! caller's own (hyper-util's client under tower layers, through `TowerTransport`), and
+//! `runtime_reqwest` through reqwest's client, as a client with HTTP client settings of its
+//! caller's sends.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -12,9 +15,24 @@ use payspec_client::runtime::{ClientBuilder, Session};
 /// Requests that went through the tower stack, counted by a layer of it.
 pub static SENT_THROUGH_TOWER: AtomicUsize = AtomicUsize::new(0);
 
-/// Whether a test binary of this name sends through the tower stack.
-pub const fn through_tower(crate_name: &str) -> bool {
-    matches!(crate_name.as_bytes(), b"runtime_tower")
+/// What a test binary's client sends through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carrier {
+    /// The client's own sender.
+    Own,
+    /// The tower stack, through `TowerTransport`.
+    Tower,
+    /// reqwest's client, built from HTTP client settings given to the builder.
+    Reqwest,
+}
+
+/// What a test binary of this name sends through.
+pub const fn carrier(crate_name: &str) -> Carrier {
+    match crate_name.as_bytes() {
+        b"runtime_tower" => Carrier::Tower,
+        b"runtime_reqwest" => Carrier::Reqwest,
+        _ => Carrier::Own,
+    }
 }
 
 /// hyper-util's HTTP/1 client, as the stack's innermost service.
@@ -39,7 +57,11 @@ pub fn tower_stack() -> TowerTransport<Stack> {
     TowerTransport::new(stack)
 }
 
-/// `builder` sending through the tower stack when `through` says so.
-pub fn choose<C: From<Session>>(builder: ClientBuilder<C>, through: bool) -> ClientBuilder<C> {
-    if through { builder.transport(tower_stack()) } else { builder }
+/// `builder` sending through `carrier`.
+pub fn choose<C: From<Session>>(builder: ClientBuilder<C>, carrier: Carrier) -> ClientBuilder<C> {
+    match carrier {
+        Carrier::Own => builder,
+        Carrier::Tower => builder.transport(tower_stack()),
+        Carrier::Reqwest => builder.http_client_builder(reqwest::Client::builder()),
+    }
 }
