@@ -4,10 +4,12 @@
 //!
 //! The two are alternated in small blocks in one run (the order flips every round), so
 //! that a noisy machine slows both alike, and the report is the median of the per-round
-//! ratios. Eight cases: a GET and a POST one after another, the POST with a hook that sees
+//! ratios. Nine cases: a GET and a POST one after another, the POST with a hook that sees
 //! every attempt, the POST with a tracing subscriber that records every span's fields, the
 //! POST 64 at a time, the same against a hand-written client without a timeout, a listing
-//! page of ten records, and a refusal (a `400` in the service's envelope). Then a control,
+//! page of ten records, a refusal (a `400` in the service's envelope), and the POST sent
+//! through reqwest's client (as the client sends when given HTTP client settings or when the
+//! environment names a proxy) instead of its own sender. Then a control,
 //! the hand-written POST against itself, whose distance from 1.000x is what this machine's
 //! noise does to the rows above it.
 //! Allocations and CPU time are counted on the calling thread (the server runs on its own
@@ -15,7 +17,10 @@
 //! server's answer and the loopback's wake-ups.
 //!
 //! `PAYSPEC_BENCH_ROUNDS=N` sets the rounds (41); `PAYSPEC_BENCH_ONLY=CASE:generated` (or
-//! `:raw`, CASE counted from 0) runs one side of one case alone, for a profiler;
+//! `:raw`, CASE counted from 0) runs one side of one case alone, for a profiler, and splits
+//! its CPU time into user and system time; `PAYSPEC_BENCH_PIN=1` keeps the calling thread
+//! on the first CPU and the server's on the second, so that neither evicts the other's
+//! code from the caches of its core;
 //! `PAYSPEC_BENCH_SIZES=1` prints the size of one call's future on each side;
 //! `PAYSPEC_BENCH_INSTRUCTIONS=1` counts instructions per call on the calling thread under
 //! callgrind instead (deterministic; needs valgrind), of the cases `PAYSPEC_BENCH_CASES`
@@ -153,12 +158,26 @@ async fn serve(mut stream: TcpStream) {
     }
 }
 
+/// With `PAYSPEC_BENCH_PIN` set, keeps the calling thread on `cpu`.
+fn pin_to(cpu: usize) {
+    if std::env::var("PAYSPEC_BENCH_PIN").is_err() {
+        return;
+    }
+    // SAFETY: the set is zeroed, then one CPU is added; the call reads it only.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        assert_eq!(libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set), 0);
+    }
+}
+
 /// Starts the server on its own thread and runtime; returns its base URL.
 fn start_server() -> String {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind a loopback port");
     listener.set_nonblocking(true).expect("a non-blocking listener");
     let url = format!("http://{}", listener.local_addr().expect("the listener's address"));
     std::thread::spawn(move || {
+        pin_to(1);
         let runtime =
             tokio::runtime::Builder::new_current_thread().enable_all().build().expect("the server's runtime");
         runtime.block_on(async move {
@@ -401,7 +420,7 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
 }
 
 /// The cases' names, in the order `main` lists them (what `PAYSPEC_BENCH_ONLY` counts).
-const CASES: [(&str, usize); 9] = [
+const CASES: [(&str, usize); 10] = [
     ("GET balance, sequential", 1),
     ("POST bank transfer, sequential", 1),
     ("POST, sequential, a hook", 1),
@@ -410,6 +429,7 @@ const CASES: [(&str, usize); 9] = [
     ("same, raw without a timeout", WIDE),
     ("GET a page of 10, sequential", 1),
     ("GET refused (400), sequential", 1),
+    ("POST, sequential, through reqwest", 1),
     ("control: hand-written vs itself", 1),
 ];
 
@@ -615,6 +635,20 @@ fn thread_cpu() -> Duration {
     Duration::new(now.tv_sec.unsigned_abs(), now.tv_nsec.clamp(0, 999_999_999) as u32)
 }
 
+/// The calling thread's user and system time so far. The kernel splits a thread's time
+/// between the two by sampling: over a run of seconds, as `PAYSPEC_BENCH_ONLY` runs, the
+/// split is good to a few percent.
+fn thread_times() -> (Duration, Duration) {
+    // SAFETY: `usage` is a valid `rusage` to write to; RUSAGE_THREAD is Linux's.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let read = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    assert_eq!(read, 0, "the thread's resource usage");
+    let time = |t: libc::timeval| {
+        Duration::new(t.tv_sec.unsigned_abs(), (t.tv_usec.clamp(0, 999_999) * 1000) as u32)
+    };
+    (time(usage.ru_utime), time(usage.ru_stime))
+}
+
 /// What one block of one side cost per call.
 struct Cost {
     wall: Duration,
@@ -648,6 +682,7 @@ fn main() {
         instructions();
         return;
     }
+    pin_to(0);
     let base_url = start_server();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let client: Client = Client::builder()
@@ -673,6 +708,14 @@ fn main() {
         .credentials(Credentials::new("client-bench", "sk_bench_secret", REFUSED_ACCOUNT))
         .build()
         .expect("a client");
+    // The same client sending through reqwest's client (HTTP client settings of its own).
+    let through_reqwest: Client = Client::builder()
+        .environment(Environment::Custom(base_url.clone()))
+        .credentials(Credentials::new("client-bench", "sk_bench_secret", ACCOUNT_ID))
+        .http_client_builder(reqwest::Client::builder())
+        .build()
+        .expect("a client");
+    let through_reqwest = &through_reqwest;
     let raw = HandWritten::new(&base_url, Some(Duration::from_secs(30)), ACCOUNT_ID);
     let untimed = HandWritten::new(&base_url, None, ACCOUNT_ID);
     let raw_refused = HandWritten::new(&base_url, Some(Duration::from_secs(30)), REFUSED_ACCOUNT);
@@ -786,6 +829,22 @@ fn main() {
             }),
         },
         Case {
+            name: "POST, sequential, through reqwest",
+            width: 1,
+            // The client sending through reqwest's client, as it does when it is given HTTP
+            // client settings or the environment names a proxy.
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    through_reqwest
+                        .transfers()
+                        .bank_transfer(transfer_request())
+                        .await
+                        .expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
+        },
+        Case {
             name: "control: hand-written vs itself",
             width: 1,
             // The same call on both sides (two copies of one closure): how far apart two
@@ -815,12 +874,17 @@ fn main() {
         let side = if side == "raw" { &case.raw } else { &case.generated };
         let batches = if case.width == 1 { 200 } else { 6 };
         block(&runtime, side, batches, case.width);
+        let before = thread_times();
         let cost = block(&runtime, side, batches * rounds, case.width);
+        let after = thread_times();
+        let calls = (batches * rounds * case.width) as f64;
         println!(
-            "{} {side:?}: {:.1} us, {:.1} us of CPU, {:.1} allocs",
+            "{} {side:?}: {:.1} us, {:.1} us of CPU ({:.1} user, {:.1} system), {:.1} allocs",
             case.name,
             cost.wall.as_secs_f64() * 1e6,
             cost.cpu.as_secs_f64() * 1e6,
+            (after.0 - before.0).as_secs_f64() * 1e6 / calls,
+            (after.1 - before.1).as_secs_f64() * 1e6 / calls,
             cost.allocations,
             side = only
         );
