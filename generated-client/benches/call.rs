@@ -167,7 +167,8 @@ fn pin_to(cpu: usize) {
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);
-        assert_eq!(libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set), 0);
+        let pinned = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        assert_eq!(pinned, 0, "PAYSPEC_BENCH_PIN needs CPUs 0 and 1 to be this process's to use");
     }
 }
 
