@@ -565,7 +565,9 @@ mod tests {
         // A proxy in this machine's environment sends through reqwest, which honours it.
         let expected_own = !crate::transport::direct::proxy_in_environment();
         assert_eq!(matches!(own.inner.sender, super::super::inner::Sender::Transport(_)), expected_own);
-        assert!(own.inner.user_agent.is_some(), "the client's own sender sends the user agent itself");
+        // The own sender sends the user agent with each request; a reqwest client built
+        // here has it set once.
+        assert_eq!(own.inner.user_agent.is_some(), expected_own);
         let settings = build(
             crate::ClientBuilder::new(&crate::Service::PLAIN).http_client_builder(reqwest::Client::builder()),
         );
