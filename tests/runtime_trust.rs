@@ -60,8 +60,9 @@ fn grant_ms(access: &str, refresh: &str, millis: u64) -> Reply {
 /// again through a transport of their own and through reqwest's client).
 const CARRIER: Carrier = payspec_tests::transport::carrier(env!("CARGO_CRATE_NAME"));
 
-/// A builder for `server`, with the client's own sender.
-fn reqwest_builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
+/// A builder for `server`, with no sender chosen (the client's own, unless a test
+/// chooses one).
+fn plain_builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
     Client::builder()
         .environment(Environment::Custom(server.url()))
         .credentials(Credentials::new(CLIENT_ID, CLIENT_SECRET, ACCOUNT_ID))
@@ -71,7 +72,7 @@ fn reqwest_builder(server: &MockServer) -> payspec_client::ClientBuilder<Client>
 
 /// A builder for `server`, sending through this binary's transport.
 fn builder(server: &MockServer) -> payspec_client::ClientBuilder<Client> {
-    payspec_tests::transport::choose(reqwest_builder(server), CARRIER)
+    payspec_tests::transport::choose(plain_builder(server), CARRIER)
 }
 
 fn built(builder: payspec_client::ClientBuilder<Client>) -> Client {
@@ -184,7 +185,7 @@ async fn a_caller_supplied_http_builder_follows_no_redirect_either() {
     let http = payspec_client::reqwest::Client::builder()
         .redirect(payspec_client::reqwest::redirect::Policy::limited(10))
         .pool_max_idle_per_host(1);
-    let client = built(reqwest_builder(&server).http_client_builder(http));
+    let client = built(plain_builder(&server).http_client_builder(http));
     let result = client.transfers().list_banks(ListBanks::new()).await;
     assert!(matches!(result, Err(Error::Redirect { status: 302, .. })), "{result:?}");
     assert!(elsewhere.requests().is_empty());
@@ -201,7 +202,7 @@ async fn a_redirect_a_shared_reqwest_client_followed_is_refused_once_seen() {
         .redirect(payspec_client::reqwest::redirect::Policy::limited(10))
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let client = built(reqwest_builder(&server).reqwest_client(shared));
+    let client = built(plain_builder(&server).reqwest_client(shared));
     let result = client.transfers().list_banks(ListBanks::new()).await;
     match &result {
         Err(Error::Redirect { status: 200, location: Some(location), .. }) => {
@@ -220,7 +221,7 @@ async fn a_shared_reqwest_client_that_follows_no_redirect_sends_the_user_agent_a
         .redirect(payspec_client::reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let client = built(reqwest_builder(&server).reqwest_client(shared).user_agent("shop/1.0"));
+    let client = built(plain_builder(&server).reqwest_client(shared).user_agent("shop/1.0"));
     let result = client.transfers().list_banks(ListBanks::new()).await;
     assert!(result.is_ok(), "{result:?}");
     let sent = server.requests_to("GET", BANKS);
