@@ -294,7 +294,8 @@ async fn webhook_receiver(watch: SettlementWatch) -> std::io::Result<MockServer>
         match verified {
             Ok(event) => {
                 if let Some((key, state)) = event.settlement() {
-                    watch.notify(key, state);
+                    // The memory store answers at once: nothing to wait for in this handler.
+                    let _ = futures::executor::block_on(watch.notify(key, state));
                 }
                 Reply::json(200, json!({"ok": true}))
             }
@@ -343,7 +344,7 @@ async fn a_webhook_and_a_requery_that_disagree_are_reported_not_resolved() -> Te
 
     // A (verified) webhook said the payment failed; the service says it succeeded.
     let watch = SettlementWatch::new();
-    watch.notify(&id, FinalState::Failed);
+    watch.notify(&id, FinalState::Failed).await?;
     let settled = client
         .transfers()
         .settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5)).watch(&watch))

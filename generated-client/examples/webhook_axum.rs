@@ -1,9 +1,11 @@
 //! Receives the service's webhooks in axum. Each delivery is verified (the signature, the
-//! timestamp, not handled before), and the settlement watch is fed, so that a waiting
+//! timestamp) and claimed from the replay guard (not handled before, not being handled by
+//! another replica), and the settlement watch is fed, so that a waiting
 //! `settle_*` ends at once. The typed payload is handed to the merchant's handler, and the
 //! delivery is answered as the service expects:
 //! - `200` once handled, or for a replay of one handled already;
-//! - `5xx` when the handler failed, so that the service sends it again;
+//! - `5xx` when the handler failed (its claim released), so that the service sends it
+//!   again, and `503` while another replica handles it or the guard's store is down;
 //! - `401`/`400` for a delivery that is not the service's.
 //!
 //! ```sh
@@ -45,24 +47,37 @@ pub fn router(receiver: Receiver) -> Router {
 
 /// One delivery, answered at once.
 async fn receive(State(receiver): State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    let event = match receiver.verifier.verify_headers(&headers, &body) {
-        Ok(event) => event,
-        // 200 for a replay of a handled delivery; 401 or 400 for one not the service's.
+    let delivery = match receiver.verifier.receive(&headers, &body).await {
+        Ok(delivery) => delivery,
+        // 200 for a replay of a handled delivery; 503 while another replica handles it or
+        // when the replay guard's store is down (the service delivers it again); 401 or
+        // 400 for one not the service's.
         Err(refused) => {
             return StatusCode::from_u16(refused.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
         }
     };
-    // A final state, by the signed transaction id: a waiting settle asks once more now.
-    if let Some((transaction, state)) = event.settlement() {
-        receiver.watch.notify(transaction, state);
+    let event = delivery.event();
+    // A final state, by the signed transaction id: a waiting settle asks once more now. A
+    // watch whose store failed still told this process's settles; the others poll.
+    if let Some((transaction, state)) = event.settlement()
+        && let Err(error) = receiver.watch.notify(transaction, state).await
+    {
+        eprintln!("{error}");
     }
     let (payload, _unread) = event.payload();
-    match (receiver.handler)(&event, &payload) {
+    match (receiver.handler)(event, &payload) {
         Ok(()) => {
-            receiver.verifier.handled(&event);
+            // Marked handled; a mark the store could not keep is said, and the delivery is
+            // answered 200 all the same (its work is done).
+            if let Err(error) = delivery.handled().await {
+                eprintln!("{error}");
+            }
             StatusCode::OK
         }
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        Err(_) => {
+            delivery.failed().await;
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 //! settling), `json` (the exact value, its parser, reading and writing), `values` (amount,
 //! timestamp, text, secret), `request` (the operation and its writer, and the rules a value
 //! keeps), `service` (what generated code declares about the service and each route),
-//! [`webhook`] (signatures, replay, deliveries), and `error` and `redact` beside them.
+//! [`webhook`] (signatures, replay, deliveries), [`store`] (what the pacer's, the settlement
+//! watch's and the webhook guard's stores answer), and `error` and `redact` beside them.
 //!
 //! Generated code carries data (routes, fields, wire keys, the service's envelope, token and
 //! page conventions, its environments); everything that decides lives here, and nothing
@@ -22,6 +23,7 @@ mod json;
 mod redact;
 mod request;
 mod service;
+pub mod store;
 mod support;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -32,10 +34,10 @@ pub mod webhook;
 
 pub use call::{
     AfterAttempt, Announced, Attempt, AttemptOutcome, BaseUrl, BeforeAttempt, BlockingRuntime, CallOptions,
-    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Envelope, FinalState,
+    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Ended, Envelope, FinalState,
     Hook, HookError, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore, Meta,
-    Outcome, PaceStore, REDACTED, RetryPolicy, Session, SettleOptions, SettleStart, Settled, Settlement,
-    SettlementWatch, StillPending, Unread, WATCH_MEMORY, WatchStore, install_tls_provider,
+    Outcome, PaceSlot, PaceStore, REDACTED, Reservation, RetryPolicy, Session, SettleOptions, SettleStart, Settled,
+    Settlement, SettlementWatch, StillPending, Unread, WATCH_MEMORY, WatchStore, install_tls_provider,
 };
 pub use error::{Error, ErrorKind, Field};
 pub use json::{
@@ -50,6 +52,7 @@ pub use service::{
     Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle,
     RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue, find_route,
 };
+pub use store::{StoreError, StoreFuture};
 pub use support::Redacted;
 pub use time;
 pub use values::{

@@ -201,7 +201,7 @@ async fn receiver(watch: SettlementWatch) -> Result<std::net::SocketAddr> {
             let status = match verifier.verify_headers(&headers, body) {
                 Ok(event) => {
                     if let Some((key, state)) = event.settlement() {
-                        watch.notify(key, state);
+                        let _ = watch.notify(key, state).await;
                     }
                     "200 OK"
                 }

@@ -16,9 +16,12 @@ pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
 pub mod webhook {
     use ::payspec_runtime as rt;
     pub use rt::webhook::{
-        DEFAULT_TOLERANCE, MemoryReplayGuard, ReplayGuard, SignedHeaders, SignedNotification,
-        SignedValues, UnsignedData, WebhookError,
+        Claim, DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, MemoryReplayGuard,
+        ReplayGuard, SignedHeaders, SignedNotification, SignedValues, UnsignedData, WebhookError,
     };
+    /// A verified delivery claimed for this receiver: its typed event, and how its handling
+    /// ended ([`handled`](rt::webhook::Delivery::handled), [`failed`](rt::webhook::Delivery::failed)).
+    pub type Delivery = rt::webhook::Delivery<WebhookEvent>;
 ",
     );
     let fixed = |header: &Option<(String, String)>| match header {
@@ -243,9 +246,9 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         );
         out.push("    }\n");
     }
-    let verifier = "    /// Verifies the service's notifications with one signing key: the signature, the
-    /// timestamp within a tolerance of now (5 minutes unless set), and that the delivery
-    /// is not a replay.
+    let verifier = "    /// Verifies the service's notifications with one signing key (the signature, the
+    /// timestamp within a tolerance of now, 5 minutes unless set), and claims each delivery
+    /// from a replay guard so that it is handled once ([`receive`](Self::receive)).
     #[derive(Debug)]
     pub struct Verifier(rt::webhook::Verifier);
     impl Verifier {
@@ -258,16 +261,32 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         pub fn tolerance(self, tolerance: ::std::time::Duration) -> Self {
             Verifier(self.0.tolerance(tolerance))
         }
-        /// Where the request ids of handled deliveries are remembered.
-        pub fn replay_guard(self, guard: impl ReplayGuard + 'static) -> Self {
+        /// Where deliveries are claimed and marked handled: a guard shared by every receiver
+        /// of the merchant's webhooks (one process: [`MemoryReplayGuard`], the default).
+        pub fn replay_guard(self, guard: impl ReplayGuard) -> Self {
             Verifier(self.0.replay_guard(guard))
         }
-        /// Records that `event`'s delivery was handled: a later delivery of it is
-        /// [`WebhookError::Replayed`] (answer it `200`). Call it once the handler's work is
-        /// done; a delivery whose handler failed is answered `5xx` and not marked, so that
-        /// the service's next delivery of it is accepted.
-        pub fn handled(&self, event: &WebhookEvent) {
-            self.0.mark_handled(event.signed.{request_id}.as_deref().unwrap_or_default(), event.signed_at);
+        /// How long a claim on a delivery lasts: longer than a handler takes.
+        pub fn claim_lease(self, lease: ::std::time::Duration) -> Self {
+            Verifier(self.0.claim_lease(lease))
+        }
+        /// How long a handled delivery is remembered: at least as long as the service
+        /// delivers an event again.
+        pub fn keep_handled(self, keep: ::std::time::Duration) -> Self {
+            Verifier(self.0.keep_handled(keep))
+        }
+        /// Verifies a delivery and claims it from the replay guard: handle
+        /// [`Delivery::event`], then call [`Delivery::handled`] (answer `200`) or
+        /// [`Delivery::failed`] (answer `5xx`, and the service delivers it again). A refusal's
+        /// [`WebhookError::http_status`] says what to answer: `200` for a replay of a handled
+        /// delivery, `503` while another receiver handles it or when the guard's store is
+        /// down, `401`/`400` for one that is not the service's.
+        pub async fn receive(
+            &self,
+            headers: &rt::reqwest::header::HeaderMap,
+            body: &[u8],
+        ) -> Result<Delivery, WebhookError> {
+            self.0.receive(headers, body).await.map(|delivery| delivery.map(WebhookEvent::from))
         }
         /// Verifies a notification from a request's header map and body, and reads it. The
         /// map is `http::HeaderMap` (the runtime's `reqwest::header::HeaderMap` is the same
@@ -309,7 +328,7 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         rt::webhook::sign(&SCHEME, body, at, signing_key)
     }
 ";
-    out.push(&verifier.replace("{request_id}", &field_ident(&webhooks.request_id)));
+    out.push(verifier);
 }
 
 /// `Payload`: one variant per event kind with a payload shape, read from the body's payload

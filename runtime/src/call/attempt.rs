@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::envelope::{self, RawAnswer};
 use super::inner::{ClientInner, Sender};
-use super::pace::Announced;
+use super::pace::{Announced, Ended, PaceStore, Reservation, PaceSlot};
 use super::retry::Failure;
 use super::urls::MAX_CACHED_URLS;
 use crate::error::Error;
@@ -69,6 +69,8 @@ impl ClientInner {
         let route = request.route;
         let limit = self.max_answer_bytes;
         let method = route.method.to_reqwest();
+        // The pacer's slot, held until the exchange ends (released when dropped, too).
+        let mut held = Held { store: None, slot: None, sent: false };
         // The request's parts are made in a block of their own and handed over whole: the
         // attempt's future keeps no room for them while the exchange runs.
         let sending = {
@@ -127,24 +129,10 @@ impl ClientInner {
             }
             if let Some(pacer) = &self.pacer {
                 // The wait for the rate limit is part of the attempt's time.
-                let wall = SystemTime::now();
-                let left = (now + timeout).saturating_duration_since(Instant::now());
-                let Some(at) = wall.checked_add(left).and_then(|latest| pacer.reserve(wall, latest)) else {
-                    return Err(Error::Timeout {
-                        meta: None,
-                        after: timeout,
-                        waiting_for_token: false,
-                        may_have_reached_server: false,
-                        effect: route.effect,
-                    }
-                    .into());
-                };
-                if let Ok(wait) = at.duration_since(wall)
-                    && !wait.is_zero()
-                {
-                    tokio::time::sleep(wait).await;
-                }
+                held.slot = Some(pace(pacer.as_ref(), route, now + timeout, timeout).await?);
+                held.store = Some(pacer.as_ref());
             }
+            held.sent = true;
             // The request is handed to the sender before the exchange starts: the exchange's
             // future then holds what is in flight, not the request's parts as well.
             match &self.sender {
@@ -212,12 +200,17 @@ impl ClientInner {
                 .into());
             }
             Ok(Err(e)) => {
+                let e: TransportError = e;
+                if e.reach == Reach::NotSent {
+                    held.release(Ended::NotSent);
+                }
                 let secrets = self.secrets(&request.secrets);
                 return Err(transport_error(e, timeout, &self.origin, &secrets)
                     .with_effect(route.effect)
                     .into());
             }
             Ok(Ok(Exchange::Redirect { status, location, headers })) => {
+                held.answered(status, &headers, self.rate_limit.as_ref());
                 let secrets = self.secrets(&request.secrets);
                 let location =
                     location.map(|l| redact::answer_text(&l, &secrets, route.answers.secret_values));
@@ -228,6 +221,7 @@ impl ClientInner {
                 ));
             }
             Ok(Ok(Exchange::TooLarge { status, headers })) => {
+                held.answered(status, &headers, self.rate_limit.as_ref());
                 return Err(Failure::answered(
                     status,
                     headers,
@@ -238,9 +232,7 @@ impl ClientInner {
             // hands over only the answer, and it is moved less for it.
             Ok(Ok(Exchange::Answer { status, body, headers })) => (status, body, headers),
         };
-        if let Some(pacer) = &self.pacer {
-            pacer.announce(SystemTime::now(), &Announced::read(status, &headers, self.rate_limit.as_ref()));
-        }
+        held.answered(status, &headers, self.rate_limit.as_ref());
         if (200..300).contains(&status) {
             let pace = self.rate_limit.as_ref().and_then(|names| spent_window(&headers, names));
             // Secrets are gathered only when an error needs them.
@@ -299,6 +291,74 @@ impl ClientInner {
             token_generation: None,
             answer: Some(Box::new((status, headers))),
         })
+    }
+}
+
+/// Waits for a moment the pacer allows, no later than `deadline`: its slot, or the attempt
+/// ends unsent (a [`Error::Timeout`] that never reached the service). The store's own
+/// answer is awaited within the deadline too.
+async fn pace(
+    store: &dyn PaceStore,
+    route: &'static Route,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<PaceSlot, Error> {
+    let unsent = || Error::Timeout {
+        meta: None,
+        after: timeout,
+        waiting_for_token: false,
+        may_have_reached_server: false,
+        effect: route.effect,
+    };
+    loop {
+        let within = deadline.saturating_duration_since(Instant::now());
+        let reservation = tokio::time::timeout_at(deadline, store.reserve(within)).await.map_err(|_| unsent())?;
+        match reservation {
+            Reservation::Granted(slot) => {
+                // Held from now: a drop while waiting releases it as not sent.
+                let mut held = Held { store: Some(store), slot: Some(slot), sent: false };
+                let wait = held.slot.as_ref().map_or(Duration::ZERO, PaceSlot::wait);
+                if !wait.is_zero() {
+                    tokio::time::sleep_until((Instant::now() + wait).min(deadline)).await;
+                }
+                return held.slot.take().ok_or_else(unsent);
+            }
+            Reservation::Retry(after) => {
+                let again = Instant::now().checked_add(after).filter(|again| *again < deadline);
+                let Some(again) = again else { return Err(unsent()) };
+                tokio::time::sleep_until(again).await;
+            }
+        }
+    }
+}
+
+/// A pacer's slot held by an attempt: released once, when the exchange ended or when the
+/// attempt is dropped (as sent, once it was handed to the sender).
+struct Held<'a> {
+    store: Option<&'a dyn PaceStore>,
+    slot: Option<PaceSlot>,
+    sent: bool,
+}
+
+impl Held<'_> {
+    fn release(&mut self, ended: Ended<'_>) {
+        if let (Some(store), Some(slot)) = (self.store, self.slot.take()) {
+            store.release(slot, ended);
+        }
+    }
+
+    /// The exchange was answered with `status` and `headers`.
+    fn answered(&mut self, status: u16, headers: &HeaderMap, names: Option<&RateLimitNames>) {
+        if self.slot.is_some() {
+            self.release(Ended::Sent(Some(&Announced::read(status, headers, names))));
+        }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let ended = if self.sent { Ended::Sent(None) } else { Ended::NotSent };
+        self.release(ended);
     }
 }
 

@@ -20,6 +20,7 @@ use super::session::Session;
 use crate::error::Error;
 use crate::request::Operation;
 use crate::service::Effect;
+use crate::store::{StoreError, StoreFuture};
 
 /// How a money operation's final state is read from its status operation's answers (the
 /// spec's `settle`). State values are compared ignoring ASCII case; a state in none of
@@ -226,7 +227,9 @@ impl SettleOptions {
 /// the last [`WATCH_MEMORY`], so a webhook that comes before the wait begins still ends it.
 /// Clones share one store. With a store shared by several processes
 /// ([`with_store`](Self::with_store)), a webhook received by one ends the waits of the
-/// others at their next look (each wait's interval); in its own process, at once.
+/// others as soon as the store tells them ([`WatchStore::subscribe`]), or else at their
+/// next look (each wait's interval). When the store fails, a settle falls back to polling:
+/// it never waits on the store past its deadline.
 #[derive(Clone)]
 pub struct SettlementWatch {
     inner: Arc<WatchInner>,
@@ -237,18 +240,39 @@ pub const WATCH_MEMORY: usize = 4_096;
 
 struct WatchInner {
     store: Box<dyn WatchStore>,
-    changed: Notify,
+    changed: Arc<Notify>,
 }
 
 /// Where a [`SettlementWatch`] keeps the final states its webhooks named. Implement it over
-/// a store shared by several processes (a database, Redis) when one receives webhooks and
-/// another settles; its calls are made while settling: keep them quick.
+/// a store shared by several processes (Redis, a database) when one receives webhooks and
+/// another settles. Its answers are awaited within the settle's deadline.
 pub trait WatchStore: Send + Sync + 'static {
     /// Records that a verified webhook named `state` for the payment known by `key`.
-    fn record(&self, key: &str, state: FinalState);
+    fn record<'a>(&'a self, key: &'a str, state: FinalState) -> StoreFuture<'a, Result<(), StoreError>>;
 
     /// The last state recorded for any of `keys`.
-    fn heard(&self, keys: &[String]) -> Option<FinalState>;
+    fn heard<'a>(&'a self, keys: &'a [String]) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>>;
+
+    /// Called once by each watch made over the store: call `wake` whenever a notice may
+    /// have been recorded elsewhere (another process), so that waiting settles look at
+    /// once. A store that cannot tell leaves it (the default): waits look at their interval.
+    fn subscribe(&self, wake: Arc<dyn Fn() + Send + Sync>) {
+        let _ = wake;
+    }
+}
+
+impl<T: WatchStore + ?Sized> WatchStore for Arc<T> {
+    fn record<'a>(&'a self, key: &'a str, state: FinalState) -> StoreFuture<'a, Result<(), StoreError>> {
+        (**self).record(key, state)
+    }
+
+    fn heard<'a>(&'a self, keys: &'a [String]) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>> {
+        (**self).heard(keys)
+    }
+
+    fn subscribe(&self, wake: Arc<dyn Fn() + Send + Sync>) {
+        (**self).subscribe(wake)
+    }
 }
 
 /// A [`WatchStore`] in this process's memory: the last [`WATCH_MEMORY`] notices.
@@ -262,20 +286,26 @@ impl MemoryWatchStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, FinalState)>> {
+        self.heard.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 impl WatchStore for MemoryWatchStore {
-    fn record(&self, key: &str, state: FinalState) {
-        let mut heard = self.heard.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    fn record<'a>(&'a self, key: &'a str, state: FinalState) -> StoreFuture<'a, Result<(), StoreError>> {
+        let mut heard = self.lock();
         if heard.len() == WATCH_MEMORY {
             heard.pop_front();
         }
         heard.push_back((key.to_owned(), state));
+        StoreFuture::ready(Ok(()))
     }
 
-    fn heard(&self, keys: &[String]) -> Option<FinalState> {
-        let heard = self.heard.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state)
+    fn heard<'a>(&'a self, keys: &'a [String]) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>> {
+        let heard = self.lock();
+        let found = heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state);
+        StoreFuture::ready(Ok(found))
     }
 }
 
@@ -299,22 +329,40 @@ impl SettlementWatch {
 
     /// A watch whose notices sit in `store`.
     pub fn with_store(store: impl WatchStore) -> Self {
-        SettlementWatch { inner: Arc::new(WatchInner { store: Box::new(store), changed: Notify::new() }) }
+        let changed = Arc::new(Notify::new());
+        let woken = Arc::downgrade(&changed);
+        store.subscribe(Arc::new(move || {
+            if let Some(changed) = woken.upgrade() {
+                changed.notify_waiters();
+            }
+        }));
+        SettlementWatch { inner: Arc::new(WatchInner { store: Box::new(store), changed }) }
     }
 
     /// Tells every settle waiting on `key` that a verified webhook named `state`. Call it
     /// only for a notification whose signature was verified, with a signed value as key.
-    pub fn notify(&self, key: &str, state: FinalState) {
+    /// Waits in this process hear of it even when the store failed (the error says so:
+    /// other processes' waits did not, and fall back to polling).
+    pub async fn notify(&self, key: &str, state: FinalState) -> Result<(), StoreError> {
         if key.is_empty() {
-            return;
+            return Ok(());
         }
-        self.inner.store.record(key, state);
+        let recorded = self.inner.store.record(key, state).await;
         self.inner.changed.notify_waiters();
+        recorded
     }
 
-    /// The last state heard for any of `keys`.
-    fn heard(&self, keys: &[String]) -> Option<FinalState> {
-        self.inner.store.heard(keys)
+    /// The last state heard for any of `keys`; nothing when the store failed or did not
+    /// answer by `deadline` (the settle then polls).
+    async fn heard(&self, keys: &[String], deadline: Instant) -> Option<FinalState> {
+        match tokio::time::timeout_at(deadline, self.inner.store.heard(keys)).await {
+            Ok(Ok(state)) => state,
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "the settlement watch's store failed: polling instead");
+                None
+            }
+            Err(_) => None,
+        }
     }
 }
 
@@ -381,14 +429,18 @@ impl Session {
         match start {
             SettleStart::AfterPending => {
                 let first = last_look(until(began, wait, deadline), began, deadline, options.deadline);
-                match self.wait_until(first, deadline, &options, &keys).await {
+                match wait_until(first, deadline, &options, &keys).await {
                     Some(Woken::Webhook(state)) => webhook = Some(state),
                     Some(Woken::Time) => {}
                     None => return Ok(Settled::StillPending(pending)),
                 }
             }
             // A webhook heard before is confirmed by the first request.
-            SettleStart::Now => webhook = options.watch.as_ref().and_then(|w| w.heard(&keys)),
+            SettleStart::Now => {
+                if let Some(watch) = &options.watch {
+                    webhook = watch.heard(&keys, deadline).await;
+                }
+            }
         }
         loop {
             if pending.polls >= options.max_polls.min(MAX_POLLS) {
@@ -398,7 +450,7 @@ impl Session {
             // request or to any other of this client's said: waited out (a webhook heard
             // meanwhile is kept).
             if let Some(free) = self.inner.rate_spent_until() {
-                match self.wait_until(free, deadline, &options, &keys).await {
+                match wait_until(free, deadline, &options, &keys).await {
                     Some(Woken::Webhook(state)) => webhook = Some(state),
                     Some(Woken::Time) => {}
                     None => return Ok(Settled::StillPending(pending)),
@@ -457,7 +509,7 @@ impl Session {
             let earliest = until(sent, at_least, deadline);
             let next = until(Instant::now(), jittered(full), deadline).max(earliest);
             let next = last_look(next, earliest, deadline, options.deadline);
-            match self.wait_until(next, deadline, &options, &keys).await {
+            match wait_until(next, deadline, &options, &keys).await {
                 Some(Woken::Webhook(state)) => webhook = Some(state),
                 Some(Woken::Time) => {}
                 None => return Ok(Settled::StillPending(pending)),
@@ -483,35 +535,35 @@ impl Session {
         Ok((Box::new(outcome.into_envelope()), status, keys))
     }
 
-    /// Waits until `next`, or a webhook for one of `keys`; `None` when `next` is past the
-    /// deadline (nothing more can be asked in time).
-    async fn wait_until(
-        &self,
-        next: Instant,
-        deadline: Instant,
-        options: &SettleOptions,
-        keys: &[String],
-    ) -> Option<Woken> {
-        let Some(watch) = &options.watch else {
-            if next >= deadline {
-                return None;
-            }
-            tokio::time::sleep_until(next).await;
+}
+
+/// Waits until `next`, or a webhook for one of `keys`; `None` when `next` is past the
+/// deadline (nothing more can be asked in time).
+async fn wait_until(
+    next: Instant,
+    deadline: Instant,
+    options: &SettleOptions,
+    keys: &[String],
+) -> Option<Woken> {
+    let Some(watch) = &options.watch else {
+        if next >= deadline {
+            return None;
+        }
+        tokio::time::sleep_until(next).await;
+        return Some(Woken::Time);
+    };
+    loop {
+        // Registered before looking, so a notice between the look and the wait wakes it.
+        let mut changed = std::pin::pin!(watch.inner.changed.notified());
+        changed.as_mut().enable();
+        if let Some(state) = watch.heard(keys, deadline).await {
+            return Some(Woken::Webhook(state));
+        }
+        if next >= deadline {
+            return None;
+        }
+        if tokio::time::timeout_at(next, changed).await.is_err() {
             return Some(Woken::Time);
-        };
-        loop {
-            // Registered before looking, so a notice between the look and the wait wakes it.
-            let mut changed = std::pin::pin!(watch.inner.changed.notified());
-            changed.as_mut().enable();
-            if let Some(state) = watch.heard(keys) {
-                return Some(Woken::Webhook(state));
-            }
-            if next >= deadline {
-                return None;
-            }
-            if tokio::time::timeout_at(next, changed).await.is_err() {
-                return Some(Woken::Time);
-            }
         }
     }
 }
@@ -559,35 +611,72 @@ fn until(at: Instant, by: Duration, deadline: Instant) -> Instant {
 mod tests {
     use super::*;
 
-    /// A store two watches share, as two processes would share a database.
-    struct Shared(Arc<MemoryWatchStore>);
-
-    impl WatchStore for Shared {
-        fn record(&self, key: &str, state: FinalState) {
-            self.0.record(key, state);
-        }
-        fn heard(&self, keys: &[String]) -> Option<FinalState> {
-            self.0.heard(keys)
-        }
-    }
-
-    #[test]
-    fn a_notice_recorded_through_one_watch_is_heard_through_another_on_the_same_store() {
+    #[tokio::test]
+    async fn a_notice_recorded_through_one_watch_is_heard_through_another_on_the_same_store() {
         let store = Arc::new(MemoryWatchStore::new());
-        let receiver = SettlementWatch::with_store(Shared(Arc::clone(&store)));
-        let settler = SettlementWatch::with_store(Shared(store));
+        let receiver = SettlementWatch::with_store(Arc::clone(&store));
+        let settler = SettlementWatch::with_store(store);
         let keys = vec!["tx-1".to_owned()];
-        assert_eq!(settler.heard(&keys), None);
-        receiver.notify("tx-1", FinalState::Failed);
-        receiver.notify("tx-2", FinalState::Succeeded);
-        assert_eq!(settler.heard(&keys), Some(FinalState::Failed));
+        let deadline = Instant::now() + Duration::from_secs(1);
+        assert_eq!(settler.heard(&keys, deadline).await, None);
+        assert_eq!(receiver.notify("tx-1", FinalState::Failed).await, Ok(()));
+        assert_eq!(receiver.notify("tx-2", FinalState::Succeeded).await, Ok(()));
+        assert_eq!(settler.heard(&keys, deadline).await, Some(FinalState::Failed));
         // The memory store keeps the last notices only.
         let memory = MemoryWatchStore::new();
         for n in 0..=WATCH_MEMORY {
-            memory.record(&format!("k{n}"), FinalState::Succeeded);
+            memory.record(&format!("k{n}"), FinalState::Succeeded).await.unwrap_or_else(|e| panic!("{e}"));
         }
-        assert_eq!(memory.heard(&["k0".to_owned()]), None);
-        assert_eq!(memory.heard(&[format!("k{WATCH_MEMORY}")]), Some(FinalState::Succeeded));
+        assert_eq!(memory.heard(&["k0".to_owned()]).await, Ok(None));
+        assert_eq!(memory.heard(&[format!("k{WATCH_MEMORY}")]).await, Ok(Some(FinalState::Succeeded)));
+    }
+
+    /// A store that wakes its watches, as a store shared over the network does when another
+    /// process records, and one that fails.
+    #[derive(Default)]
+    struct Waking {
+        memory: MemoryWatchStore,
+        wakes: Mutex<Vec<Arc<dyn Fn() + Send + Sync>>>,
+        down: std::sync::atomic::AtomicBool,
+    }
+
+    impl WatchStore for Waking {
+        fn record<'a>(&'a self, key: &'a str, state: FinalState) -> StoreFuture<'a, Result<(), StoreError>> {
+            self.memory.record(key, state)
+        }
+        fn heard<'a>(&'a self, keys: &'a [String]) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>> {
+            if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+                return StoreFuture::ready(Err(StoreError::new("test", "down")));
+            }
+            self.memory.heard(keys)
+        }
+        fn subscribe(&self, wake: Arc<dyn Fn() + Send + Sync>) {
+            self.wakes.lock().unwrap_or_else(|p| p.into_inner()).push(wake);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_store_that_wakes_ends_a_wait_at_once_and_one_that_fails_is_no_notice() {
+        let store = Arc::new(Waking::default());
+        let watch = SettlementWatch::with_store(Arc::clone(&store));
+        let keys = vec!["tx-9".to_owned()];
+        let far = Instant::now() + Duration::from_secs(30);
+        let options = SettleOptions::within(Duration::from_secs(30)).watch(&watch);
+        let waiting = wait_until(far, far + Duration::from_secs(1), &options, &keys);
+        let recording = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            // Recorded "elsewhere": straight into the store, then the store wakes its watches.
+            store.memory.record("tx-9", FinalState::Succeeded).await.unwrap_or_else(|e| panic!("{e}"));
+            for wake in store.wakes.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                wake();
+            }
+        };
+        let started = Instant::now();
+        let (woken, ()) = tokio::join!(waiting, recording);
+        assert!(matches!(woken, Some(Woken::Webhook(FinalState::Succeeded))));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        store.down.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(watch.heard(&keys, far).await, None);
     }
 
     #[test]

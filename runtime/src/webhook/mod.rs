@@ -7,11 +7,13 @@
 //! base64-encoded in the scheme's [`signature_header`](Scheme::signature_header).
 //!
 //! A [`Verifier`] accepts a notification only when that signature matches, its timestamp
-//! is a real instant within a tolerance of now (5 minutes unless set), its request id was
-//! not handled before (a [`ReplayGuard`]; [`Verifier::handled`] records it once the
-//! delivery's work is done), and its signed values cannot be read another
+//! is a real instant within a tolerance of now (5 minutes unless set), and its signed
+//! values cannot be read another
 //! way: since the values are joined with `:`, a value that would let the colons be moved (a
-//! colon anywhere but in a signed instant) is refused.
+//! colon anywhere but in a signed instant) is refused. [`Verifier::receive`] then claims
+//! the delivery from a [`ReplayGuard`], so that one handled already (by this receiver or
+//! another sharing the guard) is a replay; [`Delivery::handled`] marks it once its work is
+//! done.
 //!
 //! The signature covers only those values ([`WebhookEvent::signed`]). Everything else in the
 //! notification ([`WebhookEvent::unsigned`]) can be changed in transit without breaking it:
@@ -37,14 +39,17 @@
 //! };
 //! let body = br#"{"event":"paid","id":"req-1","data":{"order":"o-1","amount":10}}"#;
 //! // In a test, sign a notification as the service would.
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 //! let signed = webhook::sign(&SCHEME, body, SystemTime::now(), "whsec_test")?;
 //! let verifier = Verifier::new(&SCHEME, "whsec_test")?;
-//! let event = verifier.verify_headers(&signed.headers(), body)?;
-//! assert_eq!(event.signed.get("order"), Some("o-1"));
+//! let delivery = verifier.receive(&signed.headers(), body).await?;
+//! assert_eq!(delivery.event().signed.get("order"), Some("o-1"));
 //! // Its work done, the delivery is handled: the same delivery again is a replay.
-//! verifier.handled(&event);
-//! assert!(verifier.verify_headers(&signed.headers(), body).is_err());
+//! delivery.handled().await?;
+//! let again = verifier.receive(&signed.headers(), body).await;
+//! assert_eq!(again.err(), Some(webhook::WebhookError::Replayed));
 //! # Ok::<(), webhook::WebhookError>(())
+//! # }).unwrap();
 //! ```
 
 use std::collections::HashMap;
@@ -53,12 +58,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
+use tokio::time::Instant;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use sha2::Sha256;
 
 use crate::json::{FromJson, Json, Path, Reader};
+use crate::store::{StoreError, StoreFuture};
 use crate::values::amount::Amount;
 use crate::values::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
 
@@ -134,8 +141,13 @@ pub enum WebhookError {
     /// A signed value (named by its path) could be read another way, because the values
     /// are joined with `:`.
     AmbiguousValue(&'static str),
-    /// This notification's request id was accepted before: a replayed delivery.
+    /// This notification's request id was handled before: a replayed delivery.
     Replayed,
+    /// Another receiver sharing the replay guard is handling this delivery now.
+    InProgress,
+    /// The replay guard's store could not say whether the delivery was handled: it is
+    /// refused, so that the service delivers it again (never handled without a record).
+    Store(StoreError),
 }
 
 impl std::fmt::Display for WebhookError {
@@ -162,7 +174,11 @@ impl std::fmt::Display for WebhookError {
                     "the webhook value `{path}` is not in its expected form, so its signature is ambiguous"
                 )
             }
-            WebhookError::Replayed => f.write_str("the webhook with this request id was already delivered"),
+            WebhookError::Replayed => f.write_str("the webhook with this request id was already handled"),
+            WebhookError::InProgress => {
+                f.write_str("the webhook with this request id is being handled by another receiver")
+            }
+            WebhookError::Store(error) => write!(f, "the webhook could not be claimed: {error}"),
         }
     }
 }
@@ -174,10 +190,12 @@ impl WebhookError {
     ///   matching): it is not from the service, or the signing key is wrong;
     /// - `400` for a body or timestamp that cannot be a notification (unreadable, too old,
     ///   ambiguous);
+    /// - `503` while another receiver handles it, or when the replay guard's store could
+    ///   not answer: the service delivers it again later;
     /// - `500` for an empty signing key, a fault of the receiver's own.
     ///
-    /// A delivery whose handler fails after it verified is answered `5xx` by the receiver
-    /// (not [`Verifier::handled`]), so that the service sends it again.
+    /// A delivery whose handler fails after it was claimed is answered `5xx` by the
+    /// receiver ([`Delivery::failed`]), so that the service sends it again.
     pub fn http_status(&self) -> u16 {
         match self {
             WebhookError::Replayed => 200,
@@ -189,6 +207,7 @@ impl WebhookError {
             | WebhookError::InvalidTimestamp
             | WebhookError::OutsideTolerance { .. }
             | WebhookError::AmbiguousValue(_) => 400,
+            WebhookError::InProgress | WebhookError::Store(_) => 503,
             WebhookError::EmptyKey => 500,
         }
     }
@@ -446,32 +465,90 @@ impl<'a> SignedHeaders<'a> {
     }
 }
 
-/// Remembers which deliveries were handled, so that the service's next delivery of the
-/// same one is known as a replay. A delivery counts as handled only when the receiver says
-/// so ([`Verifier::handled`]), after its handler succeeded: one whose handler failed (and
-/// was answered with a `5xx`) is not refused when the service sends it again.
-///
-/// A delivery without a request id is never taken for a replay (it cannot be told from
-/// another). Implement it over a shared store (a database, Redis) when several processes
-/// receive webhooks; [`MemoryReplayGuard`] serves one process. Two deliveries of one event handled
-/// at the same moment both pass (neither is handled yet): keep handlers idempotent, keyed
-/// by a signed value such as the transaction id.
-pub trait ReplayGuard: Send + Sync {
-    /// Whether the delivery with `request_id` was handled already.
-    fn handled_before(&self, request_id: &str) -> bool;
-
-    /// Records that the delivery with `request_id`, signed at `signed_at`, was handled.
-    /// `forget_before` is the oldest signing time still inside the tolerance: older
-    /// entries can be dropped, since their deliveries are refused for their age anyway.
-    fn record_handled(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime);
+/// How a [`ReplayGuard`] answered a claim on a delivery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Claim {
+    /// This receiver holds the delivery for the lease: handle it.
+    Claimed,
+    /// The delivery was handled already: answer it `200` without handling it again.
+    Handled,
+    /// Another receiver holds it now: answer so that the service delivers it again later.
+    Busy,
 }
 
-/// A [`ReplayGuard`] in this process's memory. It keeps a request id for as long as its
-/// notification is inside the verifier's tolerance, so its size is bounded by the
-/// deliveries of one tolerance window.
+/// Remembers which deliveries are being handled and which were, so that a delivery of one
+/// event is handled once by all the receivers that share the guard.
+///
+/// Claim, then confirm: a delivery is claimed before its handler runs, for a lease
+/// (`holder` names the claim); marked handled once the handler succeeded, the mark kept
+/// for `keep` (at least as long as the service delivers an event again); and released,
+/// only by its holder, when the handler failed, so that the next delivery is handled. A
+/// receiver that dies mid-handler leaves its claim to run out with its lease.
+///
+/// [`MemoryReplayGuard`] serves one process; a guard over a shared store (Redis, in its
+/// own crate) serves several. A guard that cannot reach its store answers an error, and
+/// the delivery is refused with a `503` (fail closed: the service delivers it again; it is
+/// never handled without a record).
+pub trait ReplayGuard: Send + Sync + 'static {
+    /// Claims the delivery `delivery` for `holder`, for `lease`.
+    fn claim<'a>(
+        &'a self,
+        delivery: &'a str,
+        holder: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Result<Claim, StoreError>>;
+
+    /// Marks the delivery `delivery` handled, for `keep`.
+    fn confirm<'a>(
+        &'a self,
+        delivery: &'a str,
+        holder: &'a str,
+        keep: Duration,
+    ) -> StoreFuture<'a, Result<(), StoreError>>;
+
+    /// Releases `holder`'s claim on `delivery`, if it still holds it (a claim that ran out
+    /// and was taken by another receiver is left to that one).
+    fn release<'a>(&'a self, delivery: &'a str, holder: &'a str) -> StoreFuture<'a, Result<(), StoreError>>;
+}
+
+impl<T: ReplayGuard + ?Sized> ReplayGuard for Arc<T> {
+    fn claim<'a>(
+        &'a self,
+        delivery: &'a str,
+        holder: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Result<Claim, StoreError>> {
+        (**self).claim(delivery, holder, lease)
+    }
+
+    fn confirm<'a>(
+        &'a self,
+        delivery: &'a str,
+        holder: &'a str,
+        keep: Duration,
+    ) -> StoreFuture<'a, Result<(), StoreError>> {
+        (**self).confirm(delivery, holder, keep)
+    }
+
+    fn release<'a>(&'a self, delivery: &'a str, holder: &'a str) -> StoreFuture<'a, Result<(), StoreError>> {
+        (**self).release(delivery, holder)
+    }
+}
+
+/// A [`ReplayGuard`] in this process's memory. Entries end with their lease or their keep;
+/// ended ones are dropped as new claims come.
 #[derive(Debug, Default)]
 pub struct MemoryReplayGuard {
-    seen: Mutex<HashMap<String, SystemTime>>,
+    entries: Mutex<GuardEntries>,
+}
+
+#[derive(Debug, Default)]
+struct GuardEntries {
+    /// Per delivery: its holder while claimed (`None` once handled), and until when.
+    by_delivery: HashMap<String, (Option<String>, Instant)>,
+    /// The size after the last sweep of ended entries: the next sweep is at twice it.
+    swept_at: usize,
 }
 
 impl MemoryReplayGuard {
@@ -480,21 +557,156 @@ impl MemoryReplayGuard {
         Self::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SystemTime>> {
-        self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, GuardEntries> {
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl ReplayGuard for MemoryReplayGuard {
-    fn handled_before(&self, request_id: &str) -> bool {
-        self.lock().contains_key(request_id)
+    fn claim<'a>(
+        &'a self,
+        delivery: &'a str,
+        holder: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Result<Claim, StoreError>> {
+        let now = Instant::now();
+        let mut entries = self.lock();
+        if entries.by_delivery.len() >= entries.swept_at.saturating_mul(2).max(64) {
+            entries.by_delivery.retain(|_, (_, until)| *until > now);
+            entries.swept_at = entries.by_delivery.len();
+        }
+        let answer = match entries.by_delivery.get(delivery) {
+            Some((Some(_), until)) if *until > now => Claim::Busy,
+            Some((None, until)) if *until > now => Claim::Handled,
+            _ => {
+                entries.by_delivery.insert(delivery.to_owned(), (Some(holder.to_owned()), now + lease));
+                Claim::Claimed
+            }
+        };
+        StoreFuture::ready(Ok(answer))
     }
 
-    fn record_handled(&self, request_id: &str, signed_at: SystemTime, forget_before: SystemTime) {
-        let mut seen = self.lock();
-        seen.retain(|_, at| *at >= forget_before);
-        seen.insert(request_id.to_owned(), signed_at);
+    fn confirm<'a>(
+        &'a self,
+        delivery: &'a str,
+        _holder: &'a str,
+        keep: Duration,
+    ) -> StoreFuture<'a, Result<(), StoreError>> {
+        // Handled is handled, whoever holds the claim now: no later delivery needs it.
+        self.lock().by_delivery.insert(delivery.to_owned(), (None, Instant::now() + keep));
+        StoreFuture::ready(Ok(()))
     }
+
+    fn release<'a>(&'a self, delivery: &'a str, holder: &'a str) -> StoreFuture<'a, Result<(), StoreError>> {
+        let mut entries = self.lock();
+        if matches!(entries.by_delivery.get(delivery), Some((Some(held), _)) if held == holder) {
+            entries.by_delivery.remove(delivery);
+        }
+        StoreFuture::ready(Ok(()))
+    }
+}
+
+/// How long a claim on a delivery lasts unless the verifier says otherwise: a handler that
+/// has not answered by then is taken for dead, and the next delivery is handled.
+pub const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(60);
+
+/// How long a handled delivery is remembered unless the verifier says otherwise: three
+/// hours, beyond the service's retries (five, over about 95 minutes).
+pub const DEFAULT_KEEP_HANDLED: Duration = Duration::from_secs(3 * 3_600);
+
+/// A verified delivery claimed for this receiver ([`Verifier::receive`]): handle its
+/// [`event`](Self::event), then say how it went. [`handled`](Self::handled) marks it so
+/// that no receiver sharing the guard handles it again; [`failed`](Self::failed) (or
+/// dropping it) releases the claim, so that the service's next delivery is handled.
+#[derive(Debug)]
+pub struct Delivery<E = WebhookEvent> {
+    event: E,
+    /// `None` for a delivery without a request id: it cannot be told from another.
+    claim: Option<Held>,
+}
+
+/// A claim held on a delivery; released when dropped unless it was settled.
+struct Held {
+    guard: Arc<dyn ReplayGuard>,
+    delivery: String,
+    holder: String,
+    keep: Duration,
+    bound: Duration,
+    settled: bool,
+}
+
+impl fmt::Debug for Held {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Claim").field("delivery", &self.delivery).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        // Neither handled nor failed (a handler that panicked, a future dropped): released
+        // if a runtime is there to send it, else it runs out with its lease.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (guard, delivery, holder, bound) =
+                (Arc::clone(&self.guard), std::mem::take(&mut self.delivery), std::mem::take(&mut self.holder), self.bound);
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(bound, guard.release(&delivery, &holder)).await;
+            });
+        }
+    }
+}
+
+impl<E> Delivery<E> {
+    /// The verified event.
+    pub fn event(&self) -> &E {
+        &self.event
+    }
+
+    /// The same delivery with its event turned into another type (a generated crate's).
+    pub fn map<F>(self, f: impl FnOnce(E) -> F) -> Delivery<F> {
+        Delivery { event: f(self.event), claim: self.claim }
+    }
+
+    /// The handler succeeded: the delivery is marked handled (answer it `200`). An error
+    /// says the mark could not be kept (the store failed): the work is done all the same,
+    /// so answer `200` still; a later delivery of it may then be handled again, which is
+    /// why a handler's own effect stays keyed by the payment's reference.
+    pub async fn handled(mut self) -> Result<(), WebhookError> {
+        let Some(held) = self.claim.as_mut() else { return Ok(()) };
+        held.settled = true;
+        let confirmed = held.guard.confirm(&held.delivery, &held.holder, held.keep);
+        match tokio::time::timeout(held.bound, confirmed).await {
+            Ok(result) => result.map_err(WebhookError::Store),
+            Err(_) => Err(WebhookError::Store(StoreError::new(
+                "replay guard",
+                format!("no answer within {} ms", held.bound.as_millis()),
+            ))),
+        }
+    }
+
+    /// The handler failed: the claim is released, so that the service's next delivery is
+    /// handled (answer this one `5xx`). A release the store did not take runs out with the
+    /// lease.
+    pub async fn failed(mut self) {
+        let Some(held) = self.claim.as_mut() else { return };
+        held.settled = true;
+        let _ = tokio::time::timeout(held.bound, held.guard.release(&held.delivery, &held.holder)).await;
+    }
+}
+
+/// A name for one claim, unlikely to be any other's in any process: the process, the
+/// time, a count and the standard library's per-process random hash keys, hashed.
+fn holder_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u128(SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    format!("{}-{:016x}", std::process::id(), hasher.finish())
 }
 
 /// Verifies notifications of one scheme with one signing key.
@@ -503,11 +715,17 @@ pub struct Verifier {
     key: Vec<u8>,
     tolerance: Duration,
     replays: Arc<dyn ReplayGuard>,
+    lease: Duration,
+    keep: Duration,
 }
 
 impl fmt::Debug for Verifier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Verifier").field("tolerance", &self.tolerance).finish_non_exhaustive()
+        f.debug_struct("Verifier")
+            .field("tolerance", &self.tolerance)
+            .field("lease", &self.lease)
+            .field("keep", &self.keep)
+            .finish_non_exhaustive()
     }
 }
 
@@ -522,6 +740,8 @@ impl Verifier {
             key,
             tolerance: DEFAULT_TOLERANCE,
             replays: Arc::new(MemoryReplayGuard::new()),
+            lease: DEFAULT_CLAIM_LEASE,
+            keep: DEFAULT_KEEP_HANDLED,
         })
     }
 
@@ -531,10 +751,67 @@ impl Verifier {
         self
     }
 
-    /// Where accepted request ids are remembered.
-    pub fn replay_guard(mut self, guard: impl ReplayGuard + 'static) -> Self {
+    /// Where deliveries are claimed and marked handled: a guard shared by every receiver
+    /// of the merchant's webhooks.
+    pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
         self.replays = Arc::new(guard);
         self
+    }
+
+    /// How long a claim lasts ([`DEFAULT_CLAIM_LEASE`]): longer than a handler takes. It
+    /// also bounds each of the guard's answers.
+    pub fn claim_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a handled delivery is remembered ([`DEFAULT_KEEP_HANDLED`]): at least as
+    /// long as the service delivers an event again.
+    pub fn keep_handled(mut self, keep: Duration) -> Self {
+        self.keep = keep.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Verifies a delivery ([`verify_headers`](Self::verify_headers)) and claims it
+    /// ([`claim`](Self::claim)).
+    pub async fn receive(&self, headers: &HeaderMap, body: &[u8]) -> Result<Delivery, WebhookError> {
+        let event = self.verify_headers(headers, body)?;
+        self.claim(event).await
+    }
+
+    /// Claims a verified event's delivery from the replay guard, by its signed request id:
+    /// [`WebhookError::Replayed`] when it was handled already (answer `200`),
+    /// [`WebhookError::InProgress`] while another receiver holds it, and
+    /// [`WebhookError::Store`] when the guard could not answer within the lease (both
+    /// answered `503`: the service delivers it again). A delivery without a request id
+    /// cannot be told from another and is never refused as a replay.
+    pub async fn claim(&self, event: WebhookEvent) -> Result<Delivery, WebhookError> {
+        let delivery = event.signed.get(self.scheme.request_id).unwrap_or_default().to_owned();
+        if delivery.is_empty() {
+            return Ok(Delivery { event, claim: None });
+        }
+        let holder = holder_name();
+        let claimed = self.replays.claim(&delivery, &holder, self.lease);
+        match tokio::time::timeout(self.lease, claimed).await {
+            Ok(Ok(Claim::Claimed)) => Ok(Delivery {
+                event,
+                claim: Some(Held {
+                    guard: Arc::clone(&self.replays),
+                    delivery,
+                    holder,
+                    keep: self.keep,
+                    bound: self.lease,
+                    settled: false,
+                }),
+            }),
+            Ok(Ok(Claim::Handled)) => Err(WebhookError::Replayed),
+            Ok(Ok(Claim::Busy)) => Err(WebhookError::InProgress),
+            Ok(Err(error)) => Err(WebhookError::Store(error)),
+            Err(_) => Err(WebhookError::Store(StoreError::new(
+                "replay guard",
+                format!("no answer within the claim's lease ({} ms)", self.lease.as_millis()),
+            ))),
+        }
     }
 
     /// Verifies a notification from a request's header map and body, and reads it.
@@ -548,9 +825,9 @@ impl Verifier {
     }
 
     /// Verifies a notification as of `now`: the signature (compared in constant time),
-    /// the unambiguous form of the signed values, the timestamp's distance from `now`, and
-    /// last that its request id was not handled before. Nothing is recorded: call
-    /// [`handled`](Self::handled) once the delivery's work is done.
+    /// the unambiguous form of the signed values and the timestamp's distance from `now`.
+    /// It does not look at the replay guard: [`receive`](Self::receive) (or
+    /// [`claim`](Self::claim) after this) does.
     pub fn verify_at(
         &self,
         headers: &SignedHeaders<'_>,
@@ -578,11 +855,6 @@ impl Verifier {
         if off_by > self.tolerance {
             return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
         }
-        // A delivery with no request id cannot be told from another: never a replay.
-        let request_id = signed.get(self.scheme.request_id).unwrap_or_default();
-        if !request_id.is_empty() && self.replays.handled_before(request_id) {
-            return Err(WebhookError::Replayed);
-        }
         Ok(WebhookEvent {
             event_type: signed.get(self.scheme.event_type).unwrap_or_default().to_owned(),
             signed_at,
@@ -591,35 +863,6 @@ impl Verifier {
         })
     }
 
-    /// Records that the delivery with `request_id` (its signed request id), signed at
-    /// `signed_at`, was handled: a later delivery of it is [`WebhookError::Replayed`]. Call
-    /// it once the handler has done its work, before answering `2xx`.
-    pub fn mark_handled(&self, request_id: &str, signed_at: SystemTime) {
-        self.mark_handled_at(request_id, signed_at, SystemTime::now());
-    }
-
-    /// [`mark_handled`](Self::mark_handled) for a verified event.
-    pub fn handled(&self, event: &WebhookEvent) {
-        self.handled_at(event, SystemTime::now());
-    }
-
-    /// [`handled`](Self::handled) as of `now` (what the tolerance is counted from).
-    pub fn handled_at(&self, event: &WebhookEvent, now: SystemTime) {
-        self.mark_handled_at(
-            event.signed.get(self.scheme.request_id).unwrap_or_default(),
-            event.signed_at,
-            now,
-        );
-    }
-
-    /// [`mark_handled`](Self::mark_handled) as of `now`.
-    pub fn mark_handled_at(&self, request_id: &str, signed_at: SystemTime, now: SystemTime) {
-        if request_id.is_empty() {
-            return;
-        }
-        let forget_before = now.checked_sub(self.tolerance).unwrap_or(std::time::UNIX_EPOCH);
-        self.replays.record_handled(request_id, signed_at, forget_before);
-    }
 }
 
 /// A notification signed as the service signs it, for a merchant's own tests.
@@ -851,8 +1094,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn deliveries_without_a_request_id_are_never_replays_of_each_other() {
+    #[tokio::test]
+    async fn deliveries_without_a_request_id_are_never_replays_of_each_other() {
         let verifier = verifier();
         let body = r#"{"event_type":"payout_success","data":{"transaction":{"transactionId":"t-1"}}}"#;
         let signed = sign(&SCHEME, body.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
@@ -860,32 +1103,52 @@ mod tests {
         let first = verifier.verify_at(&headers(&signed.signature, &signed.timestamp), body.as_bytes(), now);
         let Ok(first) = first else { panic!("{first:?}") };
         assert_eq!(first.signed.get("request_id"), None);
-        verifier.handled_at(&first, now);
-        let other = r#"{"event_type":"payout_success","data":{"transaction":{"transactionId":"t-2"}}}"#;
-        let signed = sign(&SCHEME, other.as_bytes(), now, KEY).unwrap_or_else(|e| panic!("{e}"));
-        let second =
-            verifier.verify_at(&headers(&signed.signature, &signed.timestamp), other.as_bytes(), now);
-        assert!(second.is_ok(), "{second:?}");
+        let claimed = verifier.claim(first.clone()).await.unwrap_or_else(|e| panic!("{e}"));
+        claimed.handled().await.unwrap_or_else(|e| panic!("{e}"));
+        assert!(verifier.claim(first).await.is_ok(), "the same again is not taken for a replay");
     }
 
-    #[test]
-    fn a_second_delivery_is_a_replay_once_the_first_was_handled() {
+    #[tokio::test]
+    async fn a_second_delivery_is_a_replay_once_the_first_was_handled() {
         let verifier = verifier();
         let now = at("2025-03-01T12:31:00Z");
-        let first = verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now);
-        assert!(first.is_ok());
-        // Its handler failed (and answered 5xx): the service's next delivery is accepted.
-        let again = verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now);
-        let Ok(again) = again else { panic!("{again:?}") };
-        verifier.handled_at(&again, now);
-        assert_eq!(
-            verifier.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).err(),
-            Some(WebhookError::Replayed)
-        );
-        // A notification refused for another reason is not remembered.
+        let event = || {
+            verifier
+                .verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let first = verifier.claim(event()).await.unwrap_or_else(|e| panic!("{e}"));
+        // Claimed: the same delivery at the same time is another receiver's to wait for.
+        assert_eq!(verifier.claim(event()).await.err(), Some(WebhookError::InProgress));
+        // Its handler failed (and answered 5xx): the service's next delivery is handled.
+        first.failed().await;
+        let again = verifier.claim(event()).await.unwrap_or_else(|e| panic!("{e}"));
+        again.handled().await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(verifier.claim(event()).await.err(), Some(WebhookError::Replayed));
+        // Dropped without a word (a handler that panicked): released, so handled later.
         let fresh = Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
-        let _ = fresh.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at("2025-03-01T13:00:00Z"));
-        assert!(fresh.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now).is_ok());
+        drop(fresh.claim(event()).await.unwrap_or_else(|e| panic!("{e}")));
+        tokio::task::yield_now().await;
+        assert!(fresh.claim(event()).await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_claim_runs_out_with_its_lease_and_a_mark_with_its_keep() {
+        let guard = MemoryReplayGuard::new();
+        let lease = Duration::from_secs(60);
+        assert_eq!(guard.claim("d-1", "a", lease).await, Ok(Claim::Claimed));
+        assert_eq!(guard.claim("d-1", "b", lease).await, Ok(Claim::Busy));
+        // Only the holder releases it.
+        guard.release("d-1", "b").await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(guard.claim("d-1", "b", lease).await, Ok(Claim::Busy));
+        // The holder died: the lease runs out, and the next delivery is claimed.
+        tokio::time::advance(lease + Duration::from_millis(1)).await;
+        assert_eq!(guard.claim("d-1", "b", lease).await, Ok(Claim::Claimed));
+        guard.confirm("d-1", "b", Duration::from_secs(3600)).await.unwrap_or_else(|e| panic!("{e}"));
+        tokio::time::advance(Duration::from_secs(3599)).await;
+        assert_eq!(guard.claim("d-1", "c", lease).await, Ok(Claim::Handled));
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(guard.claim("d-1", "c", lease).await, Ok(Claim::Claimed));
     }
 
     #[test]

@@ -1,0 +1,205 @@
+//! What several replicas of a merchant's payspec client share, over Redis.
+//!
+//! - [`RedisPaceStore`]: one rate limit for every replica, decided inside Redis on Redis's
+//!   own clock (one Lua script per reservation, which also carries the releases queued
+//!   since the last one: one round trip per call). The limit learned from any replica's
+//!   answers, and a `429`'s `Retry-After`, hold for all of them.
+//! - [`RedisReplayGuard`]: claim, then confirm. A delivery is claimed with a lease
+//!   (`SET NX PX`) before its handler runs, marked handled when it succeeded, and released
+//!   (compare-and-delete, only by its holder) when it failed.
+//! - [`RedisWatchStore`]: a final state a verified webhook names is recorded under the
+//!   payment's key with a time to live and published; every replica's waiting settle hears
+//!   it at once, and one that starts later finds it.
+//!
+//! When Redis is down: the pacer falls back to a local share of the limit (the service's
+//! `429` and `Retry-After` stay the authority), the guard fails closed (the delivery is
+//! answered `503` and the service delivers it again; nothing is handled without a record),
+//! and the watch falls back to polling. No call waits on Redis longer than
+//! [`RedisOptions::command_timeout`]; errors name Redis. Keys carry a prefix and a time to
+//! live; no secret, card data or amount is written.
+//!
+//! ```no_run
+//! use payspec_redis::{RedisOptions, RedisStores};
+//! use payspec_runtime::{MemoryPaceStore, SettlementWatch};
+//! use std::time::Duration;
+//!
+//! # async fn run() -> Result<(), payspec_runtime::StoreError> {
+//! let stores = RedisStores::open(
+//!     "redis://127.0.0.1:6379/",
+//!     RedisOptions::new("shop-1").limit(40, Duration::from_secs(1)).replicas(4),
+//! )?;
+//! // `ClientBuilder::pace(stores.pace())`, `Verifier::replay_guard(stores.guard())`:
+//! let _pace = stores.pace();
+//! let _guard = stores.guard();
+//! let watch = SettlementWatch::with_store(stores.watch());
+//! # let _ = (watch, MemoryPaceStore::new());
+//! # Ok(()) }
+//! ```
+
+#![warn(missing_docs)]
+
+mod guard;
+mod pace;
+mod watch;
+
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use payspec_runtime::StoreError;
+use redis::aio::ConnectionManager;
+
+pub use guard::RedisReplayGuard;
+pub use pace::RedisPaceStore;
+pub use watch::RedisWatchStore;
+
+/// How the stores reach Redis and name their keys.
+#[derive(Clone, Debug)]
+pub struct RedisOptions {
+    prefix: String,
+    command_timeout: Duration,
+    limit: Option<(u32, Duration)>,
+    replicas: u32,
+    watch_ttl: Duration,
+    lease: Duration,
+}
+
+impl RedisOptions {
+    /// Options for the stores of one merchant: every key starts with `payspec:{merchant}:`,
+    /// so that merchants (or environments) sharing a Redis never meet.
+    pub fn new(merchant: &str) -> Self {
+        RedisOptions {
+            prefix: format!("payspec:{merchant}:"),
+            command_timeout: Duration::from_millis(250),
+            limit: None,
+            replicas: 1,
+            watch_ttl: Duration::from_secs(24 * 3_600),
+            lease: Duration::from_secs(120),
+        }
+    }
+
+    /// The longest any command waits for Redis (250 ms unless set): past it, the store
+    /// does what it does when Redis is down.
+    pub fn command_timeout(mut self, timeout: Duration) -> Self {
+        self.command_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The service's limit, as documented (`limit` requests per `window`), so that the
+    /// first requests keep within it before an answer announces it. An announced limit
+    /// replaces it, for every replica.
+    pub fn limit(mut self, limit: u32, window: Duration) -> Self {
+        self.limit = (limit > 0 && !window.is_zero()).then_some((limit, window));
+        self
+    }
+
+    /// How many replicas share the limit: while Redis is down, each paces by its share
+    /// (the limit divided by this, rounded down, at least one).
+    pub fn replicas(mut self, replicas: u32) -> Self {
+        self.replicas = replicas.max(1);
+        self
+    }
+
+    /// How long a final state a webhook named is kept for settles to find (a day unless
+    /// set).
+    pub fn watch_ttl(mut self, ttl: Duration) -> Self {
+        self.watch_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// The longest a reservation holds its place in the limit when its replica never says
+    /// it ended (it died): two minutes unless set; longer than a call's whole deadline.
+    pub fn reservation_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_secs(1));
+        self
+    }
+
+    fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+}
+
+/// The three stores over one Redis connection (cheap to clone: clones share it).
+#[derive(Clone)]
+pub struct RedisStores {
+    client: redis::Client,
+    connection: ConnectionManager,
+    options: RedisOptions,
+}
+
+impl fmt::Debug for RedisStores {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The URL may hold a password: only the prefix is shown.
+        f.debug_struct("RedisStores").field("prefix", &self.options.prefix).finish_non_exhaustive()
+    }
+}
+
+impl RedisStores {
+    /// The stores over the Redis at `url` (`redis://host:port/db`, with a password if it
+    /// needs one). Nothing is sent yet: the connection is made on first use and remade
+    /// after a failure, so a Redis that is down now does not stop the application from
+    /// starting. Must be called inside a tokio runtime.
+    pub fn open(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        let client = redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.command_timeout))
+            .set_response_timeout(Some(options.command_timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
+            .map_err(|e| failed("cannot set up the Redis connection", &e))?;
+        Ok(RedisStores { client, connection, options })
+    }
+
+    /// The rate-limit pacer: `ClientBuilder::pace(stores.pace())`.
+    pub fn pace(&self) -> RedisPaceStore {
+        RedisPaceStore::new(self.connection.clone(), &self.options)
+    }
+
+    /// The webhook guard: `Verifier::replay_guard(stores.guard())`.
+    pub fn guard(&self) -> RedisReplayGuard {
+        RedisReplayGuard::new(self.connection.clone(), &self.options)
+    }
+
+    /// The settlement watch's store: `SettlementWatch::with_store(stores.watch())`. It
+    /// listens for other replicas' notices on a connection of its own (made again after a
+    /// failure), for as long as the store lives.
+    pub fn watch(&self) -> RedisWatchStore {
+        RedisWatchStore::new(self.client.clone(), self.connection.clone(), &self.options)
+    }
+}
+
+/// A Redis failure as a store's error, its text without the URL (which may hold a
+/// password: the redis crate's errors do not carry it).
+fn failed(what: &str, error: &redis::RedisError) -> StoreError {
+    StoreError::new("Redis", format!("{what}: {error}"))
+}
+
+/// Runs one Redis command within `timeout`: a Redis that does not answer is an error.
+async fn bounded<T>(
+    timeout: Duration,
+    what: &str,
+    command: impl Future<Output = redis::RedisResult<T>>,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(timeout, command).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(failed(what, &error)),
+        Err(_) => Err(StoreError::new("Redis", format!("{what}: no answer within {} ms", timeout.as_millis()))),
+    }
+}
+
+/// A name for this process's store, unlikely to be any other's: the process, the time and
+/// the standard library's per-process random hash keys.
+fn unique_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    hasher.write_u128(nanos);
+    format!("{:x}-{:016x}", std::process::id(), hasher.finish())
+}
+
+/// Whole milliseconds, for Redis's arguments, at least one.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX).max(1)
+}

@@ -1,0 +1,321 @@
+//! One rate limit for every replica, decided inside Redis.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use payspec_runtime::{Announced, Ended, MemoryPaceStore, PaceSlot, PaceStore, Reservation, StoreFuture};
+use redis::aio::ConnectionManager;
+use tokio::time::Instant;
+
+use crate::{RedisOptions, bounded, millis, unique_name};
+
+/// The reservation, and the releases queued since the last one, in one script on Redis's
+/// clock (`TIME`): no two replicas' clocks are ever compared.
+///
+/// KEYS: the reservations in flight (a sorted set: member, then the time its lease ends),
+/// the ended requests (member, then when it ended), the learned state (a hash: limit,
+/// window, margin, spent). ARGV: within (ms, or -1 to release only), the new member, its
+/// lease (ms), the documented limit and window (0 when unknown), the first margin (ms), the
+/// keys' time to live (ms), the count of releases, then eight values per release: member,
+/// `s` (sent) or `n` (not sent), how long ago it ended (ms), and what its answer announced:
+/// limit, window (ms), refused (1 or 0), Retry-After (ms), remaining (-1 for none).
+///
+/// Answers `{1, wait}` for a reservation held from now, `{0, after}` for none (ask again
+/// after), `{2, 0}` for releases only.
+const PACE_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local flight, ended, state = KEYS[1], KEYS[2], KEYS[3]
+local within, member, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local first_margin, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
+local limit = tonumber(redis.call('HGET', state, 'limit') or ARGV[4])
+local window = tonumber(redis.call('HGET', state, 'window') or ARGV[5])
+local margin = tonumber(redis.call('HGET', state, 'margin') or first_margin)
+local spent = tonumber(redis.call('HGET', state, 'spent') or 0)
+local n, i = tonumber(ARGV[8]), 9
+for _ = 1, n do
+  local m, kind, at = ARGV[i], ARGV[i + 1], now - tonumber(ARGV[i + 2])
+  local a_limit, a_window = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
+  local refused, retry, remaining = ARGV[i + 5], tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7])
+  i = i + 8
+  redis.call('ZREM', flight, m)
+  if kind == 's' then
+    redis.call('ZADD', ended, at, m)
+    if a_limit > 0 and a_window > 0 then limit = a_limit; window = a_window end
+    if refused == '1' then
+      if window > 0 then margin = math.max(first_margin, math.min(margin * 2, math.floor(window / 4))) end
+      local wait = retry
+      if wait < 0 then wait = (window > 0) and window or 1000 end
+      spent = math.max(spent, at + wait)
+    elseif remaining == 0 and limit > 0 and window > 0 then
+      local own = redis.call('ZCARD', flight) + redis.call('ZCOUNT', ended, at - window - margin, '+inf')
+      if own < limit then spent = math.max(spent, at + window) end
+    end
+  else
+    redis.call('ZREM', ended, m)
+  end
+end
+-- A reservation whose replica never said it ended (it died) ended when its lease did.
+local lapsed = redis.call('ZRANGEBYSCORE', flight, '-inf', now, 'WITHSCORES')
+for j = 1, #lapsed, 2 do
+  redis.call('ZADD', ended, lapsed[j + 1], lapsed[j])
+  redis.call('ZREM', flight, lapsed[j])
+end
+redis.call('ZREMRANGEBYSCORE', ended, '-inf', now - window - margin)
+redis.call('HSET', state, 'limit', limit, 'window', window, 'margin', margin, 'spent', spent)
+redis.call('PEXPIRE', state, ttl)
+redis.call('PEXPIRE', ended, ttl)
+redis.call('PEXPIRE', flight, ttl)
+if within < 0 then return {2, 0} end
+local at = math.max(now, spent)
+if limit > 0 and window > 0 then
+  local hold = window + margin
+  local busy = redis.call('ZCARD', flight)
+  if busy >= limit then return {0, at + hold - now} end
+  local free = limit - busy
+  if redis.call('ZCARD', ended) >= free then
+    local oldest = redis.call('ZREVRANGE', ended, free - 1, free - 1, 'WITHSCORES')
+    at = math.max(at, tonumber(oldest[2]) + hold)
+  end
+end
+local wait = at - now
+if wait > within then return {0, wait} end
+redis.call('ZADD', flight, at + lease, member)
+redis.call('PEXPIRE', flight, ttl)
+return {1, wait}
+";
+
+/// The margin a pacer starts with (as the in-process one does).
+const FIRST_MARGIN: Duration = Duration::from_millis(10);
+
+/// How long releases wait to ride on the next reservation before they are sent alone.
+const RELEASE_DELAY: Duration = Duration::from_millis(5);
+
+/// How long the pacer paces locally after Redis failed, before it asks Redis again.
+const LOCAL_SPELL: Duration = Duration::from_secs(1);
+
+/// Slots the local fallback granted carry this bit in their id.
+const LOCAL: u64 = 1 << 63;
+
+/// A [`PaceStore`] shared through Redis by every replica of a merchant: at most the limit's
+/// worth of requests are in flight or ended within a window (plus a margin that grows with
+/// each `429` the pace did not prevent), counted across replicas, on Redis's clock.
+///
+/// A call costs one round trip to Redis: its reservation, which carries the releases of
+/// the requests that ended since this replica's last one. Releases with no reservation to
+/// ride on are sent alone a few milliseconds later, without any call waiting for them.
+///
+/// When Redis fails or does not answer within the command timeout, this replica paces by
+/// its share of the limit ([`RedisOptions::replicas`]) in its own memory for a second,
+/// then asks Redis again; the service's `429` and `Retry-After` stay the authority.
+#[derive(Clone)]
+pub struct RedisPaceStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    connection: ConnectionManager,
+    script: redis::Script,
+    keys: [String; 3],
+    replica: String,
+    next: AtomicU64,
+    timeout: Duration,
+    lease: Duration,
+    ttl: Duration,
+    documented: Option<(u32, Duration)>,
+    /// Releases not yet sent.
+    queued: Mutex<Vec<Release>>,
+    flush_planned: AtomicBool,
+    /// Until when this replica paces locally (Redis failed).
+    local_until: Mutex<Option<Instant>>,
+    local: MemoryPaceStore,
+    replicas: u32,
+}
+
+/// One release, as the script reads it.
+struct Release {
+    id: u64,
+    sent: bool,
+    at: Instant,
+    announced: Option<Announced>,
+}
+
+impl fmt::Debug for RedisPaceStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisPaceStore").field("keys", &self.inner.keys[2]).finish_non_exhaustive()
+    }
+}
+
+impl RedisPaceStore {
+    pub(crate) fn new(connection: ConnectionManager, options: &RedisOptions) -> Self {
+        let share = |limit: u32| (limit / options.replicas).max(1);
+        let local = match options.limit {
+            Some((limit, window)) => MemoryPaceStore::with_limit(share(limit), window),
+            None => MemoryPaceStore::new(),
+        };
+        RedisPaceStore {
+            inner: Arc::new(Inner {
+                connection,
+                script: redis::Script::new(PACE_SCRIPT),
+                keys: [options.key("pace:flight"), options.key("pace:ended"), options.key("pace:state")],
+                replica: unique_name(),
+                next: AtomicU64::new(0),
+                timeout: options.command_timeout,
+                lease: options.lease,
+                ttl: options.lease.max(Duration::from_secs(600)),
+                documented: options.limit,
+                queued: Mutex::new(Vec::new()),
+                flush_planned: AtomicBool::new(false),
+                local_until: Mutex::new(None),
+                local,
+                replicas: options.replicas,
+            }),
+        }
+    }
+}
+
+impl Inner {
+    fn member(&self, id: u64) -> String {
+        format!("{}:{id}", self.replica)
+    }
+
+    fn pacing_locally(&self) -> bool {
+        let until = *self.local_until.lock().unwrap_or_else(|p| p.into_inner());
+        until.is_some_and(|until| until > Instant::now())
+    }
+
+    fn go_local(&self, error: &payspec_runtime::StoreError) {
+        tracing::warn!(%error, "the shared pacer's store failed: pacing by this replica's share of the limit for a second");
+        *self.local_until.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + LOCAL_SPELL);
+    }
+
+    fn take_queued(&self) -> Vec<Release> {
+        std::mem::take(&mut *self.queued.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Runs the script: a reservation within `within` (or releases only, for `None`).
+    async fn run(&self, within: Option<Duration>, id: u64, releases: &[Release]) -> Result<(i64, u64), payspec_runtime::StoreError> {
+        let now = Instant::now();
+        let (limit, window) = self.documented.map_or((0, 0), |(limit, window)| (u64::from(limit), millis(window)));
+        let mut invocation = self.script.prepare_invoke();
+        invocation.key(&self.keys[0]).key(&self.keys[1]).key(&self.keys[2]);
+        invocation
+            .arg(within.map_or(-1, |w| i64::try_from(w.as_millis()).unwrap_or(i64::MAX)))
+            .arg(self.member(id))
+            .arg(millis(self.lease))
+            .arg(limit)
+            .arg(window)
+            .arg(millis(FIRST_MARGIN))
+            .arg(millis(self.ttl))
+            .arg(releases.len());
+        for release in releases {
+            let ago = now.saturating_duration_since(release.at).as_millis();
+            let announced = release.announced.unwrap_or_default();
+            invocation
+                .arg(self.member(release.id))
+                .arg(if release.sent { "s" } else { "n" })
+                .arg(u64::try_from(ago).unwrap_or(u64::MAX))
+                .arg(announced.limit.unwrap_or(0))
+                .arg(announced.window.map_or(0, millis))
+                .arg(if announced.refused { "1" } else { "0" })
+                .arg(announced.retry_after.map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
+                .arg(announced.remaining.map_or(-1, |r| i64::try_from(r).unwrap_or(i64::MAX)));
+        }
+        let mut connection = self.connection.clone();
+        bounded(self.timeout, "the pacer's reservation", invocation.invoke_async::<(i64, u64)>(&mut connection)).await
+    }
+
+    /// Sends the queued releases alone, unless a reservation took them first.
+    async fn flush(&self) {
+        self.flush_planned.store(false, Ordering::SeqCst);
+        let releases = self.take_queued();
+        if releases.is_empty() {
+            return;
+        }
+        if let Err(error) = self.run(None, 0, &releases).await {
+            // Their reservations end with their lease instead.
+            tracing::warn!(%error, "the shared pacer could not record {} ended requests", releases.len());
+        }
+    }
+}
+
+impl PaceStore for RedisPaceStore {
+    fn reserve(&self, within: Duration) -> StoreFuture<'_, Reservation> {
+        let inner = &self.inner;
+        if inner.pacing_locally() {
+            return StoreFuture::new(async move { local_slot(inner.local.reserve(within).await) });
+        }
+        StoreFuture::new(async move {
+            let id = inner.next.fetch_add(1, Ordering::Relaxed) & !LOCAL;
+            let releases = inner.take_queued();
+            match inner.run(Some(within), id, &releases).await {
+                Ok((1, wait)) => Reservation::Granted(PaceSlot::new(id, Duration::from_millis(wait))),
+                Ok((_, after)) => Reservation::Retry(Duration::from_millis(after.max(1))),
+                Err(error) => {
+                    // Whether the script ran is unknown: its releases are sent again (a
+                    // release is idempotent), and this call paces locally.
+                    inner.queued.lock().unwrap_or_else(|p| p.into_inner()).extend(releases);
+                    inner.go_local(&error);
+                    local_slot(inner.local.reserve(within).await)
+                }
+            }
+        })
+    }
+
+    fn release(&self, slot: PaceSlot, ended: Ended<'_>) {
+        let (sent, announced) = match ended {
+            Ended::Sent(announced) => (true, announced.copied()),
+            _ => (false, None),
+        };
+        // The local share learns the limit too, divided among the replicas.
+        let share = announced.map(|mut announced| {
+            announced.limit = announced.limit.map(|limit| (limit / u64::from(self.inner.replicas)).max(1));
+            announced
+        });
+        let local_ended = if sent { Ended::Sent(share.as_ref()) } else { Ended::NotSent };
+        if slot.id() & LOCAL != 0 {
+            self.inner.local.release(PaceSlot::new(slot.id() & !LOCAL, slot.wait()), local_ended);
+            return;
+        }
+        // What a 429 or a new limit said is for every replica at once; the rest rides on
+        // the next reservation.
+        let urgent = announced.is_some_and(|a| a.refused || a.limit.is_some() && !self.knows_limit());
+        self.inner.queued.lock().unwrap_or_else(|p| p.into_inner()).push(Release {
+            id: slot.id(),
+            sent,
+            at: Instant::now(),
+            announced,
+        });
+        if let Some(share) = share {
+            self.inner.local.learn(&share);
+        }
+        let planned = self.inner.flush_planned.swap(true, Ordering::SeqCst);
+        if (!planned || urgent)
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let inner = Arc::clone(&self.inner);
+            runtime.spawn(async move {
+                if !urgent {
+                    tokio::time::sleep(RELEASE_DELAY).await;
+                }
+                inner.flush().await;
+            });
+        }
+    }
+}
+
+impl RedisPaceStore {
+    fn knows_limit(&self) -> bool {
+        self.inner.local.limit().is_some()
+    }
+}
+
+/// A local reservation, its slot marked as the local store's.
+fn local_slot(reservation: Reservation) -> Reservation {
+    match reservation {
+        Reservation::Granted(slot) => Reservation::Granted(PaceSlot::new(slot.id() | LOCAL, slot.wait())),
+        other => other,
+    }
+}

@@ -1,0 +1,101 @@
+//! What the stores behind the pacer ([`PaceStore`](crate::PaceStore)), the settlement watch
+//! ([`WatchStore`](crate::WatchStore)) and the webhook guard
+//! ([`ReplayGuard`](crate::webhook::ReplayGuard)) answer with: a [`StoreFuture`], ready at
+//! once for a store in this process's memory (nothing allocated, nothing awaited) and boxed
+//! for one over the network, and a [`StoreError`] that names the store.
+//!
+//! The traits are async so that a store shared by several processes (Redis, a database)
+//! never blocks a runtime thread; they stay dyn-compatible, so a client holds any store.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A store's answer: ready now, or a future to await.
+#[must_use = "a store's answer does nothing unless awaited"]
+pub struct StoreFuture<'a, T> {
+    inner: Inner<'a, T>,
+}
+
+enum Inner<'a, T> {
+    Ready(Option<T>),
+    Boxed(Pin<Box<dyn Future<Output = T> + Send + 'a>>),
+}
+
+impl<'a, T> StoreFuture<'a, T> {
+    /// An answer known now (a store in memory): awaiting it returns at once.
+    pub fn ready(value: T) -> Self {
+        StoreFuture { inner: Inner::Ready(Some(value)) }
+    }
+
+    /// An answer that comes later (a store over the network).
+    pub fn new(future: impl Future<Output = T> + Send + 'a) -> Self {
+        StoreFuture { inner: Inner::Boxed(Box::pin(future)) }
+    }
+}
+
+impl<T> Unpin for StoreFuture<'_, T> {}
+
+impl<T> Future for StoreFuture<'_, T> {
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        match &mut self.get_mut().inner {
+            // Polled again after it answered: a caller's bug, not the store's.
+            Inner::Ready(value) => Poll::Ready(value.take().expect("a StoreFuture polled after it answered")),
+            Inner::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl<T> fmt::Debug for StoreFuture<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.inner {
+            Inner::Ready(Some(_)) => "ready",
+            Inner::Ready(None) => "taken",
+            Inner::Boxed(_) => "pending",
+        };
+        f.debug_struct("StoreFuture").field("state", &state).finish()
+    }
+}
+
+/// A shared store could not be reached or refused a command: what the caller of the store
+/// does then is documented where the store is used (the pacer falls back to a local share,
+/// the webhook guard fails closed, the settlement watch falls back to polling).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoreError {
+    /// The store, as its errors name it (`"Redis"`).
+    pub store: &'static str,
+    /// What went wrong, with no secret in it.
+    pub reason: String,
+}
+
+impl StoreError {
+    /// An error of `store` for `reason`.
+    pub fn new(store: &'static str, reason: impl Into<String>) -> Self {
+        StoreError { store, reason: reason.into() }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the shared store ({}) failed: {}", self.store, self.reason)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_ready_answer_and_a_boxed_one_both_await_to_their_value() {
+        assert_eq!(StoreFuture::ready(7).await, 7);
+        assert_eq!(StoreFuture::new(async { 8 }).await, 8);
+        let error = StoreError::new("Redis", "connection refused");
+        assert_eq!(error.to_string(), "the shared store (Redis) failed: connection refused");
+    }
+}
