@@ -150,7 +150,8 @@ fn its_webhooks_are_signed_and_read_by_its_own_scheme() {
     assert_eq!(event.signed.booked_at.as_deref(), Some("2026-01-02T03:04:05Z"));
     assert_eq!(event.claimed_amount().map(|a| a.to_string()), Some("12.50".to_owned()));
     // Claimed and handled through its own guard: the same delivery again is a replay.
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|e| panic!("{e}"));
     runtime.block_on(async {
         let delivery = verifier.receive(&headers, body).await.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(delivery.event().signed.delivery.as_deref(), Some("d-1"));

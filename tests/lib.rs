@@ -1,5 +1,7 @@
 pub mod counting;
+pub mod limited;
 pub mod mock;
+pub mod redis_server;
 pub mod sandboxed;
 pub mod transport;
 

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use payspec_runtime::StoreFuture;
 use payspec_runtime::StoreError;
+use payspec_runtime::StoreFuture;
 use payspec_runtime::webhook::{Claim, ReplayGuard};
 use redis::aio::ConnectionManager;
 
@@ -84,9 +84,12 @@ impl ReplayGuard for RedisReplayGuard {
             let mut connection = self.connection.clone();
             let mut invocation = self.claim.prepare_invoke();
             invocation.key(self.key(delivery)).arg(holder).arg(millis(lease)).arg(HANDLED);
-            let answer: i64 =
-                bounded(self.timeout, "claiming a webhook delivery", invocation.invoke_async(&mut connection))
-                    .await?;
+            let answer: i64 = bounded(
+                self.timeout,
+                "claiming a webhook delivery",
+                invocation.invoke_async(&mut connection),
+            )
+            .await?;
             Ok(match answer {
                 1 => Claim::Claimed,
                 2 => Claim::Handled,
@@ -105,8 +108,12 @@ impl ReplayGuard for RedisReplayGuard {
             let mut connection = self.connection.clone();
             let mut command = redis::cmd("SET");
             command.arg(self.key(delivery)).arg(HANDLED).arg("PX").arg(millis(keep));
-            bounded(self.timeout, "marking a webhook delivery handled", command.query_async::<()>(&mut connection))
-                .await
+            bounded(
+                self.timeout,
+                "marking a webhook delivery handled",
+                command.query_async::<()>(&mut connection),
+            )
+            .await
         })
     }
 
@@ -115,9 +122,13 @@ impl ReplayGuard for RedisReplayGuard {
             let mut connection = self.connection.clone();
             let mut invocation = self.release.prepare_invoke();
             invocation.key(self.key(delivery)).arg(holder);
-            bounded(self.timeout, "releasing a webhook delivery", invocation.invoke_async::<i64>(&mut connection))
-                .await
-                .map(|_| ())
+            bounded(
+                self.timeout,
+                "releasing a webhook delivery",
+                invocation.invoke_async::<i64>(&mut connection),
+            )
+            .await
+            .map(|_| ())
         })
     }
 }

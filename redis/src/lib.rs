@@ -184,7 +184,9 @@ async fn bounded<T>(
     match tokio::time::timeout(timeout, command).await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(failed(what, &error)),
-        Err(_) => Err(StoreError::new("Redis", format!("{what}: no answer within {} ms", timeout.as_millis()))),
+        Err(_) => {
+            Err(StoreError::new("Redis", format!("{what}: no answer within {} ms", timeout.as_millis())))
+        }
     }
 }
 
@@ -194,7 +196,8 @@ fn unique_name() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u32(std::process::id());
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     hasher.write_u128(nanos);
     format!("{:x}-{:016x}", std::process::id(), hasher.finish())
 }

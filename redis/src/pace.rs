@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use payspec_runtime::{Announced, Ended, MemoryPaceStore, PaceSlot, PaceStore, Reservation, StoreFuture};
+use payspec_runtime::{
+    Announced, Ended, MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, Reservation, StoreFuture,
+};
 use redis::aio::ConnectionManager;
 use tokio::time::Instant;
 
@@ -20,7 +22,8 @@ use crate::{RedisOptions, bounded, millis, unique_name};
 /// lease (ms), the documented limit and window (0 when unknown), the first margin (ms), the
 /// keys' time to live (ms), the count of releases, then eight values per release: member,
 /// `s` (sent) or `n` (not sent), how long ago it ended (ms), and what its answer announced:
-/// limit, window (ms), refused (1 or 0), Retry-After (ms), remaining (-1 for none).
+/// limit (-1 when no answer came), window (ms), refused (1 or 0), Retry-After (ms),
+/// remaining (-1 for none); last, how soon to ask again while the first answer is awaited.
 ///
 /// Answers `{1, wait}` for a reservation held from now, `{0, after}` for none (ask again
 /// after), `{2, 0}` for releases only.
@@ -34,6 +37,7 @@ local limit = tonumber(redis.call('HGET', state, 'limit') or ARGV[4])
 local window = tonumber(redis.call('HGET', state, 'window') or ARGV[5])
 local margin = tonumber(redis.call('HGET', state, 'margin') or first_margin)
 local spent = tonumber(redis.call('HGET', state, 'spent') or 0)
+local heard = tonumber(redis.call('HGET', state, 'heard') or 0)
 local n, i = tonumber(ARGV[8]), 9
 for _ = 1, n do
   local m, kind, at = ARGV[i], ARGV[i + 1], now - tonumber(ARGV[i + 2])
@@ -43,6 +47,7 @@ for _ = 1, n do
   redis.call('ZREM', flight, m)
   if kind == 's' then
     redis.call('ZADD', ended, at, m)
+    if a_limit >= 0 then heard = 1 end
     if a_limit > 0 and a_window > 0 then limit = a_limit; window = a_window end
     if refused == '1' then
       if window > 0 then margin = math.max(first_margin, math.min(margin * 2, math.floor(window / 4))) end
@@ -64,12 +69,16 @@ for j = 1, #lapsed, 2 do
   redis.call('ZREM', flight, lapsed[j])
 end
 redis.call('ZREMRANGEBYSCORE', ended, '-inf', now - window - margin)
-redis.call('HSET', state, 'limit', limit, 'window', window, 'margin', margin, 'spent', spent)
+redis.call('HSET', state, 'limit', limit, 'window', window, 'margin', margin, 'spent', spent, 'heard', heard)
 redis.call('PEXPIRE', state, ttl)
 redis.call('PEXPIRE', ended, ttl)
 redis.call('PEXPIRE', flight, ttl)
 if within < 0 then return {2, 0} end
 local at = math.max(now, spent)
+if limit == 0 and heard == 0 and redis.call('ZCARD', flight) > 0 then
+  -- The first request's answer may announce the limit: no burst before it.
+  return {0, tonumber(ARGV[9 + 8 * n] or 10)}
+end
 if limit > 0 and window > 0 then
   local hold = window + margin
   local busy = redis.call('ZCARD', flight)
@@ -90,9 +99,6 @@ return {1, wait}
 /// The margin a pacer starts with (as the in-process one does).
 const FIRST_MARGIN: Duration = Duration::from_millis(10);
 
-/// How long releases wait to ride on the next reservation before they are sent alone.
-const RELEASE_DELAY: Duration = Duration::from_millis(5);
-
 /// How long the pacer paces locally after Redis failed, before it asks Redis again.
 const LOCAL_SPELL: Duration = Duration::from_secs(1);
 
@@ -103,9 +109,10 @@ const LOCAL: u64 = 1 << 63;
 /// worth of requests are in flight or ended within a window (plus a margin that grows with
 /// each `429` the pace did not prevent), counted across replicas, on Redis's clock.
 ///
-/// A call costs one round trip to Redis: its reservation, which carries the releases of
-/// the requests that ended since this replica's last one. Releases with no reservation to
-/// ride on are sent alone a few milliseconds later, without any call waiting for them.
+/// A call waits for one round trip to Redis: its reservation, which also carries the
+/// releases queued since this replica's last one. A release is sent at once, without any
+/// call waiting for it; releases that end while one is on its way ride together on the
+/// next reservation or the next send.
 ///
 /// When Redis fails or does not answer within the command timeout, this replica paces by
 /// its share of the limit ([`RedisOptions::replicas`]) in its own memory for a second,
@@ -196,9 +203,15 @@ impl Inner {
     }
 
     /// Runs the script: a reservation within `within` (or releases only, for `None`).
-    async fn run(&self, within: Option<Duration>, id: u64, releases: &[Release]) -> Result<(i64, u64), payspec_runtime::StoreError> {
+    async fn run(
+        &self,
+        within: Option<Duration>,
+        id: u64,
+        releases: &[Release],
+    ) -> Result<(i64, u64), payspec_runtime::StoreError> {
         let now = Instant::now();
-        let (limit, window) = self.documented.map_or((0, 0), |(limit, window)| (u64::from(limit), millis(window)));
+        let (limit, window) =
+            self.documented.map_or((0, 0), |(limit, window)| (u64::from(limit), millis(window)));
         let mut invocation = self.script.prepare_invoke();
         invocation.key(&self.keys[0]).key(&self.keys[1]).key(&self.keys[2]);
         invocation
@@ -213,30 +226,51 @@ impl Inner {
         for release in releases {
             let ago = now.saturating_duration_since(release.at).as_millis();
             let announced = release.announced.unwrap_or_default();
+            let limit = match (release.announced, announced.limit) {
+                (None, _) => -1,
+                (Some(_), limit) => limit.map_or(0, |l| i64::try_from(l).unwrap_or(i64::MAX)),
+            };
             invocation
                 .arg(self.member(release.id))
                 .arg(if release.sent { "s" } else { "n" })
                 .arg(u64::try_from(ago).unwrap_or(u64::MAX))
-                .arg(announced.limit.unwrap_or(0))
+                .arg(limit)
                 .arg(announced.window.map_or(0, millis))
                 .arg(if announced.refused { "1" } else { "0" })
                 .arg(announced.retry_after.map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
                 .arg(announced.remaining.map_or(-1, |r| i64::try_from(r).unwrap_or(i64::MAX)));
         }
+        invocation.arg(millis(PROBE_WAIT));
         let mut connection = self.connection.clone();
-        bounded(self.timeout, "the pacer's reservation", invocation.invoke_async::<(i64, u64)>(&mut connection)).await
+        bounded(
+            self.timeout,
+            "the pacer's reservation",
+            invocation.invoke_async::<(i64, u64)>(&mut connection),
+        )
+        .await
     }
 
-    /// Sends the queued releases alone, unless a reservation took them first.
+    /// Sends the queued releases alone, unless a reservation took them first; then those
+    /// queued meanwhile.
     async fn flush(&self) {
-        self.flush_planned.store(false, Ordering::SeqCst);
-        let releases = self.take_queued();
-        if releases.is_empty() {
-            return;
-        }
-        if let Err(error) = self.run(None, 0, &releases).await {
-            // Their reservations end with their lease instead.
-            tracing::warn!(%error, "the shared pacer could not record {} ended requests", releases.len());
+        loop {
+            let releases = self.take_queued();
+            if releases.is_empty() {
+                self.flush_planned.store(false, Ordering::SeqCst);
+                // One queued between the look and the store has no flush planned: look again.
+                if self.queued.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+                    || self.flush_planned.swap(true, Ordering::SeqCst)
+                {
+                    return;
+                }
+                continue;
+            }
+            if let Err(error) = self.run(None, 0, &releases).await {
+                // Their reservations end with their lease instead.
+                tracing::warn!(%error, "the shared pacer could not record {} ended requests", releases.len());
+                self.flush_planned.store(false, Ordering::SeqCst);
+                return;
+            }
         }
     }
 }
@@ -291,17 +325,15 @@ impl PaceStore for RedisPaceStore {
         if let Some(share) = share {
             self.inner.local.learn(&share);
         }
+        // Sent now, without the call waiting: a release other replicas do not hear of
+        // holds its slot, and sends them to wait a window. Releases that come while one
+        // flush is under way go with the next reservation or the next flush.
         let planned = self.inner.flush_planned.swap(true, Ordering::SeqCst);
         if (!planned || urgent)
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             let inner = Arc::clone(&self.inner);
-            runtime.spawn(async move {
-                if !urgent {
-                    tokio::time::sleep(RELEASE_DELAY).await;
-                }
-                inner.flush().await;
-            });
+            runtime.spawn(async move { inner.flush().await });
         }
     }
 }

@@ -48,7 +48,9 @@ impl RedisWatchStore {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(listen(client, channel.clone(), Arc::downgrade(&shared)));
         } else {
-            tracing::warn!("the Redis watch store was made outside a tokio runtime: it will not hear other replicas at once");
+            tracing::warn!(
+                "the Redis watch store was made outside a tokio runtime: it will not hear other replicas at once"
+            );
         }
         RedisWatchStore {
             connection,
@@ -140,7 +142,8 @@ impl WatchStore for RedisWatchStore {
                 .arg(&self.channel)
                 .arg(key)
                 .ignore();
-            bounded(self.timeout, "recording a final state", pipeline.query_async::<()>(&mut connection)).await
+            bounded(self.timeout, "recording a final state", pipeline.query_async::<()>(&mut connection))
+                .await
         })
     }
 
@@ -155,7 +158,8 @@ impl WatchStore for RedisWatchStore {
                 command.arg(format!("{}{key}", self.prefix));
             }
             let found: Vec<Option<String>> =
-                bounded(self.timeout, "looking up final states", command.query_async(&mut connection)).await?;
+                bounded(self.timeout, "looking up final states", command.query_async(&mut connection))
+                    .await?;
             Ok(found.iter().flatten().find_map(|name| state_of(name)))
         })
     }

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::envelope::{self, RawAnswer};
 use super::inner::{ClientInner, Sender};
-use super::pace::{Announced, Ended, PaceStore, Reservation, PaceSlot};
+use super::pace::{Announced, Ended, PaceSlot, PaceStore, Reservation};
 use super::retry::Failure;
 use super::urls::MAX_CACHED_URLS;
 use crate::error::Error;
@@ -312,7 +312,8 @@ async fn pace(
     };
     loop {
         let within = deadline.saturating_duration_since(Instant::now());
-        let reservation = tokio::time::timeout_at(deadline, store.reserve(within)).await.map_err(|_| unsent())?;
+        let reservation =
+            tokio::time::timeout_at(deadline, store.reserve(within)).await.map_err(|_| unsent())?;
         match reservation {
             Reservation::Granted(slot) => {
                 // Held from now: a drop while waiting releases it as not sent.

@@ -34,7 +34,7 @@ pub use builder::{
 pub use envelope::{Envelope, Outcome, Unread};
 pub use hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, Hook, HookError};
 pub use meta::{Attempt, Meta, REDACTED};
-pub use pace::{Announced, Ended, MemoryPaceStore, PaceSlot, PaceStore, Reservation};
+pub use pace::{Announced, Ended, MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, Reservation};
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use session::Session;

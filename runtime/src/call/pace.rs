@@ -138,8 +138,9 @@ impl<T: PaceStore + ?Sized> PaceStore for std::sync::Arc<T> {
 /// answer, or given with [`with_limit`](Self::with_limit)), at most `limit` requests are
 /// ever in flight or ended within the last window (plus the margin), so that no window of
 /// the service's, however late a request arrives within its flight, holds more than the
-/// limit; none leave while a `429`'s `Retry-After` runs. Before the limit is known,
-/// requests go out as they come.
+/// limit; none leave while a `429`'s `Retry-After` runs. Until the first answer comes,
+/// unless the limit was given, one request goes at a time (its answer may announce the
+/// limit); after an answer that announces none, requests go out as they come.
 pub struct MemoryPaceStore {
     state: Mutex<PaceState>,
 }
@@ -156,6 +157,9 @@ struct PaceState {
     /// Added to the window: the start of what the service's own window and its clock may
     /// add, doubled by each `429` the pace did not prevent.
     margin: Duration,
+    /// Whether an answer came: until one does, and unless the limit is known, one request
+    /// at a time goes (its answer may announce the limit).
+    heard: bool,
     next_id: u64,
 }
 
@@ -164,6 +168,10 @@ const MAX_KEPT: usize = 100_000;
 
 /// The margin a store starts with, and the most it grows to (a quarter of the window).
 const FIRST_MARGIN: Duration = Duration::from_millis(10);
+
+/// How soon a request held behind the first one (whose answer may announce the limit)
+/// asks again.
+pub const PROBE_WAIT: Duration = Duration::from_millis(10);
 
 impl Default for MemoryPaceStore {
     fn default() -> Self {
@@ -174,6 +182,7 @@ impl Default for MemoryPaceStore {
                 ended: VecDeque::new(),
                 spent_until: None,
                 margin: FIRST_MARGIN,
+                heard: false,
                 next_id: 0,
             }),
         }
@@ -234,6 +243,10 @@ impl MemoryPaceStore {
         if let Some(until) = state.spent_until.filter(|until| *until > at) {
             at = until;
         }
+        if state.limit.is_none() && !state.heard && state.in_flight > 0 {
+            // The first request's answer may announce the limit: no burst before it.
+            return Reservation::Retry(PROBE_WAIT);
+        }
         if let Some((limit, window)) = state.limit {
             let hold = window + state.margin;
             if state.in_flight >= limit {
@@ -268,6 +281,7 @@ impl MemoryPaceStore {
         let position = state.ended.partition_point(|end| *end <= now);
         state.ended.insert(position, now);
         if let Some(announced) = announced {
+            state.heard = true;
             state.learn(now, announced);
         }
         let keep = state.limit.map_or(MAX_KEPT, |(limit, _)| limit).min(MAX_KEPT);
@@ -381,26 +395,34 @@ mod tests {
         assert_eq!(d.wait(), Duration::from_millis(1007));
         // Every slot held again: nothing is held for this one, and the answer says when to
         // ask again.
-        assert_eq!(store.reserve_at(ms(304), Duration::from_millis(10)), Reservation::Retry(Duration::from_millis(1010)));
+        assert_eq!(
+            store.reserve_at(ms(304), Duration::from_millis(10)),
+            Reservation::Retry(Duration::from_millis(1010))
+        );
         store.release_at(ms(310), Ended::Sent(None));
         let e = granted(store.reserve_at(ms(311), FAR));
         assert_eq!(e.wait(), Duration::from_millis(1009), "a window and the margin after the second ended");
     }
 
     #[test]
-    fn before_the_limit_is_known_requests_go_as_they_come_and_an_answer_teaches_it() {
+    fn until_an_answer_comes_one_request_goes_and_the_answer_teaches_the_limit() {
         let store = MemoryPaceStore::new();
         let t0 = Instant::now();
         let first = granted(store.reserve_at(t0, FAR));
-        let second = granted(store.reserve_at(t0, FAR));
-        assert_ne!(first.id(), second.id());
+        // No burst before the first answer, which may announce the limit.
+        assert_eq!(store.reserve_at(t0, FAR), Reservation::Retry(PROBE_WAIT));
         store.release_at(t0 + Duration::from_millis(1), Ended::Sent(Some(&limit(1, 100))));
         assert_eq!(store.limit(), Some((1, Duration::from_millis(100))));
-        // One still in flight holds the only slot.
-        assert_eq!(
-            store.reserve_at(t0 + Duration::from_millis(2), FAR),
-            Reservation::Retry(Duration::from_millis(110))
-        );
+        let second = granted(store.reserve_at(t0 + Duration::from_millis(2), FAR));
+        assert_ne!(first.id(), second.id());
+        assert_eq!(second.wait(), Duration::from_millis(109));
+        // An answer that announces no limit: requests go as they come.
+        let open = MemoryPaceStore::new();
+        let _probe = granted(open.reserve_at(t0, FAR));
+        open.release_at(t0, Ended::Sent(Some(&Announced::default())));
+        for _ in 0..10 {
+            assert_eq!(granted(open.reserve_at(t0, FAR)).wait(), Duration::ZERO);
+        }
     }
 
     #[test]
@@ -428,7 +450,10 @@ mod tests {
         let _a = granted(store.reserve_at(t0, FAR));
         let _b = granted(store.reserve_at(t0, FAR));
         // Our two explain the spent window: the pace holds the third back by itself.
-        store.release_at(t0 + Duration::from_millis(2), Ended::Sent(Some(&Announced { remaining: Some(0), ..limit(2, 1000) })));
+        store.release_at(
+            t0 + Duration::from_millis(2),
+            Ended::Sent(Some(&Announced { remaining: Some(0), ..limit(2, 1000) })),
+        );
         let third = granted(store.reserve_at(t0 + Duration::from_millis(3), FAR));
         assert_eq!(third.wait(), Duration::from_millis(1009));
         // Another store's view: spent with none of its own sent.

@@ -304,7 +304,8 @@ impl WatchStore for MemoryWatchStore {
 
     fn heard<'a>(&'a self, keys: &'a [String]) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>> {
         let heard = self.lock();
-        let found = heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state);
+        let found =
+            heard.iter().rev().find(|(key, _)| keys.iter().any(|k| k == key)).map(|(_, state)| *state);
         StoreFuture::ready(Ok(found))
     }
 }
@@ -534,7 +535,6 @@ impl Session {
         let outcome = self.inner.decode_outcome::<O::Data>(answer)?;
         Ok((Box::new(outcome.into_envelope()), status, keys))
     }
-
 }
 
 /// Waits until `next`, or a webhook for one of `keys`; `None` when `next` is past the
@@ -644,7 +644,10 @@ mod tests {
         fn record<'a>(&'a self, key: &'a str, state: FinalState) -> StoreFuture<'a, Result<(), StoreError>> {
             self.memory.record(key, state)
         }
-        fn heard<'a>(&'a self, keys: &'a [String]) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>> {
+        fn heard<'a>(
+            &'a self,
+            keys: &'a [String],
+        ) -> StoreFuture<'a, Result<Option<FinalState>, StoreError>> {
             if self.down.load(std::sync::atomic::Ordering::SeqCst) {
                 return StoreFuture::ready(Err(StoreError::new("test", "down")));
             }

@@ -58,11 +58,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
-use tokio::time::Instant;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use sha2::Sha256;
+use tokio::time::Instant;
 
 use crate::json::{FromJson, Json, Path, Reader};
 use crate::store::{StoreError, StoreFuture};
@@ -649,8 +649,12 @@ impl Drop for Held {
         // Neither handled nor failed (a handler that panicked, a future dropped): released
         // if a runtime is there to send it, else it runs out with its lease.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let (guard, delivery, holder, bound) =
-                (Arc::clone(&self.guard), std::mem::take(&mut self.delivery), std::mem::take(&mut self.holder), self.bound);
+            let (guard, delivery, holder, bound) = (
+                Arc::clone(&self.guard),
+                std::mem::take(&mut self.delivery),
+                std::mem::take(&mut self.holder),
+                self.bound,
+            );
             runtime.spawn(async move {
                 let _ = tokio::time::timeout(bound, guard.release(&delivery, &holder)).await;
             });
@@ -862,7 +866,6 @@ impl Verifier {
             unsigned: UnsignedData { body, raw: bytes::Bytes::copy_from_slice(raw) },
         })
     }
-
 }
 
 /// A notification signed as the service signs it, for a merchant's own tests.

@@ -1,0 +1,190 @@
+//! One replica of a merchant's application, run in a process of its own by the replica
+//! tests (`replicas.rs`). It does one job, prints one line that says how it ended, and
+//! exits:
+//!
+//! - `pay base=URL redis=URL|none prefix=P from=N count=C concurrency=K limit=L window_ms=W replicas=R`:
+//!   C bank transfers, references `P-N` up to `P-(N+C-1)`, K at a time, every request
+//!   paced by a store shared through Redis (or this process's own, for `none`).
+//!   Prints `paid ok=.. errors=.. first=..`.
+//! - `settle base=URL redis=URL prefix=P reference=REF deadline_ms=D`: settles the
+//!   transfer with that reference, its wait ended by webhooks other replicas hear. Prints
+//!   `settled state=.. polls=.. at_ms=..` (the wall clock when it ended).
+//! - `receive redis=URL prefix=P key=K body=FILE headers=FILE handler=ok|fail|slow:MS lease_ms=L`:
+//!   receives one webhook delivery: verifies it, claims it from the shared guard, feeds the
+//!   shared settlement watch, runs the handler, and marks the delivery handled or releases
+//!   it. Prints `claimed` once it holds the claim, then `status=.. handled=0|1 error=..`.
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use payspec_client::requests::BankTransfer;
+use payspec_client::runtime::futures::{StreamExt, stream};
+use payspec_client::runtime::{MemoryPaceStore, SettleOptions, SettlementWatch};
+use payspec_client::webhook::Verifier;
+use payspec_client::{Client, Credentials, Environment, RetryPolicy};
+use payspec_redis::{RedisOptions, RedisStores};
+
+type Args = HashMap<String, String>;
+
+fn main() -> ExitCode {
+    let mut argv = std::env::args().skip(1);
+    let role = argv.next().unwrap_or_default();
+    let args: Args =
+        argv.filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned()))).collect();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            println!("error runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let ended = runtime.block_on(async {
+        match role.as_str() {
+            "pay" => pay(&args).await,
+            "settle" => settle(&args).await,
+            "receive" => receive(&args).await,
+            other => Err(format!("no role `{other}`")),
+        }
+    });
+    match ended {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("error {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn arg<'a>(args: &'a Args, name: &str) -> Result<&'a str, String> {
+    args.get(name).map(String::as_str).ok_or_else(|| format!("missing {name}="))
+}
+
+fn number(args: &Args, name: &str) -> Result<u64, String> {
+    arg(args, name)?.parse().map_err(|e| format!("{name}: {e}"))
+}
+
+fn stores(args: &Args) -> Result<RedisStores, String> {
+    let limit = u32::try_from(number(args, "limit").unwrap_or(0)).unwrap_or(u32::MAX);
+    let window = Duration::from_millis(number(args, "window_ms").unwrap_or(1000));
+    let replicas = u32::try_from(number(args, "replicas").unwrap_or(1)).unwrap_or(1);
+    let options = RedisOptions::new(arg(args, "prefix")?).limit(limit, window).replicas(replicas);
+    RedisStores::open(arg(args, "redis")?, options).map_err(|e| e.to_string())
+}
+
+fn client(args: &Args) -> Result<payspec_client::ClientBuilder<Client>, String> {
+    Ok(Client::builder()
+        .environment(Environment::Custom(arg(args, "base")?.to_owned()))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(50), Duration::from_millis(500)))
+        .timeout(Duration::from_secs(60)))
+}
+
+async fn pay(args: &Args) -> Result<String, String> {
+    let builder = client(args)?;
+    let builder = if arg(args, "redis")? == "none" {
+        builder.pace(MemoryPaceStore::new())
+    } else {
+        builder.pace(stores(args)?.pace())
+    };
+    let client = builder.build().map_err(|e| e.to_string())?;
+    let prefix = arg(args, "prefix")?;
+    let from = number(args, "from")?;
+    let count = number(args, "count")?;
+    let concurrency = usize::try_from(number(args, "concurrency")?).unwrap_or(1);
+    let results: Vec<Result<(), String>> = stream::iter(from..from + count)
+        .map(|n| {
+            let client = client.clone();
+            async move {
+                let request = BankTransfer::builder()
+                    .amount("10.00".parse().map_err(|e| format!("{e}"))?)
+                    .destination_account_number("0123456789")
+                    .destination_bank_code("058")
+                    .customer_name("Ada Obi")
+                    .merchant_tx_ref(format!("{prefix}-{n}"))
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                client.transfers().bank_transfer(request).await.map(|_| ()).map_err(|e| e.to_string())
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    Ok(format!(
+        "paid ok={} errors={} first={}",
+        results.len() - errors.len(),
+        errors.len(),
+        errors.first().map_or("-", |e| e.as_str())
+    ))
+}
+
+async fn settle(args: &Args) -> Result<String, String> {
+    let stores = stores(args)?;
+    let client = client(args)?.build().map_err(|e| e.to_string())?;
+    let watch = SettlementWatch::with_store(stores.watch());
+    let deadline = Duration::from_millis(number(args, "deadline_ms")?);
+    // Long waits between lookups: only a webhook can end this settle soon.
+    let options = SettleOptions::within(deadline)
+        .first_wait(Duration::from_secs(60))
+        .max_wait(Duration::from_secs(60))
+        .watch(&watch);
+    let settled = client
+        .transfers()
+        .settle_bank_transfer_by_reference(arg(args, "reference")?, options)
+        .await
+        .map_err(|e| e.to_string())?;
+    let state = settled.final_state().map_or("pending".to_owned(), |s| s.to_string());
+    Ok(format!("settled state={state} polls={} at_ms={}", settled.polls(), now_ms()))
+}
+
+async fn receive(args: &Args) -> Result<String, String> {
+    let stores = stores(args)?;
+    let lease = Duration::from_millis(number(args, "lease_ms").unwrap_or(60_000));
+    let verifier = Verifier::new(arg(args, "key")?)
+        .map_err(|e| e.to_string())?
+        .replay_guard(stores.guard())
+        .claim_lease(lease);
+    let watch = SettlementWatch::with_store(stores.watch());
+    let body = std::fs::read(arg(args, "body")?).map_err(|e| e.to_string())?;
+    let mut headers = payspec_client::reqwest::header::HeaderMap::new();
+    let lines = std::fs::read_to_string(arg(args, "headers")?).map_err(|e| e.to_string())?;
+    for line in lines.lines() {
+        if let Some((name, value)) = line.split_once(": ")
+            && let (Ok(name), Ok(value)) = (
+                payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                payspec_client::reqwest::header::HeaderValue::from_str(value),
+            )
+        {
+            headers.insert(name, value);
+        }
+    }
+    let delivery = match verifier.receive(&headers, &body).await {
+        Ok(delivery) => delivery,
+        Err(refused) => return Ok(format!("status={} handled=0 error={refused}", refused.http_status())),
+    };
+    println!("claimed");
+    let event = delivery.event();
+    if let Some((key, state)) = event.settlement()
+        && let Err(e) = watch.notify(key, state).await
+    {
+        println!("notify failed: {e}");
+    }
+    let handler = arg(args, "handler")?;
+    if let Some(ms) = handler.strip_prefix("slow:") {
+        tokio::time::sleep(Duration::from_millis(ms.parse().map_err(|e| format!("slow: {e}"))?)).await;
+    }
+    if handler == "fail" {
+        delivery.failed().await;
+        return Ok("status=500 handled=0 error=handler failed".to_owned());
+    }
+    let marked = delivery.handled().await;
+    Ok(format!("status=200 handled=1 error={}", marked.err().map_or("-".to_owned(), |e| e.to_string())))
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
+}

@@ -1,0 +1,315 @@
+//! Several replicas of a merchant's application, each an OS process of its own
+//! (`payspec-replica`), sharing a Redis of the test's own: one rate limit, each webhook
+//! delivery handled once, a webhook heard by one ending a settle waiting in another, and
+//! what happens when Redis dies. Counted at the server, not by the replicas' own account.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use payspec_tests::limited::LimitedService;
+use payspec_tests::redis_server::RedisServer;
+
+const SIGNING_KEY: &str = "whsec_replicas";
+
+/// One test at a time: each runs several processes on a machine of two cores, and the
+/// pace's share of the limit is measured.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A replica process, its lines read as they come.
+struct Replica {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Replica {
+    fn start(role: &str, args: &[String]) -> Replica {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_payspec-replica"))
+            .arg(role)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("payspec-replica {role}: {e}"));
+        let (sender, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Replica { child, lines }
+    }
+
+    /// The next line, within `within`.
+    fn line(&self, within: Duration) -> String {
+        self.lines
+            .recv_timeout(within)
+            .unwrap_or_else(|e| panic!("no line from the replica within {within:?}: {e}"))
+    }
+
+    /// Its last line, once it exited (within `within`: a replica that hangs fails the test).
+    fn finish(mut self, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("a replica did not end within {within:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut last = String::new();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(1)) {
+            last = line;
+        }
+        last
+    }
+
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `key=value` as one argument.
+fn kv(key: &str, value: impl std::fmt::Display) -> String {
+    format!("{key}={value}")
+}
+
+/// A prefix no other test (or run) shares, for a Redis that PAYSPEC_REDIS_URL names.
+fn prefix(name: &str) -> String {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{name}-{nanos}")
+}
+
+/// A `value=N` field of a replica's line.
+fn field<'a>(line: &'a str, name: &str) -> &'a str {
+    line.split(' ')
+        .find_map(|part| part.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')))
+        .unwrap_or_else(|| panic!("no {name}= in `{line}`"))
+}
+
+/// A delivery the service would send, signed now, written where a replica reads it.
+struct Delivery {
+    body: PathBuf,
+    headers: PathBuf,
+}
+
+fn delivery(name: &str, request_id: &str, transaction_id: &str) -> Delivery {
+    let body = serde_json::json!({
+        "event_type": "payout_success",
+        "requestId": request_id,
+        "data": {
+            "merchant": {"userId": "usr-1", "walletId": "wal-1"},
+            "transaction": {"transactionId": transaction_id, "type": "transfer",
+                            "time": "2026-11-27T10:00:00Z", "responseCode": "", "transactionAmount": 10}
+        }
+    })
+    .to_string();
+    let signed = payspec_client::webhook::sign(body.as_bytes(), SystemTime::now(), SIGNING_KEY)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = std::env::temp_dir().join(format!("payspec-replicas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let headers: String = signed
+        .headers()
+        .iter()
+        .map(|(name, value)| format!("{name}: {}\n", value.to_str().unwrap_or_default()))
+        .collect();
+    let delivery =
+        Delivery { body: dir.join(format!("{name}.json")), headers: dir.join(format!("{name}.headers")) };
+    std::fs::write(&delivery.body, body).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&delivery.headers, headers).unwrap_or_else(|e| panic!("{e}"));
+    delivery
+}
+
+fn receive(redis: &RedisServer, prefix: &str, delivery: &Delivery, handler: &str, lease_ms: u64) -> Replica {
+    Replica::start(
+        "receive",
+        &[
+            kv("redis", &redis.url),
+            kv("prefix", prefix),
+            kv("key", SIGNING_KEY),
+            kv("body", delivery.body.display()),
+            kv("headers", delivery.headers.display()),
+            kv("handler", handler),
+            kv("lease_ms", lease_ms),
+        ],
+    )
+}
+
+fn pay(service: &LimitedService, redis: &str, prefix: &str, from: u64, count: u64, replicas: u32) -> Replica {
+    Replica::start(
+        "pay",
+        &[
+            kv("base", service.url()),
+            kv("redis", redis),
+            kv("prefix", prefix),
+            kv("from", from),
+            kv("count", count),
+            kv("concurrency", 16),
+            kv("limit", 40),
+            kv("window_ms", 1000),
+            kv("replicas", replicas),
+        ],
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_processes_share_one_limit_through_redis() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("limit");
+    let replicas: Vec<Replica> = (0..4).map(|n| pay(&service, &redis.url, &run, n * 100, 100, 4)).collect();
+    for replica in replicas {
+        let line = replica.finish(Duration::from_secs(120));
+        assert_eq!(field(&line, "errors"), "0", "{line}");
+        assert_eq!(field(&line, "ok"), "100", "{line}");
+    }
+    let counted = service.counted();
+    assert_eq!(counted.refused, 0, "answers 429");
+    assert_eq!(counted.transfers.len(), 400);
+    assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
+    assert!(counted.busiest(Duration::from_secs(1)) <= 40);
+    let span = counted.span().as_secs_f64();
+    let share = counted.share_of(40, Duration::from_secs(1));
+    println!("four processes: {} answered in {span:.2} s: {share:.3} of the limit", counted.answered.len());
+    assert!(share >= 0.9, "{share:.3} of the limit");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_processes_each_pacing_alone_meet_429s() {
+    let _one = SERIAL.lock().await;
+    // The control: the same run with each replica's own pace. Were this to pass with no
+    // 429, the test above would prove nothing.
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("alone");
+    let replicas: Vec<Replica> = (0..4).map(|n| pay(&service, "none", &run, n * 25, 25, 4)).collect();
+    for replica in replicas {
+        replica.finish(Duration::from_secs(120));
+    }
+    assert!(service.counted().refused > 0, "four separate paces kept one limit");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_received_by_one_process_ends_a_settle_waiting_in_another_within_a_second() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let service = LimitedService::start(1000, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("settle");
+    let reference = format!("{run}-transfer");
+    let settling = Replica::start(
+        "settle",
+        &[
+            kv("base", service.url()),
+            kv("redis", &redis.url),
+            kv("prefix", &run),
+            kv("reference", &reference),
+            kv("deadline_ms", 30_000),
+        ],
+    );
+    // Its first lookup answered pending; from now on it waits (a minute between lookups).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while service.counted().lookups == 0 {
+        assert!(Instant::now() < deadline, "the settle never looked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    service.settle();
+    let sent_at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let hook = delivery(&run, &format!("{run}-req"), &reference);
+    let received = receive(&redis, &run, &hook, "ok", 60_000).finish(Duration::from_secs(20));
+    assert!(received.contains("status=200 handled=1"), "{received}");
+    let settled = settling.finish(Duration::from_secs(20));
+    assert_eq!(field(&settled, "state"), "succeeded", "{settled}");
+    assert_eq!(field(&settled, "polls"), "2", "{settled}");
+    let at: u128 = field(&settled, "at_ms").parse().unwrap_or_else(|e| panic!("{e}"));
+    // From the delivery's start (a process started, a Redis connection made) to the
+    // settle's end in the other process.
+    let took = at.saturating_sub(sent_at);
+    println!("the settle ended {took} ms after the webhook was sent to the other process");
+    assert!(took < 1000, "{took} ms");
+    assert_eq!(service.counted().lookups, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_delivery_sent_to_two_processes_at_once_is_handled_once() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let run = prefix("twice");
+    let hook = delivery(&run, &format!("{run}-req"), "t-twice");
+    let first = receive(&redis, &run, &hook, "slow:1500", 60_000);
+    let second = receive(&redis, &run, &hook, "slow:1500", 60_000);
+    let lines = [first.finish(Duration::from_secs(20)), second.finish(Duration::from_secs(20))];
+    let handled = lines.iter().filter(|line| line.contains("handled=1")).count();
+    assert_eq!(handled, 1, "{lines:?}");
+    assert!(lines.iter().any(|line| line.starts_with("status=503")), "{lines:?}");
+    // Delivered again later: a replay, answered 200 without handling it.
+    let again = receive(&redis, &run, &hook, "ok", 60_000).finish(Duration::from_secs(20));
+    assert!(again.starts_with("status=200 handled=0"), "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_that_fails_in_one_process_is_handled_on_the_redelivery_in_another() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let run = prefix("fails");
+    let hook = delivery(&run, &format!("{run}-req"), "t-fails");
+    let failed = receive(&redis, &run, &hook, "fail", 60_000).finish(Duration::from_secs(20));
+    assert!(failed.starts_with("status=500 handled=0"), "{failed}");
+    let redelivered = receive(&redis, &run, &hook, "ok", 60_000).finish(Duration::from_secs(20));
+    assert!(redelivered.starts_with("status=200 handled=1"), "{redelivered}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_mid_handler_leaves_its_claim_to_run_out_with_the_lease() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let run = prefix("killed");
+    let hook = delivery(&run, &format!("{run}-req"), "t-killed");
+    let dying = receive(&redis, &run, &hook, "slow:60000", 1_500);
+    assert_eq!(dying.line(Duration::from_secs(20)), "claimed");
+    let claimed_at = Instant::now();
+    dying.kill();
+    // Within the lease: another replica holds it, as far as anyone can tell.
+    let early = receive(&redis, &run, &hook, "ok", 1_500).finish(Duration::from_secs(20));
+    if claimed_at.elapsed() < Duration::from_millis(1_400) {
+        assert!(early.starts_with("status=503"), "{early}");
+    }
+    tokio::time::sleep(Duration::from_millis(1_600).saturating_sub(claimed_at.elapsed())).await;
+    let after = receive(&redis, &run, &hook, "ok", 1_500).finish(Duration::from_secs(20));
+    assert!(after.starts_with("status=200 handled=1"), "{after}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_killed_mid_run_sends_nothing_twice_hangs_no_call_and_errors_name_redis() {
+    let _one = SERIAL.lock().await;
+    let mut redis = RedisServer::start_own();
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("down");
+    let paying = pay(&service, &redis.url, &run, 0, 200, 1);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let sent_before = service.counted().transfers.len();
+    redis.kill();
+    let line = paying.finish(Duration::from_secs(120));
+    let counted = service.counted();
+    // Paced locally from then on; what the service refused with 429 was retried (it was
+    // not applied), and no reference was applied twice.
+    assert!(sent_before > 0 && sent_before < 200, "{sent_before} sent before Redis died");
+    assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
+    assert_eq!(field(&line, "ok"), "200", "{line}");
+    assert_eq!(counted.transfers.len(), 200);
+    drop(counted);
+    // The guard fails closed, and says Redis.
+    let hook = delivery(&run, &format!("{run}-req"), "t-down");
+    let refused = receive(&redis, &run, &hook, "ok", 60_000).finish(Duration::from_secs(20));
+    assert!(refused.starts_with("status=503 handled=0"), "{refused}");
+    assert!(refused.contains("Redis"), "{refused}");
+}
