@@ -70,13 +70,14 @@ fn the_blocking_client_sends_and_lists_without_async_code() {
         "{outcome:?}"
     );
 
-    // Its final state, asked of the transaction (never the transfer again).
+    // Its final state: the transfer's own answer said `SUCCESS`, so nothing is asked.
     let settled = client
         .transfers()
         .settle_bank_transfer(&transfer, &outcome, SettleOptions::within(std::time::Duration::from_secs(5)))
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
-    assert_eq!(server.count("GET", "/v1/transactions/accounts/single"), 1);
+    assert_eq!(settled.polls(), 0, "{settled:?}");
+    assert_eq!(server.count("GET", "/v1/transactions/accounts/single"), 0);
 
     let records = client
         .transactions()

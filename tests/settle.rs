@@ -4,7 +4,7 @@
 //! only the merchant reference reaches the same state.
 
 use payspec_client::requests::{CreateCheckoutOrder, SubmitCardDetails};
-use payspec_client::runtime::{FinalState, SettleOptions, Settled, SettlementWatch};
+use payspec_client::runtime::{FinalState, SettleOptions, Settled, SettlementWatch, Standing};
 use payspec_client::types::{Currency, TransactionResult};
 use payspec_client::webhook::Verifier;
 use payspec_client::{Amount, Client, Environment, Error};
@@ -677,5 +677,73 @@ async fn a_delivery_whose_handler_failed_is_accepted_again_and_a_handled_one_is_
     let answer = http.post(&url).headers(signed.headers()).body(forged).send().await?;
     assert_eq!(answer.status().as_u16(), 401);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_transfer_answered_success_settles_without_a_lookup() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let request = transfer("settle-answered-1", "4.00")?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await?;
+    let settled = client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5))).await?;
+    assert!(matches!(settled, Settled::Answered { state: FinalState::Succeeded }), "{settled:?}");
+    // Counted at the sandbox: the answer was final, so nothing was asked.
+    assert_eq!(sandbox.received("fetch_transaction"), 0);
+    assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+/// The guide's restart recipe for one journaled transfer: settle it by its reference; a
+/// transfer the service does not know (its request never left) is sent again as it was,
+/// under the same reference, and followed; one it knows is not sent again.
+async fn resume(client: &Client, reference: &str, amount: &str) -> Result<Option<FinalState>, Error> {
+    let settled = client.transfers().settle_bank_transfer_by_reference(reference, quick(Duration::from_secs(2))).await?;
+    match settled {
+        Settled::StillPending(pending) if pending.standing() == Standing::NotKnown => {
+            let request = transfer(reference, amount)?;
+            let outcome = client.transfers().bank_transfer(request.clone()).await?;
+            let settled =
+                client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5))).await?;
+            Ok(settled.final_state())
+        }
+        settled => Ok(settled.final_state()),
+    }
+}
+
+#[tokio::test]
+async fn after_a_restart_each_journaled_transfer_is_paid_once_whether_or_not_its_request_left() -> TestResult {
+    let vendors = [("restart-a", "5.00"), ("restart-b", "6.00"), ("restart-c", "7.00")];
+    // The control: each paid once, in a sandbox of its own.
+    let control = Sandbox::start().await?;
+    let before = control.balance(None).ok_or("a balance")?;
+    let paying = client(&control)?;
+    for (reference, amount) in vendors {
+        paying.transfers().bank_transfer(transfer(reference, amount)?).await?;
+    }
+    let paid_once = before - control.balance(None).ok_or("a balance")?;
+
+    let sandbox = Sandbox::start().await?;
+    let before = sandbox.balance(None).ok_or("a balance")?;
+    {
+        // The process before the restart journaled three transfers: the first was
+        // answered, the second applied with its answer never read (the process died
+        // waiting), the third never left.
+        let dying = client(&sandbox)?;
+        dying.transfers().bank_transfer(transfer(vendors[0].0, vendors[0].1)?).await?;
+        dying.transfers().bank_transfer(transfer(vendors[1].0, vendors[1].1)?).await?;
+    }
+    let client = client(&sandbox)?;
+    for (reference, amount) in vendors {
+        assert_eq!(resume(&client, reference, amount).await?, Some(FinalState::Succeeded), "{reference}");
+    }
+    // Counted at the sandbox: the third sent once, after the restart; the others not again.
+    assert_eq!(sandbox.received("bank_transfer"), 3);
+    assert_eq!(before - sandbox.balance(None).ok_or("a balance")?, paid_once, "each paid once");
+    // A keyed resend of one that was applied (a journal that cannot tell) is answered with
+    // the first result, and moves nothing.
+    let again = client.transfers().bank_transfer(transfer(vendors[1].0, vendors[1].1)?).await?;
+    assert!(!again.is_failed(), "{again:?}");
+    assert_eq!(before - sandbox.balance(None).ok_or("a balance")?, paid_once, "the resend moved nothing");
     Ok(())
 }

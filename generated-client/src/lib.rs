@@ -163,7 +163,7 @@ pub use runtime::{
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, the watch webhooks feed, and the client-wide pacer.
-pub use runtime::{FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, StillPending};
+pub use runtime::{FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, Standing, StillPending};
 
 /// The guides, one per task, as the repository's `docs/` has them (their examples run as
 /// doctests of `payspec-sandbox`, the one crate that sees both the client and the local
@@ -176,6 +176,8 @@ pub mod guides {
     pub mod pay_and_settle {}
     #[doc = include_str!("../guides/webhooks.md")]
     pub mod receiving_webhooks {}
+    #[doc = include_str!("../guides/replicas.md")]
+    pub mod running_on_many_replicas {}
     #[doc = include_str!("../guides/listings.md")]
     pub mod listing_and_paging {}
     #[doc = include_str!("../guides/errors.md")]

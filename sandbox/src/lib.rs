@@ -67,6 +67,8 @@ mod documents {
     mod own_spec {}
     #[doc = include_str!("../../docs/pay-and-settle.md")]
     mod pay_and_settle {}
+    #[doc = include_str!("../../docs/replicas.md")]
+    mod replicas {}
     #[doc = include_str!("../../docs/testing.md")]
     mod testing {}
     #[doc = include_str!("../../docs/webhooks.md")]

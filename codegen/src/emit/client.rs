@@ -422,7 +422,7 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
             outcome: &rt::Outcome<{data}>,
             options: rt::SettleOptions,
         ) -> impl rt::Future<Output = Result<rt::Settled<{answer}>, rt::Error>> + 'a {{
-            let start = if outcome.is_pending() {{ rt::SettleStart::AfterPending }} else {{ rt::SettleStart::Now }};
+            let start = rt::SettleStart::of(&super::routes::settle::{constant}, outcome, super::routes::{constant}.answers.status_field);
 "
     );
     // Each distinct source once, as `Option<String>`.

@@ -104,6 +104,12 @@ pub enum Settled<T> {
     /// The deadline came first. Nothing was sent again: look it up later, with the same
     /// reference, or wait for the webhook.
     StillPending(StillPending<T>),
+    /// The money operation's own answer named a final state ([`SettleStart::of`]), and no
+    /// webhook heard said otherwise: nothing was sent. The answer is the caller's outcome.
+    Answered {
+        /// Which.
+        state: FinalState,
+    },
     /// A verified webhook named a final state and the status answer that followed said
     /// otherwise (another final state, or still pending). Neither is chosen: find out
     /// which holds before acting on it.
@@ -133,13 +139,47 @@ pub struct StillPending<T> {
     pub webhook: Option<FinalState>,
     /// How many status requests were sent.
     pub polls: u32,
+    /// How many of them the service answered `404`: it has no such payment.
+    pub not_found: u32,
+}
+
+/// Where a payment still pending at a settle's deadline stands with the service
+/// ([`StillPending::standing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Standing {
+    /// The service knows the payment and answered a state that is not final yet: it is in
+    /// flight. Do not send it again; settle it later by its reference.
+    InFlight,
+    /// The service answered every status request that came back with `404`: it has no
+    /// payment under these keys (the spec records the service's answer for a reference it
+    /// never received). For a payment whose request may not have left before a restart,
+    /// send it again as it was, under the same reference.
+    NotKnown,
+    /// No status request was answered: the service could not be asked (timeouts, the
+    /// connection, the rate limit). Nothing is known; settle it again later.
+    Unanswered,
+}
+
+impl<T> StillPending<T> {
+    /// Where the payment stands with the service: in flight, not known to it, or not
+    /// answered for.
+    pub fn standing(&self) -> Standing {
+        if self.last.is_some() {
+            Standing::InFlight
+        } else if self.not_found > 0 && matches!(self.last_error, Some(Error::Status { status: 404, .. })) {
+            Standing::NotKnown
+        } else {
+            Standing::Unanswered
+        }
+    }
 }
 
 impl<T> Settled<T> {
     /// The final state, when the status operation answered one.
     pub fn final_state(&self) -> Option<FinalState> {
         match self {
-            Settled::Final { state, .. } => Some(*state),
+            Settled::Final { state, .. } | Settled::Answered { state } => Some(*state),
             _ => None,
         }
     }
@@ -149,6 +189,7 @@ impl<T> Settled<T> {
         match self {
             Settled::Final { polls, .. } | Settled::Disagreement { polls, .. } => *polls,
             Settled::StillPending(pending) => pending.polls,
+            Settled::Answered { .. } => 0,
         }
     }
 }
@@ -369,11 +410,33 @@ impl SettlementWatch {
 
 /// How a settle begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SettleStart {
     /// The money operation just answered pending: wait before the first request.
     AfterPending,
     /// Ask at once (after a restart, or to confirm an answer).
     Now,
+    /// The money operation's own answer named this final state: nothing is asked, unless
+    /// a webhook heard names another (then the status operation is asked once, and the
+    /// two are reported as they stand).
+    Answered(FinalState),
+}
+
+impl SettleStart {
+    /// How a settle of a money operation's `outcome` begins: after a wait while it is
+    /// pending; with no request when its data's state (at `status_field`) is one
+    /// `settlement` calls final; else at once.
+    pub fn of<T>(settlement: &Settlement, outcome: &super::envelope::Outcome<T>, status_field: &str) -> Self {
+        if outcome.is_pending() {
+            return SettleStart::AfterPending;
+        }
+        let data = outcome.envelope().raw_json();
+        let state = data.as_ref().and_then(|data| match data.get(status_field) {
+            Some(crate::json::Json::String(status)) => settlement.state_of(status),
+            _ => None,
+        });
+        state.map_or(SettleStart::Now, SettleStart::Answered)
+    }
 }
 
 /// A status answer, its state, and the values of its answer keys.
@@ -424,7 +487,7 @@ impl Session {
         let mut keys = keys;
         keys.retain(|k| !k.is_empty());
         let mut pending =
-            StillPending { last: None, status: None, last_error: None, webhook: None, polls: 0 };
+            StillPending { last: None, status: None, last_error: None, webhook: None, polls: 0, not_found: 0 };
         let mut wait = options.first_wait.max(options.min_interval);
         let mut webhook = None;
         match start {
@@ -440,6 +503,14 @@ impl Session {
             SettleStart::Now => {
                 if let Some(watch) = &options.watch {
                     webhook = watch.heard(&keys, deadline).await;
+                }
+            }
+            SettleStart::Answered(state) => {
+                if let Some(watch) = &options.watch {
+                    webhook = watch.heard(&keys, deadline).await;
+                }
+                if webhook.is_none_or(|heard| heard == state) {
+                    return Ok(Settled::Answered { state });
                 }
             }
         }
@@ -493,6 +564,9 @@ impl Session {
                 Err(error) if gives_up(&error) => return Err(error),
                 Err(error) => {
                     retry_after = error.rate_limit_wait();
+                    if matches!(error, Error::Status { status: 404, .. }) {
+                        pending.not_found += 1;
+                    }
                     pending.last_error = Some(error);
                     if let Some(heard) = webhook {
                         // The request that should confirm the webhook failed.
