@@ -686,7 +686,8 @@ async fn a_transfer_answered_success_settles_without_a_lookup() -> TestResult {
     let client = client(&sandbox)?;
     let request = transfer("settle-answered-1", "4.00")?;
     let outcome = client.transfers().bank_transfer(request.clone()).await?;
-    let settled = client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5))).await?;
+    let settled =
+        client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5))).await?;
     assert!(matches!(settled, Settled::Answered { state: FinalState::Succeeded }), "{settled:?}");
     // Counted at the sandbox: the answer was final, so nothing was asked.
     assert_eq!(sandbox.received("fetch_transaction"), 0);
@@ -698,13 +699,18 @@ async fn a_transfer_answered_success_settles_without_a_lookup() -> TestResult {
 /// transfer the service does not know (its request never left) is sent again as it was,
 /// under the same reference, and followed; one it knows is not sent again.
 async fn resume(client: &Client, reference: &str, amount: &str) -> Result<Option<FinalState>, Error> {
-    let settled = client.transfers().settle_bank_transfer_by_reference(reference, quick(Duration::from_secs(2))).await?;
+    let settled = client
+        .transfers()
+        .settle_bank_transfer_by_reference(reference, quick(Duration::from_secs(2)))
+        .await?;
     match settled {
         Settled::StillPending(pending) if pending.standing() == Standing::NotKnown => {
             let request = transfer(reference, amount)?;
             let outcome = client.transfers().bank_transfer(request.clone()).await?;
-            let settled =
-                client.transfers().settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5))).await?;
+            let settled = client
+                .transfers()
+                .settle_bank_transfer(&request, &outcome, quick(Duration::from_secs(5)))
+                .await?;
             Ok(settled.final_state())
         }
         settled => Ok(settled.final_state()),
@@ -712,7 +718,8 @@ async fn resume(client: &Client, reference: &str, amount: &str) -> Result<Option
 }
 
 #[tokio::test]
-async fn after_a_restart_each_journaled_transfer_is_paid_once_whether_or_not_its_request_left() -> TestResult {
+async fn after_a_restart_each_journaled_transfer_is_paid_once_whether_or_not_its_request_left() -> TestResult
+{
     let vendors = [("restart-a", "5.00"), ("restart-b", "6.00"), ("restart-c", "7.00")];
     // The control: each paid once, in a sandbox of its own.
     let control = Sandbox::start().await?;

@@ -163,7 +163,9 @@ pub use runtime::{
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, the watch webhooks feed, and the client-wide pacer.
-pub use runtime::{FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, Standing, StillPending};
+pub use runtime::{
+    FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, Standing, StillPending,
+};
 
 /// The guides, one per task, as the repository's `docs/` has them (their examples run as
 /// doctests of `payspec-sandbox`, the one crate that sees both the client and the local

@@ -37,8 +37,8 @@ pub use call::{
     ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES, DEFAULT_USER_AGENT, Ended, Envelope,
     FinalState, Hook, HookError, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore,
     Meta, Outcome, PROBE_WAIT, PaceSlot, PaceStore, REDACTED, Reservation, RetryPolicy, Session,
-    SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, Standing, StillPending, Unread, WATCH_MEMORY,
-    WatchStore, install_tls_provider,
+    SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, Standing, StillPending, Unread,
+    WATCH_MEMORY, WatchStore, install_tls_provider,
 };
 pub use error::{Error, ErrorKind, Field};
 pub use json::{

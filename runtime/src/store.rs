@@ -33,6 +33,12 @@ impl<'a, T> StoreFuture<'a, T> {
     pub fn new(future: impl Future<Output = T> + Send + 'a) -> Self {
         StoreFuture { inner: Inner::Boxed(Box::pin(future)) }
     }
+
+    /// Whether the answer is known now (awaiting it returns at once): a caller need not
+    /// bound the wait.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.inner, Inner::Ready(Some(_)))
+    }
 }
 
 impl<T> Unpin for StoreFuture<'_, T> {}

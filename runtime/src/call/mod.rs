@@ -39,6 +39,6 @@ pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use retry::{CallOptions, RetryPolicy};
 pub use session::Session;
 pub use settle::{
-    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryWatchStore, SettleOptions, SettleStart, Settled, Standing,
-    Settlement, SettlementWatch, StillPending, WATCH_MEMORY, WatchStore,
+    FinalState, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryWatchStore, SettleOptions, SettleStart, Settled,
+    Settlement, SettlementWatch, Standing, StillPending, WATCH_MEMORY, WatchStore,
 };

@@ -486,8 +486,14 @@ impl Session {
         let deadline = began + options.deadline;
         let mut keys = keys;
         keys.retain(|k| !k.is_empty());
-        let mut pending =
-            StillPending { last: None, status: None, last_error: None, webhook: None, polls: 0, not_found: 0 };
+        let mut pending = StillPending {
+            last: None,
+            status: None,
+            last_error: None,
+            webhook: None,
+            polls: 0,
+            not_found: 0,
+        };
         let mut wait = options.first_wait.max(options.min_interval);
         let mut webhook = None;
         match start {
