@@ -12,6 +12,9 @@
 //!     cargo run -p payspec-client --example bulk_payout -- 1000 16
 //! ```
 //!
+//! Several processes share one limit through Redis: run each with `PAYSPEC_REDIS_URL`
+//! (and `PAYSPEC_REPLICAS`, how many there are).
+//!
 //! Each transfer carries a reference of this run's own (`payout-<unix time>-<n>`), so the
 //! service can tell a resend from a new payment; a transfer is never sent twice by the
 //! client, and one whose outcome is unknown is reported, not retried.
@@ -41,9 +44,21 @@ pub struct Summary {
     pub took: Duration,
 }
 
-/// A client from the environment, paced by the rate limit the service announces.
+/// A client from the environment, paced by the rate limit the service announces: in this
+/// process, or with `PAYSPEC_REDIS_URL` set, shared through that Redis by every process
+/// that runs this with the same `PAYSPEC_MERCHANT` (`PAYSPEC_REPLICAS` of them: while Redis
+/// is down, each paces by its share).
 pub fn paced_client() -> Result<Client, Error> {
-    Client::builder().from_env()?.pace(MemoryPaceStore::new()).build()
+    let builder = Client::builder().from_env()?;
+    let Some(url) = std::env::var("PAYSPEC_REDIS_URL").ok().filter(|url| !url.is_empty()) else {
+        return builder.pace(MemoryPaceStore::new()).build();
+    };
+    let merchant = std::env::var("PAYSPEC_MERCHANT").unwrap_or_else(|_| "bulk-payout".to_owned());
+    let replicas = std::env::var("PAYSPEC_REPLICAS").ok().and_then(|n| n.parse().ok()).unwrap_or(1);
+    let options = payspec_redis::RedisOptions::new(&merchant).replicas(replicas);
+    let stores = payspec_redis::RedisStores::open(&url, options)
+        .map_err(|e| Error::Config { reason: format!("PAYSPEC_REDIS_URL: {e}") })?;
+    builder.pace(stores.pace()).build()
 }
 
 /// Sends one transfer and follows it to its final state (`None`: still pending).
@@ -106,7 +121,12 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let batch = format!("payout-{}", SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    // Processes started in the same second keep apart by their process id.
+    let batch = format!(
+        "payout-{}-{}",
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        std::process::id()
+    );
     let summary =
         pay_all(&client, count, concurrency, &batch, SettleOptions::within(Duration::from_secs(120))).await;
     for error in &summary.errors {
