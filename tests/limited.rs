@@ -2,8 +2,10 @@
 //! windows: at most `limit` requests answered in any sliding window (every request counts,
 //! the token's too), `X-Rate-Limit-*` on every answer, and `429` with `Retry-After` beyond
 //! it (not applied, not counted). It issues tokens, answers bank transfers at once as
-//! `SUCCESS`, and answers transaction lookups as `PENDING` until told the payments
-//! settled. It counts what it received: every arrival, every refusal, each reference.
+//! `SUCCESS`, and answers a transaction lookup `SUCCESS` for a transfer it applied, `404`
+//! for a reference it never received (as the service does), and `PENDING` for one it was
+//! told to expect pending until told it settled. It counts what it received: every
+//! arrival, every refusal, each reference.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -24,8 +26,10 @@ pub struct Counted {
     pub transfers: HashMap<String, usize>,
     /// Transaction lookups answered.
     pub lookups: usize,
-    /// Once set, lookups answer `SUCCESS`.
+    /// Once set, lookups of the references expected pending answer `SUCCESS`.
     pub settled: bool,
+    /// References whose lookups answer `PENDING` until settled, though no transfer came.
+    pub pending: std::collections::HashSet<String>,
     window_log: VecDeque<Instant>,
 }
 
@@ -55,7 +59,12 @@ impl LimitedService {
         self.counted.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// From now on, lookups answer that the payments succeeded.
+    /// Lookups of `reference` answer `PENDING` until [`settle`](Self::settle).
+    pub fn expect_pending(&self, reference: &str) {
+        self.counted().pending.insert(reference.to_owned());
+    }
+
+    /// From now on, lookups of the references expected pending answer `SUCCESS`.
     pub fn settle(&self) {
         self.counted().settled = true;
     }
@@ -140,10 +149,21 @@ fn answer(counted: &Mutex<Counted>, request: &Recorded, limit: usize, window: Du
         )
     } else if request.is("GET", "/v1/transactions/accounts/single") {
         counted.lookups += 1;
-        let status = if counted.settled { "SUCCESS" } else { "PENDING" };
-        let id =
-            request.query_value("transactionRef").or(request.query_value("merchantTxRef")).unwrap_or("t");
-        Reply::ok(json!({"id": id, "status": status}))
+        // By the merchant's reference, or by the id the transfer's answer gave.
+        let asked =
+            request.query_value("merchantTxRef").or(request.query_value("transactionRef")).unwrap_or("");
+        let reference = asked.strip_prefix("API-TRANSFER-").unwrap_or(asked).to_owned();
+        if counted.pending.contains(&reference) {
+            let status = if counted.settled { "SUCCESS" } else { "PENDING" };
+            Reply::ok(json!({"id": reference, "status": status}))
+        } else if counted.transfers.contains_key(&reference) {
+            Reply::ok(
+                json!({"id": format!("API-TRANSFER-{reference}"), "status": "SUCCESS", "merchantTxRef": reference}),
+            )
+        } else {
+            // What the service answers for a reference it never received (the spec records it).
+            Reply::json(404, json!({"code": "404", "description": "Transaction matching query not found"}))
+        }
     } else {
         Reply::json(404, json!({"code": "404", "description": "no such route here"}))
     };

@@ -6,6 +6,12 @@
 //!   C bank transfers, references `P-N` up to `P-(N+C-1)`, K at a time, every request
 //!   paced by a store shared through Redis (or this process's own, for `none`).
 //!   Prints `paid ok=.. errors=.. first=..`.
+//! - `payout base=URL prefix=P count=C concurrency=K journal=FILE`: pays vendors `P-0` up
+//!   to `P-(C-1)` as the guide's restart recipe says: each reference journaled (and
+//!   flushed) before its transfer is sent, marked done once settled. Started again on the
+//!   same journal after a `kill -9`, it first resumes what the journal holds undone (settle
+//!   by the reference; a transfer the service does not know is sent again as it was), then
+//!   pays the rest. Prints `payout paid=.. resent=.. errors=.. first=..`.
 //! - `settle base=URL redis=URL prefix=P reference=REF deadline_ms=D`: settles the
 //!   transfer with that reference, its wait ended by webhooks other replicas hear. Prints
 //!   `settled state=.. polls=.. at_ms=..` (the wall clock when it ended).
@@ -20,7 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use payspec_client::requests::BankTransfer;
 use payspec_client::runtime::futures::{StreamExt, stream};
-use payspec_client::runtime::{MemoryPaceStore, SettleOptions, SettlementWatch};
+use payspec_client::runtime::{MemoryPaceStore, SettleOptions, Settled, SettlementWatch, Standing};
 use payspec_client::webhook::Verifier;
 use payspec_client::{Client, Credentials, Environment, RetryPolicy};
 use payspec_redis::{RedisOptions, RedisStores};
@@ -42,6 +48,7 @@ fn main() -> ExitCode {
     let ended = runtime.block_on(async {
         match role.as_str() {
             "pay" => pay(&args).await,
+            "payout" => payout(&args).await,
             "settle" => settle(&args).await,
             "receive" => receive(&args).await,
             other => Err(format!("no role `{other}`")),
@@ -116,6 +123,124 @@ async fn pay(args: &Args) -> Result<String, String> {
     let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     Ok(format!(
         "paid ok={} errors={} first={}",
+        results.len() - errors.len(),
+        errors.len(),
+        errors.first().map_or("-", |e| e.as_str())
+    ))
+}
+
+/// One vendor's transfer.
+fn vendor_transfer(reference: &str) -> Result<BankTransfer, String> {
+    BankTransfer::builder()
+        .amount("10.00".parse().map_err(|e| format!("{e}"))?)
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref(reference)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// The journal: a line per step, `intent REF` before the transfer is sent, `done REF` once
+/// it is settled; each written through to the disk before the step it records.
+struct Journal {
+    file: std::sync::Mutex<std::fs::File>,
+}
+
+impl Journal {
+    fn note(&self, step: &str, reference: &str) -> Result<(), String> {
+        use std::io::Write as _;
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        writeln!(file, "{step} {reference}").and_then(|()| file.sync_data()).map_err(|e| e.to_string())
+    }
+}
+
+/// Pays one vendor, or resumes one the journal holds undone; whether it was sent again.
+async fn pay_vendor(
+    client: &Client,
+    journal: &Journal,
+    reference: &str,
+    undone: bool,
+) -> Result<bool, String> {
+    let mut resent = false;
+    let settle = SettleOptions::within(Duration::from_secs(3));
+    if undone {
+        // Settle by the reference first: a transfer the service knows is never sent again.
+        let settled = client
+            .transfers()
+            .settle_bank_transfer_by_reference(reference, settle.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        match settled {
+            Settled::StillPending(pending) if pending.standing() == Standing::NotKnown => resent = true,
+            Settled::StillPending(pending) => {
+                return Err(format!(
+                    "{reference}: {:?} (status {:?}, last error {:?})",
+                    pending.standing(),
+                    pending.status,
+                    pending.last_error.map(|e| e.to_string())
+                ));
+            }
+            _ => {
+                journal.note("done", reference)?;
+                return Ok(false);
+            }
+        }
+    } else {
+        journal.note("intent", reference)?;
+    }
+    let request = vendor_transfer(reference)?;
+    let outcome = client.transfers().bank_transfer(request.clone()).await.map_err(|e| e.to_string())?;
+    let settled = client
+        .transfers()
+        .settle_bank_transfer(&request, &outcome, settle)
+        .await
+        .map_err(|e| e.to_string())?;
+    if settled.final_state().is_none() {
+        return Err(format!("{reference}: not final"));
+    }
+    journal.note("done", reference)?;
+    Ok(resent)
+}
+
+async fn payout(args: &Args) -> Result<String, String> {
+    let client = client(args)?.pace(MemoryPaceStore::new()).build().map_err(|e| e.to_string())?;
+    let path = arg(args, "journal")?;
+    let before = std::fs::read_to_string(path).unwrap_or_default();
+    let mut state: HashMap<String, bool> = HashMap::new();
+    for line in before.lines() {
+        match line.split_once(' ') {
+            Some(("intent", reference)) => {
+                state.entry(reference.to_owned()).or_insert(false);
+            }
+            Some(("done", reference)) => {
+                state.insert(reference.to_owned(), true);
+            }
+            _ => {}
+        }
+    }
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| e.to_string())?;
+    let journal = Journal { file: std::sync::Mutex::new(file) };
+    let prefix = arg(args, "prefix")?;
+    let count = number(args, "count")?;
+    let concurrency = usize::try_from(number(args, "concurrency")?).unwrap_or(1);
+    let results: Vec<Result<bool, String>> = stream::iter(0..count)
+        .filter_map(|n| {
+            let reference = format!("{prefix}-{n}");
+            let known = state.get(&reference).copied();
+            async move { (known != Some(true)).then_some((reference, known == Some(false))) }
+        })
+        .map(|(reference, undone)| {
+            let (client, journal) = (&client, &journal);
+            async move { pay_vendor(client, journal, &reference, undone).await }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    let resent = results.iter().filter(|r| matches!(r, Ok(true))).count();
+    Ok(format!(
+        "payout paid={} resent={resent} errors={} first={}",
         results.len() - errors.len(),
         errors.len(),
         errors.first().map_or("-", |e| e.as_str())

@@ -205,6 +205,7 @@ async fn a_webhook_received_by_one_process_ends_a_settle_waiting_in_another_with
     let service = LimitedService::start(1000, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
     let run = prefix("settle");
     let reference = format!("{run}-transfer");
+    service.expect_pending(&reference);
     let settling = Replica::start(
         "settle",
         &[
@@ -312,4 +313,98 @@ async fn redis_killed_mid_run_sends_nothing_twice_hangs_no_call_and_errors_name_
     let refused = receive(&redis, &run, &hook, "ok", 60_000).finish(Duration::from_secs(20));
     assert!(refused.starts_with("status=503 handled=0"), "{refused}");
     assert!(refused.contains("Redis"), "{refused}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payout_killed_halfway_and_restarted_pays_every_vendor_exactly_once() {
+    let _one = SERIAL.lock().await;
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("payout");
+    let journal = std::env::temp_dir().join(format!("payspec-replicas-{}-{run}.journal", std::process::id()));
+    let args = [
+        kv("base", service.url()),
+        kv("prefix", &run),
+        kv("count", 150),
+        kv("concurrency", 32),
+        kv("journal", journal.display()),
+    ];
+    let first = Replica::start("payout", &args);
+    // Killed halfway (SIGKILL: nothing runs after it), with transfers journaled and waiting
+    // for the rate limit, and some in flight.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while service.counted().transfers.len() < 70 {
+        assert!(Instant::now() < deadline, "the payout never got halfway");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.kill();
+    let applied_before = service.counted().transfers.len();
+    let journaled = std::fs::read_to_string(&journal).unwrap_or_default();
+    let intents = journaled.lines().filter(|line| line.starts_with("intent ")).count();
+    assert!(
+        intents > applied_before,
+        "{intents} journaled, {applied_before} applied: none was waiting to leave"
+    );
+
+    let resumed = Replica::start("payout", &args).finish(Duration::from_secs(120));
+    assert_eq!(field(&resumed, "errors"), "0", "{resumed}");
+    let counted = service.counted();
+    // Counted at the server: every vendor paid, none twice.
+    assert_eq!(counted.transfers.len(), 150, "{resumed}");
+    assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
+    let resent: usize = field(&resumed, "resent").parse().unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "killed with {applied_before} applied of {intents} journaled; the restart sent {resent} again: {resumed}"
+    );
+    assert!(resent > 0, "no journaled transfer was found unknown and sent again");
+    let _ = std::fs::remove_file(&journal);
+}
+
+/// An answer as the service's headers announce it.
+fn announced(limit: u64, remaining: u64, refused: Option<Duration>) -> payspec_client::runtime::Announced {
+    let mut announced = payspec_client::runtime::Announced::default();
+    announced.limit = Some(limit);
+    announced.remaining = Some(remaining);
+    announced.window = Some(Duration::from_secs(1));
+    announced.refused = refused.is_some();
+    announced.retry_after = refused;
+    announced
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_one_replica_learns_holds_for_the_other_on_redis_clock() {
+    use payspec_client::runtime::{Ended, PaceStore, Reservation};
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let options = || payspec_redis::RedisOptions::new(&prefix("learn"));
+    let merchant = options();
+    let a = payspec_redis::RedisStores::open(&redis.url, merchant.clone())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .pace();
+    let b = payspec_redis::RedisStores::open(&redis.url, merchant).unwrap_or_else(|e| panic!("{e}")).pace();
+    let granted = |reservation: Reservation| match reservation {
+        Reservation::Granted(slot) => slot,
+        other => panic!("expected a slot, got {other:?}"),
+    };
+    let within = Duration::from_secs(30);
+    // Nothing known: the first request goes alone, and its answer teaches both the limit.
+    let first = granted(a.reserve(within).await);
+    assert!(matches!(b.reserve(within).await, Reservation::Retry(_)), "a burst before the first answer");
+    a.release(first, Ended::Sent(Some(&announced(2, 1, None))));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = granted(b.reserve(within).await);
+    assert_eq!(second.wait(), Duration::ZERO);
+    // The limit is two a second: the first ended just now, the second is in flight.
+    let third = granted(a.reserve(within).await);
+    assert!(third.wait() > Duration::from_millis(800), "{:?}", third.wait());
+    // A 429 one replica met stops the other for its Retry-After.
+    b.release(second, Ended::Sent(Some(&announced(2, 0, Some(Duration::from_secs(3))))));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    match a.reserve(within).await {
+        Reservation::Retry(after) => assert!(after > Duration::from_millis(2_500), "{after:?}"),
+        Reservation::Granted(slot) => {
+            assert!(slot.wait() > Duration::from_millis(2_500), "{:?}", slot.wait())
+        }
+        other => panic!("{other:?}"),
+    }
+    a.release(third, Ended::NotSent);
 }
