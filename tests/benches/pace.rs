@@ -23,18 +23,21 @@ use payspec_tests::redis_server::RedisServer;
 
 const BLOCK: usize = 100;
 
-fn client(
-    url: &str,
-    pace: Option<
-        Box<dyn FnOnce(payspec_client::ClientBuilder<Client>) -> payspec_client::ClientBuilder<Client>>,
-    >,
-) -> Client {
+/// How a client of the bench is paced: not at all, in memory, or over Redis.
+enum Pace {
+    None,
+    Memory,
+    Redis(payspec_redis::RedisPaceStore),
+}
+
+fn client(url: &str, pace: Pace) -> Client {
     let builder = Client::builder()
         .environment(Environment::Custom(url.to_owned()))
         .credentials(Credentials::new("client-id", "client-secret", "parent-account"));
     let builder = match pace {
-        Some(pace) => pace(builder),
-        None => builder,
+        Pace::None => builder,
+        Pace::Memory => builder.pace(MemoryPaceStore::new()),
+        Pace::Redis(store) => builder.pace(store),
     };
     builder.build().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -112,9 +115,9 @@ fn main() {
             RedisStores::open(&redis.url, RedisOptions::new("bench")).unwrap_or_else(|e| panic!("{e}"));
         let shared = stores.pace();
         let clients = [
-            client(&service.url(), None),
-            client(&service.url(), Some(Box::new(|b| b.pace(MemoryPaceStore::new())))),
-            client(&service.url(), Some(Box::new(move |b| b.pace(shared)))),
+            client(&service.url(), Pace::None),
+            client(&service.url(), Pace::Memory),
+            client(&service.url(), Pace::Redis(shared)),
         ];
         // Tokens issued and connections opened before anything is measured.
         for (side, client) in clients.iter().enumerate() {
