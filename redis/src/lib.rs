@@ -190,18 +190,6 @@ async fn bounded<T>(
     }
 }
 
-/// A name for this process's store, unlikely to be any other's: the process, the time and
-/// the standard library's per-process random hash keys.
-fn unique_name() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    hasher.write_u128(nanos);
-    format!("{:x}-{:016x}", std::process::id(), hasher.finish())
-}
-
 /// Whole milliseconds, for Redis's arguments, at least one.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX).max(1)

@@ -11,7 +11,7 @@ use payspec_runtime::{
 use redis::aio::ConnectionManager;
 use tokio::time::Instant;
 
-use crate::{RedisOptions, bounded, millis, unique_name};
+use crate::{RedisOptions, bounded, millis};
 
 /// The reservation, and the releases queued since the last one, in one script on Redis's
 /// clock (`TIME`): no two replicas' clocks are ever compared.
@@ -167,7 +167,7 @@ impl RedisPaceStore {
                 connection,
                 script: redis::Script::new(PACE_SCRIPT),
                 keys: [options.key("pace:flight"), options.key("pace:ended"), options.key("pace:state")],
-                replica: unique_name(),
+                replica: payspec_runtime::store::unique_name(),
                 next: AtomicU64::new(0),
                 timeout: options.command_timeout,
                 lease: options.lease,

@@ -93,6 +93,22 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// A name unlikely to be any other's in any process on any machine (a claim's holder, a
+/// replica's name in a shared store): the process, the time, a count and the standard
+/// library's per-process random hash keys, hashed.
+pub fn unique_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    hasher.write_u128(nanos);
+    format!("{:x}-{:016x}", std::process::id(), hasher.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,6 +117,7 @@ mod tests {
     async fn a_ready_answer_and_a_boxed_one_both_await_to_their_value() {
         assert_eq!(StoreFuture::ready(7).await, 7);
         assert_eq!(StoreFuture::new(async { 8 }).await, 8);
+        assert_ne!(unique_name(), unique_name());
         let error = StoreError::new("Redis", "connection refused");
         assert_eq!(error.to_string(), "the shared store (Redis) failed: connection refused");
     }

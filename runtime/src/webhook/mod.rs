@@ -700,19 +700,6 @@ impl<E> Delivery<E> {
     }
 }
 
-/// A name for one claim, unlikely to be any other's in any process: the process, the
-/// time, a count and the standard library's per-process random hash keys, hashed.
-fn holder_name() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNT: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    hasher.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u128(SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-    format!("{}-{:016x}", std::process::id(), hasher.finish())
-}
-
 /// Verifies notifications of one scheme with one signing key.
 pub struct Verifier {
     scheme: &'static Scheme,
@@ -794,7 +781,7 @@ impl Verifier {
         if delivery.is_empty() {
             return Ok(Delivery { event, claim: None });
         }
-        let holder = holder_name();
+        let holder = crate::store::unique_name();
         let claimed = self.replays.claim(&delivery, &holder, self.lease);
         match tokio::time::timeout(self.lease, claimed).await {
             Ok(Ok(Claim::Claimed)) => Ok(Delivery {
