@@ -10,10 +10,11 @@ mod wire_check;
 
 use payspec_client::requests::{
     BankTransfer, ChargeTokenizedCard, CreateCheckoutOrder, CreateVirtualAccount, FetchTransaction,
-    FetchTransactionKey, FetchVirtualAccount, FundBettingAccount, ListMandates, RequeryTransaction,
+    FetchTransactionKey, FetchVirtualAccount, FundBettingAccount, ListMandates, ListWebhookEventLogs,
+    RequeryTransaction,
 };
 use payspec_client::runtime::{Envelope, Json};
-use payspec_client::types::Currency;
+use payspec_client::types::{Currency, EventType};
 use payspec_client::webhook::{Payload, Verifier};
 use payspec_client::{Client, Error, Outcome};
 use payspec_sandbox::Sandbox;
@@ -98,6 +99,18 @@ async fn call(client: &Client, operation: &str) -> Result<Read, Error> {
             read(client.checkout().create_checkout_order(request).await, |_| None)
         }
         "list_mandates" => read(client.direct_debits().list_mandates(ListMandates::new(10)).await, |_| None),
+        "list_webhook_event_logs" => {
+            let request = ListWebhookEventLogs::builder()
+                .core_user_id("6703XXXd1-158a-42XX-8f0b-XXXXXXXXX")
+                .limit(1)
+                .event_type(EventType::PaymentSuccess)
+                .start_date_time("2025-03-03")
+                .end_date_time("2025-03-12")
+                .build()?;
+            read(client.webhooks().list_webhook_event_logs(request).await, |page| {
+                page.list.as_ref()?.first()?.hook_request_id.clone()
+            })
+        }
         "charge_tokenized_card" => {
             let request = ChargeTokenizedCard::builder()
                 .amount("1500.00".parse()?)

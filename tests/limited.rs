@@ -173,6 +173,11 @@ fn answer(counted: &Mutex<Counted>, request: &Recorded, limit: usize, window: Du
         .header("X-Rate-Limit-Window", &window_text)
 }
 
+/// Today's date in UTC, `YYYY-MM-DD`, as the delivery log's filters take it.
+pub fn today() -> String {
+    payspec_client::runtime::time::OffsetDateTime::now_utc().date().to_string()
+}
+
 fn epoch_ms_in(after: Duration) -> u64 {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
     u64::try_from(now).unwrap_or(u64::MAX).saturating_add(u64::try_from(after.as_millis()).unwrap_or(0))

@@ -166,11 +166,22 @@ async fn pay_vendor(
     let settle = SettleOptions::within(Duration::from_secs(3));
     if undone {
         // Settle by the reference first: a transfer the service knows is never sent again.
-        let settled = client
-            .transfers()
-            .settle_bank_transfer_by_reference(reference, settle.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        // One the service could not be asked about (the pace held the lookup past its
+        // deadline) is settled again, as the recipe says.
+        let mut settled = None;
+        for _ in 0..5 {
+            let answer = client
+                .transfers()
+                .settle_bank_transfer_by_reference(reference, settle.clone())
+                .await
+                .map_err(|e| e.to_string())?;
+            let unanswered = matches!(&answer, Settled::StillPending(pending) if pending.standing() == Standing::Unanswered);
+            settled = Some(answer);
+            if !unanswered {
+                break;
+            }
+        }
+        let settled = settled.ok_or("no settle ran")?;
         match settled {
             Settled::StillPending(pending) if pending.standing() == Standing::NotKnown => resent = true,
             Settled::StillPending(pending) => {

@@ -754,3 +754,97 @@ async fn after_a_restart_each_journaled_transfer_is_paid_once_whether_or_not_its
     assert_eq!(before - sandbox.balance(None).ok_or("a balance")?, paid_once, "the resend moved nothing");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_receiver_that_was_down_catches_up_from_the_delivery_log_and_handles_nothing_twice() -> TestResult {
+    use payspec_client::requests::{ListWebhookEventLogs, RepushWebhook};
+    use payspec_client::types::EventType;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    // The merchant's receiver: every replica down at first (503); once up, it verifies,
+    // claims and handles each delivery, and counts what it handled.
+    let up = Arc::new(AtomicBool::new(false));
+    let handled: Arc<Mutex<Vec<String>>> = Arc::default();
+    let verifier = Arc::new(Verifier::new(SIGNING_KEY)?);
+    let hooks = {
+        let (up, handled, verifier) = (Arc::clone(&up), Arc::clone(&handled), Arc::clone(&verifier));
+        MockServer::start(move |request, _| {
+            if !up.load(Ordering::SeqCst) {
+                return Reply::json(503, json!({"down": true}));
+            }
+            let mut headers = payspec_client::reqwest::header::HeaderMap::new();
+            for (name, value) in &request.headers {
+                if let (Ok(name), Ok(value)) = (
+                    payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                    payspec_client::reqwest::header::HeaderValue::from_str(value),
+                ) {
+                    headers.insert(name, value);
+                }
+            }
+            // The memory guard answers at once: nothing to wait for in this handler.
+            match futures::executor::block_on(verifier.receive(&headers, &request.body)) {
+                Ok(delivery) => {
+                    let id = delivery.event().signed.transaction_id.clone().unwrap_or_default();
+                    handled.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+                    let _ = futures::executor::block_on(delivery.handled());
+                    Reply::json(200, json!({"ok": true}))
+                }
+                Err(refused) => Reply::json(refused.http_status(), json!({"ok": false})),
+            }
+        })
+        .await?
+    };
+    let sandbox = Sandbox::builder().webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY).start().await?;
+    let client = client(&sandbox)?;
+    for reference in ["catch-up-1", "catch-up-2"] {
+        client.transfers().bank_transfer(transfer(reference, "3.00")?).await?;
+    }
+    let missed = sandbox.wait_for_deliveries(2, Duration::from_secs(10)).await;
+    assert!(missed.iter().all(|d| d.status == Some(503)), "{missed:?}");
+
+    // Up again: the delivery log says what was missed, and each is asked for again.
+    up.store(true, Ordering::SeqCst);
+    let today = payspec_tests::limited::today();
+    let logs = client
+        .webhooks()
+        .list_webhook_event_logs(
+            ListWebhookEventLogs::builder()
+                .core_user_id("sandbox-parent-account")
+                .limit(50)
+                .event_type(EventType::PayoutSuccess)
+                .start_date_time(today.as_str())
+                .end_date_time(today.as_str())
+                .build()?,
+        )
+        .await?;
+    let list = logs.data().and_then(|page| page.list.clone()).unwrap_or_default();
+    let failed: Vec<String> = list
+        .iter()
+        .filter(|log| !log.response_http_status.is_some_and(|status| (200..300).contains(&status)))
+        .filter_map(|log| log.hook_request_id.clone())
+        .collect();
+    assert_eq!(failed.len(), 2, "{list:?}");
+    for id in &failed {
+        client.webhooks().repush_webhook(RepushWebhook::new(id.as_str())).await?;
+    }
+    let caught_up = sandbox.wait_for_deliveries(4, Duration::from_secs(10)).await;
+    assert!(caught_up[2..].iter().all(|d| d.status == Some(200)), "{caught_up:?}");
+    let mut seen = handled.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    seen.sort();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    seen.dedup();
+    assert_eq!(seen.len(), 2, "each payment handled once: {seen:?}");
+
+    // Asked for again once handled: the receiver's guard answers it as a replay (200), and
+    // nothing is handled twice.
+    client.webhooks().repush_webhook(RepushWebhook::new(failed[0].as_str())).await?;
+    let again = sandbox.wait_for_deliveries(5, Duration::from_secs(10)).await;
+    assert_eq!(again[4].status, Some(200));
+    assert_eq!(handled.lock().unwrap_or_else(|p| p.into_inner()).len(), 2);
+    // A delivery the log does not have is refused, and nothing is sent.
+    let unknown = client.webhooks().repush_webhook(RepushWebhook::new("no-such-delivery")).await;
+    assert!(unknown.is_err(), "{unknown:?}");
+    assert_eq!(sandbox.deliveries().len(), 5);
+    Ok(())
+}

@@ -41,14 +41,18 @@ fn interface_text() -> Option<String> {
 }
 
 /// The built-in spec as the interface checks see it: operations a user added with
-/// `origin: extension` are theirs, not the interface's, and are left out.
+/// `origin: extension` are theirs, and those only the vendor's guides document
+/// (`origin: developer_docs`, such as the webhook delivery log) are the guides': neither is
+/// the interface's, and both are left out, with groups that hold nothing else.
 fn spec() -> Spec {
     let spec = load_builtin().unwrap_or_else(|errors| panic!("the built-in spec does not load:\n{errors}"));
     interface_part(spec)
 }
 
 fn interface_part(mut spec: Spec) -> Spec {
-    spec.operations.retain(|op| op.origin != Origin::Extension);
+    spec.operations.retain(|op| !matches!(op.origin, Origin::Extension | Origin::DeveloperDocs));
+    let kept: BTreeSet<String> = spec.operations.iter().map(|op| op.group.clone()).collect();
+    spec.groups.retain(|group| kept.contains(&group.key));
     spec
 }
 

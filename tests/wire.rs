@@ -55,8 +55,14 @@ fn every_typed_answer_is_decoded_from_the_reference() {
         Ok(spec) => spec,
         Err(e) => panic!("{e}"),
     };
-    let typed: Vec<&str> =
-        spec.operations.iter().filter(|op| op.response.is_some()).map(|op| op.name.as_str()).collect();
+    // Those the vendor's guides alone document have no reference answer: the corpus reads
+    // the guides' samples of them.
+    let typed: Vec<&str> = spec
+        .operations
+        .iter()
+        .filter(|op| op.response.is_some() && op.origin != payspec_codegen::model::Origin::DeveloperDocs)
+        .map(|op| op.name.as_str())
+        .collect();
     assert_eq!(ANSWER_CASES, typed.as_slice(), "every typed answer has a reference answer test");
 }
 

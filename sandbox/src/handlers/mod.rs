@@ -1,6 +1,7 @@
 //! The sandbox's model of the service, one file per group of operations: tokens,
 //! accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
-//! transactions, bills, mandates, cross-border collections and payouts. Each file lists
+//! transactions, bills, mandates, cross-border collections and payouts, the webhook
+//! delivery log and its re-push. Each file lists
 //! its [`Handler`]s: the operations each answers, the request keys it reads and the
 //! answer fields it writes. The table is
 //! checked against the spec when the sandbox starts: a handler whose operation lacks a key
@@ -19,6 +20,7 @@ mod deliveries;
 mod mandates;
 mod tokens;
 mod transfers;
+mod webhooks;
 
 pub(crate) use checkout::pay_order;
 pub(crate) use context::Outcome;
@@ -45,6 +47,7 @@ fn every_handler() -> impl Iterator<Item = &'static Handler> {
         bills::HANDLERS,
         mandates::HANDLERS,
         cross_border::HANDLERS,
+        webhooks::HANDLERS,
     ]
     .into_iter()
     .flatten()

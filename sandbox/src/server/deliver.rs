@@ -69,19 +69,22 @@ pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
                 .map(|signed| signed.headers()),
                 None => Some(reqwest::header::HeaderMap::new()),
             };
+            let at = crate::state::now_text();
             let status = match (headers, &shared.http) {
                 (Some(headers), Some(http)) => http
                     .post(&url)
                     .headers(headers)
                     .header(CONTENT_TYPE, "application/json")
-                    .body(body)
+                    .body(body.clone())
                     .send()
                     .await
                     .ok()
                     .map(|r| r.status().as_u16()),
                 _ => None,
             };
-            shared.state().deliveries.push(Delivery { event_type: event, transaction_id, status });
+            let mut state = shared.state();
+            let id = state.ids.next("sbx-hook");
+            state.deliveries.push(Delivery { event_type: event, transaction_id, status, id, url, at, body });
         });
     }
 }

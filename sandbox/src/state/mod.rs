@@ -43,8 +43,9 @@ pub(crate) struct Config {
     pub rate_limit: Option<(u32, Duration)>,
 }
 
-/// One webhook the sandbox sent (or tried to).
+/// One webhook the sandbox sent (or tried to): its delivery log's entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Delivery {
     /// `payment_success`, `payout_success`, ...
     pub event_type: String,
@@ -52,6 +53,14 @@ pub struct Delivery {
     pub transaction_id: String,
     /// The receiver's HTTP status, or `None` when it could not be reached.
     pub status: Option<u16>,
+    /// The delivery's id in the log (`hookRequestId`), which a re-push names.
+    pub id: String,
+    /// Where it was sent.
+    pub url: String,
+    /// When it was sent (RFC 3339, UTC).
+    pub at: String,
+    /// Its body, as sent (each sending signs it anew).
+    pub body: Vec<u8>,
 }
 
 /// Fresh ids: a prefix, a counter, and bits of the start time so two sandboxes differ.
