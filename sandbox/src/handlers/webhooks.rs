@@ -62,8 +62,14 @@ fn list_logs(ctx: &mut Ctx<'_>) -> Result<Outcome, Refusal> {
         .collect();
     let mut data = ctx.data(&LOGS);
     data.set("list", Value::Array(list));
-    data.set("pageToken", Value::Null);
-    Ok(ctx.done(data))
+    // One page holds every delivery asked for: no token for a next one.
+    let mut data = data.into_value();
+    if let Some(fields) = data.as_object_mut() {
+        fields.remove("pageToken");
+    }
+    // As the guide's sample answers: the operation's first success code ("200").
+    let body = envelope(ctx.spec, ctx.op, data, "Webhook events fetched successfully");
+    Ok(Outcome { status: 200, body, webhooks: Vec::new() })
 }
 
 /// Sends the delivery named again.
