@@ -629,8 +629,10 @@ pub fn check<T>(
 ) -> Result<(), Mismatch> {
     let spec = spec()?;
     let mut found = Vec::new();
+    // The server answered with the operation's first success code (most: "00").
+    let success = operation(spec, operation_name)?.answers.success_codes.first().cloned().unwrap_or_default();
     match outcome {
-        Outcome::Done(envelope) if envelope.code == "00" && envelope.data.is_some() => {}
+        Outcome::Done(envelope) if envelope.code == success && envelope.data.is_some() => {}
         Outcome::Done(envelope) => found.push(format!(
             "the answer was read with code {:?} and data present: {}",
             envelope.code,
