@@ -36,7 +36,8 @@
 //!   field the spec lacks stops the start with [`SandboxError::Handlers`]), typed stores
 //!   for what it remembers, and the rate limit and faults played before any handler.
 //! - Delivers `payment_success` and `payout_success` webhooks, signed as the service signs
-//!   them, to the URL given by [`SandboxBuilder::webhook`].
+//!   them, to the URL given by [`SandboxBuilder::webhook`], and keeps each in a delivery log
+//!   that `list_webhook_event_logs` answers and `repush_webhook` sends again from.
 //! - Plays faults on demand ([`Sandbox::inject`]): 429 with `Retry-After`, 500, a delay, a
 //!   dropped connection, a pending answer.
 //!
