@@ -92,6 +92,7 @@ pub struct ClientBuilder<C = Session> {
     /// A reqwest client or a transport the caller gave, in place of one built here.
     given: Option<Sender>,
     timeout: Duration,
+    connect_timeout: Duration,
     call_timeout: Duration,
     retry: RetryPolicy,
     refresh_margin: Duration,
@@ -108,6 +109,7 @@ impl<C> fmt::Debug for ClientBuilder<C> {
             .field("environment", &self.environment)
             .field("credentials", &self.credentials)
             .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
             .field("call_timeout", &self.call_timeout)
             .field("retry", &self.retry)
             .field("refresh_margin", &self.refresh_margin)
@@ -126,6 +128,10 @@ pub const DEFAULT_USER_AGENT: &str = concat!(env!("CARGO_PKG_NAME"), "/", env!("
 /// The default limit on one answer's size.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 
+/// The longest the client's own sender takes to open a connection, the TCP connection and
+/// the TLS handshake together, unless [`ClientBuilder::connect_timeout`] says otherwise.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl<C: From<Session>> ClientBuilder<C> {
     /// A builder for a client of `service` (its account header and token operations; a
     /// generated crate's `routes::SERVICE`). Defaults: no base URL (a generated builder
@@ -141,6 +147,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             given: None,
             pacer: None,
             timeout: Duration::from_secs(30),
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             refresh_margin: Duration::from_secs(5 * 60),
@@ -214,6 +221,18 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// The longest one attempt may take, from sending to the last byte of the answer.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// The longest opening a connection may take, the TCP connection and the TLS handshake
+    /// together ([`DEFAULT_CONNECT_TIMEOUT`] unless set). A connection that is not open by
+    /// then fails the attempt as not sent (nothing of the request was written), with an
+    /// error that says it was connecting, whatever the operation; keep it below
+    /// [`timeout`](Self::timeout), which covers the whole attempt. It holds for the
+    /// client's own sender, and for reqwest's client when it is built here without
+    /// settings of yours (a proxy in the environment).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout.max(Duration::from_millis(1));
         self
     }
 
@@ -393,21 +412,25 @@ impl<C: From<Session>> ClientBuilder<C> {
             // The client's own sender, unless reqwest's settings are asked for: settings of
             // the caller's, or a proxy in the environment (which reqwest honours).
             (None, None) if !crate::transport::direct::proxy_in_environment() => {
-                let direct = crate::transport::direct::Direct::new().map_err(|reason| Error::Config {
-                    reason: format!("the HTTP client could not be initialised: {reason}"),
-                })?;
+                let direct =
+                    crate::transport::direct::Direct::new(self.connect_timeout).map_err(|reason| {
+                        Error::Config {
+                            reason: format!("the HTTP client could not be initialised: {reason}"),
+                        }
+                    })?;
                 (Sender::Transport(Arc::new(direct)), Some(user_agent))
             }
             (None, http) => {
                 install_tls_provider();
-                let client = http
-                    .unwrap_or_default()
-                    .user_agent(user_agent)
-                    .redirect(reqwest::redirect::Policy::none())
-                    .build()
-                    .map_err(|_| Error::Config {
-                        reason: "the HTTP client could not be initialised".to_owned(),
-                    })?;
+                // Settings of the caller's keep their own connect timeout.
+                let http = match http {
+                    Some(http) => http,
+                    None => reqwest::Client::builder().connect_timeout(self.connect_timeout),
+                };
+                let client =
+                    http.user_agent(user_agent).redirect(reqwest::redirect::Policy::none()).build().map_err(
+                        |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
+                    )?;
                 (Sender::Reqwest { client, shared: false }, None)
             }
         };

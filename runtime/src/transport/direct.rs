@@ -6,8 +6,9 @@
 //! layers the client reads past. The client follows no redirect and keeps its own
 //! deadlines, so it sends through hyper-util's client directly, set up as reqwest sets up
 //! its own: no delay on the socket, TCP keep-alive after 15 s, idle connections kept 90 s,
-//! TLS 1.2 and 1.3 with the platform's verifier (rustls) or the platform's TLS
-//! (native-tls).
+//! TLS 1.2 and 1.3 with the platform's verifier (rustls, offering `http/1.1` by ALPN) or
+//! the platform's TLS (native-tls); and, beyond reqwest's, a connect timeout that covers
+//! the TLS handshake as well as the TCP connection.
 //!
 //! reqwest still sends when the application's settings are reqwest's: HTTP client settings
 //! (`ClientBuilder::http_client_builder`), a client it shares, or a proxy named in the
@@ -47,23 +48,79 @@ fn names_a_proxy(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
 
 /// hyper-util's client over the build's connector.
 pub(crate) struct Direct {
-    client: Client<Connector, Full<Bytes>>,
+    client: Client<Bounded<Connector>, Full<Bytes>>,
 }
 
 impl Direct {
     /// The client, or why its TLS could not be set up (the platform's verifier or TLS
-    /// library refused to start).
-    pub(crate) fn new() -> Result<Self, String> {
+    /// library refused to start). Opening a connection (TCP and TLS) takes at most
+    /// `connect_timeout`.
+    pub(crate) fn new(connect_timeout: Duration) -> Result<Self, String> {
         let mut http = HttpConnector::new();
         http.set_nodelay(true);
         http.set_keepalive(Some(Duration::from_secs(15)));
-        let connector = connector(http)?;
+        let connector = Bounded { inner: connector(http)?, timeout: connect_timeout };
         let client = Client::builder(TokioExecutor::new())
             .timer(TokioTimer::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(90))
             .build(connector);
         Ok(Direct { client })
+    }
+}
+
+/// A connector whose connections open within `timeout`, the TCP connection and the TLS
+/// handshake together: hyper-util's own connect timeout covers the TCP connection only,
+/// and a handshake the server never answers would otherwise hold the attempt to its end
+/// and read as a request that may have been sent.
+#[derive(Clone)]
+pub(crate) struct Bounded<C> {
+    inner: C,
+    timeout: Duration,
+}
+
+/// Opening a connection took longer than the connect timeout.
+#[derive(Debug)]
+struct ConnectTimedOut(Duration);
+
+impl std::fmt::Display for ConnectTimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "connecting timed out after {} ms (the TCP connection and the TLS handshake); nothing of the \
+             request was sent",
+            self.0.as_millis()
+        )
+    }
+}
+
+impl std::error::Error for ConnectTimedOut {}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl<C> tower_service::Service<http::Uri> for Bounded<C>
+where
+    C: tower_service::Service<http::Uri>,
+    C::Error: Into<BoxError>,
+    C::Future: Send + 'static,
+{
+    type Response = C::Response;
+    type Error = BoxError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<C::Response, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, uri: http::Uri) -> Self::Future {
+        let timeout = self.timeout;
+        let connecting = self.inner.call(uri);
+        Box::pin(async move {
+            match tokio::time::timeout(timeout, connecting).await {
+                Ok(connected) => connected.map_err(Into::into),
+                Err(_) => Err(Box::new(ConnectTimedOut(timeout)) as BoxError),
+            }
+        })
     }
 }
 
@@ -81,17 +138,18 @@ fn connector(mut http: HttpConnector) -> Result<Connector, String> {
     };
     let verifier = rustls_platform_verifier::Verifier::new(Arc::clone(&provider))
         .map_err(|e| format!("the platform's certificate verifier could not start: {e}"))?;
-    let config = rustls::ClientConfig::builder_with_provider(provider)
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("the TLS versions could not be set: {e}"))?
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
-    Ok(hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http))
+    // Offered as reqwest offers it: a server that speaks HTTP/2 only refuses the handshake
+    // instead of reading an HTTP/1.1 request it cannot parse.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // HTTPS, or plain HTTP where the URL says so (hyper-rustls's builder refuses a
+    // configuration that offers ALPN for HTTP/1 only, so the connector is made whole).
+    Ok(hyper_rustls::HttpsConnector::from((http, config)))
 }
 
 #[cfg(all(feature = "native-tls", not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))))]

@@ -1,0 +1,81 @@
+//! Connecting is told apart from answering: a TLS handshake the server never answers ends
+//! at the connect timeout, not at the attempt's, as not sent (nothing of the request was
+//! written), with an error that says it was connecting. Counted at the server: it received
+//! the TLS hello, offering `http/1.1` by ALPN, and no HTTP at all.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use payspec_client::requests::BankTransfer;
+use payspec_client::{Client, Credentials, Environment, RetryPolicy};
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpListener;
+
+/// A server that accepts connections and reads what comes, answering nothing (a TLS
+/// handshake that stalls); what it read, per connection.
+async fn silent() -> (String, Arc<Mutex<Vec<Vec<u8>>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
+    let read: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
+    let seen = Arc::clone(&read);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let seen = Arc::clone(&seen);
+            tokio::spawn(async move {
+                let index = {
+                    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+                    seen.push(Vec::new());
+                    seen.len() - 1
+                };
+                let mut buffer = [0u8; 4096];
+                // Held open, unanswered, for the length of the test.
+                while let Ok(n) = socket.read(&mut buffer).await {
+                    if n == 0 {
+                        break;
+                    }
+                    seen.lock().unwrap_or_else(|p| p.into_inner())[index].extend_from_slice(&buffer[..n]);
+                }
+            });
+        }
+    });
+    (format!("https://127.0.0.1:{port}"), read)
+}
+
+#[tokio::test]
+async fn a_handshake_never_answered_ends_at_the_connect_timeout_as_not_sent() {
+    let (url, read) = silent().await;
+    let client = Client::builder()
+        .environment(Environment::Custom(url))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .retry_policy(RetryPolicy::never())
+        .connect_timeout(Duration::from_millis(300))
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let request = BankTransfer::builder()
+        .amount("10.00".parse().unwrap_or_else(|e| panic!("{e}")))
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref("connect-1")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let result = client.transfers().bank_transfer(request).await;
+    let took = started.elapsed();
+    let error = result.expect_err("a server that never answers the handshake");
+    // Ended by the connect timeout (300 ms), not the attempt's (20 s).
+    assert!(took < Duration::from_secs(5), "{took:?}: {error}");
+    assert!(!error.may_have_been_applied(), "{error}");
+    let text = error.to_string();
+    assert!(text.contains("connecting timed out") && text.contains("TLS handshake"), "{text}");
+    // Counted at the server: a TLS hello (a handshake record, 0x16) and no HTTP.
+    let read = read.lock().unwrap_or_else(|p| p.into_inner());
+    assert!(!read.is_empty(), "no connection was made");
+    for bytes in read.iter() {
+        assert_eq!(bytes.first(), Some(&0x16), "not a TLS hello: {:?}", String::from_utf8_lossy(bytes));
+        assert!(!String::from_utf8_lossy(bytes).contains("HTTP/1.1"), "an HTTP request reached the server");
+        // The hello offers HTTP/1.1 by ALPN, as reqwest's does.
+        assert!(bytes.windows(8).any(|w| w == b"http/1.1"), "no ALPN http/1.1 in the hello");
+    }
+}
