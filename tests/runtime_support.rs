@@ -499,10 +499,12 @@ pub fn resolving_http(resolver: ScriptedResolver) -> reqwest::ClientBuilder {
 }
 
 /// A client for `http://payments.test` whose host is resolved by `resolver`. The URL
-/// names no port, so the resolved address's port is used as is.
+/// names no port, so the resolved address's port is used as is. The name is not this
+/// machine's, though every address it resolves to is: clear text is allowed by name.
 pub fn client_via_resolver(resolver: ScriptedResolver) -> Client {
     let built = ClientBuilder::new(&SERVICE)
         .environment(Environment::Custom("http://payments.test".to_owned()))
+        .allow_cleartext()
         .credentials(credentials())
         .retry_policy(fast_retry())
         .http_client_builder(resolving_http(resolver))

@@ -88,6 +88,8 @@ pub struct ClientBuilder<C = Session> {
     service: &'static Service,
     environment: Option<BaseUrl>,
     credentials: Option<Credentials>,
+    /// Credentials may go to a plain-HTTP base URL beyond this machine.
+    cleartext: bool,
     http: Option<reqwest::ClientBuilder>,
     /// A reqwest client or a transport the caller gave, in place of one built here.
     given: Option<Sender>,
@@ -143,6 +145,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             service,
             environment: None,
             credentials: None,
+            cleartext: false,
             http: None,
             given: None,
             pacer: None,
@@ -221,6 +224,15 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// The longest one attempt may take, from sending to the last byte of the answer.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Lets the client send its credentials (the client secret, tokens, the account id) to
+    /// a plain-HTTP base URL beyond this machine: for a TLS-terminating proxy you trust on
+    /// the path. Without it, such a client is refused when it is built; a loopback base URL
+    /// (the local sandbox, a test server) needs nothing.
+    pub fn allow_cleartext(mut self) -> Self {
+        self.cleartext = true;
         self
     }
 
@@ -374,6 +386,17 @@ impl<C: From<Session>> ClientBuilder<C> {
             }
             _ => None,
         };
+        // Credentials never cross a network in clear text unless the caller says so.
+        if parsed.scheme() == "http" && credentials.is_some() && !self.cleartext && !is_loopback(&parsed) {
+            let host = parsed.host_str().unwrap_or_default();
+            return Err(Error::Config {
+                reason: format!(
+                    "the base URL is plain HTTP to `{host}`, beyond this machine: the client secret and \
+                     tokens would cross the network in clear text. Write `https://`, or call \
+                     `allow_cleartext()` if a TLS-terminating proxy you trust is on the path"
+                ),
+            });
+        }
         // A client or transport given speaks TLS as it was built to.
         if parsed.scheme() == "https" && !TLS && self.given.is_none() {
             return Err(Error::Config {
@@ -497,9 +520,41 @@ fn parse_duration(text: &str) -> Option<Duration> {
     (!duration.is_zero()).then_some(duration)
 }
 
+/// Whether `url`'s host is this machine: `localhost`, or a loopback address.
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else { return false };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_go_in_clear_text_only_to_this_machine_or_when_allowed() {
+        let with_credentials = |url: &str| {
+            ClientBuilder::<Session>::new(&Service::PLAIN)
+                .environment(url)
+                .credentials(Credentials::new("id", "secret", "account"))
+        };
+        for url in ["http://payments.example.test", "http://10.0.0.7:8080", "http://[2001:db8::1]"] {
+            match with_credentials(url).build() {
+                Err(Error::Config { reason }) => {
+                    assert!(reason.contains("clear text") && reason.contains("allow_cleartext"), "{reason}");
+                    assert!(!reason.contains("secret\""), "{reason}");
+                }
+                other => panic!("{url}: credentials allowed in clear text: {other:?}"),
+            }
+            assert!(with_credentials(url).allow_cleartext().build().is_ok(), "{url}");
+        }
+        for url in ["http://127.0.0.1:9", "http://localhost:8080", "http://[::1]:9", "http://127.3.2.1"] {
+            assert!(with_credentials(url).build().is_ok(), "{url}");
+        }
+        // Without credentials nothing secret is sent: a plain-HTTP server is the caller's.
+        assert!(built("http://payments.example.test").is_ok());
+    }
 
     fn built(environment: impl Into<BaseUrl>) -> Result<Session, Error> {
         ClientBuilder::<Session>::new(&Service::PLAIN).environment(environment).build()
