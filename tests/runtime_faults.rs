@@ -645,3 +645,25 @@ async fn a_paced_client_sends_no_more_than_the_announced_limit_in_any_window() {
         assert!(span >= Duration::from_millis(500), "three requests within {span:?}");
     }
 }
+
+#[tokio::test]
+async fn a_timeout_names_the_calls_whole_time_not_only_its_last_attempts() {
+    let server = server_with_token(|_, _| balance_ok().delay(Duration::from_secs(3))).await;
+    let client = builder(&server)
+        .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(20)))
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = client.send(&FetchBalance::new("s")).await.expect_err("every attempt runs out of time");
+    assert!(matches!(error, Error::Timeout { .. }), "{error}");
+    let text = error.to_string();
+    let total: u64 = text
+        .strip_prefix("the call timed out after ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    // Three attempts of 300 ms: the message names the call's time, and the attempt's apart.
+    assert!(total >= 900, "{text}");
+    assert!(text.contains("the last attempt's 300 ms ran out"), "{text}");
+    assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 3);
+}

@@ -283,13 +283,27 @@ impl std::fmt::Display for Error {
                     reach_text(*may_have_reached_server)
                 )
             }
-            Error::Timeout { after, waiting_for_token, may_have_reached_server, .. } => write!(
-                f,
-                "the call timed out after {} ms{} ({})",
-                after.as_millis(),
-                token_text(*waiting_for_token),
-                reach_text(*may_have_reached_server)
-            ),
+            Error::Timeout { after, waiting_for_token, may_have_reached_server, meta, .. } => {
+                // The call's whole time, when it ran longer than the time that ran out last
+                // (a retry's shortened budget): the message names what the caller waited.
+                match meta.as_deref().map(crate::Meta::total).filter(|total| total > after) {
+                    Some(total) => write!(
+                        f,
+                        "the call timed out after {} ms (the last attempt's {} ms ran out){} ({})",
+                        total.as_millis(),
+                        after.as_millis(),
+                        token_text(*waiting_for_token),
+                        reach_text(*may_have_reached_server)
+                    ),
+                    None => write!(
+                        f,
+                        "the call timed out after {} ms{} ({})",
+                        after.as_millis(),
+                        token_text(*waiting_for_token),
+                        reach_text(*may_have_reached_server)
+                    ),
+                }
+            }
             Error::Redirect { status, location, .. } => write!(
                 f,
                 "the service answered HTTP {status} (a redirect{}), which the client does not follow",
