@@ -560,7 +560,7 @@ fn transport_error(e: TransportError, timeout: Duration, origin: &str, secrets: 
     match e.reach {
         Reach::NotSent => Error::Transport {
             meta: None,
-            detail: plain_http_hint(&detail, origin).unwrap_or(detail),
+            detail: plain_http_hint(&detail, origin).or_else(|| tls_hint(&detail, origin)).unwrap_or(detail),
             host,
             may_have_reached_server: false,
             effect: Effect::Write,
@@ -580,6 +580,38 @@ fn transport_error(e: TransportError, timeout: Duration, origin: &str, secrets: 
             effect: Effect::Write,
         },
     }
+}
+
+/// What a failed TLS handshake refused, said as TLS, with what to do where there is
+/// something to do; `None` for a failure that is not the handshake's.
+fn tls_hint(detail: &str, origin: &str) -> Option<String> {
+    let lower = detail.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|word| lower.contains(word));
+    let what = if has(&[
+        "unknownissuer",
+        "unknown issuer",
+        "self signed",
+        "self-signed",
+        "unable to get local issuer",
+    ]) {
+        "the server's certificate is not signed by a root this client trusts (a private CA or a \
+         TLS-inspecting proxy: trust its root with `add_root_certificates_pem`)"
+    } else if has(&["notvalidforname", "not valid for name", "hostname mismatch", "does not match"]) {
+        "the server's certificate is not valid for the host the base URL names"
+    } else if has(&["expired", "notvalidyet", "not valid yet"]) {
+        "the server's certificate has expired, or is not valid yet"
+    } else if has(&["protocolversion", "protocol version", "unsupported protocol"]) {
+        "the server and the client share no TLS version (the client offers TLS 1.2 and 1.3)"
+    } else if has(&["noapplicationprotocol", "no application protocol"]) {
+        "the server refused HTTP/1.1 in the handshake (it may speak HTTP/2 only)"
+    } else if has(&["invalid peer certificate", "certificate verify failed"]) {
+        "the server's certificate was refused"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "the TLS handshake with {origin} failed: {what}; nothing of the request was sent ({detail})"
+    ))
 }
 
 /// What to do when a TLS handshake met a server that answered in plain HTTP (rustls:

@@ -90,6 +90,8 @@ pub struct ClientBuilder<C = Session> {
     credentials: Option<Credentials>,
     /// Credentials may go to a plain-HTTP base URL beyond this machine.
     cleartext: bool,
+    /// Root certificates trusted beside the platform's: PEM text, each one or more.
+    extra_roots: Vec<Vec<u8>>,
     http: Option<reqwest::ClientBuilder>,
     /// A reqwest client or a transport the caller gave, in place of one built here.
     given: Option<Sender>,
@@ -146,6 +148,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             environment: None,
             credentials: None,
             cleartext: false,
+            extra_roots: Vec::new(),
             http: None,
             given: None,
             pacer: None,
@@ -224,6 +227,18 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// The longest one attempt may take, from sending to the last byte of the answer.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Trusts the root certificates of `pem` (PEM text: one certificate or a bundle) beside
+    /// the platform's, for a private gateway or a TLS-inspecting proxy whose CA the platform
+    /// does not know. It holds for the client's own sender and for reqwest's client built
+    /// here (with your `http_client_builder` settings too); a client or transport of your
+    /// own trusts what it was built to trust, and is refused with it. A PEM with no
+    /// certificate in it is refused when the client is built. (`SSL_CERT_FILE` names a
+    /// bundle that replaces the platform's roots instead of adding to them.)
+    pub fn add_root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Self {
+        self.extra_roots.push(pem.as_ref().to_vec());
         self
     }
 
@@ -423,6 +438,15 @@ impl<C: From<Session>> ClientBuilder<C> {
             .map_err(|_| Error::Config {
                 reason: "the user agent has characters a header cannot carry".to_owned(),
             })?;
+        if !self.extra_roots.is_empty() && self.given.is_some() {
+            return Err(Error::Config {
+                reason:
+                    "root certificates were added (`add_root_certificates_pem`) to a client or transport \
+                         of your own (`reqwest_client`, `transport`), which trusts what it was built to \
+                         trust: add them where you build it"
+                        .to_owned(),
+            });
+        }
         let (sender, user_agent) = match (self.given, self.http) {
             (Some(_), Some(_)) => {
                 return Err(Error::Config {
@@ -435,12 +459,10 @@ impl<C: From<Session>> ClientBuilder<C> {
             // The client's own sender, unless reqwest's settings are asked for: settings of
             // the caller's, or a proxy in the environment (which reqwest honours).
             (None, None) if !crate::transport::direct::proxy_in_environment() => {
-                let direct =
-                    crate::transport::direct::Direct::new(self.connect_timeout).map_err(|reason| {
-                        Error::Config {
-                            reason: format!("the HTTP client could not be initialised: {reason}"),
-                        }
-                    })?;
+                let direct = crate::transport::direct::Direct::new(self.connect_timeout, &self.extra_roots)
+                    .map_err(|reason| Error::Config {
+                    reason: format!("the HTTP client could not be initialised: {reason}"),
+                })?;
                 (Sender::Transport(Arc::new(direct)), Some(user_agent))
             }
             (None, http) => {
@@ -450,6 +472,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                     Some(http) => http,
                     None => reqwest::Client::builder().connect_timeout(self.connect_timeout),
                 };
+                let http = with_roots(http, &self.extra_roots)?;
                 let client =
                     http.user_agent(user_agent).redirect(reqwest::redirect::Policy::none()).build().map_err(
                         |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
@@ -518,6 +541,31 @@ fn parse_duration(text: &str) -> Option<Duration> {
         _ => return None,
     };
     (!duration.is_zero()).then_some(duration)
+}
+
+/// `http` trusting `roots` (PEM texts) beside the platform's.
+#[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
+fn with_roots(mut http: reqwest::ClientBuilder, roots: &[Vec<u8>]) -> Result<reqwest::ClientBuilder, Error> {
+    for pem in roots {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem)
+            .ok()
+            .filter(|certificates| !certificates.is_empty())
+            .ok_or_else(no_certificate_in_pem)?;
+        http = http.tls_certs_merge(certificates);
+    }
+    Ok(http)
+}
+
+/// Without TLS there is nothing to trust: an `https` base URL is refused already.
+#[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
+fn with_roots(http: reqwest::ClientBuilder, _roots: &[Vec<u8>]) -> Result<reqwest::ClientBuilder, Error> {
+    Ok(http)
+}
+
+/// A PEM given as root certificates holds none.
+#[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
+fn no_certificate_in_pem() -> Error {
+    Error::Config { reason: crate::transport::direct::NO_CERTIFICATE.to_owned() }
 }
 
 /// Whether `url`'s host is this machine: `localhost`, or a loopback address.

@@ -55,11 +55,11 @@ impl Direct {
     /// The client, or why its TLS could not be set up (the platform's verifier or TLS
     /// library refused to start). Opening a connection (TCP and TLS) takes at most
     /// `connect_timeout`.
-    pub(crate) fn new(connect_timeout: Duration) -> Result<Self, String> {
+    pub(crate) fn new(connect_timeout: Duration, extra_roots: &[Vec<u8>]) -> Result<Self, String> {
         let mut http = HttpConnector::new();
         http.set_nodelay(true);
         http.set_keepalive(Some(Duration::from_secs(15)));
-        let connector = Bounded { inner: connector(http)?, timeout: connect_timeout };
+        let connector = Bounded { inner: connector(http, extra_roots)?, timeout: connect_timeout };
         let client = Client::builder(TokioExecutor::new())
             .timer(TokioTimer::new())
             .pool_timer(TokioTimer::new())
@@ -124,8 +124,15 @@ where
     }
 }
 
+/// What the builder says when a PEM of root certificates holds none.
+#[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
+pub(crate) const NO_CERTIFICATE: &str =
+    "a PEM given to `add_root_certificates_pem` holds no certificate (`-----BEGIN CERTIFICATE-----`)";
+
 #[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))]
-fn connector(mut http: HttpConnector) -> Result<Connector, String> {
+fn connector(mut http: HttpConnector, extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
     use std::sync::Arc;
     http.enforce_http(false);
     crate::call::install_tls_provider();
@@ -136,7 +143,17 @@ fn connector(mut http: HttpConnector) -> Result<Connector, String> {
         #[cfg(not(feature = "rustls-aws-lc-rs"))]
         None => Arc::new(rustls::crypto::ring::default_provider()),
     };
-    let verifier = rustls_platform_verifier::Verifier::new(Arc::clone(&provider))
+    let mut roots: Vec<CertificateDer<'static>> = Vec::new();
+    for pem in extra_roots {
+        let before = roots.len();
+        for certificate in CertificateDer::pem_slice_iter(pem) {
+            roots.push(certificate.map_err(|e| format!("a root certificate's PEM is not readable: {e}"))?);
+        }
+        if roots.len() == before {
+            return Err(NO_CERTIFICATE.to_owned());
+        }
+    }
+    let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(roots, Arc::clone(&provider))
         .map_err(|e| format!("the platform's certificate verifier could not start: {e}"))?;
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -153,15 +170,31 @@ fn connector(mut http: HttpConnector) -> Result<Connector, String> {
 }
 
 #[cfg(all(feature = "native-tls", not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))))]
-fn connector(mut http: HttpConnector) -> Result<Connector, String> {
+fn connector(mut http: HttpConnector, extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
     http.enforce_http(false);
-    let tls =
-        native_tls::TlsConnector::new().map_err(|e| format!("the platform's TLS could not start: {e}"))?;
+    let mut builder = native_tls::TlsConnector::builder();
+    for pem in extra_roots {
+        // One certificate at a time: the platform's TLS reads a PEM of one.
+        let text = String::from_utf8_lossy(pem);
+        let mut found = 0;
+        for block in text.split("-----END CERTIFICATE-----") {
+            let Some(start) = block.find("-----BEGIN CERTIFICATE-----") else { continue };
+            let one = format!("{}-----END CERTIFICATE-----\n", &block[start..]);
+            let certificate = native_tls::Certificate::from_pem(one.as_bytes())
+                .map_err(|e| format!("a root certificate's PEM is not readable: {e}"))?;
+            builder.add_root_certificate(certificate);
+            found += 1;
+        }
+        if found == 0 {
+            return Err(NO_CERTIFICATE.to_owned());
+        }
+    }
+    let tls = builder.build().map_err(|e| format!("the platform's TLS could not start: {e}"))?;
     Ok(hyper_tls::HttpsConnector::from((http, tls.into())))
 }
 
 #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
-fn connector(http: HttpConnector) -> Result<Connector, String> {
+fn connector(http: HttpConnector, _extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
     // Plain HTTP only: the builder refuses an `https` base URL in this build.
     Ok(http)
 }
