@@ -79,3 +79,57 @@ async fn a_handshake_never_answered_ends_at_the_connect_timeout_as_not_sent() {
         assert!(bytes.windows(8).any(|w| w == b"http/1.1"), "no ALPN http/1.1 in the hello");
     }
 }
+
+/// A plain-HTTP server that answers every request's head and the first bytes of its body,
+/// then sends nothing more, holding the connection open; how many requests it read.
+async fn stalling() -> (String, Arc<Mutex<usize>>) {
+    use tokio::io::AsyncWriteExt;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().unwrap_or_else(|e| panic!("{e}")).port();
+    let requests: Arc<Mutex<usize>> = Arc::default();
+    let counted = Arc::clone(&requests);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let counted = Arc::clone(&counted);
+            tokio::spawn(async move {
+                let mut buffer = [0u8; 4096];
+                let mut read = Vec::new();
+                while !String::from_utf8_lossy(&read).contains("\r\n\r\n") {
+                    match socket.read(&mut buffer).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => read.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                *counted.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 200\r\n\r\n{\"code\":\"00\",").await;
+                let _ = socket.flush().await;
+                tokio::time::sleep(Duration::from_secs(60)).await;
+            });
+        }
+    });
+    (format!("http://127.0.0.1:{port}"), requests)
+}
+
+#[tokio::test]
+async fn an_answer_that_stalls_after_its_head_ends_at_the_stall_timeout_and_says_so() {
+    let (url, requests) = stalling().await;
+    let client = Client::builder()
+        .environment(Environment::Custom(url))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .retry_policy(RetryPolicy::never())
+        .stall_timeout(Duration::from_millis(300))
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let error = client
+        .transactions()
+        .list_transactions(payspec_client::requests::ListTransactions::new())
+        .await
+        .expect_err("an answer that never ends");
+    // Ended by the stall bound (300 ms), not the attempt's timeout (20 s).
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}: {error}", started.elapsed());
+    assert!(error.to_string().contains("the answer stalled"), "{error}");
+    // The token request's answer stalled: one request, and nothing sent after it.
+    assert_eq!(*requests.lock().unwrap_or_else(|p| p.into_inner()), 1);
+}

@@ -284,9 +284,10 @@ impl std::fmt::Display for Error {
                 )
             }
             Error::Timeout { after, waiting_for_token, may_have_reached_server, meta, .. } => {
-                // The call's whole time, when it ran longer than the time that ran out last
-                // (a retry's shortened budget): the message names what the caller waited.
-                match meta.as_deref().map(crate::Meta::total).filter(|total| total > after) {
+                // The call's whole time, when it ran clearly longer than the time that ran out
+                // last (retries, a token wait): the message names what the caller waited.
+                let beyond = *after + (*after / 10).max(std::time::Duration::from_millis(50));
+                match meta.as_deref().map(crate::Meta::total).filter(|total| *total > beyond) {
                     Some(total) => write!(
                         f,
                         "the call timed out after {} ms (the last attempt's {} ms ran out){} ({})",

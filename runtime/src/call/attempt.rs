@@ -68,6 +68,7 @@ impl ClientInner {
     ) -> Result<Box<RawAnswer>, Failure> {
         let route = request.route;
         let limit = self.max_answer_bytes;
+        let stall = self.stall_timeout;
         let method = route.method.to_reqwest();
         // The pacer's slot, held until the exchange ends (released when dropped, too).
         let mut held = Held { store: None, slot: None, sent: false };
@@ -178,7 +179,7 @@ impl ClientInner {
                         headers.get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
                     return Ok(Exchange::Redirect { status, location, headers });
                 }
-                (status, read_limited(response, limit))
+                (status, read_limited(response, limit, stall))
             };
             match reading.await? {
                 (Some(body), headers) => Ok(Exchange::Answer { status, body, headers }),
@@ -497,17 +498,35 @@ impl Received {
 fn read_limited(
     mut response: Received,
     limit: usize,
+    stall: Duration,
 ) -> impl Future<Output = Result<(Option<bytes::Bytes>, HeaderMap), TransportError>> {
     async move {
-        let body = read_body(&mut response, limit).await?;
+        let body = read_body(&mut response, limit, stall).await?;
         Ok((body, std::mem::take(response.headers_mut())))
     }
 }
 
+/// The answer's body went `.0` without a byte.
+#[derive(Debug)]
+struct Stalled(Duration);
+
+impl std::fmt::Display for Stalled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the answer stalled: no byte of its body for {} ms after its head came", self.0.as_millis())
+    }
+}
+
+impl std::error::Error for Stalled {}
+
 /// The body, or `None` as soon as it is known to be larger than `limit`. A declared
 /// length is checked before reading; a streamed body is counted as it arrives, and its
-/// chunks are joined once at the end, so memory never holds much more than the limit.
-async fn read_body(response: &mut Received, limit: usize) -> Result<Option<bytes::Bytes>, TransportError> {
+/// chunks are joined once at the end, so memory never holds much more than the limit. A
+/// body that goes `stall` without a byte ends the reading.
+async fn read_body(
+    response: &mut Received,
+    limit: usize,
+    stall: Duration,
+) -> Result<Option<bytes::Bytes>, TransportError> {
     let declared = response.declared_length().map(|len| usize::try_from(len).unwrap_or(usize::MAX));
     if declared.is_some_and(|len| len > limit) {
         return Ok(None);
@@ -516,7 +535,11 @@ async fn read_body(response: &mut Received, limit: usize) -> Result<Option<bytes
     let mut first: Option<bytes::Bytes> = None;
     let mut more: Vec<bytes::Bytes> = Vec::new();
     let mut total = 0usize;
-    while let Some(chunk) = response.chunk().await? {
+    // A chunk that is there already is taken without a timer.
+    while let Some(chunk) = tokio::time::timeout(stall, response.chunk())
+        .await
+        .map_err(|_| TransportError::sent(Stalled(stall)))??
+    {
         if chunk.len() > limit - total {
             return Ok(None);
         }

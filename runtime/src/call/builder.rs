@@ -101,6 +101,7 @@ pub struct ClientBuilder<C = Session> {
     retry: RetryPolicy,
     refresh_margin: Duration,
     max_answer_bytes: usize,
+    stall_timeout: Duration,
     user_agent: Option<String>,
     hooks: Vec<Arc<dyn Hook>>,
     pacer: Option<Arc<dyn PaceStore>>,
@@ -132,6 +133,10 @@ pub const DEFAULT_USER_AGENT: &str = concat!(env!("CARGO_PKG_NAME"), "/", env!("
 /// The default limit on one answer's size.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 
+/// The longest an answer's body may go without a byte once its head came, unless
+/// [`ClientBuilder::stall_timeout`] says otherwise.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The longest the client's own sender takes to open a connection, the TCP connection and
 /// the TLS handshake together, unless [`ClientBuilder::connect_timeout`] says otherwise.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -158,6 +163,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             retry: RetryPolicy::default(),
             refresh_margin: Duration::from_secs(5 * 60),
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
             user_agent: None,
             hooks: Vec::new(),
             builds: PhantomData,
@@ -239,6 +245,16 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// bundle that replaces the platform's roots instead of adding to them.)
     pub fn add_root_certificates_pem(mut self, pem: impl AsRef<[u8]>) -> Self {
         self.extra_roots.push(pem.as_ref().to_vec());
+        self
+    }
+
+    /// The longest an answer's body may go without a byte once the answer's head came
+    /// ([`DEFAULT_STALL_TIMEOUT`] unless set): a stalled answer ends the attempt then,
+    /// with an error that says it stalled, instead of holding it to its timeout. The
+    /// request reached the service, so a money operation's stalled answer may have been
+    /// applied: settle it.
+    pub fn stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout.max(Duration::from_millis(1));
         self
     }
 
@@ -500,6 +516,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 retry: self.retry,
                 refresh_margin: self.refresh_margin,
                 max_answer_bytes: self.max_answer_bytes,
+                stall_timeout: self.stall_timeout,
                 tokens: TokenCell::default(),
                 urls: Mutex::new(UrlCache::default()),
                 rate_spent_until: Mutex::new(None),

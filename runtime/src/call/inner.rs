@@ -56,6 +56,8 @@ pub(crate) struct ClientInner {
     pub(super) retry: RetryPolicy,
     pub(crate) refresh_margin: Duration,
     pub(super) max_answer_bytes: usize,
+    /// The longest an answer's body may go without a byte.
+    pub(super) stall_timeout: Duration,
     pub(crate) tokens: TokenCell,
     /// The parsed URLs of routes without variables.
     pub(super) urls: Mutex<UrlCache>,
