@@ -535,11 +535,17 @@ async fn read_body(
     let mut first: Option<bytes::Bytes> = None;
     let mut more: Vec<bytes::Bytes> = Vec::new();
     let mut total = 0usize;
-    // A chunk that is there already is taken without a timer.
-    while let Some(chunk) = tokio::time::timeout(stall, response.chunk())
-        .await
-        .map_err(|_| TransportError::sent(Stalled(stall)))??
-    {
+    loop {
+        // A chunk that is there already is taken without a timer; one that is not yet is
+        // awaited within the stall bound.
+        let mut reading = std::pin::pin!(response.chunk());
+        let next = match futures_util::FutureExt::now_or_never(reading.as_mut()) {
+            Some(next) => next?,
+            None => tokio::time::timeout(stall, reading)
+                .await
+                .map_err(|_| TransportError::sent(Stalled(stall)))??,
+        };
+        let Some(chunk) = next else { break };
         if chunk.len() > limit - total {
             return Ok(None);
         }
