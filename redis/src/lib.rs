@@ -140,6 +140,14 @@ impl RedisStores {
     /// after a failure, so a Redis that is down now does not stop the application from
     /// starting. Must be called inside a tokio runtime.
     pub fn open(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        // The connection manager starts a task of its own: outside a runtime it would panic.
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(StoreError::new(
+                "Redis",
+                "the stores must be opened inside a tokio runtime (in an async function, or within \
+                 `Runtime::enter`)",
+            ));
+        }
         let client = redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(Some(options.command_timeout))
@@ -193,4 +201,24 @@ async fn bounded<T>(
 /// Whole milliseconds, for Redis's arguments, at least one.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_outside_a_runtime_is_an_error_that_says_so_not_a_panic() {
+        let error =
+            RedisStores::open("redis://127.0.0.1:1/", RedisOptions::new("m")).expect_err("no runtime");
+        assert!(error.to_string().contains("tokio runtime"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn opening_sends_nothing_and_a_bad_url_names_redis() {
+        // Nothing listens on port 1: opening still succeeds, the connection is made on use.
+        assert!(RedisStores::open("redis://127.0.0.1:1/", RedisOptions::new("m")).is_ok());
+        let error = RedisStores::open("not a url", RedisOptions::new("m")).expect_err("a bad URL");
+        assert!(error.to_string().contains("Redis"), "{error}");
+    }
 }
