@@ -1,5 +1,6 @@
 pub mod counting;
 pub mod limited;
+pub mod loopback;
 pub mod mock;
 pub mod redis_server;
 pub mod sandboxed;

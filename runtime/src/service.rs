@@ -258,6 +258,20 @@ pub struct Route {
     pub answers: &'static Answers,
 }
 
+impl Route {
+    /// Whether the service would not apply this operation twice if the same request
+    /// reached it twice: a read, or a write sent with its idempotency reference
+    /// (`referenced`) where the service deduplicates on it, by a key header it honours
+    /// ([`idempotency_header`](Self::idempotency_header)) or by refusing a reference used
+    /// before ([`Answers::reference_taken`]). Such a request may go on a pooled connection
+    /// and be sent again after an ambiguous failure; any other is sent once, on a
+    /// connection of its own.
+    pub fn replayable(&self, referenced: bool) -> bool {
+        self.effect == Effect::Read
+            || (referenced && (self.idempotency_header.is_some() || !self.answers.reference_taken.is_empty()))
+    }
+}
+
 /// The route of `name_or_route` among `routes`: an operation name (`bank_transfer`) or a
 /// form `METHOD /path` (`POST /v2/transfers/bank`, aliases included, variable names
 /// ignored). What generated `routes::find` calls.

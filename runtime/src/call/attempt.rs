@@ -21,6 +21,17 @@ use crate::service::{Effect, RateLimitHeaders, Route};
 use crate::transport::{Incoming, Outgoing, Reach, TransportError};
 use crate::values::timestamp::{parse_retry_after, parse_window};
 
+/// What one attempt adds to its call's request.
+#[derive(Default)]
+pub(crate) struct ThisAttempt {
+    /// The call's request id, sent on each attempt.
+    pub request_id: Option<HeaderValue>,
+    /// The headers the caller's hooks added.
+    pub added: Vec<(HeaderName, HeaderValue)>,
+    /// Whether it asks for a connection of its own (`Outgoing::fresh_connection`).
+    pub fresh_connection: bool,
+}
+
 impl ClientInner {
     /// Notes that the service's rate limit is spent for `wait` from now.
     fn rate_spent_for(&self, wait: Duration) {
@@ -61,11 +72,11 @@ impl ClientInner {
         &self,
         request: &PreparedRequest,
         bearer: Option<&HeaderValue>,
-        request_id: Option<HeaderValue>,
-        added: Vec<(HeaderName, HeaderValue)>,
+        this: ThisAttempt,
         timeout: Duration,
         now: Instant,
     ) -> Result<Box<RawAnswer>, Failure> {
+        let ThisAttempt { request_id, added, fresh_connection } = this;
         let route = request.route;
         let limit = self.max_answer_bytes;
         let stall = self.stall_timeout;
@@ -147,7 +158,14 @@ impl ClientInner {
                     InFlight::Reqwest { pending: client.execute(outgoing), sent_to }
                 }
                 Sender::Transport(transport) => {
-                    let outgoing = Outgoing { route, method, url, headers, body: request.body.clone() };
+                    let outgoing = Outgoing {
+                        route,
+                        method,
+                        url,
+                        headers,
+                        body: request.body.clone(),
+                        fresh_connection,
+                    };
                     InFlight::Other(transport.send(outgoing))
                 }
             }

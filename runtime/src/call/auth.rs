@@ -8,6 +8,7 @@ use reqwest::header::HeaderValue;
 use tokio::time::Instant;
 use tracing::Instrument;
 
+use super::attempt::ThisAttempt;
 use super::inner::ClientInner;
 use super::retry::Failure;
 use super::token::{Bearer, MAX_TOKEN_BYTES, Renewal, Token, TokenGrant, TokenState};
@@ -179,7 +180,7 @@ impl ClientInner {
         async {
             let request = w.finish_at(&self.base_url)?;
             let answer = self
-                .attempt(&request, bearer, None, Vec::new(), self.timeout, Instant::now())
+                .attempt(&request, bearer, ThisAttempt::default(), self.timeout, Instant::now())
                 .await
                 .map_err(|f: Failure| f.error)?;
             let data = answer.data.clone().ok_or_else(|| Error::Decode {
@@ -241,7 +242,7 @@ impl ClientInner {
         let mut w = RequestWriter::new(route);
         write_token_body(&mut w, routes.revoke_body, credentials, Some(&access))?;
         let request = w.finish_at(&self.base_url)?;
-        self.attempt(&request, Some(&header), None, Vec::new(), self.timeout, Instant::now())
+        self.attempt(&request, Some(&header), ThisAttempt::default(), self.timeout, Instant::now())
             .await
             .map_err(|f| f.error)?;
         let mut state = self.tokens.lock();

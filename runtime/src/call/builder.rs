@@ -97,6 +97,11 @@ pub struct ClientBuilder<C = Session> {
     given: Option<Sender>,
     timeout: Duration,
     connect_timeout: Duration,
+    pool_idle_timeout: Duration,
+    /// Requests the service would apply twice ask for a connection of their own.
+    fresh_connections: bool,
+    /// The own sender honours the proxies the environment names.
+    proxies: bool,
     call_timeout: Duration,
     retry: RetryPolicy,
     refresh_margin: Duration,
@@ -115,6 +120,9 @@ impl<C> fmt::Debug for ClientBuilder<C> {
             .field("credentials", &self.credentials)
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("pool_idle_timeout", &self.pool_idle_timeout)
+            .field("fresh_connections", &self.fresh_connections)
+            .field("proxies", &self.proxies)
             .field("call_timeout", &self.call_timeout)
             .field("retry", &self.retry)
             .field("refresh_margin", &self.refresh_margin)
@@ -141,6 +149,12 @@ pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// the TLS handshake together, unless [`ClientBuilder::connect_timeout`] says otherwise.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The longest the client's own sender keeps an idle connection for another request,
+/// unless [`ClientBuilder::pool_idle_timeout`] says otherwise: below what common servers
+/// and load balancers keep one (nginx 75 s, cloud load balancers 60 s), so a server rarely
+/// closes a connection just as a request is written to it.
+pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl<C: From<Session>> ClientBuilder<C> {
     /// A builder for a client of `service` (its account header and token operations; a
     /// generated crate's `routes::SERVICE`). Defaults: no base URL (a generated builder
@@ -159,6 +173,9 @@ impl<C: From<Session>> ClientBuilder<C> {
             pacer: None,
             timeout: Duration::from_secs(30),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
+            fresh_connections: true,
+            proxies: true,
             call_timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             refresh_margin: Duration::from_secs(5 * 60),
@@ -272,10 +289,46 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// then fails the attempt as not sent (nothing of the request was written), with an
     /// error that says it was connecting, whatever the operation; keep it below
     /// [`timeout`](Self::timeout), which covers the whole attempt. It holds for the
-    /// client's own sender, and for reqwest's client when it is built here without
-    /// settings of yours (a proxy in the environment).
+    /// client's own sender (a proxy's tunnel included); reqwest's client keeps the connect
+    /// timeout of its settings.
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The longest the client's own sender keeps an idle connection for another request
+    /// ([`DEFAULT_POOL_IDLE_TIMEOUT`] unless set). Whatever it is, a connection is not kept
+    /// past what the server announces (`Keep-Alive: timeout=N`, a second short of it).
+    pub fn pool_idle_timeout(mut self, idle: Duration) -> Self {
+        self.pool_idle_timeout = idle;
+        self
+    }
+
+    /// Lets every request go on a connection an earlier one left open, writes the service
+    /// would apply twice included.
+    ///
+    /// By default such a write (one that is not
+    /// [`Route::replayable`](crate::Route::replayable): the service honours no key of it
+    /// and refuses no reference used again) goes on a connection of its own, as does a
+    /// resend after a connection failed. A server may close an idle connection just as a
+    /// request is written to it; the request then fails with no answer, and the client
+    /// cannot tell it was never read: a money operation would end with an error that says
+    /// it may have been applied, and need settling. A new connection costs its TCP (and
+    /// TLS) handshake; with this, such writes skip it and take that risk. Reads and
+    /// deduplicated writes share connections either way (a failed one is sent again). It
+    /// holds for the client's own sender.
+    pub fn pool_every_request(mut self) -> Self {
+        self.fresh_connections = false;
+        self
+    }
+
+    /// Leaves the proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`,
+    /// `ALL_PROXY`) unused: the client's own sender connects straight to the service.
+    /// Without it, the own sender goes through the proxy named for a host (a `CONNECT`
+    /// tunnel, whatever the URL's scheme, so the proxy never reads a request), unless
+    /// `NO_PROXY` names the host or the host is this machine.
+    pub fn no_proxy(mut self) -> Self {
+        self.proxies = false;
         self
     }
 
@@ -472,22 +525,22 @@ impl<C: From<Session>> ClientBuilder<C> {
                 });
             }
             (Some(given), None) => (given, Some(user_agent)),
-            // The client's own sender, unless reqwest's settings are asked for: settings of
-            // the caller's, or a proxy in the environment (which reqwest honours).
-            (None, None) if !crate::transport::direct::proxy_in_environment() => {
-                let direct = crate::transport::direct::Direct::new(self.connect_timeout, &self.extra_roots)
-                    .map_err(|reason| Error::Config {
-                    reason: format!("the HTTP client could not be initialised: {reason}"),
+            // The client's own sender, unless reqwest's settings are asked for.
+            (None, None) => {
+                let settings = crate::transport::direct::Settings {
+                    connect_timeout: self.connect_timeout,
+                    extra_roots: &self.extra_roots,
+                    pool_idle_timeout: self.pool_idle_timeout,
+                    proxies: self.proxies,
+                };
+                let direct = crate::transport::direct::Direct::new(&settings).map_err(|reason| {
+                    Error::Config { reason: format!("the HTTP client could not be initialised: {reason}") }
                 })?;
                 (Sender::Transport(Arc::new(direct)), Some(user_agent))
             }
-            (None, http) => {
+            (None, Some(http)) => {
                 install_tls_provider();
-                // Settings of the caller's keep their own connect timeout.
-                let http = match http {
-                    Some(http) => http,
-                    None => reqwest::Client::builder().connect_timeout(self.connect_timeout),
-                };
+                // Settings of the caller's keep their own timeouts, pool and proxies.
                 let http = with_roots(http, &self.extra_roots)?;
                 let client =
                     http.user_agent(user_agent).redirect(reqwest::redirect::Policy::none()).build().map_err(
@@ -517,6 +570,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 refresh_margin: self.refresh_margin,
                 max_answer_bytes: self.max_answer_bytes,
                 stall_timeout: self.stall_timeout,
+                fresh_connections: self.fresh_connections,
                 tokens: TokenCell::default(),
                 urls: Mutex::new(UrlCache::default()),
                 rate_spent_until: Mutex::new(None),
@@ -705,12 +759,11 @@ mod tests {
             builder.environment("http://127.0.0.1:9").build().unwrap_or_else(|e| panic!("{e}"))
         };
         let own = build(crate::ClientBuilder::new(&crate::Service::PLAIN));
-        // A proxy in this machine's environment sends through reqwest, which honours it.
-        let expected_own = !crate::transport::direct::proxy_in_environment();
-        assert_eq!(matches!(own.inner.sender, super::super::inner::Sender::Transport(_)), expected_own);
+        // Whatever proxy the environment names: the own sender honours it.
+        assert!(matches!(own.inner.sender, super::super::inner::Sender::Transport(_)));
         // The own sender sends the user agent with each request; a reqwest client built
         // here has it set once.
-        assert_eq!(own.inner.user_agent.is_some(), expected_own);
+        assert!(own.inner.user_agent.is_some());
         let settings = build(
             crate::ClientBuilder::new(&crate::Service::PLAIN).http_client_builder(reqwest::Client::builder()),
         );

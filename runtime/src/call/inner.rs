@@ -20,8 +20,8 @@ use crate::values::secret::Credentials;
 
 /// What carries a client's requests.
 pub(crate) enum Sender {
-    /// A reqwest client: one built here from HTTP client settings or for a proxy in the
-    /// environment (following no redirect), or one the application shares (`shared`: a
+    /// A reqwest client: one built here from HTTP client settings (following no
+    /// redirect), or one the application shares (`shared`: a
     /// redirect it followed is refused once seen).
     Reqwest { client: reqwest::Client, shared: bool },
     /// The client's own sender (`transport::direct`), or a transport of the caller's own.
@@ -58,6 +58,9 @@ pub(crate) struct ClientInner {
     pub(super) max_answer_bytes: usize,
     /// The longest an answer's body may go without a byte.
     pub(super) stall_timeout: Duration,
+    /// A request the service would apply twice asks its sender for a new connection
+    /// (`Outgoing::fresh_connection`); off with `ClientBuilder::pool_every_request`.
+    pub(super) fresh_connections: bool,
     pub(crate) tokens: TokenCell,
     /// The parsed URLs of routes without variables.
     pub(super) urls: Mutex<UrlCache>,

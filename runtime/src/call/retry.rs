@@ -10,9 +10,10 @@ use crate::service::{Effect, Route};
 /// that is safe for its [`Effect`]: reads on connect errors, timeouts, 429, 502, 503, 504;
 /// writes only when the request never reached the server; money-moving calls only when,
 /// in addition, the caller set their idempotency reference (the retry resends the
-/// identical body). An operation whose route names a deduplicating
-/// [`idempotency_header`](crate::Route::idempotency_header) is, with its reference set,
-/// also resent after an ambiguous failure (timeout, reset, 429, 500, 502, 503, 504). Every
+/// identical body). An operation the service deduplicates ([`Route::replayable`]: a
+/// key header it honours, or a reference it refuses when used again) is, with its
+/// reference set, also resent after an ambiguous failure (timeout, reset, 429, 500, 502,
+/// 503, 504). Every
 /// retry happens within the call's deadline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -94,9 +95,10 @@ fn is_safe_to_resend(route: &Route, has_idempotency_key: bool, error: &Error) ->
             Effect::Money => has_idempotency_key,
         };
     }
-    if route.idempotency_header.is_some() && has_idempotency_key {
-        // The service answers a repeated key with its first answer: an ambiguous failure
-        // can be resent with the same key and bytes.
+    if route.effect != Effect::Read && route.replayable(has_idempotency_key) {
+        // The service answers a repeated key with its first answer, or refuses a used
+        // reference (`Error::ReferenceUsed`, which says the first may have been applied):
+        // an ambiguous failure can be resent with the same key, reference and bytes.
         return is_transient(error) || matches!(error, Error::Status { status: 500, .. });
     }
     route.effect == Effect::Read && is_transient(error)
@@ -243,6 +245,9 @@ mod tests {
     static WRITE: Route = route(Effect::Write, None);
     static MONEY: Route = route(Effect::Money, None);
     static DEDUPLICATED: Route = route(Effect::Money, Some("X-Idempotent-key"));
+    static REFUSES_USED: crate::Answers =
+        crate::Answers { reference_taken: &["reference already used"], ..crate::service::fixture::ANSWERS };
+    static REFERENCED: Route = Route { answers: &REFUSES_USED, ..route(Effect::Money, None) };
 
     fn transport(reached: bool) -> Error {
         Error::Transport {
@@ -337,9 +342,14 @@ mod tests {
                 effect: Effect::Write,
             },
         ] {
-            assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_some(), "{e:?}");
-            assert!(p.next_delay(&DEDUPLICATED, false, &e, None, 1).is_none(), "{e:?}");
+            // A key the service honours, or a reference it refuses when used again.
+            for route in [&DEDUPLICATED, &REFERENCED] {
+                assert!(p.next_delay(route, true, &e, None, 1).is_some(), "{e:?}");
+                assert!(p.next_delay(route, false, &e, None, 1).is_none(), "{e:?}");
+            }
         }
+        assert!(REFERENCED.replayable(true) && !REFERENCED.replayable(false));
+        assert!(READ.replayable(false) && !MONEY.replayable(true) && !WRITE.replayable(true));
         for e in [
             status(400),
             status(409),

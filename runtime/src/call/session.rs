@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use tracing::instrument::Instrumented;
 use tracing::{Instrument, Span};
 
+use super::attempt::ThisAttempt;
 use super::envelope::{Outcome, RawAnswer};
 use super::hooks::{self, AfterAttempt, AttemptOutcome, BeforeAttempt};
 use super::inner::ClientInner;
@@ -81,7 +82,12 @@ impl ClientInner {
                         // Pinned where it is made: the span's wrapper holds a reference, not
                         // a copy of the attempt's future moved into it.
                         let timeout = per_attempt.min(left);
-                        let attempt = std::pin::pin!(self.attempt(request, header, id, added, timeout, now));
+                        // A request sent once goes on a connection of its own, as does a
+                        // resend after a connection failed (see `Outgoing::fresh_connection`).
+                        let fresh_connection = (self.fresh_connections && !request.route.replayable(keyed))
+                            || matches!(last.as_deref(), Some(Error::Transport { .. }));
+                        let this = ThisAttempt { request_id: id, added, fresh_connection };
+                        let attempt = std::pin::pin!(self.attempt(request, header, this, timeout, now));
                         attempt.instrument(span.clone()).await.map_err(|mut failure| {
                             failure.token_generation = bearer.as_ref().map(|b| b.generation);
                             failure

@@ -5,68 +5,225 @@
 //! (about 13,000 instructions a call, measured under callgrind), and wraps the answer in
 //! layers the client reads past. The client follows no redirect and keeps its own
 //! deadlines, so it sends through hyper-util's client directly, set up as reqwest sets up
-//! its own: no delay on the socket, TCP keep-alive after 15 s, idle connections kept 90 s,
-//! TLS 1.2 and 1.3 with the platform's verifier (rustls, offering `http/1.1` by ALPN) or
+//! its own: no delay on the socket, TCP keep-alive after 15 s, TLS 1.2 and 1.3 with the platform's verifier (rustls, offering `http/1.1` by ALPN) or
 //! the platform's TLS (native-tls); and, beyond reqwest's, a connect timeout that covers
 //! the TLS handshake as well as the TCP connection.
 //!
 //! reqwest still sends when the application's settings are reqwest's: HTTP client settings
-//! (`ClientBuilder::http_client_builder`), a client it shares, or a proxy named in the
-//! environment (`HTTPS_PROXY` and the rest, which reqwest honours and hyper-util does not).
+//! (`ClientBuilder::http_client_builder`) or a client it shares.
+//!
+//! Proxies named in the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and
+//! `NO_PROXY`, upper or lower case, as curl reads them) are read with hyper-util's matcher
+//! when the client is built; a request to a proxied host goes through a `CONNECT` tunnel,
+//! whatever its scheme, so the proxy never reads a request, its credentials or its body.
+//! A loopback host is never proxied.
+//!
+//! Connections: an idle connection is kept at most `pool_idle_timeout` (30 s unless set,
+//! below what common servers and load balancers keep one), and never past what the
+//! server announced in `Keep-Alive: timeout=N` (a second short of it). A request that asks
+//! for a connection of its own (`Outgoing::fresh_connection`) goes on a new one, closed
+//! after its answer.
 
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::proxy::matcher::Matcher;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use super::{Incoming, Outgoing, Sending, Transport, TransportError};
 
 #[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+type Connector = hyper_rustls::HttpsConnector<Proxied>;
 #[cfg(all(feature = "native-tls", not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))))]
-type Connector = hyper_tls::HttpsConnector<HttpConnector>;
+type Connector = hyper_tls::HttpsConnector<Proxied>;
 #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
-type Connector = HttpConnector;
+type Connector = Proxied;
 
-/// The variables naming a proxy that reqwest's client honours.
+type Pool = Client<Bounded<Connector>, Full<Bytes>>;
+
+/// The variables naming a proxy, as curl and hyper-util's matcher read them.
 const PROXY_VARIABLES: [&str; 6] =
     ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
-
-/// Whether the environment names a proxy: the client then sends through reqwest, which
-/// honours it.
-pub(crate) fn proxy_in_environment() -> bool {
-    names_a_proxy(|name| std::env::var_os(name))
-}
 
 /// Whether a variable that `lookup` finds names a proxy (is set and not empty).
 fn names_a_proxy(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
     PROXY_VARIABLES.iter().any(|name| lookup(name).is_some_and(|value| !value.is_empty()))
 }
 
-/// hyper-util's client over the build's connector.
+/// How the own sender connects.
+pub(crate) struct Settings<'a> {
+    /// The longest opening a connection (TCP, a proxy's tunnel, TLS) may take.
+    pub connect_timeout: Duration,
+    /// Root certificates trusted beside the platform's (PEM).
+    pub extra_roots: &'a [Vec<u8>],
+    /// The longest an idle connection is kept.
+    pub pool_idle_timeout: Duration,
+    /// Whether the proxies the environment names are honoured.
+    pub proxies: bool,
+}
+
+/// hyper-util's client over the build's connector: one pool for requests that may share
+/// connections, and one that keeps none, for requests that ask for a connection of their
+/// own.
 pub(crate) struct Direct {
-    client: Client<Bounded<Connector>, Full<Bytes>>,
+    connector: Bounded<Connector>,
+    pooled: RwLock<Pooled>,
+    fresh: Pool,
+}
+
+/// The pool, and how long it keeps an idle connection.
+struct Pooled {
+    client: Pool,
+    idle: Duration,
 }
 
 impl Direct {
     /// The client, or why its TLS could not be set up (the platform's verifier or TLS
-    /// library refused to start). Opening a connection (TCP and TLS) takes at most
-    /// `connect_timeout`.
-    pub(crate) fn new(connect_timeout: Duration, extra_roots: &[Vec<u8>]) -> Result<Self, String> {
+    /// library refused to start).
+    pub(crate) fn new(settings: &Settings<'_>) -> Result<Self, String> {
         let mut http = HttpConnector::new();
         http.set_nodelay(true);
         http.set_keepalive(Some(Duration::from_secs(15)));
-        let connector = Bounded { inner: connector(http, extra_roots)?, timeout: connect_timeout };
-        let client = Client::builder(TokioExecutor::new())
-            .timer(TokioTimer::new())
-            .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .build(connector);
-        Ok(Direct { client })
+        http.enforce_http(false);
+        let matcher = (settings.proxies && names_a_proxy(|name| std::env::var_os(name)))
+            .then(|| Arc::new(Matcher::from_env()));
+        let proxied = Proxied { http, matcher };
+        let connector =
+            Bounded { inner: connector(proxied, settings.extra_roots)?, timeout: settings.connect_timeout };
+        let idle = settings.pool_idle_timeout;
+        let pooled = RwLock::new(Pooled { client: pool(&connector, Some(idle)), idle });
+        Ok(Direct { fresh: pool(&connector, None), connector, pooled })
     }
+
+    /// Keeps idle connections no longer than the server announced it keeps them
+    /// (`Keep-Alive: timeout=N`, a second short of it): the pool is made again with the
+    /// shorter limit, the first time it is heard. The connections of the pool before are
+    /// closed as their requests end.
+    fn heed_keep_alive(&self, value: &http::HeaderValue) {
+        let Some(kept) = keep_alive_timeout(value) else { return };
+        let idle = kept.saturating_sub(Duration::from_secs(1));
+        let shorter = |pooled: &Pooled| idle < pooled.idle;
+        if !self.pooled.read().is_ok_and(|pooled| shorter(&pooled)) {
+            return;
+        }
+        let mut pooled = self.pooled.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if shorter(&pooled) {
+            tracing::debug!(
+                idle_ms = idle.as_millis() as u64,
+                "the server keeps idle connections shorter; so does the pool"
+            );
+            *pooled = Pooled { client: pool(&self.connector, (!idle.is_zero()).then_some(idle)), idle };
+        }
+    }
+}
+
+/// A pool over `connector` keeping idle connections `idle`, or none.
+fn pool(connector: &Bounded<Connector>, idle: Option<Duration>) -> Pool {
+    let mut builder = Client::builder(TokioExecutor::new());
+    builder.timer(TokioTimer::new()).pool_timer(TokioTimer::new());
+    match idle {
+        Some(idle) => builder.pool_idle_timeout(idle),
+        None => builder.pool_max_idle_per_host(0),
+    };
+    builder.build(connector.clone())
+}
+
+/// The `timeout=N` of a `Keep-Alive` header (seconds), if it has one.
+fn keep_alive_timeout(value: &http::HeaderValue) -> Option<Duration> {
+    let text = value.to_str().ok()?;
+    text.split(',').find_map(|part| {
+        let (name, seconds) = part.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("timeout") {
+            return None;
+        }
+        seconds.trim().trim_matches('"').parse::<u64>().ok().map(Duration::from_secs)
+    })
+}
+
+/// A TCP connector that goes through the proxy the environment names for a host, by a
+/// `CONNECT` tunnel, and straight to any other host (and always to a loopback one).
+#[derive(Clone)]
+pub(crate) struct Proxied {
+    http: HttpConnector,
+    matcher: Option<Arc<Matcher>>,
+}
+
+type TcpStream = hyper_util::rt::TokioIo<tokio::net::TcpStream>;
+
+impl tower_service::Service<http::Uri> for Proxied {
+    type Response = TcpStream;
+    type Error = BoxError;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<TcpStream, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), BoxError>> {
+        self.http.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, destination: http::Uri) -> Self::Future {
+        let intercept = self
+            .matcher
+            .as_ref()
+            .filter(|_| !destination.host().is_some_and(is_loopback))
+            .and_then(|matcher| matcher.intercept(&destination));
+        let Some(intercept) = intercept else {
+            let connecting = self.http.call(destination);
+            return Box::pin(async move { connecting.await.map_err(Into::into) });
+        };
+        let proxy = intercept.uri().clone();
+        let named = format!("{}:{}", proxy.host().unwrap_or_default(), proxy.port_u16().unwrap_or(80));
+        let mut tunnel =
+            hyper_util::client::legacy::connect::proxy::Tunnel::new(proxy.clone(), self.http.clone());
+        if let Some(auth) = intercept.basic_auth() {
+            tunnel = tunnel.with_auth(auth.clone());
+        }
+        Box::pin(async move {
+            if proxy.scheme_str() != Some("http") {
+                return Err(format!(
+                    "the proxy the environment names ({}://{named}) is not an `http://` proxy, the only kind \
+                     the client's own sender tunnels through; name an `http://` proxy, or send through \
+                     reqwest's client (`http_client_builder`) built with the proxy",
+                    proxy.scheme_str().unwrap_or_default()
+                )
+                .into());
+            }
+            // A tunnel to the destination's port: the URL's, or its scheme's.
+            let destination = with_port(destination)?;
+            std::future::poll_fn(|cx| tower_service::Service::poll_ready(&mut tunnel, cx))
+                .await
+                .map_err(|e| format!("the proxy {named} could not be reached: {e}"))?;
+            tower_service::Service::call(&mut tunnel, destination).await.map_err(|e| {
+                let hint = if e.to_string().contains("authorization") {
+                    " (the `user:password` of the variable that names the proxy is missing or refused)"
+                } else {
+                    ""
+                };
+                format!("the proxy {named} did not open a tunnel: {e}{hint}").into()
+            })
+        })
+    }
+}
+
+/// `uri` with its port written out (80 for `http`, 443 for `https`).
+fn with_port(uri: http::Uri) -> Result<http::Uri, BoxError> {
+    if uri.port().is_some() {
+        return Ok(uri);
+    }
+    let port = if uri.scheme_str() == Some("http") { 80 } else { 443 };
+    let host = uri.host().unwrap_or_default();
+    let mut parts = uri.clone().into_parts();
+    parts.authority = Some(format!("{host}:{port}").parse()?);
+    Ok(http::Uri::from_parts(parts)?)
+}
+
+/// Whether `host` (a name or an address, IPv6 in brackets) is this machine.
+fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare.parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
 }
 
 /// A connector whose connections open within `timeout`, the TCP connection and the TLS
@@ -130,11 +287,9 @@ pub(crate) const NO_CERTIFICATE: &str =
     "a PEM given to `add_root_certificates_pem` holds no certificate (`-----BEGIN CERTIFICATE-----`)";
 
 #[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))]
-fn connector(mut http: HttpConnector, extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
+fn connector(http: Proxied, extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject;
-    use std::sync::Arc;
-    http.enforce_http(false);
     crate::call::install_tls_provider();
     let provider = match rustls::crypto::CryptoProvider::get_default() {
         Some(provider) => Arc::clone(provider),
@@ -170,8 +325,7 @@ fn connector(mut http: HttpConnector, extra_roots: &[Vec<u8>]) -> Result<Connect
 }
 
 #[cfg(all(feature = "native-tls", not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs"))))]
-fn connector(mut http: HttpConnector, extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
-    http.enforce_http(false);
+fn connector(http: Proxied, extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
     let mut builder = native_tls::TlsConnector::builder();
     for pem in extra_roots {
         // One certificate at a time: the platform's TLS reads a PEM of one.
@@ -194,20 +348,29 @@ fn connector(mut http: HttpConnector, extra_roots: &[Vec<u8>]) -> Result<Connect
 }
 
 #[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
-fn connector(http: HttpConnector, _extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
+fn connector(http: Proxied, _extra_roots: &[Vec<u8>]) -> Result<Connector, String> {
     // Plain HTTP only: the builder refuses an `https` base URL in this build.
     Ok(http)
 }
 
 impl Transport for Direct {
     fn send(&self, request: Outgoing) -> Sending<'_> {
+        let fresh = request.fresh_connection;
         Box::pin(async move {
             let request = request.into_http::<Full<Bytes>>()?;
-            let response = self.client.request(request).await.map_err(|e| {
-                // A failure to connect (DNS, TCP, the TLS handshake) is before anything of
-                // the request was written.
+            let answering = if fresh {
+                self.fresh.request(request)
+            } else {
+                self.pooled.read().unwrap_or_else(std::sync::PoisonError::into_inner).client.request(request)
+            };
+            let response = answering.await.map_err(|e| {
+                // A failure to connect (DNS, TCP, a proxy's tunnel, the TLS handshake) is
+                // before anything of the request was written.
                 if e.is_connect() { TransportError::not_sent(e) } else { TransportError::classify(e) }
             })?;
+            if !fresh && let Some(kept) = response.headers().get("keep-alive") {
+                self.heed_keep_alive(kept);
+            }
             Ok(Incoming::from_http(response))
         })
     }
@@ -226,5 +389,34 @@ mod tests {
             assert!(names_a_proxy(only), "{variable}");
         }
         assert!(!names_a_proxy(|name| (name == "NO_PROXY").then(|| "localhost".into())));
+    }
+
+    #[test]
+    fn a_keep_alive_header_gives_its_timeout() {
+        let read = |text: &'static str| keep_alive_timeout(&http::HeaderValue::from_static(text));
+        assert_eq!(read("timeout=5, max=100"), Some(Duration::from_secs(5)));
+        assert_eq!(read("max=100 , Timeout = 15"), Some(Duration::from_secs(15)));
+        assert_eq!(read("timeout=\"2\""), Some(Duration::from_secs(2)));
+        assert_eq!(read("max=100"), None);
+        assert_eq!(read("timeout=soon"), None);
+        assert_eq!(read(""), None);
+    }
+
+    #[test]
+    fn a_tunnel_names_the_port_of_the_scheme() {
+        let port = |uri: &'static str| with_port(http::Uri::from_static(uri)).map(|u| u.port_u16());
+        assert_eq!(port("http://payments.test").ok(), Some(Some(80)));
+        assert_eq!(port("https://payments.test").ok(), Some(Some(443)));
+        assert_eq!(port("https://payments.test:8443").ok(), Some(Some(8443)));
+    }
+
+    #[test]
+    fn loopback_hosts_are_never_proxied() {
+        for host in ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "[::1]"] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in ["payments.test", "10.0.0.1", "[2001:db8::1]", "localhost.example"] {
+            assert!(!is_loopback(host), "{host}");
+        }
     }
 }

@@ -7,10 +7,12 @@
 //!   no redirect, and skips the work reqwest's client does on every request that this
 //!   client has no use for (parsing the URL again for its redirect layer and from the
 //!   answer): a call runs about two thirds of the instructions it runs through reqwest;
+//!   It goes through the proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`,
+//!   `ALL_PROXY`, `NO_PROXY`, upper or lower case, with `user:password`) by `CONNECT`
+//!   tunnels, and gives a write the service would apply twice a connection of its own
+//!   ([`Outgoing::fresh_connection`]);
 //! - a `reqwest::Client` it builds itself from HTTP client settings
-//!   ([`ClientBuilder::http_client_builder`]), or with no settings when the environment
-//!   names a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, upper or lower case), which
-//!   reqwest honours; it follows no redirect either;
+//!   ([`ClientBuilder::http_client_builder`]); it follows no redirect either;
 //! - a `reqwest::Client` the application shares ([`ClientBuilder::reqwest_client`]), to
 //!   keep one connection pool;
 //! - any [`Transport`] ([`ClientBuilder::transport`]), such as
@@ -98,6 +100,15 @@ pub struct Outgoing {
     pub headers: HeaderMap,
     /// The JSON body, if the request has one.
     pub body: Option<Bytes>,
+    /// Whether the request asks for a connection of its own rather than one an earlier
+    /// request left open. A server may close an idle connection just as a request is
+    /// written to it, and the request then fails without an answer: it was never read,
+    /// but the client cannot tell that from a request that was. The client asks for a
+    /// new connection for a write the service would apply twice if it came twice (not
+    /// [`Route::replayable`](crate::Route::replayable)), which it never sends again, and
+    /// for a resend after a connection failed. The client's own sender honours it;
+    /// reqwest's client has no way to.
+    pub fresh_connection: bool,
 }
 
 impl Outgoing {
@@ -343,6 +354,7 @@ mod tests {
             url: reqwest::Url::parse("http://127.0.0.1:9/v1/a?b=c").unwrap_or_else(|e| panic!("{e}")),
             headers: HeaderMap::new(),
             body: Some(Bytes::from_static(b"{}")),
+            fresh_connection: false,
         };
         let http: http::Request<Bytes> = request.into_http().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(http.method(), http::Method::POST);
