@@ -1,7 +1,9 @@
 //! Connecting is told apart from answering: a TLS handshake the server never answers ends
 //! at the connect timeout, not at the attempt's, as not sent (nothing of the request was
 //! written), with an error that says it was connecting. Counted at the server: it received
-//! the TLS hello, offering `http/1.1` by ALPN, and no HTTP at all.
+//! the TLS hello, offering `http/1.1` by ALPN, and no HTTP at all. A money call whose
+//! attempt's time runs out in a handshake (shorter than the connect timeout) is not sent
+//! either. A timeout names its phase: waiting for the answer, or reading it.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -132,4 +134,81 @@ async fn an_answer_that_stalls_after_its_head_ends_at_the_stall_timeout_and_says
     assert!(error.to_string().contains("the answer stalled"), "{error}");
     // The token request's answer stalled: one request, and nothing sent after it.
     assert_eq!(*requests.lock().unwrap_or_else(|p| p.into_inner()), 1);
+}
+
+#[tokio::test]
+async fn a_money_call_whose_time_runs_out_in_the_handshake_is_not_sent() {
+    use payspec_client::requests::WalletTransfer;
+    use payspec_tests::loopback::{Behaviour, authority, leaf, server};
+    // The token is answered on the first connection; the transfer, which goes on a
+    // connection of its own, meets a handshake never answered.
+    let ca = authority();
+    let behaviour = Behaviour { answered_connections: Some(1), ..Behaviour::default() };
+    let (port, counted) = server(Some(leaf(&["localhost"], Some(&ca), false)), behaviour).await;
+    let client = Client::builder()
+        .environment(Environment::Custom(format!("https://localhost:{port}")))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .add_root_certificates_pem(&ca.pem)
+        .retry_policy(RetryPolicy::never())
+        .timeout(Duration::from_millis(800))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let request = WalletTransfer::builder()
+        .amount("10.00".parse().unwrap_or_else(|e| panic!("{e}")))
+        .destination_wallet_id("wallet-9")
+        .merchant_tx_ref("connect-2")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let error = client.transfers().wallet_transfer(request).await.expect_err("a stalled handshake");
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}: {error}", started.elapsed());
+    let text = error.to_string();
+    assert!(!error.may_have_been_applied(), "{text}");
+    assert!(text.contains("connecting timed out") && text.contains("the attempt's time ran out"), "{text}");
+    // Counted at the server: the token, and no transfer.
+    let requests = counted.requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert!(requests[0].line.contains("/auth/token/issue"), "{requests:?}");
+    assert_eq!(counted.connections.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+/// The phase of a timeout, and whether it may have reached the server: the call's own, or
+/// its token request's (the first request a client sends).
+fn timed_out(error: &payspec_client::Error) -> Option<(payspec_client::TimeoutPhase, bool)> {
+    match error {
+        payspec_client::Error::Timeout { phase, may_have_reached_server, .. } => {
+            Some((*phase, *may_have_reached_server))
+        }
+        payspec_client::Error::Auth { cause } => timed_out(cause),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_timeout_says_whether_it_waited_for_the_answer_or_was_reading_it() {
+    use payspec_client::TimeoutPhase;
+    let list = payspec_client::requests::ListTransactions::new;
+    let client = |url: String| {
+        Client::builder()
+            .environment(Environment::Custom(url))
+            .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+            .retry_policy(RetryPolicy::never())
+            .timeout(Duration::from_millis(300))
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    // A server that reads the request and answers nothing.
+    let (url, _) = silent().await;
+    let error = client(url.replace("https://", "http://"))
+        .transactions()
+        .list_transactions(list())
+        .await
+        .expect_err("no answer");
+    assert_eq!(timed_out(&error), Some((TimeoutPhase::Answer, true)), "{error:?}");
+    assert!(error.to_string().contains("waiting for the answer"), "{error}");
+    // A server whose answer stalls after its head (the stall bound is longer).
+    let (url, _) = stalling().await;
+    let error = client(url).transactions().list_transactions(list()).await.expect_err("no whole answer");
+    assert_eq!(timed_out(&error), Some((TimeoutPhase::Reading, true)), "{error:?}");
+    assert!(error.to_string().contains("reading the answer"), "{error}");
 }

@@ -62,6 +62,9 @@ pub struct Behaviour {
     pub close_after_answer: bool,
     /// A `Keep-Alive` header each answer carries (`timeout=2`).
     pub keep_alive: Option<&'static str>,
+    /// Only the first this many connections are answered; any later one is held open and
+    /// never read from (a TLS handshake that stalls, a request never answered).
+    pub answered_connections: Option<usize>,
 }
 
 /// One request as the server read it.
@@ -115,6 +118,13 @@ pub async fn server(certificate: Option<Certificate>, behaviour: Behaviour) -> (
         while let Ok((socket, _)) = listener.accept().await {
             let (acceptor, counted) = (acceptor.clone(), Arc::clone(&shared));
             let connection = counted.connections.fetch_add(1, Ordering::SeqCst);
+            if behaviour.answered_connections.is_some_and(|answered| connection >= answered) {
+                tokio::spawn(async move {
+                    let _held = socket;
+                    tokio::time::sleep(std::time::Duration::from_secs(600)).await;
+                });
+                continue;
+            }
             tokio::spawn(async move {
                 match acceptor {
                     None => answer(socket, connection, &counted, behaviour).await,

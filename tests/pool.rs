@@ -15,7 +15,8 @@ use payspec_client::requests::{BankTransfer, WalletTransfer};
 use payspec_client::{Client, Credentials, Environment, Error};
 use payspec_tests::loopback::{Behaviour, Counted, authority, leaf, server};
 
-const CLOSING: Behaviour = Behaviour { close_after_answer: true, keep_alive: None };
+const CLOSING: Behaviour =
+    Behaviour { close_after_answer: true, keep_alive: None, answered_connections: None };
 
 fn client(base: String, root: Option<&str>) -> Client {
     let builder = Client::builder()
@@ -110,7 +111,7 @@ async fn over_tls_too() {
 /// Two transfers 1.3 s apart: whether the second went on the first's connection (it does,
 /// unless the server said it keeps idle connections 2 s: the pool then keeps them 1 s).
 async fn second_on_the_first_connection(keep_alive: Option<&'static str>) -> bool {
-    let (port, counted) = server(None, Behaviour { close_after_answer: false, keep_alive }).await;
+    let (port, counted) = server(None, Behaviour { keep_alive, ..Behaviour::default() }).await;
     let client = client(format!("http://127.0.0.1:{port}"), None);
     for reference in ["first", "second"] {
         client.transfers().bank_transfer(bank(reference)).await.unwrap_or_else(|e| panic!("{e}"));

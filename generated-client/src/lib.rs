@@ -159,7 +159,7 @@ pub use runtime::reqwest;
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
     Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, Meta, Method, Operation,
-    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret,
+    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, the watch webhooks feed, and the client-wide pacer.

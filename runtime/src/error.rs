@@ -31,8 +31,11 @@ pub enum Error {
         /// The time that ran out.
         after: Duration,
         /// The time ran out while the call waited for its access token (the token
-        /// endpoint is slow or unreachable): the request itself was not sent.
+        /// endpoint is slow or unreachable): the request itself was not sent. The same as
+        /// `phase == TimeoutPhase::Token`.
         waiting_for_token: bool,
+        /// What the call was doing when the time ran out.
+        phase: TimeoutPhase,
         /// Whether the server may have received (and acted on) the request: false when the
         /// time ran out before the request was written (e.g. while waiting for a token).
         may_have_reached_server: bool,
@@ -283,24 +286,24 @@ impl std::fmt::Display for Error {
                     reach_text(*may_have_reached_server)
                 )
             }
-            Error::Timeout { after, waiting_for_token, may_have_reached_server, meta, .. } => {
+            Error::Timeout { after, phase, may_have_reached_server, meta, .. } => {
                 // The call's whole time, when it ran clearly longer than the time that ran out
                 // last (retries, a token wait): the message names what the caller waited.
                 let beyond = *after + (*after / 10).max(std::time::Duration::from_millis(50));
                 match meta.as_deref().map(crate::Meta::total).filter(|total| *total > beyond) {
                     Some(total) => write!(
                         f,
-                        "the call timed out after {} ms (the last attempt's {} ms ran out){} ({})",
+                        "the call timed out after {} ms (the last attempt's {} ms ran out) {} ({})",
                         total.as_millis(),
                         after.as_millis(),
-                        token_text(*waiting_for_token),
+                        phase.text(),
                         reach_text(*may_have_reached_server)
                     ),
                     None => write!(
                         f,
-                        "the call timed out after {} ms{} ({})",
+                        "the call timed out after {} ms {} ({})",
                         after.as_millis(),
-                        token_text(*waiting_for_token),
+                        phase.text(),
                         reach_text(*may_have_reached_server)
                     ),
                 }
@@ -350,8 +353,33 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-fn token_text(waiting_for_token: bool) -> &'static str {
-    if waiting_for_token { " waiting for its access token" } else { "" }
+/// What a call was doing when its time ran out ([`Error::Timeout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TimeoutPhase {
+    /// Waiting for its access token: the request was not sent.
+    Token,
+    /// Waiting for the rate limit to let the request go: it was not sent.
+    Pacing,
+    /// Before an attempt could start (the call's deadline passed between attempts): not
+    /// sent again.
+    Starting,
+    /// Waiting for the answer: the request was sent, or was being sent.
+    Answer,
+    /// Reading the answer: its head came, its body did not end in time.
+    Reading,
+}
+
+impl TimeoutPhase {
+    fn text(self) -> &'static str {
+        match self {
+            TimeoutPhase::Token => "waiting for its access token",
+            TimeoutPhase::Pacing => "waiting for the rate limit to let the request go",
+            TimeoutPhase::Starting => "before its next attempt could start",
+            TimeoutPhase::Answer => "waiting for the answer",
+            TimeoutPhase::Reading => "reading the answer, whose head had come",
+        }
+    }
 }
 
 fn reach_text(may_have_reached: bool) -> &'static str {

@@ -40,7 +40,7 @@ pub use call::{
     PaceStore, REDACTED, Reservation, RetryPolicy, Session, SettleOptions, SettleStart, Settled, Settlement,
     SettlementWatch, Standing, StillPending, Unread, WATCH_MEMORY, WatchStore, install_tls_provider,
 };
-pub use error::{Error, ErrorKind, Field};
+pub use error::{Error, ErrorKind, Field, TimeoutPhase};
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
     REPEATED_KEY, Reader, Seen, Slot, ToJson, deserialize_via_json, serialize_via_json,

@@ -1,6 +1,7 @@
 //! One attempt of a request: headers and auth, the exchange, redirects refused, the answer
 //! read within its size limit, the rate limit noted, and failures mapped to errors.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{
@@ -14,7 +15,7 @@ use super::inner::{ClientInner, Sender};
 use super::pace::{Announced, Ended, PaceSlot, PaceStore, Reservation};
 use super::retry::Failure;
 use super::urls::MAX_CACHED_URLS;
-use crate::error::Error;
+use crate::error::{Error, TimeoutPhase};
 use crate::redact::{self, Secrets};
 use crate::request::writer::PreparedRequest;
 use crate::service::{Effect, RateLimitHeaders, Route};
@@ -165,11 +166,15 @@ impl ClientInner {
                         headers,
                         body: request.body.clone(),
                         fresh_connection,
+                        deadline: (now + timeout).into_std(),
                     };
                     InFlight::Other(transport.send(outgoing))
                 }
             }
         };
+        // Set once the answer's head came: a timeout then says it was reading the answer.
+        let head = AtomicBool::new(false);
+        let head_came = &head;
         let exchange = async move {
             // The answer is handed to its reading in a block of its own, so that the call's
             // future keeps no room for it while the body is read.
@@ -189,6 +194,7 @@ impl ClientInner {
                     }
                     InFlight::Other(sending) => Received::Other(sending.await?),
                 };
+                head_came.store(true, Ordering::Relaxed);
                 let status = response.status();
                 if (300..400).contains(&status) {
                     // Moved out, not copied: the call's record keeps them.
@@ -213,6 +219,11 @@ impl ClientInner {
                     meta: None,
                     after: timeout,
                     waiting_for_token: false,
+                    phase: if head.load(Ordering::Relaxed) {
+                        TimeoutPhase::Reading
+                    } else {
+                        TimeoutPhase::Answer
+                    },
                     may_have_reached_server: true,
                     effect: route.effect,
                 }
@@ -326,6 +337,7 @@ async fn pace(
         meta: None,
         after: timeout,
         waiting_for_token: false,
+        phase: TimeoutPhase::Pacing,
         may_have_reached_server: false,
         effect: route.effect,
     };
@@ -616,6 +628,7 @@ fn transport_error(e: TransportError, timeout: Duration, origin: &str, secrets: 
             meta: None,
             after: timeout,
             waiting_for_token: false,
+            phase: TimeoutPhase::Answer,
             may_have_reached_server: true,
             effect: Effect::Write,
         },

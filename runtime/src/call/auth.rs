@@ -12,7 +12,7 @@ use super::attempt::ThisAttempt;
 use super::inner::ClientInner;
 use super::retry::Failure;
 use super::token::{Bearer, MAX_TOKEN_BYTES, Renewal, Token, TokenGrant, TokenState};
-use crate::error::Error;
+use crate::error::{Error, TimeoutPhase};
 use crate::request::writer::RequestWriter;
 use crate::service::{AuthRoutes, Effect, Route, TokenField, TokenGrantKeys, TokenValue};
 use crate::values::secret::{Credentials, Secret};
@@ -88,6 +88,7 @@ impl ClientInner {
                 meta: None,
                 after: budget,
                 waiting_for_token: true,
+                phase: TimeoutPhase::Token,
                 may_have_reached_server: false,
                 effect: Effect::Write,
             }

@@ -17,7 +17,7 @@ use super::inner::ClientInner;
 use super::meta::{Attempt, Meta, RequestId};
 use super::retry::{CallOptions, Failure};
 use super::token::Bearer;
-use crate::error::Error;
+use crate::error::{Error, TimeoutPhase};
 use crate::json::FromJson;
 use crate::request::Operation;
 use crate::request::writer::{PreparedRequest, RequestWriter};
@@ -266,6 +266,7 @@ impl ClientInner {
                 meta: None,
                 after: budget,
                 waiting_for_token: false,
+                phase: TimeoutPhase::Starting,
                 may_have_reached_server: false,
                 effect: request.route.effect,
             })));

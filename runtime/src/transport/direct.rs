@@ -236,17 +236,22 @@ pub(crate) struct Bounded<C> {
     timeout: Duration,
 }
 
-/// Opening a connection took longer than the connect timeout.
+/// Opening a connection took longer than the connect timeout, or than the attempt's time.
 #[derive(Debug)]
-struct ConnectTimedOut(Duration);
+struct ConnectTimedOut {
+    after: Duration,
+    /// What ended the wait: the connect timeout, or the attempt's time.
+    what: &'static str,
+}
 
 impl std::fmt::Display for ConnectTimedOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "connecting timed out after {} ms (the TCP connection and the TLS handshake); nothing of the \
-             request was sent",
-            self.0.as_millis()
+            "connecting timed out after {} ms ({}; the TCP connection, a proxy's tunnel and the TLS \
+             handshake); nothing of the request was sent",
+            self.after.as_millis(),
+            self.what
         )
     }
 }
@@ -275,7 +280,9 @@ where
         Box::pin(async move {
             match tokio::time::timeout(timeout, connecting).await {
                 Ok(connected) => connected.map_err(Into::into),
-                Err(_) => Err(Box::new(ConnectTimedOut(timeout)) as BoxError),
+                Err(_) => {
+                    Err(Box::new(ConnectTimedOut { after: timeout, what: "the connect timeout" }) as BoxError)
+                }
             }
         })
     }
@@ -356,14 +363,39 @@ fn connector(http: Proxied, _extra_roots: &[Vec<u8>]) -> Result<Connector, Strin
 impl Transport for Direct {
     fn send(&self, request: Outgoing) -> Sending<'_> {
         let fresh = request.fresh_connection;
+        let deadline = tokio::time::Instant::from_std(request.deadline);
         Box::pin(async move {
-            let request = request.into_http::<Full<Bytes>>()?;
+            let mut request = request.into_http::<Full<Bytes>>()?;
+            // When the attempt's time may run out while connecting (before the connect
+            // timeout would end it), whether a connection was had tells, at the end, a
+            // request never written from one that may have been.
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let connection = (left <= self.connector.timeout)
+                .then(|| hyper_util::client::legacy::connect::capture_connection(&mut request));
             let answering = if fresh {
                 self.fresh.request(request)
             } else {
                 self.pooled.read().unwrap_or_else(std::sync::PoisonError::into_inner).client.request(request)
             };
-            let response = answering.await.map_err(|e| {
+            let answered = match connection {
+                None => answering.await,
+                Some(connection) => {
+                    let mut answering = std::pin::pin!(answering);
+                    // A moment before the attempt's end, so that this ends it first.
+                    let before_end = deadline.checked_sub(Duration::from_millis(2)).unwrap_or(deadline);
+                    match tokio::time::timeout_at(before_end, answering.as_mut()).await {
+                        Ok(answered) => answered,
+                        Err(_) if connection.connection_metadata().is_none() => {
+                            return Err(TransportError::not_sent(ConnectTimedOut {
+                                after: left,
+                                what: "the attempt's time ran out",
+                            }));
+                        }
+                        Err(_) => answering.await,
+                    }
+                }
+            };
+            let response = answered.map_err(|e| {
                 // A failure to connect (DNS, TCP, a proxy's tunnel, the TLS handshake) is
                 // before anything of the request was written.
                 if e.is_connect() { TransportError::not_sent(e) } else { TransportError::classify(e) }

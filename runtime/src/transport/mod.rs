@@ -109,6 +109,10 @@ pub struct Outgoing {
     /// for a resend after a connection failed. The client's own sender honours it;
     /// reqwest's client has no way to.
     pub fresh_connection: bool,
+    /// When the attempt's time runs out. The client ends the exchange then, as one that
+    /// may have been sent; a transport that is still connecting a little before it can
+    /// end it first with [`TransportError::not_sent`], which tells the caller the truth.
+    pub deadline: std::time::Instant,
 }
 
 impl Outgoing {
@@ -355,6 +359,7 @@ mod tests {
             headers: HeaderMap::new(),
             body: Some(Bytes::from_static(b"{}")),
             fresh_connection: false,
+            deadline: std::time::Instant::now(),
         };
         let http: http::Request<Bytes> = request.into_http().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(http.method(), http::Method::POST);
