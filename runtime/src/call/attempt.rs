@@ -649,6 +649,7 @@ fn tls_hint(detail: &str, origin: &str) -> Option<String> {
     let has = |words: &[&str]| words.iter().any(|word| lower.contains(word));
     let what = if has(&[
         "unknownissuer",
+        "badsignature",
         "unknown issuer",
         "self signed",
         "self-signed",
