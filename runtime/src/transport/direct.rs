@@ -45,6 +45,10 @@ type Connector = Proxied;
 
 type Pool = Client<Bounded<Connector>, Full<Bytes>>;
 
+/// The header in which a server says how long it keeps an idle connection: a name made
+/// once, so that reading it parses nothing.
+const KEEP_ALIVE: http::HeaderName = http::HeaderName::from_static("keep-alive");
+
 /// The variables naming a proxy, as curl and hyper-util's matcher read them.
 const PROXY_VARIABLES: [&str; 6] =
     ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
@@ -400,7 +404,7 @@ impl Transport for Direct {
                 // before anything of the request was written.
                 if e.is_connect() { TransportError::not_sent(e) } else { TransportError::classify(e) }
             })?;
-            if !fresh && let Some(kept) = response.headers().get("keep-alive") {
+            if !fresh && let Some(kept) = response.headers().get(&KEEP_ALIVE) {
                 self.heed_keep_alive(kept);
             }
             Ok(Incoming::from_http(response))
