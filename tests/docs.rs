@@ -206,3 +206,43 @@ fn every_guide_renders_in_the_client_crates_docs() {
         );
     }
 }
+
+/// Every Rust file of the workspace's crates (sources, tests, build scripts, benches,
+/// examples), outside `target/`.
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                rust_files(&path, found);
+            }
+        } else if name.ends_with(".rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_test_or_build_reads_outside_the_repository() {
+    // A user's clone has nothing beside it: what the tests compare against is in
+    // `spec/facts/`. A path that climbs out of the repository from a crate's folder
+    // (`CARGO_MANIFEST_DIR` + `/../../`) or names the documents' folder beside it is refused.
+    let mut files = Vec::new();
+    rust_files(&root(), &mut files);
+    assert!(files.len() > 50, "the walk found {} Rust files", files.len());
+    // Spelled in pieces, so that this file does not hold them whole.
+    let patterns = [["\"/..", "/../"].concat(), ["../", "shared/"].concat(), ["\"../../", "shared"].concat()];
+    let mut offending = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if patterns.iter().any(|pattern| code.contains(pattern.as_str())) {
+                offending.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(offending.is_empty(), "paths outside the repository:\n{}", offending.join("\n"));
+}

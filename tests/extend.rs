@@ -196,7 +196,7 @@ fn the_readme_extension_is_the_whole_edit() {
     assert_eq!(op.path.as_str(), "/v1/settlements/{settlementId}");
 
     // The drift alarm: every difference from the vendor's document recorded, nothing stale.
-    let vendor = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/nomba-openapi.json");
+    let vendor = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/facts/vendor-openapi.json");
     let text = std::fs::read_to_string(vendor).unwrap_or_else(|e| panic!("{vendor}: {e}"));
     let document = openapi::read_document(vendor, &text).unwrap_or_else(|e| panic!("{e}"));
     let report = openapi::diff(&spec, &document);

@@ -1,6 +1,7 @@
 //! The spec speaks OpenAPI: the export, the reader and the diff.
 //!
-//! The drift alarm reads the vendor's document as published, beside the project: every
+//! The drift alarm reads the facts of the vendor's document (its routes, parameters,
+//! schemas and examples, kept in the repository by `spec/facts/refresh.py`): every
 //! difference from the spec must be recorded by a disagreement, and every disagreement
 //! must still match a difference.
 
@@ -9,9 +10,8 @@ use payspec_codegen::openapi::{self, DifferenceKind, DocumentError, read_documen
 use payspec_tests::{builtin_spec_text, load_builtin};
 use serde_json::{Value, json};
 
-/// The vendor's OpenAPI document, beside the project.
-const VENDOR_DOCUMENT: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/nomba-openapi.json");
+/// The facts of the vendor's OpenAPI document, kept in the repository.
+const VENDOR_DOCUMENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/facts/vendor-openapi.json");
 
 fn vendor_text() -> String {
     std::fs::read_to_string(VENDOR_DOCUMENT).unwrap_or_else(|e| panic!("{VENDOR_DOCUMENT}: {e}"))
