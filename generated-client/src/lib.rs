@@ -153,7 +153,11 @@ pub use payspec_runtime as runtime;
 /// The exact decimal type of amounts (`Amount::try_from`, `Amount::as_decimal`, the
 /// sandbox's balances), re-exported so that no other dependency is needed to name it.
 pub use runtime::Decimal;
+/// The HTTP client the runtime sends with. Build an application's `reqwest::Client` for
+/// [`ClientBuilder::reqwest_client`] from [`reqwest_client_builder`], which installs the
+/// TLS provider reqwest needs first.
 pub use runtime::reqwest;
+pub use runtime::{install_tls_provider, reqwest_client_builder};
 // `Client` at the root is the generated client (one accessor per group); it wraps the
 // runtime's `Session`.
 pub use runtime::{

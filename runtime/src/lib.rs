@@ -39,6 +39,7 @@ pub use call::{
     MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore, Meta, Outcome, PROBE_WAIT, PaceSlot,
     PaceStore, REDACTED, Reservation, RetryPolicy, Session, SettleOptions, SettleStart, Settled, Settlement,
     SettlementWatch, Standing, StillPending, Unread, WATCH_MEMORY, WatchStore, install_tls_provider,
+    reqwest_client_builder,
 };
 pub use error::{Error, ErrorKind, Field, TimeoutPhase};
 pub use json::{
@@ -66,7 +67,10 @@ pub use std::future::Future;
 // The crates generated code names through the runtime, so a crate that expands
 // `payspec_macros::generate!` needs no dependency of its own on them.
 pub use futures_util as futures;
-// The HTTP client, so that callers configure the same version the runtime sends with.
+/// The HTTP client, so that callers configure the same version the runtime sends with.
+/// Build a client of it with [`reqwest_client_builder`], which installs the TLS provider
+/// reqwest needs first (`reqwest::Client::builder()` alone panics in reqwest when no
+/// provider is installed yet).
 pub use reqwest;
 /// The exact decimal type of amounts ([`Amount::try_from`], [`Amount::as_decimal`]).
 pub use rust_decimal::Decimal;

@@ -226,7 +226,10 @@ impl<C: From<Session>> ClientBuilder<C> {
 
     /// Sends with the application's own `reqwest::Client`, sharing its connection pool.
     ///
-    /// Build it with `redirect(reqwest::redirect::Policy::none())`: a redirect it follows
+    /// Build it from [`reqwest_client_builder`](crate::reqwest_client_builder), which
+    /// installs the TLS provider reqwest needs and follows no redirect; or, from
+    /// `reqwest::Client::builder()`, with `redirect(reqwest::redirect::Policy::none())`
+    /// after calling [`install_tls_provider`](crate::install_tls_provider): a redirect it follows
     /// sends the request again where the redirect pointed. One it followed anyway is seen
     /// (its answer comes from another URL) and the call ends with [`Error::Redirect`]. Its
     /// own timeouts and TLS apply; the client's deadlines and answer-size limit apply too,
@@ -595,6 +598,29 @@ pub fn install_tls_provider() {
         // Another thread may install one between the check and here; either is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
     }
+}
+
+/// A `reqwest::ClientBuilder` ready for [`ClientBuilder::reqwest_client`] or
+/// [`ClientBuilder::http_client_builder`]: the build's TLS provider installed first
+/// ([`install_tls_provider`]), and no redirect followed. Build your application's
+/// `reqwest::Client` from it: `reqwest::Client::builder()` itself, built before any payspec
+/// client in a process whose rustls has no provider installed (the `rustls-ring` feature,
+/// the default), panics in reqwest with "No rustls crypto provider is configured".
+///
+/// ```
+/// let shared = payspec_runtime::reqwest_client_builder()
+///     .pool_max_idle_per_host(8)
+///     .build()
+///     .expect("the HTTP client");
+/// let client = payspec_runtime::ClientBuilder::<payspec_runtime::Session>::new(&payspec_runtime::Service::PLAIN)
+///     .environment("http://127.0.0.1:8080")
+///     .reqwest_client(shared)
+///     .build();
+/// assert!(client.is_ok());
+/// ```
+pub fn reqwest_client_builder() -> reqwest::ClientBuilder {
+    install_tls_provider();
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none())
 }
 
 /// A duration as configuration writes one: `30s`, `1500ms`, `2m`, or whole seconds; never
