@@ -179,7 +179,7 @@ fn timed_out(error: &payspec_client::Error) -> Option<(payspec_client::TimeoutPh
         payspec_client::Error::Timeout { phase, may_have_reached_server, .. } => {
             Some((*phase, *may_have_reached_server))
         }
-        payspec_client::Error::Auth { cause } => timed_out(cause),
+        payspec_client::Error::Auth { cause, .. } => timed_out(cause),
         _ => None,
     }
 }

@@ -38,7 +38,7 @@ async fn a_connection_error_names_the_host_and_no_secret() {
     assert!(text.contains(&format!("with http://127.0.0.1:{port} (the request was not sent)")), "{text}");
     assert!(!text.contains(SECRET) && !text.contains("/base"), "{text}");
     assert!(
-        matches!(&error, Some(Error::Auth { cause }) if matches!(**cause, Error::Transport { .. })),
+        matches!(&error, Some(Error::Auth { cause, .. }) if matches!(**cause, Error::Transport { .. })),
         "{error:?}"
     );
 }
@@ -132,7 +132,7 @@ async fn the_blocking_client_refuses_inside_an_async_runtime_instead_of_panickin
     };
     let called = outside.transfers().list_banks(ListBanks::new());
     assert!(
-        matches!(&called, Err(Error::Config { reason }) if reason.contains("async runtime")),
+        matches!(&called, Err(Error::Config { reason, .. }) if reason.contains("async runtime")),
         "{called:?}"
     );
     assert!(server.requests().is_empty());
@@ -158,13 +158,11 @@ fn the_spec_s_environments_are_the_client_s_and_its_default_is_the_sandbox() {
 #[test]
 fn service_codes_come_from_the_spec_and_say_whether_to_retry() {
     use payspec_client::ServiceCode;
-    let refused =
-        payspec_client::Error::Service { meta: None, code: "01".into(), description: "try again".into() };
+    let refused = payspec_client::Error::service("01", "try again");
     assert_eq!(ServiceCode::of(&refused), Some(ServiceCode::Generic));
     assert!(ServiceCode::of(&refused).is_some_and(|c| c.is_retryable()));
     for code in ["02", "05", "06", "99"] {
-        let error =
-            payspec_client::Error::Service { meta: None, code: code.into(), description: String::new() };
+        let error = payspec_client::Error::service(code, "");
         assert!(!ServiceCode::of(&error).is_some_and(|c| c.is_retryable()), "{code}");
         assert_eq!(ServiceCode::of(&error).map(|c| c.to_string()).as_deref(), Some(code));
     }

@@ -312,7 +312,7 @@ async fn a_refused_issue_is_an_auth_error_without_secrets() {
         Ok(o) => panic!("expected an auth error, got {o:?}"),
     };
     match &error {
-        Error::Auth { cause } => match cause.as_ref() {
+        Error::Auth { cause, .. } => match cause.as_ref() {
             Error::Status { status: 401, code, excerpt, .. } => {
                 assert_eq!(code.as_deref(), Some("401"));
                 assert!(!excerpt.contains(CLIENT_SECRET), "{excerpt}");

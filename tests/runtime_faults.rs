@@ -410,7 +410,7 @@ async fn a_token_issue_that_cannot_connect_is_an_auth_error() {
     let client = client_via_resolver(resolver);
     let result = client.send_with(&FetchBalance::new("s"), no_retry()).await;
     match result {
-        Err(Error::Auth { cause }) => {
+        Err(Error::Auth { cause, .. }) => {
             assert!(matches!(*cause, Error::Transport { may_have_reached_server: false, .. }), "{cause:?}")
         }
         other => panic!("expected Auth, got {other:?}"),

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use payspec_client::runtime::{ClientBuilder, EnvelopeKind, Service};
 use payspec_client::runtime::{DecodeError, FromJson, Json, JsonObject, Reader, Session as Client, Slot};
-use payspec_client::runtime::{EnvelopeKind, Service};
 use payspec_client::{
-    Amount, Answers, Auth, AuthRoutes, ClientBuilder, Credentials, Effect, Environment, Error, ExtraFields,
-    Method, Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
+    Amount, Answers, Auth, AuthRoutes, Credentials, Effect, Environment, Error, ExtraFields, Method,
+    Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
 };
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;

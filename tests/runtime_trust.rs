@@ -169,7 +169,7 @@ async fn a_redirected_token_issue_sends_the_secret_nowhere_else() {
     let client = client(&server);
     let result = client.transfers().list_banks(ListBanks::new()).await;
     assert!(
-        matches!(&result, Err(Error::Auth { cause }) if matches!(**cause, Error::Redirect { status: 307, .. })),
+        matches!(&result, Err(Error::Auth { cause, .. }) if matches!(**cause, Error::Redirect { status: 307, .. })),
         "{result:?}"
     );
     assert!(elsewhere.requests().is_empty(), "the secret went to {:?}", elsewhere.requests());
@@ -350,7 +350,10 @@ async fn a_failed_renewal_is_shared_and_remembered_instead_of_repeated() {
     let results = futures::future::join_all(calls).await;
     let elapsed = started.elapsed();
     for result in &results {
-        assert!(matches!(result, Err(Error::Auth { cause }) if cause.status() == Some(503)), "{result:?}");
+        assert!(
+            matches!(result, Err(Error::Auth { cause, .. }) if cause.status() == Some(503)),
+            "{result:?}"
+        );
     }
     assert!(elapsed < Duration::from_millis(1_200), "30 calls took {elapsed:?}");
     // Three attempts each would be 90 issues; renewals are shared and backed off.
@@ -380,7 +383,7 @@ async fn the_token_endpoints_retry_after_is_honoured_within_the_call() {
         .send_with(&ListBanks::new(), CallOptions::new().deadline(Duration::from_millis(500)))
         .await;
     assert!(
-        matches!(&short, Err(Error::Auth { cause }) if matches!(**cause, Error::RateLimited { .. })),
+        matches!(&short, Err(Error::Auth { cause, .. }) if matches!(**cause, Error::RateLimited { .. })),
         "{short:?}"
     );
     assert!(started.elapsed() < Duration::from_millis(400), "{:?}", started.elapsed());
@@ -441,7 +444,7 @@ async fn a_token_that_cannot_travel_in_a_header_is_an_auth_error_and_not_kept() 
     for _ in 0..2 {
         let result = client.transfers().list_banks(ListBanks::new()).await;
         assert!(
-            matches!(&result, Err(Error::Auth { cause }) if matches!(**cause, Error::Decode { .. })),
+            matches!(&result, Err(Error::Auth { cause, .. }) if matches!(**cause, Error::Decode { .. })),
             "{result:?}"
         );
         assert!(!format!("{result:?}").contains("Injected"));

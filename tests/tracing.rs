@@ -42,7 +42,7 @@ fn each_call_and_attempt_is_a_span_an_opentelemetry_pipeline_reads() {
             let client = client(&server);
             let outcome =
                 client.send(&FetchBalance::new("acct-secret-7")).await.unwrap_or_else(|e| panic!("{e}"));
-            let id = outcome.meta().and_then(|m| m.request_id()).map(str::to_owned).unwrap_or_default();
+            let id = outcome.meta().request_id().map(str::to_owned).unwrap_or_default();
             (server, id)
         })
     });

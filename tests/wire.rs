@@ -724,7 +724,7 @@ async fn a_listing_whose_cursor_never_ends_stops_at_the_default_page_limit() -> 
     let client = fast_client(&server)?;
     let result = client.accounts().list_sub_accounts_items(ListSubAccounts::new().limit(1)).all().await;
     match result {
-        Err(Error::Pagination { pages_read, ref reason }) => {
+        Err(Error::Pagination { pages_read, ref reason, .. }) => {
             assert_eq!(pages_read, payspec_client::DEFAULT_MAX_PAGES, "{reason}");
             assert!(reason.contains("max_pages"), "{reason}");
         }

@@ -716,7 +716,7 @@ pub fn check_repeated_key_refused(
                 "an answer with a repeated key was read as an outcome",
             ));
         }
-        Err(payspec_client::Error::Auth { cause }) => *cause,
+        Err(payspec_client::Error::Auth { cause, .. }) => *cause,
         Err(error) => error,
     };
     let mut problems = Vec::new();

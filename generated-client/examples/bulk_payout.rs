@@ -57,7 +57,7 @@ pub fn paced_client() -> Result<Client, Error> {
     let replicas = std::env::var("PAYSPEC_REPLICAS").ok().and_then(|n| n.parse().ok()).unwrap_or(1);
     let options = payspec_redis::RedisOptions::new(&merchant).replicas(replicas);
     let stores = payspec_redis::RedisStores::open(&url, options)
-        .map_err(|e| Error::Config { reason: format!("PAYSPEC_REDIS_URL: {e}") })?;
+        .map_err(|e| Error::config(format!("PAYSPEC_REDIS_URL: {e}")))?;
     builder.pace(stores.pace()).build()
 }
 

@@ -74,7 +74,7 @@ async fn main() -> ExitCode {
     match read.await {
         Ok(outcome) => {
             println!("sent traceparent {}", trace.traceparent());
-            let id = outcome.meta().and_then(|meta| meta.request_id()).unwrap_or("none");
+            let id = outcome.meta().request_id().unwrap_or("none");
             println!("request id {id}");
             ExitCode::SUCCESS
         }

@@ -158,12 +158,27 @@ pub use runtime::Decimal;
 /// TLS provider reqwest needs first.
 pub use runtime::reqwest;
 pub use runtime::{install_tls_provider, reqwest_client_builder};
+
+/// The builder of a [`Client`] (what [`Client::builder`] returns), so that a helper can
+/// name it as `payspec_client::ClientBuilder`; `ClientBuilder<Session>` builds the
+/// runtime's bare [`Session`](runtime::Session).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// /// The application's settings, in one place.
+/// fn configured() -> payspec_client::ClientBuilder {
+///     payspec_client::Client::builder().timeout(Duration::from_secs(10))
+/// }
+/// let _client: Result<payspec_client::Client, _> = configured().build();
+/// ```
+pub type ClientBuilder<C = Client> = runtime::ClientBuilder<C>;
 // `Client` at the root is the generated client (one accessor per group); it wraps the
 // runtime's `Session`.
 pub use runtime::{
-    Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, ClientBuilder,
-    Credentials, DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, Meta, Method, Operation,
-    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
+    Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, Credentials,
+    DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, Meta, Method, Operation, Outcome,
+    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, the watch webhooks feed, and the client-wide pacer.

@@ -11,6 +11,7 @@ use crate::service::Effect;
 pub enum Error {
     /// The connection failed (refused, DNS, TLS, reset). `may_have_reached_server` is
     /// false only when the failure happened before the request was written.
+    #[non_exhaustive]
     Transport {
         /// The server's scheme, host and port (`https://api.example.com`): never a path,
         /// a query or credentials.
@@ -27,6 +28,7 @@ pub enum Error {
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
+    #[non_exhaustive]
     Timeout {
         /// The time that ran out.
         after: Duration,
@@ -47,6 +49,7 @@ pub enum Error {
     },
     /// The service answered with a redirect (`3xx`). The client never follows one: the
     /// request is not sent again, to that address or any other.
+    #[non_exhaustive]
     Redirect {
         /// The HTTP status (301, 302, 303, 307, 308, ...).
         status: u16,
@@ -59,6 +62,7 @@ pub enum Error {
         meta: Option<Box<crate::Meta>>,
     },
     /// The answer was larger than the client's limit; reading stopped at the limit.
+    #[non_exhaustive]
     AnswerTooLarge {
         /// The HTTP status of the answer.
         status: u16,
@@ -74,6 +78,7 @@ pub enum Error {
     /// nor a documented refusal: the answer does not say whether the money moved. Look the
     /// payment up by its reference before doing anything else; never send it again under
     /// a new reference.
+    #[non_exhaustive]
     OutcomeUnknown {
         /// The HTTP status.
         status: u16,
@@ -91,6 +96,7 @@ pub enum Error {
     /// so money may have moved. Settle the operation by its reference (its
     /// `settle_<operation>_by_reference`, or a lookup by that reference) before doing
     /// anything else; never send it again under a new reference to get past this.
+    #[non_exhaustive]
     ReferenceUsed {
         /// The HTTP status (a `4xx`, or a `2xx` whose envelope refused).
         status: u16,
@@ -107,6 +113,7 @@ pub enum Error {
         meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with an HTTP error status.
+    #[non_exhaustive]
     Status {
         /// The HTTP status.
         status: u16,
@@ -125,6 +132,7 @@ pub enum Error {
     /// The service answered with a success status but a failure code (none of the spec's
     /// success codes). For a money-moving call this is one of the codes the spec lists as
     /// refusals, which prove the request was not applied.
+    #[non_exhaustive]
     Service {
         /// The envelope's code, as the service sent it.
         code: String,
@@ -135,6 +143,7 @@ pub enum Error {
         meta: Option<Box<crate::Meta>>,
     },
     /// The answer could not be read as the spec describes it.
+    #[non_exhaustive]
     Decode {
         /// The HTTP status of the answer.
         status: u16,
@@ -154,6 +163,7 @@ pub enum Error {
         meta: Option<Box<crate::Meta>>,
     },
     /// The service limits the request rate and this call ran out of attempts.
+    #[non_exhaustive]
     RateLimited {
         /// `X-Rate-Limit-Limit`: requests allowed per window.
         limit: Option<u64>,
@@ -168,6 +178,7 @@ pub enum Error {
         meta: Option<Box<crate::Meta>>,
     },
     /// The request was refused before anything was sent.
+    #[non_exhaustive]
     InvalidRequest {
         /// What is wrong with the request.
         reason: String,
@@ -176,6 +187,7 @@ pub enum Error {
         field: Option<Field>,
     },
     /// An access token could not be obtained.
+    #[non_exhaustive]
     Auth {
         /// Why the token issue (or refresh) failed.
         cause: Box<Error>,
@@ -186,6 +198,7 @@ pub enum Error {
     /// ([`CallOptions::max_pages`](super::CallOptions::max_pages), by default
     /// [`DEFAULT_MAX_PAGES`](super::DEFAULT_MAX_PAGES)). The pages read before are
     /// delivered.
+    #[non_exhaustive]
     Pagination {
         /// What went wrong while following pages.
         reason: String,
@@ -193,6 +206,7 @@ pub enum Error {
         pages_read: u32,
     },
     /// The client was configured wrongly.
+    #[non_exhaustive]
     Config {
         /// What is wrong with the configuration.
         reason: String,
@@ -463,9 +477,22 @@ impl Error {
         exchange_meta!(self, meta => Some(meta), Error::Auth { cause } => cause.meta_slot())
     }
 
-    /// A request refused before sending.
-    pub(crate) fn invalid(reason: impl Into<String>) -> Self {
+    /// A request refused before sending, for `reason` ([`Error::InvalidRequest`] with no
+    /// field): what generated code and a hand-written operation refuse a request with.
+    pub fn invalid(reason: impl Into<String>) -> Self {
         Error::InvalidRequest { reason: reason.into(), field: None }
+    }
+
+    /// A configuration refused ([`Error::Config`]): for code of the application's own that
+    /// builds a client (a store that could not open, a setting read from elsewhere).
+    pub fn config(reason: impl Into<String>) -> Self {
+        Error::Config { reason: reason.into() }
+    }
+
+    /// A refusal in the service's envelope ([`Error::Service`]), with no record of a call:
+    /// what a test double answers with.
+    pub fn service(code: impl Into<String>, description: impl Into<String>) -> Self {
+        Error::Service { meta: None, code: code.into(), description: description.into() }
     }
 
     /// A request builder's `build` with required fields not set: `fields` pairs each

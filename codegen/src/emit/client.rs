@@ -483,7 +483,7 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
         .join(", ");
     writeln!(
         out,
-        "                Err(rt::Error::InvalidRequest {{ reason: {}.to_owned(), field: None }})
+        "                Err(rt::Error::invalid({}))
             }}
         }}",
         super::code::Lit(&format!(

@@ -38,7 +38,7 @@ pub struct Envelope<T> {
     raw: RawData,
     awaiting: Option<&'static str>,
     /// Inline: the envelope is boxed already, and a call's record needs no box of its own.
-    meta: Option<Meta>,
+    meta: Meta,
 }
 
 impl<T> Envelope<T> {
@@ -52,14 +52,15 @@ impl<T> Envelope<T> {
             unread: Unread::default(),
             raw: RawData::default(),
             awaiting: None,
-            meta: None,
+            meta: Meta::new("", None),
         }
     }
 
     /// What the call's exchanges were: status, headers, attempts, timing, request id.
-    /// `None` for an envelope made by hand ([`Envelope::new`]).
-    pub fn meta(&self) -> Option<&Meta> {
-        self.meta.as_ref()
+    /// Every answer a call received has one; an envelope made by hand ([`Envelope::new`])
+    /// has an empty one (no operation, no attempt).
+    pub fn meta(&self) -> &Meta {
+        &self.meta
     }
 
     /// What a pending answer waits on, when the spec names it (`the customer's OTP`): the
@@ -225,7 +226,7 @@ impl<T> Outcome<T> {
 
     /// What the call's exchanges were (status, headers, attempts, timing, request id),
     /// whichever the outcome.
-    pub fn meta(&self) -> Option<&Meta> {
+    pub fn meta(&self) -> &Meta {
         self.envelope().meta()
     }
 
@@ -496,7 +497,7 @@ impl RawAnswer {
             unread,
             raw: RawData { body: self.body, range },
             awaiting,
-            meta: self.meta,
+            meta: self.meta.unwrap_or_else(|| Meta::new(self.operation, None)),
         }
     }
 

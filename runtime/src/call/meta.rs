@@ -102,7 +102,8 @@ impl Meta {
         }
     }
 
-    /// The operation called (`bank_transfer`).
+    /// The operation called (`bank_transfer`); empty in the record of an envelope made by
+    /// hand.
     pub fn operation(&self) -> &'static str {
         self.operation
     }
