@@ -703,10 +703,16 @@ fn write_value(param: &Param, ident: &str) -> String {
         && param.ty == Type::Decimal
         && !param.as_string
         && param.values.is_empty();
+    // ...or, where the service reads it as a string, from its text (`RequestWriter::amount_text`).
+    let amount_text = param.location == ParamLocation::Body
+        && param.ty == Type::Decimal
+        && param.as_string
+        && param.values.is_empty();
     if param.required {
         let v = value(&format!("self.{ident}"));
         return match param.location {
             ParamLocation::Body if amount => format!("w.amount({wire}, {v})?;"),
+            ParamLocation::Body if amount_text => format!("w.amount_text({wire}, &self.{ident})?;"),
             ParamLocation::Path => format!("w.path({wire}, {v})?;"),
             ParamLocation::Query => format!("w.query({wire}, {v});"),
             ParamLocation::Body => format!("w.body({wire}, {v})?;"),
@@ -729,9 +735,7 @@ fn write_value(param: &Param, ident: &str) -> String {
             format!("w.query_opt({wire}, self.{ident}.as_ref().map(|v| v.expose()));")
         }
         ParamLocation::Query => format!("w.query_opt({wire}, self.{ident}.as_ref());"),
-        ParamLocation::Body if param.as_string && param.ty == Type::Decimal => {
-            format!("w.body_opt({wire}, self.{ident}.as_ref().map(|v| v.as_wire_string()).as_ref())?;")
-        }
+        ParamLocation::Body if amount_text => format!("w.amount_text_opt({wire}, self.{ident}.as_ref())?;"),
         ParamLocation::Body if param.as_string => {
             format!("w.body_opt({wire}, self.{ident}.as_ref().map(|v| v.to_string()).as_ref())?;")
         }

@@ -563,9 +563,41 @@ impl RequestWriter {
 
     /// [`body`](Self::body) for an amount: the same JSON number, written from its digits
     /// straight into the body (not read back through serde's raw-value check, as its
-    /// serialization must), refused as [`body`](Self::body) refuses it.
+    /// serialization must), refused as [`body`](Self::body) refuses it. A money operation's
+    /// amount of zero is refused before sending: it would move nothing, and is never what a
+    /// caller meant (an amount not yet filled in, a sum of nothing).
     pub fn amount(&mut self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
+        self.refuse_zero(key, value)?;
         self.body_json(key, &mut |out| value.write_request_json(out))
+    }
+
+    /// [`amount`](Self::amount) for an amount the service reads as a JSON string
+    /// (`"1500.00"`), refused alike.
+    pub fn amount_text(&mut self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
+        self.refuse_zero(key, value)?;
+        self.body(key, &value.as_wire_string())
+    }
+
+    /// Sets an amount written as a JSON string when it is set.
+    pub fn amount_text_opt(&mut self, key: &'static str, value: Option<&crate::Amount>) -> Result<(), Error> {
+        match value {
+            Some(v) => self.amount_text(key, v),
+            None => Ok(()),
+        }
+    }
+
+    /// A money operation's amount of zero, refused.
+    fn refuse_zero(&self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
+        if self.route.effect == crate::Effect::Money && value.as_decimal().is_zero() {
+            return Err(Error::invalid_field(
+                key,
+                format!(
+                    "`{}` moves money and its amount is 0: give the amount to move (greater than 0)",
+                    self.route.operation
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Sets an amount when it is set.
