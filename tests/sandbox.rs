@@ -134,7 +134,7 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() -> TestResult {
     let error = client.transfers().bank_transfer(transfer("pay-0", "0.00")?).await.expect_err("refused");
     assert!(matches!(error, Error::InvalidRequest { .. }) && !error.may_have_been_applied(), "{error}");
     assert!(error.to_string().contains("amount is 0"), "{error}");
-    assert_eq!(error.field().and_then(|f| f.name.as_deref()), Some("amount"), "{error:?}");
+    assert_eq!(error.field().and_then(|f| f.name), Some("amount"), "{error:?}");
     assert_eq!(sandbox.received("bank_transfer"), 3, "a zero transfer reached the sandbox");
     assert_eq!(sandbox.balance(None), Some(start - decimal("1500.50")));
 

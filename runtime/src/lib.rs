@@ -35,11 +35,11 @@ pub mod webhook;
 pub use call::{
     AfterAttempt, Announced, Attempt, AttemptOutcome, BaseUrl, BeforeAttempt, BlockingRuntime, CallOptions,
     ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES,
-    DEFAULT_STALL_TIMEOUT, DEFAULT_USER_AGENT, Ended, Envelope, FinalState, Hook, HookError, Listing,
-    MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore, Meta, Outcome, PROBE_WAIT, PaceSlot,
-    PaceStore, REDACTED, Reservation, RetryPolicy, Session, SettleOptions, SettleStart, Settled, Settlement,
-    SettlementWatch, Standing, StillPending, Unread, WATCH_MEMORY, WatchStore, install_tls_provider,
-    reqwest_client_builder,
+    DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_STALL_TIMEOUT, DEFAULT_USER_AGENT, Ended, Envelope, FinalState, Hook,
+    HookError, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore, Meta, Outcome,
+    PROBE_WAIT, PaceSlot, PaceStore, REDACTED, Reservation, RetryPolicy, Session, SettleOptions, SettleStart,
+    Settled, Settlement, SettlementWatch, Standing, StillPending, Unread, WATCH_MEMORY, WatchStore,
+    install_tls_provider, reqwest_client_builder,
 };
 pub use error::{Error, ErrorKind, Field, TimeoutPhase};
 pub use json::{

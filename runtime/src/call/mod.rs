@@ -29,8 +29,8 @@ mod urls;
 
 pub use blocking::BlockingRuntime;
 pub use builder::{
-    BaseUrl, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STALL_TIMEOUT,
-    DEFAULT_USER_AGENT, install_tls_provider, reqwest_client_builder,
+    BaseUrl, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_POOL_IDLE_TIMEOUT,
+    DEFAULT_STALL_TIMEOUT, DEFAULT_USER_AGENT, install_tls_provider, reqwest_client_builder,
 };
 pub use envelope::{Envelope, Outcome, Unread};
 pub use hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, Hook, HookError};
