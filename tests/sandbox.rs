@@ -135,7 +135,20 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() -> TestResult {
     assert!(matches!(error, Error::InvalidRequest { .. }) && !error.may_have_been_applied(), "{error}");
     assert!(error.to_string().contains("amount is 0"), "{error}");
     assert_eq!(error.field().and_then(|f| f.name), Some("amount"), "{error:?}");
-    assert_eq!(sandbox.received("bank_transfer"), 3, "a zero transfer reached the sandbox");
+    // A refusal names the field as the caller's code does, beside its wire key.
+    let letters = payspec_client::requests::BankTransfer::builder()
+        .amount(amount("10.00")?)
+        .destination_account_number("01234x6789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref("pay-x")
+        .build()?;
+    let error = client.transfers().bank_transfer(letters).await.expect_err("refused");
+    assert!(
+        error.to_string().contains("(the request's `destination_account_number`, sent as `accountNumber`)"),
+        "{error}"
+    );
+    assert_eq!(sandbox.received("bank_transfer"), 3, "a refused transfer reached the sandbox");
     assert_eq!(sandbox.balance(None), Some(start - decimal("1500.50")));
 
     // More than the balance is refused.

@@ -355,7 +355,16 @@ impl std::fmt::Display for Error {
             Error::RateLimited { retry_after, .. } => {
                 write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
             }
-            Error::InvalidRequest { reason, .. } => write!(f, "the request was not sent because {reason}"),
+            Error::InvalidRequest { reason, field } => {
+                write!(f, "the request was not sent because {reason}")?;
+                // The field as the caller's code names it, where its wire key differs.
+                match field {
+                    Some(Field { name: Some(name), wire }) if !name.eq_ignore_ascii_case(wire) => {
+                        write!(f, " (the request's `{name}`, sent as `{wire}`)")
+                    }
+                    _ => Ok(()),
+                }
+            }
             Error::Auth { cause } => write!(f, "could not obtain an access token: {cause}"),
             Error::Pagination { reason, pages_read } => {
                 write!(f, "the listing could not be followed after {pages_read} pages: {reason}")

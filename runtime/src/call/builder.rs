@@ -81,6 +81,28 @@ fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
     Ok(parsed)
 }
 
+/// Refuses a base URL that ends in the version segment the operations' own paths begin
+/// with (`https://api.example.com/v1` when the token path is `/v1/auth/token/issue`):
+/// every call would go to `/v1/v1/...` and be answered `404`.
+fn check_version_prefix(parsed: &reqwest::Url, service: &Service) -> Result<(), Error> {
+    let Some(last) = parsed.path().trim_end_matches('/').rsplit('/').next() else { return Ok(()) };
+    let versioned = last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    let Some(tokens) = service.tokens.filter(|_| versioned) else { return Ok(()) };
+    let path = tokens.issue.path;
+    if !path.starts_with(&format!("/{last}/")) {
+        return Ok(());
+    }
+    let shown = shown_url(parsed.as_str());
+    let without = shown.trim_end_matches('/').trim_end_matches(last).trim_end_matches('/');
+    Err(Error::Config {
+        reason: format!(
+            "the base URL `{shown}` ends in `/{last}`, and the operations' paths begin with their version \
+             (`{path}`): calls would go to `/{last}/{last}/...` and find nothing. Give the base URL without \
+             it: `{without}`"
+        ),
+    })
+}
+
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
 /// itself.
@@ -407,11 +429,31 @@ impl<C: From<Session>> ClientBuilder<C> {
     pub(crate) fn read_vars(mut self, read: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
         let var = |name: &str| read(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
         let mut problems = Vec::new();
+        // An environment's name in any case, with or without `_` and `-` (`hosted_sandbox`,
+        // `HostedSandbox`, the generated `Environment`'s variant).
+        let plain =
+            |name: &str| name.chars().filter(|c| !matches!(c, '_' | '-')).collect::<String>().to_lowercase();
+        let named =
+            |name: &str| self.service.environments.iter().find(|(known, _)| plain(known) == plain(name));
         match (var(Self::BASE_URL_VAR), var(Self::ENVIRONMENT_VAR)) {
-            (Some(url), _) => self = self.environment(url),
+            (Some(url), Some(name)) if named(&name).is_none_or(|(_, known)| *known != url) => {
+                problems.push(format!(
+                    "both {} (`{}`) and {} (`{name}`) are set, and say different things: unset one",
+                    Self::BASE_URL_VAR,
+                    shown_url(&url),
+                    Self::ENVIRONMENT_VAR
+                ));
+            }
+            (Some(url), _) => match check_base_url(&url) {
+                Ok(_) => self = self.environment(url),
+                Err(Error::Config { reason, .. }) => {
+                    problems.push(format!("{}: {reason}", Self::BASE_URL_VAR))
+                }
+                Err(other) => problems.push(format!("{}: {other}", Self::BASE_URL_VAR)),
+            },
             (None, Some(name)) => {
                 let environments = self.service.environments;
-                match environments.iter().find(|(known, _)| known.eq_ignore_ascii_case(&name)) {
+                match named(&name) {
                     Some((_, url)) => self = self.environment(*url),
                     None => {
                         let known: Vec<&str> = environments.iter().map(|(n, _)| *n).collect();
@@ -461,6 +503,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             });
         };
         let parsed = check_base_url(&base_url)?;
+        check_version_prefix(&parsed, self.service)?;
         let account = match (self.service.account_header, credentials.as_ref()) {
             (Some(name), Some(credentials)) => {
                 let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
@@ -728,9 +771,94 @@ mod tests {
     }
 
     static NAMED: Service = Service {
-        environments: &[("live", "https://api.example.test"), ("sandbox", "http://127.0.0.1:9")],
+        environments: &[
+            ("live", "https://api.example.test"),
+            ("sandbox", "http://127.0.0.1:9"),
+            ("hosted_sandbox", "https://sandbox.example.test"),
+        ],
         ..Service::PLAIN
     };
+
+    fn refusal(vars: &[(&str, &str)]) -> String {
+        match from(vars) {
+            Err(Error::Config { reason, .. }) => reason,
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("{vars:?} was taken"),
+        }
+    }
+
+    #[test]
+    fn an_environment_is_named_as_the_spec_or_the_generated_enum_names_it() -> Result<(), Error> {
+        for name in ["hosted_sandbox", "HostedSandbox", "hosted-sandbox", "HOSTED_SANDBOX"] {
+            let named = from(&[("PAYSPEC_ENVIRONMENT", name)])?;
+            assert_eq!(named.environment.as_ref().map(BaseUrl::as_str), Some("https://sandbox.example.test"));
+        }
+        // Both set: refused unless they agree.
+        let both = refusal(&[("PAYSPEC_BASE_URL", "http://10.0.0.1:8080"), ("PAYSPEC_ENVIRONMENT", "live")]);
+        assert!(both.contains("PAYSPEC_BASE_URL") && both.contains("PAYSPEC_ENVIRONMENT"), "{both}");
+        let agreed =
+            from(&[("PAYSPEC_BASE_URL", "https://api.example.test"), ("PAYSPEC_ENVIRONMENT", "Live")])?;
+        assert_eq!(agreed.environment.as_ref().map(BaseUrl::as_str), Some("https://api.example.test"));
+        // A URL without its scheme: the variable is named, and the fix.
+        let bare = refusal(&[("PAYSPEC_BASE_URL", "127.0.0.1:8080")]);
+        assert!(bare.starts_with("PAYSPEC_BASE_URL: ") && bare.contains("http://127.0.0.1:8080"), "{bare}");
+        Ok(())
+    }
+
+    const fn token_route(operation: &'static str, path: &'static str) -> crate::Route {
+        crate::Route {
+            operation,
+            group: "auth",
+            method: crate::Method::Post,
+            path,
+            aliases: &[],
+            auth: crate::Auth::Account,
+            effect: crate::Effect::Write,
+            reserved: &[],
+            idempotency_header: None,
+            answers: &crate::Answers::PLAIN,
+        }
+    }
+    static ISSUE: crate::Route = token_route("issue_token", "/v1/auth/token/issue");
+    static REFRESH: crate::Route = token_route("refresh_token", "/v1/auth/token/refresh");
+    static REVOKE: crate::Route = token_route("revoke_token", "/v1/auth/token/revoke");
+    static TOKENS: crate::AuthRoutes = crate::AuthRoutes {
+        issue: &ISSUE,
+        refresh: &REFRESH,
+        revoke: &REVOKE,
+        issue_body: &[],
+        refresh_body: &[],
+        revoke_body: &[],
+        grant: crate::service::TokenGrantKeys {
+            access_token: "access_token",
+            refresh_token: None,
+            expires_at: None,
+        },
+    };
+
+    #[test]
+    fn a_base_url_ending_in_the_routes_version_is_refused_with_the_url_to_write() {
+        static VERSIONED: Service = Service { tokens: Some(TOKENS), ..Service::PLAIN };
+        let built = ClientBuilder::<Session>::new(&VERSIONED)
+            .environment("https://api.example.test/v1/")
+            .credentials(Credentials::new("c", "s", "a"))
+            .build();
+        match built {
+            Err(Error::Config { reason, .. }) => {
+                assert!(
+                    reason.contains("ends in `/v1`") && reason.contains("`https://api.example.test`"),
+                    "{reason}"
+                );
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("a base URL ending in /v1 was taken"),
+        }
+        let prefixed = ClientBuilder::<Session>::new(&VERSIONED)
+            .environment("https://gateway.example.test/payments")
+            .credentials(Credentials::new("c", "s", "a"))
+            .build();
+        assert!(prefixed.is_ok());
+    }
 
     fn from(vars: &[(&str, &str)]) -> Result<ClientBuilder<Session>, Error> {
         let vars: Vec<(String, String)> =
@@ -744,7 +872,7 @@ mod tests {
         let named = from(&[("PAYSPEC_ENVIRONMENT", "SANDBOX"), ("PAYSPEC_TIMEOUT", "1500ms")])?;
         assert_eq!(named.environment.as_ref().map(BaseUrl::as_str), Some("http://127.0.0.1:9"));
         assert_eq!(named.timeout, Duration::from_millis(1500));
-        let url = from(&[("PAYSPEC_BASE_URL", "http://10.0.0.1:8080"), ("PAYSPEC_ENVIRONMENT", "live")])?;
+        let url = from(&[("PAYSPEC_BASE_URL", "http://10.0.0.1:8080")])?;
         assert_eq!(url.environment.as_ref().map(BaseUrl::as_str), Some("http://10.0.0.1:8080"));
         let timed = from(&[("PAYSPEC_CALL_TIMEOUT", "2m"), ("PAYSPEC_TIMEOUT", "30")])?;
         assert_eq!((timed.call_timeout, timed.timeout), (Duration::from_secs(120), Duration::from_secs(30)));
@@ -769,7 +897,7 @@ mod tests {
         .map(|e| e.to_string())
         .unwrap_or_default();
         for needle in [
-            "PAYSPEC_ENVIRONMENT is `staging`, which names no environment of the spec (live, sandbox)",
+            "PAYSPEC_ENVIRONMENT is `staging`, which names no environment of the spec (live, sandbox, hosted_sandbox)",
             "PAYSPEC_TIMEOUT is `soon`",
             "PAYSPEC_CALL_TIMEOUT is `0`",
             "PAYSPEC_CLIENT_ID, PAYSPEC_ACCOUNT_ID",
