@@ -225,6 +225,7 @@ async fn hooks_add_a_traceparent_to_every_attempt_and_see_each_outcome_but_never
     let watch = std::sync::Arc::new(Watch::default());
     let client = builder(&server)
         .hook(traceparent::Traceparent)
+        .hook(Correlate)
         .hook(std::sync::Arc::clone(&watch))
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -235,7 +236,13 @@ async fn hooks_add_a_traceparent_to_every_attempt_and_see_each_outcome_but_never
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!outcome.is_pending());
 
-    // Counted at the server: both attempts carry the trace, and the client's own headers.
+    // Counted at the server: the token request carries the hooks' correlation header and a
+    // request id of its own. (The renewal runs on a task of its own, shared by every call
+    // waiting for it: a hook that reads the calling task's task-local trace sees none there.)
+    let issued = server.requests_to("POST", ISSUE_PATH);
+    assert_eq!(issued.len(), 1);
+    assert_eq!(issued[0].header("x-correlation-id"), Some("batch-7"));
+    assert!(issued[0].header("x-request-id").is_some_and(|id| id != "hook"), "{:?}", issued[0]);
     let sent = server.requests_to("POST", "/v2/transfers/bank");
     assert_eq!(sent.len(), 2);
     for request in &sent {
@@ -250,11 +257,23 @@ async fn hooks_add_a_traceparent_to_every_attempt_and_see_each_outcome_but_never
     assert_eq!(
         seen,
         [
+            (1, Some(200), AttemptOutcome::Answered, None),
             (1, Some(503), AttemptOutcome::Failed(ErrorKind::Status), redacted.clone()),
             (2, Some(200), AttemptOutcome::Answered, redacted)
         ]
     );
-    assert_eq!(watch.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len(), 10);
+    // Five names refused on each transfer attempt; four on the token request, whose route
+    // has no idempotency header to protect.
+    assert_eq!(watch.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len(), 14);
+}
+
+/// Adds the batch's correlation header to every attempt.
+struct Correlate;
+
+impl Hook for Correlate {
+    fn before_attempt(&self, attempt: &mut BeforeAttempt<'_>) -> Result<(), HookError> {
+        attempt.add_header("x-correlation-id", "batch-7")
+    }
 }
 
 struct Panics {
@@ -291,8 +310,15 @@ async fn a_hook_that_panics_never_loses_an_answer_that_moved_money() {
         .hook(Panics { before_attempt: 1, after: false })
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
+    // Hooks run around the token request too: it is stopped first, and the call says a hook
+    // stopped it (not bad input).
     let error = client.send(&transfer("tx-panic-2")).await.err().unwrap_or_else(|| panic!("stopped"));
-    assert!(matches!(error, Error::InvalidRequest { .. }) && !error.may_have_been_applied(), "{error:?}");
+    let hooked = |error: &Error| match error {
+        Error::Auth { cause, .. } => matches!(**cause, Error::Hook { .. }),
+        other => matches!(other, Error::Hook { .. }),
+    };
+    assert!(hooked(&error) && !error.may_have_been_applied(), "{error:?}");
+    assert_eq!(server.count("POST", ISSUE_PATH), 0);
     assert_eq!(server.count("POST", "/v2/transfers/bank"), 0);
 
     // Before a resend: the call ends with the first attempt's error, which says the money

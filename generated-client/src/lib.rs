@@ -177,8 +177,8 @@ pub type ClientBuilder<C = Client> = runtime::ClientBuilder<C>;
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, Credentials,
-    DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, IntoAmount, Meta, Method, Operation,
-    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
+    DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, Meta, Method, Operation, Outcome,
+    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, the watch webhooks feed, and the client-wide pacer.

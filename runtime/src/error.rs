@@ -186,6 +186,14 @@ pub enum Error {
         /// wire does, for a form to map the refusal onto its input.
         field: Option<Field>,
     },
+    /// A hook of the caller's ([`Hook`](crate::Hook)) refused the request, or panicked,
+    /// before it was sent: nothing was sent. Not bad input: the application's own code
+    /// stopped it.
+    #[non_exhaustive]
+    Hook {
+        /// What the hook said, or that it panicked.
+        reason: String,
+    },
     /// An access token could not be obtained.
     #[non_exhaustive]
     Auth {
@@ -252,6 +260,8 @@ pub enum ErrorKind {
     RateLimited,
     /// The request was refused before it was sent.
     InvalidRequest,
+    /// A hook of the caller's stopped the request before it was sent.
+    Hook,
     /// A listing could not be followed to its end.
     Pagination,
     /// The client was configured wrongly.
@@ -273,6 +283,7 @@ impl ErrorKind {
             ErrorKind::Decode => "decode",
             ErrorKind::RateLimited => "rate_limited",
             ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::Hook => "hook",
             ErrorKind::Pagination => "pagination",
             ErrorKind::Config => "config",
         }
@@ -355,6 +366,7 @@ impl std::fmt::Display for Error {
             Error::RateLimited { retry_after, .. } => {
                 write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
             }
+            Error::Hook { reason } => write!(f, "the request was not sent: {reason}"),
             Error::InvalidRequest { reason, field } => {
                 write!(f, "the request was not sent because {reason}")?;
                 // The field as the caller's code names it, where its wire key differs.
@@ -529,6 +541,7 @@ impl Error {
             Error::Decode { .. } => ErrorKind::Decode,
             Error::RateLimited { .. } => ErrorKind::RateLimited,
             Error::InvalidRequest { .. } => ErrorKind::InvalidRequest,
+            Error::Hook { .. } => ErrorKind::Hook,
             Error::Auth { cause } => cause.kind(),
             Error::Pagination { .. } => ErrorKind::Pagination,
             Error::Config { .. } => ErrorKind::Config,
@@ -607,7 +620,9 @@ impl Error {
         match self {
             Error::Transport { may_have_reached_server, .. }
             | Error::Timeout { may_have_reached_server, .. } => *may_have_reached_server,
-            Error::InvalidRequest { .. } | Error::Config { .. } | Error::Auth { .. } => false,
+            Error::InvalidRequest { .. } | Error::Hook { .. } | Error::Config { .. } | Error::Auth { .. } => {
+                false
+            }
             _ => true,
         }
     }

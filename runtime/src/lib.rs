@@ -58,7 +58,7 @@ pub use store::{StoreError, StoreFuture};
 pub use support::Redacted;
 pub use time;
 pub use values::{
-    Amount, AmountError, AmountText, Credentials, DateLayout, DateTime, IntoAmount, Secret, Text, Timestamp,
+    Amount, AmountError, AmountText, Credentials, DateLayout, DateTime, Secret, Text, Timestamp,
 };
 
 // What the generated methods return (a `Future` named so that no spec's group can shadow it).

@@ -416,10 +416,7 @@ pub(super) fn positional(op: &Operation, names: &Names) -> bool {
 fn argument(param: &Param, names: &Names) -> (String, String) {
     let ident = field_ident(&param.name);
     let value = names.value_type(param);
-    if value == "rt::Amount" {
-        // A text or a float is refused with a message that says how to make an amount.
-        (format!("{ident}: impl rt::IntoAmount"), format!("{ident}.into_amount()"))
-    } else if takes_into(param, names) {
+    if takes_into(param, names) {
         (format!("{ident}: impl Into<{value}>"), format!("{ident}.into()"))
     } else {
         (format!("{ident}: {value}"), ident)

@@ -9,10 +9,13 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::attempt::ThisAttempt;
+use super::envelope::RawAnswer;
 use super::inner::ClientInner;
+use super::meta::{Meta, RequestId};
 use super::retry::Failure;
 use super::token::{Bearer, MAX_TOKEN_BYTES, Renewal, Token, TokenGrant, TokenState};
 use crate::error::{Error, TimeoutPhase};
+use crate::request::writer::PreparedRequest;
 use crate::request::writer::RequestWriter;
 use crate::service::{AuthRoutes, Effect, Route, TokenField, TokenGrantKeys, TokenValue};
 use crate::values::secret::{Credentials, Secret};
@@ -165,6 +168,24 @@ impl ClientInner {
         self.token_request(route, &routes.grant, w, Some(bearer)).await
     }
 
+    /// One attempt of a token request, with the caller's hooks around it as around any
+    /// other request (a correlation header, a `traceparent`) and a request id of its own.
+    async fn hooked_attempt(
+        &self,
+        request: &PreparedRequest,
+        bearer: Option<&HeaderValue>,
+    ) -> Result<Box<RawAnswer>, Error> {
+        let meta = Meta::new(request.route.operation, self.request_id.as_ref().map(|_| RequestId::new()));
+        let added = self.before_hooks(request, 1, &meta).map_err(|reason| Error::Hook { reason })?;
+        let started = Instant::now();
+        let this = ThisAttempt { request_id: meta.own_request_id(), added, fresh_connection: false };
+        let sent = self.attempt(request, bearer, this, self.timeout, started).await;
+        if !self.hooks.is_empty() {
+            self.after_hooks(request, 1, &meta, &sent, started.elapsed());
+        }
+        sent.map_err(|failure: Failure| failure.error)
+    }
+
     async fn token_request(
         &self,
         route: &'static Route,
@@ -180,10 +201,7 @@ impl ClientInner {
         );
         async {
             let request = w.finish_at(&self.base_url)?;
-            let answer = self
-                .attempt(&request, bearer, ThisAttempt::default(), self.timeout, Instant::now())
-                .await
-                .map_err(|f: Failure| f.error)?;
+            let answer = self.hooked_attempt(&request, bearer).await?;
             let data = answer.data.clone().ok_or_else(|| Error::Decode {
                 meta: None,
                 status: answer.status,
@@ -243,9 +261,7 @@ impl ClientInner {
         let mut w = RequestWriter::new(route);
         write_token_body(&mut w, routes.revoke_body, credentials, Some(&access))?;
         let request = w.finish_at(&self.base_url)?;
-        self.attempt(&request, Some(&header), ThisAttempt::default(), self.timeout, Instant::now())
-            .await
-            .map_err(|f| f.error)?;
+        self.hooked_attempt(&request, Some(&header)).await?;
         let mut state = self.tokens.lock();
         if state.generation == generation {
             state.current = None;

@@ -56,7 +56,7 @@ impl ClientInner {
                     return Err(match last {
                         // An attempt went out: its error says whether it may have applied.
                         Some(error) => error.with_meta(Box::new(meta)),
-                        None => Error::invalid(reason),
+                        None => Error::Hook { reason },
                     });
                 }
             };
@@ -190,7 +190,7 @@ impl ClientInner {
     }
 
     /// The headers the caller's hooks add to an attempt, or why it may not be sent.
-    fn before_hooks(
+    pub(super) fn before_hooks(
         &self,
         request: &PreparedRequest,
         number: u32,
@@ -211,7 +211,7 @@ impl ClientInner {
     }
 
     /// Shows an attempt that is over to the caller's hooks.
-    fn after_hooks(
+    pub(super) fn after_hooks(
         &self,
         request: &PreparedRequest,
         number: u32,

@@ -197,31 +197,6 @@ impl TryFrom<&str> for Amount {
     }
 }
 
-/// What a request's amount setter takes: an [`Amount`]. A text or a float is refused at
-/// compile time with a message that says how to make one (`"2500.00".parse()?`).
-#[diagnostic::on_unimplemented(
-    message = "an amount is a `payspec_client::Amount`, not `{Self}`",
-    label = "expects an `Amount`",
-    note = "parse decimal text with `\"2500.00\".parse()?` (an `AmountError` if it is not a plain decimal), \
-            or take whole units with `Amount::from(2500u32)`"
-)]
-pub trait IntoAmount {
-    /// The amount.
-    fn into_amount(self) -> Amount;
-}
-
-impl IntoAmount for Amount {
-    fn into_amount(self) -> Amount {
-        self
-    }
-}
-
-impl IntoAmount for &Amount {
-    fn into_amount(self) -> Amount {
-        *self
-    }
-}
-
 impl From<u32> for Amount {
     /// Whole units of the currency.
     fn from(units: u32) -> Self {

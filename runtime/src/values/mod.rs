@@ -8,7 +8,7 @@ pub(crate) mod secret;
 pub(crate) mod text;
 pub(crate) mod timestamp;
 
-pub use amount::{Amount, AmountError, AmountText, IntoAmount};
+pub use amount::{Amount, AmountError, AmountText};
 pub use secret::{Credentials, Secret};
 pub use text::Text;
 pub use timestamp::{DateLayout, DateTime, Timestamp};
