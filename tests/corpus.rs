@@ -324,6 +324,7 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
         let amount = match &payload {
             Payload::PaymentSuccess(data) => data.transaction.as_ref().and_then(|t| t.transaction_amount),
             Payload::PayoutSuccess(data) => data.transaction.as_ref().and_then(|t| t.transaction_amount),
+            Payload::PaymentFailed(data) => data.transaction.as_ref().and_then(|t| t.transaction_amount),
             other => panic!("{name}: read as {other:?}"),
         };
         assert_eq!(amount.map(|a| a.to_string()), expected, "{name}");
