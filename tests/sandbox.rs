@@ -853,3 +853,122 @@ async fn a_paced_bulk_payout_keeps_within_the_rate_limit_and_uses_most_of_it() -
     assert!(rate >= 0.7 * 20.0, "{rate:.1} requests a window, {requests} in {:?}", summary.took);
     Ok(())
 }
+
+/// A delivery as the receiver got it, verified with the signing key.
+fn verified(
+    request: &payspec_tests::mock::Recorded,
+) -> Result<payspec_client::webhook::WebhookEvent, Box<dyn std::error::Error>> {
+    let mut headers = payspec_client::reqwest::header::HeaderMap::new();
+    for (name, value) in &request.headers {
+        if let (Ok(name), Ok(value)) = (
+            payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+            payspec_client::reqwest::header::HeaderValue::from_str(value),
+        ) {
+            headers.insert(name, value);
+        }
+    }
+    Ok(Verifier::new(SIGNING_KEY)?.verify_headers(&headers, &request.body)?)
+}
+
+/// Waits until the first delivery has `attempts` attempts, for at most five seconds.
+async fn attempts_of_first(sandbox: &Sandbox, attempts: usize) -> Vec<payspec_sandbox::DeliveryAttempt> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let seen = sandbox.deliveries().first().map(|d| d.attempts.clone()).unwrap_or_default();
+        if seen.len() >= attempts || std::time::Instant::now() >= deadline {
+            return seen;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_failed_delivery_is_sent_again_on_the_services_schedule_and_on_demand() -> TestResult {
+    // The receiver fails the first delivery (its database is down) and takes the next.
+    let hooks =
+        MockServer::start(
+            |_, nth| {
+                if nth == 0 { Reply::empty(500) } else { Reply::json(200, json!({"ok": true})) }
+            },
+        )
+        .await?;
+    // 600 times the service's pace: the retry 2 minutes after the failure comes in 0.2 s.
+    let sandbox = Sandbox::builder()
+        .webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY)
+        .webhook_time_scale(600)
+        .start()
+        .await?;
+    let client = client(&sandbox)?;
+    client.transfers().bank_transfer(transfer("hook-retry-1", "100.00")?).await?;
+    let attempts = attempts_of_first(&sandbox, 2).await;
+    let answered: Vec<_> = attempts.iter().map(|a| (a.status, a.why)).collect();
+    assert_eq!(answered, [(Some(500), "first"), (Some(200), "retry")]);
+    // Counted at the receiver: two deliveries of the same event, each signed anew, and no
+    // third once one was taken.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let received = hooks.requests_to("POST", "/hooks");
+    assert_eq!(received.len(), 2);
+    let (first, second) = (verified(&received[0])?, verified(&received[1])?);
+    assert_eq!(first.signed.request_id, second.signed.request_id, "the same delivery");
+
+    // Sent again on demand (the Stripe CLI's `events resend`), recorded on the same entry.
+    let delivery = sandbox.deliveries().first().cloned().ok_or("a delivery")?;
+    assert_eq!(sandbox.resend(&delivery.id).await?, Some(200));
+    assert_eq!(hooks.count("POST", "/hooks"), 3);
+    assert!(matches!(sandbox.resend("sbx-hook-none").await, Err(payspec_sandbox::SandboxError::Refused(_))));
+
+    // One payment, read by its reference: amount, state and its deliveries' attempts.
+    let payment = sandbox.payment("hook-retry-1").ok_or("the payment")?;
+    assert_eq!((payment.amount, payment.state.as_str()), (decimal("100.00"), "SUCCESS"));
+    assert_eq!(payment.deliveries.len(), 1);
+    let why: Vec<_> = payment.deliveries[0].attempts.iter().map(|a| a.why).collect();
+    assert_eq!(why, ["first", "retry", "resend"]);
+    assert!(sandbox.payment("no-such-reference").is_none());
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_kind_of_event_can_be_triggered_signed_and_read_as_its_kind() -> TestResult {
+    use payspec_client::webhook::Payload;
+    let hooks = receiver().await?;
+    let sandbox = Sandbox::builder().webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY).start().await?;
+    let start = sandbox.balance(None).ok_or("the parent account")?;
+    let events = [
+        "payment_success",
+        "payment_failed",
+        "payment_reversal",
+        "payout_success",
+        "payout_failed",
+        "payout_refund",
+    ];
+    for event in events {
+        let id = sandbox.trigger(event)?;
+        let payment = sandbox.payment(&id).ok_or("the triggered payment")?;
+        assert_eq!(payment.amount, decimal("1500.00"), "{event}");
+    }
+    assert!(matches!(sandbox.trigger("order_success"), Err(payspec_sandbox::SandboxError::Refused(_))));
+    sandbox.wait_for_deliveries(events.len(), Duration::from_secs(5)).await;
+    // Counted at the receiver: one delivery of each kind, verified, read as its kind with
+    // every field the spec knows.
+    let received = hooks.requests_to("POST", "/hooks");
+    assert_eq!(received.len(), events.len());
+    for (request, event) in received.iter().zip(events) {
+        let verified = verified(request)?;
+        assert_eq!(verified.event_type.as_str(), event);
+        let (payload, unread) = verified.payload();
+        assert!(unread.is_empty(), "{event}");
+        let fits = matches!(
+            (&payload, event),
+            (Payload::PaymentSuccess(_), "payment_success")
+                | (Payload::PaymentFailed(_), "payment_failed")
+                | (Payload::PaymentReversal(_), "payment_reversal")
+                | (Payload::PayoutSuccess(_), "payout_success")
+                | (Payload::PayoutFailed(_), "payout_failed")
+                | (Payload::PayoutRefund(_), "payout_refund")
+        );
+        assert!(fits, "{event} read as {payload:?}");
+    }
+    // The balance moved by the payment in and the payout out; the rest left it as it was.
+    assert_eq!(sandbox.balance(None), Some(start));
+    Ok(())
+}

@@ -83,7 +83,7 @@ mod server;
 mod state;
 
 pub use check::{Refusal, Strictness};
-pub use state::{Delivery, Fault, SettleTo};
+pub use state::{Delivery, DeliveryAttempt, Fault, Payment, SettleTo};
 
 use check::RouteTable;
 use handlers::Table;
@@ -164,6 +164,7 @@ impl Default for SandboxBuilder {
                 webhook: None,
                 strictness: Strictness::Service,
                 rate_limit: None,
+                webhook_time_scale: 1,
             },
         }
     }
@@ -229,9 +230,21 @@ impl SandboxBuilder {
         self
     }
 
-    /// Where webhooks go, and the key they are signed with.
+    /// Where webhooks go, and the key they are signed with. A delivery the receiver does
+    /// not answer `2xx` is sent again as the service sends it: about 2, 5, 11, 24 and 53
+    /// minutes after the first failed attempt ([`webhook_time_scale`](Self::webhook_time_scale)
+    /// runs that faster).
     pub fn webhook(mut self, url: impl Into<String>, signing_key: impl Into<String>) -> Self {
         self.config.webhook = Some((url.into(), signing_key.into()));
+        self
+    }
+
+    /// Runs the delivery retries `times` times faster than the service's schedule: with
+    /// 600, the retries 2, 5, 11, 24 and 53 minutes after a failure come 0.2, 0.5, 1.1, 2.4
+    /// and 5.3 seconds after it, so a test waits seconds, not an hour. 1 (the default) is
+    /// the service's own pace; 0 counts as 1.
+    pub fn webhook_time_scale(mut self, times: u32) -> Self {
+        self.config.webhook_time_scale = times.max(1);
         self
     }
 
@@ -443,12 +456,14 @@ impl Sandbox {
         self.shared.state().traffic.ignored.clone()
     }
 
-    /// The webhooks sent so far, in the order their deliveries ended.
+    /// The webhooks sent so far (each at least once), in the order they were queued, each
+    /// with its attempts.
     pub fn deliveries(&self) -> Vec<Delivery> {
-        self.shared.state().deliveries.clone()
+        self.shared.state().deliveries.iter().filter(|d| !d.attempts.is_empty()).cloned().collect()
     }
 
-    /// Waits until `count` webhooks were delivered (or failed), for at most `timeout`.
+    /// Waits until `count` webhooks were sent at least once (taken or not), for at most
+    /// `timeout`.
     pub async fn wait_for_deliveries(&self, count: usize, timeout: Duration) -> Vec<Delivery> {
         let deadline = Instant::now() + timeout;
         loop {
@@ -458,5 +473,33 @@ impl Sandbox {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// Sends the delivery `id` (its [`Delivery::id`]) once more, now, signed anew, as the
+    /// service's re-push does; the receiver's status, or `None` when it could not be
+    /// reached. A delivery taken this way gets no more retries.
+    pub async fn resend(&self, id: &str) -> Result<Option<u16>, SandboxError> {
+        server::resend(&self.shared, id)
+            .await
+            .map_err(|()| SandboxError::Refused(Refusal::not_found(format!("no delivery `{id}`"))))
+    }
+
+    /// Makes `event` happen (one of `payment_success`, `payment_failed`,
+    /// `payment_reversal`, `payout_success`, `payout_failed`, `payout_refund`) to a payment
+    /// of the sandbox's own, of 1,500.00 on the parent account: its transaction recorded as
+    /// the event leaves it, the balance moved as it would be, and the event delivered,
+    /// signed with the key. Returns the transaction id ([`payment`](Self::payment) reads
+    /// it).
+    pub fn trigger(&self, event: &str) -> Result<String, SandboxError> {
+        let (id, webhooks) =
+            handlers::trigger(&mut self.shared.state(), event).map_err(SandboxError::Refused)?;
+        server::deliver(&self.shared, webhooks);
+        Ok(id)
+    }
+
+    /// One payment or payout, by its transaction id, the merchant's reference, or its
+    /// checkout order's reference or id: its amount, state and the webhooks about it.
+    pub fn payment(&self, key: &str) -> Option<Payment> {
+        Payment::of(&self.shared.state(), key)
     }
 }

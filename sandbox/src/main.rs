@@ -1,13 +1,19 @@
 //! `payspec-sandbox`: the sandbox as a program, for tools and tests in other languages.
 //!
 //! ```text
-//! payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY]
+//! payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY] [--webhook-time-scale N]
+//! payspec-sandbox trigger EVENT --url URL
+//! payspec-sandbox resend DELIVERY_ID --url URL
+//! payspec-sandbox payment ID_OR_REFERENCE --url URL
 //! ```
 
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY]
+    "usage: payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY] [--webhook-time-scale N]
+       payspec-sandbox trigger EVENT --url URL
+       payspec-sandbox resend DELIVERY_ID --url URL
+       payspec-sandbox payment ID_OR_REFERENCE --url URL
 
 Serves every operation of the spec on 127.0.0.1:N (a free port when N is 0 or absent)
 until stopped, behaving like the service: it accepts what the service is known to accept
@@ -15,13 +21,26 @@ and ignores (and lists in its state) keys the spec does not describe. --strict r
 anything the vendor's document does not describe. --token accepts TOKEN as a bearer token
 without issuing it (for contract testers); --rate-limit 40/1s answers at most 40 requests
 a second (429 beyond; every answer carries the X-Rate-Limit-* headers); --webhook sends payment and payout
-notifications, signed with KEY, to URL. The control API is under /__sandbox/: GET state,
-GET faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle
-(pending transfers to {\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>, PUT webhook.";
+notifications, signed with KEY, to URL, and sends a delivery not answered 2xx again about 2,
+5, 11, 24 and 53 minutes after its first failure, as the service does (--webhook-time-scale
+600 makes that 0.2 to 5.3 seconds). The control API is under /__sandbox/: GET state, GET
+faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle (pending
+transfers to {\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>, GET
+payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger
+({\"event\": \"payment_success\"}, or any of the six kinds), PUT webhook.
+
+trigger, resend and payment call that control API of a sandbox running at URL: trigger makes
+EVENT (payment_success, payment_failed, payment_reversal, payout_success, payout_failed,
+payout_refund) happen to a payment of the sandbox's own and delivers it; resend sends a
+delivery again now; payment prints one payment with its deliveries and their attempts.";
 
 fn main() -> ExitCode {
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(command) = all.first().filter(|a| matches!(a.as_str(), "trigger" | "resend" | "payment")) {
+        return control(command, &all[1..]);
+    }
     let mut builder = payspec_sandbox::Sandbox::builder();
-    let mut args = std::env::args().skip(1);
+    let mut args = all.into_iter();
     let mut webhook: (Option<String>, Option<String>) = (None, None);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
@@ -49,6 +68,13 @@ fn main() -> ExitCode {
                 Ok(())
             }),
             "--webhook" => value("--webhook").map(|url| webhook.0 = Some(url)),
+            "--webhook-time-scale" => value("--webhook-time-scale").and_then(|v| {
+                let times = v.parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    format!("--webhook-time-scale: `{v}` is not a whole number above 0, such as 600")
+                })?;
+                builder = builder.clone().webhook_time_scale(times);
+                Ok(())
+            }),
             "--signing-key" => value("--signing-key").map(|key| webhook.1 = Some(key)),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -84,15 +110,87 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        println!("payspec-sandbox listening on {}", sandbox.base_url());
-        println!(
+        // A reader that stops reading (closed its end of a pipe) does not stop the sandbox.
+        use std::io::Write as _;
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "payspec-sandbox listening on {}", sandbox.base_url());
+        let _ = writeln!(
+            out,
             "client id {}, client secret {}, accountId {}",
             payspec_sandbox::CLIENT_ID,
             payspec_sandbox::CLIENT_SECRET,
             payspec_sandbox::ACCOUNT_ID
         );
+        let _ = out.flush();
         std::future::pending::<()>().await;
         ExitCode::SUCCESS
+    })
+}
+
+/// `trigger`, `resend` or `payment`: one call of the control API of the sandbox at `--url`,
+/// its answer printed.
+fn control(command: &str, args: &[String]) -> ExitCode {
+    let mut target = None;
+    let mut url = None;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--url" => url = rest.next().cloned(),
+            other if target.is_none() && !other.starts_with("--") => target = Some(other.to_owned()),
+            other => {
+                eprintln!("payspec-sandbox {command}: unknown argument `{other}`\n\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (Some(target), Some(url)) = (target, url) else {
+        eprintln!(
+            "payspec-sandbox {command}: give what to {command} and --url of the running sandbox\n\n{USAGE}"
+        );
+        return ExitCode::from(2);
+    };
+    let base = url.trim_end_matches('/');
+    let (method, path, body) = match command {
+        "trigger" => {
+            (reqwest::Method::POST, "trigger".to_owned(), serde_json::json!({"event": target}).to_string())
+        }
+        "resend" => (reqwest::Method::POST, format!("deliveries/{target}/resend"), String::new()),
+        _ => (reqwest::Method::GET, format!("payments/{target}"), String::new()),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("payspec-sandbox: cannot start a runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        payspec_runtime::install_tls_provider();
+        let http = match reqwest::Client::builder().timeout(std::time::Duration::from_secs(10)).build() {
+            Ok(http) => http,
+            Err(error) => {
+                eprintln!("payspec-sandbox: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let sent = http
+            .request(method, format!("{base}/__sandbox/{path}"))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await;
+        match sent {
+            Ok(answer) => {
+                let ok = answer.status().is_success();
+                let text = answer.text().await.unwrap_or_default();
+                println!("{text}");
+                if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            }
+            Err(error) => {
+                eprintln!("payspec-sandbox {command}: no sandbox answered at {base}: {error}");
+                ExitCode::FAILURE
+            }
+        }
     })
 }
 

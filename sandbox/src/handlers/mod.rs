@@ -17,6 +17,7 @@ mod checkout;
 mod context;
 mod cross_border;
 mod deliveries;
+mod events;
 mod mandates;
 mod tokens;
 mod transfers;
@@ -26,6 +27,7 @@ pub(crate) use checkout::pay_order;
 pub(crate) use context::Outcome;
 use context::{Ctx, Handler};
 pub(crate) use deliveries::Notification;
+pub(crate) use events::{EVENTS, trigger};
 pub(crate) use transfers::{reverse, settle_pending};
 
 use std::collections::HashMap;

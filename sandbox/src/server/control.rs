@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::deliver::deliver;
+use super::deliver::{deliver, resend};
 use super::shared::{Answer, Shared, json_response, refusal};
 use crate::check::Refusal;
-use crate::handlers::{pay_order, reverse, settle_pending};
-use crate::state::{Fault, SettleTo};
+use crate::handlers::{EVENTS, pay_order, reverse, settle_pending, trigger};
+use crate::state::{Fault, Payment, SettleTo};
 
 /// The control API: faults, paying an order, settling pending transfers, the webhook
 /// receiver, and a snapshot of the state.
@@ -95,6 +95,39 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
             }
             Err(refused) => refusal(&shared.spec, &refused),
         },
+        ("GET", ["deliveries"]) => {
+            let state = shared.state();
+            let list: Vec<Value> = state.deliveries.iter().map(crate::state::Delivery::to_json).collect();
+            json_response(200, &json!({"deliveries": list}))
+        }
+        ("POST", ["deliveries", id, "resend"]) => {
+            if !shared.state().deliveries.iter().any(|d| d.id == *id) {
+                return refusal(&shared.spec, &Refusal::not_found(format!("no delivery `{id}`")));
+            }
+            let (task, id) = (Arc::clone(shared), (*id).to_owned());
+            let answer = json_response(202, &json!({"resending": id}));
+            shared.runtime.spawn(async move { resend(&task, &id).await });
+            answer
+        }
+        ("POST", ["trigger"]) => {
+            let event = request.get("event").and_then(Value::as_str).unwrap_or_default();
+            // The state's lock ends with this statement: delivering takes it again.
+            let triggered = trigger(&mut shared.state(), event);
+            match triggered {
+                Ok((id, webhooks)) => {
+                    deliver(shared, webhooks);
+                    json_response(200, &json!({"event": event, "transactionId": id}))
+                }
+                Err(refused) => refusal(&shared.spec, &refused),
+            }
+        }
+        ("GET", ["payments", key]) => {
+            let payment = Payment::of(&shared.state(), key);
+            match payment {
+                Some(payment) => json_response(200, &payment.to_json()),
+                None => refusal(&shared.spec, &Refusal::not_found(format!("no payment `{key}`"))),
+            }
+        }
         ("PUT", ["webhook"]) => {
             let url = request.get("url").and_then(Value::as_str);
             let key = request.get("signing_key").and_then(Value::as_str);
@@ -109,7 +142,8 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
         _ => refusal(
             &shared.spec,
             &Refusal::not_found(format!(
-                "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, PUT webhook"
+                "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, GET payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger {{\"event\": one of {}}}, PUT webhook",
+                EVENTS.join(", ")
             )),
         ),
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::shared::Shared;
 use crate::handlers::Notification;
-use crate::state::Delivery;
+use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE};
 
 /// The runtime's form of a spec's signature scheme: made once per distinct scheme in the
 /// process (the runtime keeps schemes for the life of the program, as generated code
@@ -42,49 +42,88 @@ fn scheme_of(webhooks: &payspec_codegen::model::Webhooks) -> &'static payspec_ru
     scheme
 }
 
-/// Sends each webhook on its own task, signed as the service signs them; the outcome is
-/// recorded in the state.
+/// Sends each webhook on its own task, signed as the service signs them, and sends it
+/// again on the service's schedule until the receiver answers `2xx` (five more attempts at
+/// most); each attempt is recorded in the delivery's entry of the log.
 pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
     for Notification { url, event, body } in webhooks {
-        let task_shared = Arc::clone(shared);
-        shared.runtime.spawn(async move {
-            let shared = task_shared;
-            let key = shared.state().config.webhook.as_ref().map(|(_, key)| key.clone()).unwrap_or_default();
+        let id = {
+            let mut state = shared.state();
+            let id = state.ids.next("sbx-hook");
             let transaction_id = serde_json::from_slice::<Value>(&body)
                 .ok()
                 .and_then(|v| {
                     v.pointer("/data/transaction/transactionId").and_then(Value::as_str).map(str::to_owned)
                 })
                 .unwrap_or_default();
-            // A spec without a signature scheme gets its deliveries unsigned; a key the
-            // runtime refuses (empty) gets none sent.
-            let headers = match &shared.spec.webhooks {
-                Some(webhooks) => payspec_runtime::webhook::sign(
-                    scheme_of(webhooks),
-                    &body,
-                    SystemTime::now(),
-                    key.as_bytes(),
-                )
-                .ok()
-                .map(|signed| signed.headers()),
-                None => Some(reqwest::header::HeaderMap::new()),
-            };
-            let at = crate::state::now_text();
-            let status = match (headers, &shared.http) {
-                (Some(headers), Some(http)) => http
-                    .post(&url)
-                    .headers(headers)
-                    .header(CONTENT_TYPE, "application/json")
-                    .body(body.clone())
-                    .send()
-                    .await
-                    .ok()
-                    .map(|r| r.status().as_u16()),
-                _ => None,
-            };
-            let mut state = shared.state();
-            let id = state.ids.next("sbx-hook");
-            state.deliveries.push(Delivery { event_type: event, transaction_id, status, id, url, at, body });
+            state.deliveries.push(Delivery::new(id.clone(), event, transaction_id, url, body));
+            id
+        };
+        let task_shared = Arc::clone(shared);
+        shared.runtime.spawn(async move {
+            let shared = task_shared;
+            if attempt(&shared, &id, "first").await.is_some_and(|s| (200..300).contains(&s)) {
+                return;
+            }
+            let first_failure = tokio::time::Instant::now();
+            let scale = shared.state().config.webhook_time_scale.max(1);
+            for after in RETRY_AFTER_FIRST_FAILURE {
+                tokio::time::sleep_until(first_failure + after / scale).await;
+                // Taken meanwhile (a resend the receiver answered): no more retries.
+                if shared.state().deliveries.iter().any(|d| d.id == id && d.taken()) {
+                    return;
+                }
+                if attempt(&shared, &id, "retry").await.is_some_and(|s| (200..300).contains(&s)) {
+                    return;
+                }
+            }
         });
     }
+}
+
+/// Sends the delivery `id` once more, now, signed anew (a re-push, the control API's
+/// resend); its answer, or `None` when there is no such delivery or no receiver answered.
+pub(crate) async fn resend(shared: &Arc<Shared>, id: &str) -> Result<Option<u16>, ()> {
+    if !shared.state().deliveries.iter().any(|d| d.id == id) {
+        return Err(());
+    }
+    Ok(attempt(shared, id, "resend").await)
+}
+
+/// One attempt of the delivery `id`: signed now, sent, its answer recorded.
+async fn attempt(shared: &Arc<Shared>, id: &str, why: &'static str) -> Option<u16> {
+    let (url, body, key) = {
+        let state = shared.state();
+        let delivery = state.deliveries.iter().find(|d| d.id == id)?;
+        let key = state.config.webhook.as_ref().map(|(_, key)| key.clone()).unwrap_or_default();
+        (delivery.url.clone(), delivery.body.clone(), key)
+    };
+    // A spec without a signature scheme gets its deliveries unsigned; a key the runtime
+    // refuses (empty) gets none sent.
+    let headers = match &shared.spec.webhooks {
+        Some(webhooks) => {
+            payspec_runtime::webhook::sign(scheme_of(webhooks), &body, SystemTime::now(), key.as_bytes())
+                .ok()
+                .map(|signed| signed.headers())
+        }
+        None => Some(reqwest::header::HeaderMap::new()),
+    };
+    let at = crate::state::now_text();
+    let status = match (headers, &shared.http) {
+        (Some(headers), Some(http)) => http
+            .post(&url)
+            .headers(headers)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .ok()
+            .map(|r| r.status().as_u16()),
+        _ => None,
+    };
+    let mut state = shared.state();
+    if let Some(delivery) = state.deliveries.iter_mut().find(|d| d.id == id) {
+        delivery.attempted(DeliveryAttempt::new(at, status, why));
+    }
+    status
 }

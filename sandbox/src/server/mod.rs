@@ -7,7 +7,7 @@ mod control;
 mod deliver;
 mod shared;
 
-pub(crate) use deliver::deliver;
+pub(crate) use deliver::{deliver, resend};
 use shared::{Answer, Dropped, json_response, refusal};
 pub(crate) use shared::{READ_TIMEOUT, Shared};
 

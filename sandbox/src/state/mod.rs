@@ -41,6 +41,45 @@ pub(crate) struct Config {
     pub strictness: crate::check::Strictness,
     /// Requests allowed per window, and the window, when the sandbox limits them.
     pub rate_limit: Option<(u32, Duration)>,
+    /// How many times faster than the service's the sandbox runs its delivery retries
+    /// (1: the service's own schedule, minutes apart).
+    pub webhook_time_scale: u32,
+}
+
+/// When the service sends a delivery again that was not answered `2xx`: about 2, 5, 11, 24
+/// and 53 minutes after the first failed attempt (five more attempts, about 95 minutes in
+/// all). The vendor's webhook guide, "Retries and backoff policy" (listed in the
+/// reference facts).
+pub(crate) const RETRY_AFTER_FIRST_FAILURE: [Duration; 5] = [
+    Duration::from_secs(2 * 60),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(11 * 60),
+    Duration::from_secs(24 * 60),
+    Duration::from_secs(53 * 60),
+];
+
+/// One attempt of a delivery: when, and how the receiver answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeliveryAttempt {
+    /// When it was sent (RFC 3339, UTC).
+    pub at: String,
+    /// The receiver's HTTP status, or `None` when it could not be reached.
+    pub status: Option<u16>,
+    /// Why: `first`, `retry` (the service's schedule) or `resend` (asked for: a re-push,
+    /// the control API).
+    pub why: &'static str,
+}
+
+impl DeliveryAttempt {
+    pub(crate) fn new(at: String, status: Option<u16>, why: &'static str) -> DeliveryAttempt {
+        DeliveryAttempt { at, status, why }
+    }
+
+    /// Whether the receiver took it (answered `2xx`).
+    pub fn taken(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
 }
 
 /// One webhook the sandbox sent (or tried to): its delivery log's entry.
@@ -51,16 +90,114 @@ pub struct Delivery {
     pub event_type: String,
     /// The transaction it is about.
     pub transaction_id: String,
-    /// The receiver's HTTP status, or `None` when it could not be reached.
+    /// The receiver's HTTP status to the last attempt, or `None` when it could not be
+    /// reached.
     pub status: Option<u16>,
+    /// Every attempt, the first first: retries on the service's schedule and resends.
+    pub attempts: Vec<DeliveryAttempt>,
     /// The delivery's id in the log (`hookRequestId`), which a re-push names.
     pub id: String,
     /// Where it was sent.
     pub url: String,
-    /// When it was sent (RFC 3339, UTC).
+    /// When it was first sent (RFC 3339, UTC).
     pub at: String,
     /// Its body, as sent (each sending signs it anew).
     pub body: Vec<u8>,
+}
+
+impl Delivery {
+    /// A delivery not sent yet.
+    pub(crate) fn new(
+        id: String,
+        event_type: String,
+        transaction_id: String,
+        url: String,
+        body: Vec<u8>,
+    ) -> Delivery {
+        Delivery {
+            event_type,
+            transaction_id,
+            status: None,
+            attempts: Vec::new(),
+            id,
+            url,
+            at: now_text(),
+            body,
+        }
+    }
+
+    /// Notes an attempt and its answer.
+    pub(crate) fn attempted(&mut self, attempt: DeliveryAttempt) {
+        if self.attempts.is_empty() {
+            self.at.clone_from(&attempt.at);
+        }
+        self.status = attempt.status;
+        self.attempts.push(attempt);
+    }
+
+    /// Whether the receiver took it at last (its last attempt answered `2xx`).
+    pub fn taken(&self) -> bool {
+        self.attempts.last().is_some_and(DeliveryAttempt::taken)
+    }
+}
+
+/// One payment or payout as the sandbox holds it, with the webhooks sent about it:
+/// what a test reads to check "exactly one transfer per vendor" without listing.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Payment {
+    /// The transaction id.
+    pub id: String,
+    /// The merchant's reference, when it has one.
+    pub reference: Option<String>,
+    /// The amount.
+    pub amount: Decimal,
+    /// Its state (`SUCCESS`, `PENDING_BILLING`, `FAILED`, `REFUND`, ...).
+    pub state: String,
+    /// Its kind (`transfer`, `online_checkout`, `vact_transfer`, `purchase`).
+    pub kind: &'static str,
+    /// The webhooks about it, each with its attempts.
+    pub deliveries: Vec<Delivery>,
+}
+
+impl Payment {
+    pub(crate) fn of(state: &State, key: &str) -> Option<Payment> {
+        let tx = state.transactions.lookup(key)?;
+        Some(Payment {
+            id: tx.id.clone(),
+            reference: tx.merchant_tx_ref.clone(),
+            amount: tx.amount,
+            state: tx.status.clone(),
+            kind: tx.kind,
+            deliveries: state.deliveries.iter().filter(|d| d.transaction_id == tx.id).cloned().collect(),
+        })
+    }
+
+    /// As the control API answers it.
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "reference": self.reference,
+            "amount": money(self.amount),
+            "state": self.state,
+            "type": self.kind,
+            "deliveries": self.deliveries.iter().map(Delivery::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl Delivery {
+    /// As the control API answers it: the entry and each attempt, without the body.
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "eventType": self.event_type,
+            "transactionId": self.transaction_id,
+            "url": self.url,
+            "taken": self.taken(),
+            "attempts": self.attempts.iter().map(|a| json!({"at": a.at, "status": a.status, "why": a.why})).collect::<Vec<_>>(),
+        })
+    }
 }
 
 /// Fresh ids: a prefix, a counter, and bits of the start time so two sandboxes differ.

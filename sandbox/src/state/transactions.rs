@@ -144,6 +144,17 @@ impl Transactions {
     }
 
     /// Sets a transaction's state; the transaction as it now is.
+    /// The transaction `key` names: its id, the merchant's reference, or its checkout
+    /// order's reference or id.
+    pub(crate) fn lookup(&self, key: &str) -> Option<&Transaction> {
+        self.list.iter().find(|t| {
+            t.id == key
+                || t.merchant_tx_ref.as_deref() == Some(key)
+                || t.matches("orderReference", key)
+                || t.matches("orderId", key)
+        })
+    }
+
     pub(crate) fn set_status(&mut self, id: &str, status: &str) -> Option<&Transaction> {
         let tx = self.list.iter_mut().find(|t| t.id == id)?;
         tx.status = status.to_owned();

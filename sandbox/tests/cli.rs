@@ -1,0 +1,136 @@
+//! The `payspec-sandbox` program's event commands against a running sandbox, as a
+//! developer uses them from a shell: `trigger` makes an event happen and it is delivered,
+//! `payment` prints the payment with its delivery's attempts, `resend` sends the delivery
+//! again. Counted at a receiver that records every POST.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const PROGRAM: &str = env!("CARGO_BIN_EXE_payspec-sandbox");
+
+/// A receiver on loopback that answers every request `200` and counts them.
+fn receiver() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let url = format!("http://{}/hooks", listener.local_addr().unwrap_or_else(|e| panic!("{e}")));
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&count);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut read = Vec::new();
+            let mut chunk = [0u8; 4096];
+            // The head, then the body its length names.
+            while let Ok(n) = stream.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                read.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&read).to_lowercase();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))
+                        })
+                        .unwrap_or(0usize);
+                    if read.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+            }
+            counted.fetch_add(1, Ordering::SeqCst);
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+        }
+    });
+    (url, count)
+}
+
+/// The sandbox program, and the URL it listens on.
+struct Running(Child, String);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(webhook: &str) -> Running {
+    let mut child = Command::new(PROGRAM)
+        .args([
+            "--port",
+            "0",
+            "--webhook",
+            webhook,
+            "--signing-key",
+            "cli-key",
+            "--webhook-time-scale",
+            "600",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+    let mut reader = BufReader::new(stdout);
+    let mut line = String::new();
+    let _ = reader.read_line(&mut line);
+    // The rest of what it prints, read until it ends.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = line
+        .trim()
+        .strip_prefix("payspec-sandbox listening on ")
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    Running(child, url)
+}
+
+/// Runs one event command; its output, which must be JSON.
+fn command(args: &[&str], url: &str) -> serde_json::Value {
+    let output =
+        Command::new(PROGRAM).args(args).args(["--url", url]).output().unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{args:?}: {text}{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}: {text}"))
+}
+
+fn wait_for(count: &AtomicUsize, at_least: usize) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while count.load(Ordering::SeqCst) < at_least && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn trigger_payment_and_resend_from_the_shell() {
+    let (webhook, received) = receiver();
+    let sandbox = start(&webhook);
+    let triggered = command(&["trigger", "payout_success"], &sandbox.1);
+    let id = triggered["transactionId"].as_str().unwrap_or_else(|| panic!("{triggered}")).to_owned();
+    wait_for(&received, 1);
+    assert_eq!(received.load(Ordering::SeqCst), 1, "the event was delivered once");
+
+    let payment = command(&["payment", &id], &sandbox.1);
+    assert_eq!(payment["state"], "SUCCESS", "{payment}");
+    assert_eq!(payment["amount"], "1500.00", "{payment}");
+    let delivery = &payment["deliveries"][0];
+    assert_eq!(delivery["eventType"], "payout_success", "{payment}");
+    assert_eq!(delivery["attempts"][0]["status"], 200, "{payment}");
+    let delivery_id = delivery["id"].as_str().unwrap_or_else(|| panic!("{payment}")).to_owned();
+
+    command(&["resend", &delivery_id], &sandbox.1);
+    wait_for(&received, 2);
+    assert_eq!(received.load(Ordering::SeqCst), 2, "sent again on demand");
+
+    // An unknown event is refused, and says which there are.
+    let refused = Command::new(PROGRAM)
+        .args(["trigger", "order_success", "--url", &sandbox.1])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stdout).contains("payout_refund"));
+}
