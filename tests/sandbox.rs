@@ -972,3 +972,89 @@ async fn every_kind_of_event_can_be_triggered_signed_and_read_as_its_kind() -> T
     assert_eq!(sandbox.balance(None), Some(start));
     Ok(())
 }
+
+/// A checkout order of `amount` under `reference`; the service's id of it, which the card
+/// calls take as their order reference.
+async fn order(
+    client: &payspec_client::Client,
+    reference: &str,
+    amount: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let create = payspec_client::requests::CreateCheckoutOrder::builder()
+        .amount(amount.parse()?)
+        .currency(payspec_client::types::Currency::Ngn)
+        .customer_email("ada@example.com")
+        .redirect_url("https://shop.example/paid")
+        .order_reference(reference)
+        .build()?;
+    let created = client.checkout().create_checkout_order(create).await?;
+    Ok(created.data().and_then(|d| d.order_reference.clone()).ok_or("the order's id")?.to_string())
+}
+
+/// The card details as the service takes them: JSON in a string.
+fn card(number: &str) -> String {
+    json!({"cardNumber": number, "cardExpiryMonth": "09", "cardExpiryYear": "30", "cardCVV": "123", "cardPin": "1234"})
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_card_payment_goes_from_the_order_to_the_otp_to_its_end_through_the_documented_calls() -> TestResult
+{
+    use payspec_client::requests::{SubmitCardDetails, SubmitCardOtp};
+    let hooks = receiver().await?;
+    let sandbox = Sandbox::builder().webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY).start().await?;
+    let client = client(&sandbox)?;
+    let start = sandbox.balance(None).ok_or("the parent account")?;
+
+    // A card that asks for an OTP: pending, and the outcome says which call takes it.
+    let id = order(&client, "card-otp-1", "2500.00").await?;
+    let details = SubmitCardDetails::builder()
+        .order_reference(id.as_str())
+        .card_details(card("5434621074252808"))
+        .build()?;
+    let asked = client.charge().submit_card_details(details).await?;
+    assert!(asked.is_pending(), "{asked:?}");
+    let awaits = asked.awaiting().ok_or("what it waits on")?;
+    assert!(awaits.contains("submit_card_otp") && awaits.contains("transaction_id"), "{awaits}");
+    let transaction =
+        asked.envelope().data.as_ref().and_then(|d| d.transaction_id.clone()).ok_or("the transaction id")?;
+
+    // A wrong OTP: not completed, nothing charged; the right one completes it.
+    let otp = |code: &str| {
+        SubmitCardOtp::builder()
+            .order_reference(id.as_str())
+            .otp(code)
+            .transaction_id(transaction.as_str())
+            .build()
+    };
+    let wrong = client.charge().submit_card_otp(otp("000000")?).await?;
+    assert!(wrong.is_failed(), "{wrong:?}");
+    assert_eq!(sandbox.balance(None), Some(start));
+    let done = client.charge().submit_card_otp(otp("123456")?).await?;
+    assert!(!done.is_pending() && !done.is_failed(), "{done:?}");
+    assert_eq!(sandbox.balance(None), Some(start + decimal("2500.00")));
+    let payment = sandbox.payment("card-otp-1").ok_or("the paid order's payment")?;
+    assert_eq!(payment.state, "SUCCESS");
+    let deliveries = sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;
+    assert_eq!(deliveries.iter().filter(|d| d.event_type == "payment_success").count(), 1);
+
+    // A declined card: failed, not charged; the customer retries the same order with
+    // another card, which is approved.
+    let id = order(&client, "card-declined-1", "100.00").await?;
+    let declined = SubmitCardDetails::builder()
+        .order_reference(id.as_str())
+        .card_details(card("5484497218317651"))
+        .build()?;
+    let outcome = client.charge().submit_card_details(declined).await?;
+    assert!(outcome.is_failed(), "{outcome:?}");
+    assert!(sandbox.payment("card-declined-1").is_none(), "a declined card paid nothing");
+    let other = SubmitCardDetails::builder()
+        .order_reference(id.as_str())
+        .card_details(card("4111111111111111"))
+        .build()?;
+    let approved = client.charge().submit_card_details(other).await?;
+    assert!(!approved.is_pending() && !approved.is_failed(), "{approved:?}");
+    assert_eq!(sandbox.payment("card-declined-1").map(|p| p.state), Some("SUCCESS".to_owned()));
+    assert_eq!(sandbox.balance(None), Some(start + decimal("2600.00")));
+    Ok(())
+}

@@ -21,6 +21,8 @@ pub(crate) struct Order {
     pub callback_url: Option<String>,
     /// The transaction that paid it.
     pub paid: Option<String>,
+    /// The card payment that waits for the customer's OTP, by its transaction id.
+    pub otp_for: Option<String>,
 }
 
 /// The orders opened, by the merchant's reference.
@@ -53,6 +55,19 @@ impl Orders {
     /// An order and its reference, by the reference.
     pub(crate) fn by_reference(&self, reference: &str) -> Option<(&str, &Order)> {
         self.by_reference.get_key_value(reference).map(|(r, o)| (r.as_str(), o))
+    }
+
+    /// The reference of the order `key` names: the merchant's reference, or the service's
+    /// id of the order (what the create answer calls `orderReference`).
+    pub(crate) fn reference_of(&self, key: &str) -> Option<String> {
+        self.by_reference(key).or_else(|| self.by_id(key)).map(|(reference, _)| reference.to_owned())
+    }
+
+    /// Notes the card payment of an order that waits for an OTP (or none).
+    pub(crate) fn await_otp(&mut self, reference: &str, transaction: Option<String>) {
+        if let Some(order) = self.by_reference.get_mut(reference) {
+            order.otp_for = transaction;
+        }
     }
 
     /// Records the transaction that paid an order.
