@@ -51,10 +51,17 @@ fn credentials_come_from_the_documented_variables() {
         }
         let error = payspec_client::Client::from_env().err().map(|e| e.to_string()).unwrap_or_default();
         assert!(error.contains("PAYSPEC_ENVIRONMENT is `nowhere`"), "{error}");
+        // A base URL beside an environment that names another place: refused, naming both.
         // SAFETY: as above.
         unsafe {
             std::env::set_var("PAYSPEC_BASE_URL", server.url());
             std::env::set_var("PAYSPEC_TIMEOUT", "5s");
+        }
+        let error = payspec_client::Client::from_env().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("both PAYSPEC_BASE_URL") && error.contains("PAYSPEC_ENVIRONMENT"), "{error}");
+        // SAFETY: as above.
+        unsafe {
+            std::env::remove_var("PAYSPEC_ENVIRONMENT");
         }
         let client = payspec_client::Client::from_env().unwrap_or_else(|e| panic!("{e}"));
         let request = payspec_client::requests::FetchParentAccountBalance::default();

@@ -234,7 +234,8 @@ async fn a_card_payment_is_followed_until_its_checkout_transaction_reads_success
     create_order(&client, "settle-card-1").await?;
     let card = SubmitCardDetails::builder()
         .order_reference("settle-card-1")
-        .card_details(r#"{"cardNumber":"5060990580000217499"}"#)
+        // The test card that asks for 3-D Secure: the charge waits on the customer.
+        .card_details(r#"{"cardNumber":"4000000000002503"}"#)
         .build()?;
     let outcome = client.charge().submit_card_details(card.clone()).await?;
 
