@@ -8,7 +8,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use payspec_client::requests::BankTransfer;
 use payspec_client::{Client, Credentials, Environment, RetryPolicy};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpListener;
@@ -54,14 +53,7 @@ async fn a_handshake_never_answered_ends_at_the_connect_timeout_as_not_sent() {
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let request = BankTransfer::builder()
-        .amount("10.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref("connect-1")
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let request = payspec_tests::loopback::bank_transfer("connect-1");
     let started = Instant::now();
     let result = client.transfers().bank_transfer(request).await;
     let took = started.elapsed();

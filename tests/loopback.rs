@@ -11,6 +11,18 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+/// A bank transfer of 10.00 under `reference`, as the tests against these servers send it.
+pub fn bank_transfer(reference: &str) -> payspec_client::requests::BankTransfer {
+    payspec_client::requests::BankTransfer::builder()
+        .amount(payspec_client::Amount::from(10u32))
+        .destination_account_number("0123456789")
+        .destination_bank_code("058")
+        .customer_name("Ada Obi")
+        .merchant_tx_ref(reference)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A private CA: its certificate (PEM) and what signs with it.
 pub struct Authority {
     /// The CA's certificate, to trust with `add_root_certificates_pem`.

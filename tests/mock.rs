@@ -54,6 +54,21 @@ impl Recorded {
         })
     }
 
+    /// Every header, as a web framework hands them to a handler (those that are not valid
+    /// header names or values left out).
+    pub fn header_map(&self) -> reqwest::header::HeaderMap {
+        let mut headers = reqwest::header::HeaderMap::new();
+        for (name, value) in &self.headers {
+            if let (Ok(name), Ok(value)) = (
+                reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                reqwest::header::HeaderValue::from_str(value),
+            ) {
+                headers.insert(name, value);
+            }
+        }
+        headers
+    }
+
     /// The first header with this name (any casing).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())

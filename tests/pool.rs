@@ -11,9 +11,9 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures::StreamExt;
-use payspec_client::requests::{BankTransfer, WalletTransfer};
+use payspec_client::requests::WalletTransfer;
 use payspec_client::{Client, Credentials, Environment, Error};
-use payspec_tests::loopback::{Behaviour, Counted, authority, leaf, server};
+use payspec_tests::loopback::{Behaviour, Counted, authority, bank_transfer as bank, leaf, server};
 
 const CLOSING: Behaviour =
     Behaviour { close_after_answer: true, keep_alive: None, answered_connections: None };
@@ -29,17 +29,6 @@ fn client(base: String, root: Option<&str>) -> Client {
     }
     .build()
     .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn bank(reference: &str) -> BankTransfer {
-    BankTransfer::builder()
-        .amount("10.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref(reference)
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn wallet(reference: &str) -> WalletTransfer {

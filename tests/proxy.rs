@@ -11,9 +11,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use payspec_client::requests::BankTransfer;
 use payspec_client::{Client, Credentials, Environment, Error, RetryPolicy};
-use payspec_tests::loopback::{Behaviour, authority, leaf, server};
+use payspec_tests::loopback::{Behaviour, authority, bank_transfer as transfer, leaf, server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// What the proxy was asked, and what it carried.
@@ -106,17 +105,6 @@ async fn proxy(listener: std::net::TcpListener, tls_port: u16, plain_port: u16) 
         }
     });
     asked
-}
-
-fn transfer(reference: &str) -> BankTransfer {
-    BankTransfer::builder()
-        .amount("10.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref(reference)
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn builder(base: &str, root: &str) -> payspec_client::ClientBuilder<Client> {

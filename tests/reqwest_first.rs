@@ -3,9 +3,8 @@
 //! and carries a call, counted at the server. One test in its own binary: nothing else
 //! may install the provider first.
 
-use payspec_client::requests::BankTransfer;
 use payspec_client::{Client, Credentials, Environment};
-use payspec_tests::loopback::{Behaviour, server};
+use payspec_tests::loopback::{Behaviour, bank_transfer, server};
 
 #[tokio::test]
 async fn a_reqwest_client_built_before_any_payspec_client_builds_and_sends() {
@@ -18,14 +17,7 @@ async fn a_reqwest_client_built_before_any_payspec_client_builds_and_sends() {
         .reqwest_client(shared)
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let request = BankTransfer::builder()
-        .amount("10.00".parse().unwrap_or_else(|e| panic!("{e}")))
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref("reqwest-first")
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let request = bank_transfer("reqwest-first");
     client.transfers().bank_transfer(request).await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(counted.requests().len(), 2, "a token and a transfer");
 }

@@ -87,16 +87,7 @@ async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed
     assert_eq!(deliveries[0].status, Some(200));
     let received = hooks.requests_to("POST", "/hooks");
     assert_eq!(received.len(), 1);
-    let mut headers = payspec_client::reqwest::header::HeaderMap::new();
-    for (name, value) in &received[0].headers {
-        if let (Ok(name), Ok(value)) = (
-            payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
-            payspec_client::reqwest::header::HeaderValue::from_str(value),
-        ) {
-            headers.insert(name, value);
-        }
-    }
-    let event = Verifier::new(SIGNING_KEY)?.verify_headers(&headers, &received[0].body)?;
+    let event = verified(&received[0])?;
     assert_eq!(event.signed.transaction_id, Some(transaction));
     Ok(())
 }
@@ -858,16 +849,7 @@ async fn a_paced_bulk_payout_keeps_within_the_rate_limit_and_uses_most_of_it() -
 fn verified(
     request: &payspec_tests::mock::Recorded,
 ) -> Result<payspec_client::webhook::WebhookEvent, Box<dyn std::error::Error>> {
-    let mut headers = payspec_client::reqwest::header::HeaderMap::new();
-    for (name, value) in &request.headers {
-        if let (Ok(name), Ok(value)) = (
-            payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
-            payspec_client::reqwest::header::HeaderValue::from_str(value),
-        ) {
-            headers.insert(name, value);
-        }
-    }
-    Ok(Verifier::new(SIGNING_KEY)?.verify_headers(&headers, &request.body)?)
+    Ok(Verifier::new(SIGNING_KEY)?.verify_headers(&request.header_map(), &request.body)?)
 }
 
 /// Waits until the first delivery has `attempts` attempts, for at most five seconds.

@@ -278,25 +278,11 @@ async fn an_unpaid_card_payment_stays_pending_to_the_deadline_with_the_last_answ
     Ok(())
 }
 
-/// A delivery's headers as a web framework hands them to a handler.
-fn header_map(request: &payspec_tests::mock::Recorded) -> payspec_client::reqwest::header::HeaderMap {
-    let mut headers = payspec_client::reqwest::header::HeaderMap::new();
-    for (name, value) in &request.headers {
-        if let (Ok(name), Ok(value)) = (
-            payspec_client::reqwest::header::HeaderName::from_bytes(name.as_bytes()),
-            payspec_client::reqwest::header::HeaderValue::from_str(value),
-        ) {
-            headers.insert(name, value);
-        }
-    }
-    headers
-}
-
 /// A webhook receiver that verifies each notification and feeds `watch`, as a merchant's
 /// handler would.
 async fn webhook_receiver(watch: SettlementWatch) -> std::io::Result<MockServer> {
     MockServer::start(move |request, _| {
-        let headers = header_map(request);
+        let headers = request.header_map();
         let verified = Verifier::new(SIGNING_KEY).and_then(|v| v.verify_headers(&headers, &request.body));
         match verified {
             Ok(event) => {
@@ -780,7 +766,7 @@ async fn a_receiver_that_was_down_catches_up_from_the_delivery_log_and_handles_n
             if !up.load(Ordering::SeqCst) {
                 return Reply::json(503, json!({"down": true}));
             }
-            let headers = header_map(request);
+            let headers = request.header_map();
             // The memory guard answers at once: nothing to wait for in this handler.
             match futures::executor::block_on(verifier.receive(&headers, &request.body)) {
                 Ok(delivery) => {

@@ -7,9 +7,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use payspec_client::requests::BankTransfer;
 use payspec_client::{Client, Credentials, Environment, Error, RetryPolicy};
-use payspec_tests::loopback::{Behaviour, Certificate, authority, leaf, server};
+use payspec_tests::loopback::{Behaviour, Certificate, authority, bank_transfer, leaf, server};
 
 fn client(port: u16, root: Option<&str>) -> Client {
     let builder = Client::builder()
@@ -25,14 +24,7 @@ fn client(port: u16, root: Option<&str>) -> Client {
 }
 
 async fn transfer(client: &Client) -> Result<(), Error> {
-    let request = BankTransfer::builder()
-        .amount("10.00".parse()?)
-        .destination_account_number("0123456789")
-        .destination_bank_code("058")
-        .customer_name("Ada Obi")
-        .merchant_tx_ref("tls-1")
-        .build()?;
-    client.transfers().bank_transfer(request).await.map(|_| ())
+    client.transfers().bank_transfer(bank_transfer("tls-1")).await.map(|_| ())
 }
 
 #[tokio::test]
