@@ -47,6 +47,7 @@ fn sample(param: &Param, index: usize) -> Value {
                 DateLayout::Seconds => format!("2024-05-{day:02}T07:08:09"),
                 DateLayout::Minutes => format!("2024-05-{day:02}T07:08"),
                 DateLayout::SpaceSeconds => format!("2024-05-{day:02} 07:08:09"),
+                DateLayout::Date => format!("2024-05-{day:02}"),
             })
         }
         Type::Integer => json!(11 + index),

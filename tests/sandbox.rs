@@ -741,6 +741,113 @@ async fn a_checkout_transaction_is_read_by_either_id_type_and_the_spelling_integ
     Ok(())
 }
 
+/// Requests the guides show the service taking where the document says otherwise: another
+/// spelling of the checkout paths, a date alone in a listing's period, and a mandate with no
+/// amount. Each is taken by the default sandbox and refused by the strict one, and each
+/// fact is in the spec with where it is shown.
+#[tokio::test]
+async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_strict() -> TestResult {
+    let spec = payspec_tests::load_builtin()?;
+    assert!(
+        spec.also_paths
+            .iter()
+            .any(|a| a.also == "/sandbox/checkout/" && a.seen_in.contains("Sandbox testing"))
+    );
+    let listing = spec.operation("list_transactions").ok_or("list_transactions")?;
+    let from = listing.param("from_date").ok_or("from_date")?;
+    assert_eq!(from.also_layouts, [payspec_codegen::model::DateLayout::Date]);
+    let mandate = spec.operation("create_mandate").ok_or("create_mandate")?;
+    let amount = mandate.param("amount").ok_or("amount")?;
+    assert!(amount.document_requires && !amount.required);
+    assert!(mandate.disagreements.iter().any(|d| d.params == ["amount"] && d.source.is_service()));
+
+    let order = || json!({"order": {"orderReference": "o-spelling", "amount": "1500.00", "currency": "NGN", "customerEmail": "a@b.c", "callbackUrl": "https://example.com/back"}});
+    let mandate_body = || {
+        json!({"customerAccountNumber": "0212343456", "bankCode": "101", "customerName": "Kolapo Ojo",
+            "customerAccountName": "Kolapo Ojo", "frequency": "VARIABLE", "merchantReference": "m-no-amount",
+            "startDate": "2025-08-29T14:58", "endDate": "2025-08-30T10:40", "customerEmail": "k@example.com"})
+    };
+    let period = "/v1/transactions/accounts?dateFrom=2025-06-24&dateTo=2025-06-25";
+
+    let service = Sandbox::builder().static_token("tok").start().await?;
+    let (status, body) = raw(&service, "POST", "/sandbox/checkout/order", Some("tok"), Some(order())).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    assert_eq!(service.received("create_checkout_order"), 1);
+    let (status, body) = raw(&service, "GET", period, Some("tok"), None).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    assert_eq!(service.received("list_transactions"), 1);
+    let (status, body) =
+        raw(&service, "POST", "/v1/direct-debits", Some("tok"), Some(mandate_body())).await?;
+    assert_eq!(
+        (status, body["responseCode"].as_str().or(body["code"].as_str())),
+        (200, Some("00")),
+        "{body}"
+    );
+    assert_eq!(service.received("create_mandate"), 1);
+    // Only the recorded spelling: another prefix is still no route.
+    let (status, _) = raw(&service, "POST", "/sandbox/transfers/bank", Some("tok"), Some(json!({}))).await?;
+    assert_eq!(status, 404);
+
+    let strict = Sandbox::builder().static_token("tok").strict().start().await?;
+    let (status, body) = raw(&strict, "POST", "/sandbox/checkout/order", Some("tok"), Some(order())).await?;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(strict.received("create_checkout_order"), 0);
+    let (status, body) = raw(&strict, "GET", period, Some("tok"), None).await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("dateFrom"), "{body}");
+    let (status, body) = raw(&strict, "POST", "/v1/direct-debits", Some("tok"), Some(mandate_body())).await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("`amount` is required"), "{body}");
+    // The documented forms pass the strict sandbox too (the amount a number, as documented).
+    let mut documented = order();
+    documented["order"]["amount"] = json!(1500);
+    let (status, body) = raw(&strict, "POST", "/v1/checkout/order", Some("tok"), Some(documented)).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    let (status, body) = raw(
+        &strict,
+        "GET",
+        "/v1/transactions/accounts?dateFrom=2025-06-24T00:00:00&dateTo=2025-06-25T00:00:00",
+        Some("tok"),
+        None,
+    )
+    .await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+
+    // The client lets a mandate leave its amount out, and sends none (read at a server
+    // that records each request).
+    let wire = MockServer::start(|request, _| match request.path() {
+        "/v1/auth/token/issue" => Reply::ok(json!({"access_token": "tok", "refresh_token": "r", "expiresAt": "2999-01-01T00:00:00Z"})),
+        _ => Reply::json(200, json!({"responseCode": "00", "responseMessage": "Success", "data": {"mandateId": "m-1", "merchantReference": "m-client-no-amount"}})),
+    })
+    .await?;
+    let client = payspec_client::Client::builder()
+        .environment(payspec_client::Environment::Custom(wire.url()))
+        .credentials(service.credentials())
+        .build()?;
+    let created = client
+        .direct_debits()
+        .create_mandate(
+            CreateMandate::builder()
+                .customer_account_number("0212343456")
+                .customer_account_name("Kolapo Ojo")
+                .bank_code("101")
+                .customer_name("Kolapo Ojo")
+                .customer_email("k@example.com")
+                .merchant_reference("m-client-no-amount")
+                .frequency(Frequency::Variable)
+                .start_date("2025-08-29T14:58:00Z".parse::<payspec_client::runtime::DateTime>()?)
+                .end_date("2025-08-30T10:40:00Z".parse::<payspec_client::runtime::DateTime>()?)
+                .build()?,
+        )
+        .await?;
+    assert!(matches!(created, payspec_client::Outcome::Done(_)), "{created:?}");
+    let sent = wire.requests_to("POST", "/v1/direct-debits");
+    assert_eq!(sent.len(), 1);
+    let body = sent[0].json().ok_or("a JSON body")?;
+    assert!(body.get("amount").is_none() && body["frequency"] == "VARIABLE", "{body}");
+    Ok(())
+}
+
 #[tokio::test]
 async fn a_cross_border_collection_and_payout_are_read_back_by_the_ids_their_answers_gave() -> TestResult {
     use payspec_client::requests::{

@@ -74,6 +74,9 @@ pub struct Spec {
     /// The header a client sends a request id of its own in, and reads the service's
     /// from when an answer carries it (`service.request_id_header`), lowercase.
     pub request_id_header: Option<String>,
+    /// Other spellings of path prefixes the live service answers (`service.also_paths`):
+    /// never sent by the client, routed by the service-like sandbox, refused by the strict one.
+    pub also_paths: Vec<AlsoPath>,
     /// The keys of the answer envelope (`service.envelope`).
     pub envelope: EnvelopeKeys,
     /// The keys of a page's data that lead to the next page (`service.pagination`).
@@ -93,6 +96,29 @@ pub struct Spec {
     pub answers: Answers,
     /// Operations, in file order.
     pub operations: Vec<Operation>,
+}
+
+/// Another spelling of a path prefix that the live service answers as the documented one
+/// (`service.also_paths`), with where that is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlsoPath {
+    /// The documented prefix, as the spec's routes begin (`/v1/checkout/`).
+    pub prefix: String,
+    /// The other spelling the service answers the same (`/sandbox/checkout/`).
+    pub also: String,
+    /// What it rests on: a developer guide or published traffic.
+    pub source: FactSource,
+    /// Where it is shown.
+    pub seen_in: String,
+    /// What a reader is told.
+    pub note: String,
+}
+
+impl AlsoPath {
+    /// `path` written with the documented prefix, when it begins with the other spelling.
+    pub fn documented(&self, path: &str) -> Option<String> {
+        path.strip_prefix(self.also.as_str()).map(|rest| format!("{}{rest}", self.prefix))
+    }
 }
 
 /// How the answers to an operation are read.
@@ -868,6 +894,14 @@ pub struct Param {
     /// Other spellings of its values (or of its fixed value) the live service also takes;
     /// the client never sends them, and the sandbox takes them unless it is strict.
     pub also_accepts: Vec<String>,
+    /// Other layouts of a `date_time` value the live service also reads (a service fact
+    /// of the operation cites where); the client writes `layout`, and the sandbox takes
+    /// these too unless it is strict.
+    pub also_layouts: Vec<DateLayout>,
+    /// The vendor's document requires it, and the live service does without it (a
+    /// recorded disagreement cites where): the client lets the caller leave it out, the
+    /// service-like sandbox takes a request without it, and the strict one refuses that.
+    pub document_requires: bool,
     /// Doc lines.
     pub doc: Vec<String>,
 }
@@ -882,14 +916,17 @@ pub enum DateLayout {
     Minutes,
     /// `YYYY-MM-DD hh:mm:ss`
     SpaceSeconds,
+    /// `YYYY-MM-DD`, a date alone
+    Date,
 }
 
 impl DateLayout {
     /// Every layout, by the pattern the spec names it with.
-    pub const ALL: [(&'static str, DateLayout); 3] = [
+    pub const ALL: [(&'static str, DateLayout); 4] = [
         ("YYYY-MM-DDThh:mm:ss", DateLayout::Seconds),
         ("YYYY-MM-DDThh:mm", DateLayout::Minutes),
         ("YYYY-MM-DD hh:mm:ss", DateLayout::SpaceSeconds),
+        ("YYYY-MM-DD", DateLayout::Date),
     ];
 
     /// The pattern the spec names this layout with.
@@ -898,6 +935,7 @@ impl DateLayout {
             DateLayout::Seconds => "YYYY-MM-DDThh:mm:ss",
             DateLayout::Minutes => "YYYY-MM-DDThh:mm",
             DateLayout::SpaceSeconds => "YYYY-MM-DD hh:mm:ss",
+            DateLayout::Date => "YYYY-MM-DD",
         }
     }
 }

@@ -7,8 +7,11 @@ use std::fmt::Write as _;
 
 /// The one-line summary of `payspec check`.
 pub fn summary(spec: &Spec) -> String {
+    // Each recorded disagreement with the service's evidence, and each other spelling of a
+    // path the service answers.
     let facts = |source: FactSource| {
         spec.operations.iter().flat_map(|op| &op.disagreements).filter(|d| d.source == source).count()
+            + spec.also_paths.iter().filter(|a| a.source == source).count()
     };
     let readings = spec.readings();
     let cited = |source: ReadingSource| {
@@ -59,7 +62,8 @@ pub fn operation_json(op: &Operation) -> Value {
         "params": op.params.iter().map(|p| json!({
             "name": p.name, "in": p.location.as_str(), "wire": p.wire, "type": p.ty.name(),
             "required": p.required, "origin": p.origin.as_str(), "secret": p.secret,
-            "fixed": p.fixed, "values": p.values,
+            "fixed": p.fixed, "values": p.values, "document_requires": p.document_requires,
+            "also_layouts": p.also_layouts.iter().map(|l| l.pattern()).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "one_of": op.one_of.iter().map(|set| json!({"name": set.name, "params": set.params})).collect::<Vec<_>>(),
         "auth": op.auth.as_str(),

@@ -86,10 +86,12 @@ struct Route {
     path: PathTemplate,
 }
 
-/// Every route of the spec, canonical and alternative.
+/// Every route of the spec, canonical and alternative, and the other spellings of path
+/// prefixes the live service answers (`service.also_paths`).
 #[derive(Debug)]
 pub(crate) struct RouteTable {
     routes: Vec<Route>,
+    also_paths: Vec<payspec_codegen::model::AlsoPath>,
 }
 
 impl RouteTable {
@@ -104,12 +106,31 @@ impl RouteTable {
                 path: route.path.clone(),
             })
             .collect();
-        RouteTable { routes }
+        RouteTable { routes, also_paths: spec.also_paths.clone() }
     }
 
-    /// The operation a method and path name, and its path variables (decoded). The most
+    /// The operation a method and path name, and its path variables (decoded). A path in a
+    /// spelling only the live service answers (`service.also_paths`) is routed as its
+    /// documented form unless the sandbox is strict.
+    pub(crate) fn find(
+        &self,
+        method: &str,
+        path: &str,
+        strictness: Strictness,
+    ) -> Result<(usize, HashMap<String, String>), Refusal> {
+        let found = self.find_literal(method, path);
+        if found.is_ok() || strictness == Strictness::Document {
+            return found;
+        }
+        match self.also_paths.iter().find_map(|also| also.documented(path)) {
+            Some(documented) => self.find_literal(method, &documented),
+            None => found,
+        }
+    }
+
+    /// The operation a method and path name as the spec writes its routes. The most
     /// literal route wins, so `/v1/accounts/balance` is not `/v1/accounts/{id}`.
-    pub(crate) fn find(&self, method: &str, path: &str) -> Result<(usize, HashMap<String, String>), Refusal> {
+    fn find_literal(&self, method: &str, path: &str) -> Result<(usize, HashMap<String, String>), Refusal> {
         let mut best: Option<(&Route, HashMap<String, String>)> = None;
         let mut other_method = false;
         for route in &self.routes {
@@ -260,7 +281,11 @@ pub(crate) fn check_request(
     }
 
     for param in &op.params {
-        let required = param.required || param.fixed.is_some();
+        // What the document requires and the service does without (`document_requires`)
+        // only the strict sandbox holds a request to.
+        let required = param.required
+            || param.fixed.is_some()
+            || (param.document_requires && strictness == Strictness::Document);
         if required && param.location != ParamLocation::Header && !checked.values.contains_key(&param.wire) {
             problems.push(format!("`{}` is required ({})", param.wire, param.location.as_str()));
         }
@@ -399,7 +424,7 @@ fn check_text(param: &Param, text: &str, strictness: Strictness) -> Result<(), R
             )));
         }
         Type::Decimal => check_decimal(param, text)?,
-        Type::DateTime => check_layout(param, text)?,
+        Type::DateTime => check_layout(param, text, strictness)?,
         _ => check_values(param, text, strictness)?,
     }
     Ok(())
@@ -463,7 +488,7 @@ fn check_json(param: &Param, value: &Json, strictness: Strictness) -> Result<(),
             Ok(())
         }
         (Type::StringList, _) => Err(wrong("a list of strings")),
-        (Type::DateTime, Json::String(text)) => check_layout(param, text),
+        (Type::DateTime, Json::String(text)) => check_layout(param, text, strictness),
         (Type::String | Type::Identifier(_) | Type::Shape(_), Json::String(text)) => {
             check_rule(param, text)?;
             check_values(param, text, strictness)
@@ -523,12 +548,30 @@ fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
         .map_err(|broken| Refusal::invalid(format!("`{}` {broken}: {}", param.wire, shown(param, text))))
 }
 
-fn check_layout(param: &Param, text: &str) -> Result<(), Refusal> {
-    let layout = match param.layout {
+fn check_layout(param: &Param, text: &str, strictness: Strictness) -> Result<(), Refusal> {
+    let written = payspec_runtime::fits_layout(text, runtime_layout(param.layout));
+    // Other layouts the live service reads (`also_layouts`), unless strict.
+    let also = || {
+        strictness == Strictness::Service
+            && param
+                .also_layouts
+                .iter()
+                .any(|&layout| payspec_runtime::fits_layout(text, runtime_layout(layout)).is_ok())
+    };
+    match written {
+        Ok(()) => Ok(()),
+        Err(_) if also() => Ok(()),
+        Err(broken) => {
+            Err(Refusal::invalid(format!("`{}` {broken}, not {}", param.wire, shown(param, text))))
+        }
+    }
+}
+
+fn runtime_layout(layout: DateLayout) -> payspec_runtime::DateLayout {
+    match layout {
         DateLayout::Seconds => payspec_runtime::DateLayout::Seconds,
         DateLayout::Minutes => payspec_runtime::DateLayout::Minutes,
         DateLayout::SpaceSeconds => payspec_runtime::DateLayout::SpaceSeconds,
-    };
-    payspec_runtime::fits_layout(text, layout)
-        .map_err(|broken| Refusal::invalid(format!("`{}` {broken}, not {}", param.wire, shown(param, text))))
+        DateLayout::Date => payspec_runtime::DateLayout::Date,
+    }
 }

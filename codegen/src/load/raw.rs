@@ -65,6 +65,21 @@ pub struct RawService {
     pub rate_limit: Option<RawRateLimit>,
     #[serde(default)]
     pub request_id_header: Option<String>,
+    #[serde(default)]
+    pub also_paths: Vec<RawAlsoPath>,
+}
+
+/// Another spelling of a path prefix the live service answers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAlsoPath {
+    pub prefix: String,
+    pub also: String,
+    #[serde(default)]
+    pub source: RawFactSource,
+    #[serde(default)]
+    pub seen_in: Option<String>,
+    pub note: String,
 }
 
 /// The headers a service announces its rate limit in.
@@ -574,6 +589,10 @@ pub struct RawParam {
     pub accepts_text: bool,
     #[serde(default)]
     pub also_accepts: Vec<String>,
+    #[serde(default)]
+    pub also_layouts: Vec<String>,
+    #[serde(default)]
+    pub document_requires: bool,
     #[serde(default)]
     pub doc: Option<String>,
 }

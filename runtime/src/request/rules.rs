@@ -105,6 +105,7 @@ pub fn fits_layout(text: &str, layout: DateLayout) -> Result<(), Broken> {
         DateLayout::Seconds => "dddd-dd-ddTdd:dd:dd",
         DateLayout::Minutes => "dddd-dd-ddTdd:dd",
         DateLayout::SpaceSeconds => "dddd-dd-dd dd:dd:dd",
+        DateLayout::Date => "dddd-dd-dd",
     };
     let fits = text.len() == shape.len()
         && text.bytes().zip(shape.bytes()).all(|(c, s)| if s == b'd' { c.is_ascii_digit() } else { c == s });
@@ -200,7 +201,7 @@ mod tests {
         assert_eq!(amount_from_wire("ten"), Err(Broken::Amount(AmountError::NotANumber)));
         assert_eq!(at_most(50, 50), Ok(()));
         assert_eq!(at_most(51, 50), Err(Broken::AboveMax { value: 51, max: 50 }));
-        for layout in [DateLayout::Seconds, DateLayout::Minutes, DateLayout::SpaceSeconds] {
+        for layout in [DateLayout::Seconds, DateLayout::Minutes, DateLayout::SpaceSeconds, DateLayout::Date] {
             let written = crate::DateTime::now().to_wire(layout);
             assert_eq!(fits_layout(&written, layout), Ok(()), "{written}");
         }

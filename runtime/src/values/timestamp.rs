@@ -277,6 +277,7 @@ mod tests {
         assert_eq!(from.to_wire(DateLayout::Seconds), "2024-09-30T22:59:59");
         assert_eq!(from.to_wire(DateLayout::Minutes), "2024-09-30T22:59");
         assert_eq!(from.to_wire(DateLayout::SpaceSeconds), "2024-09-30 22:59:59");
+        assert_eq!(from.to_wire(DateLayout::Date), "2024-09-30");
         // Without an offset it is UTC; a space and missing seconds are read too.
         assert_eq!(parsed("2025-08-29 14:58").to_wire(DateLayout::Seconds), "2025-08-29T14:58:00");
         assert_eq!(DateTime::from(time::Date::MIN.next_day().unwrap_or(time::Date::MIN)).utc().hour(), 0);
@@ -378,6 +379,8 @@ pub enum DateLayout {
     Minutes,
     /// `2026-01-30 12:15:00`
     SpaceSeconds,
+    /// `2025-06-24`: the date alone (the time of day is not sent)
+    Date,
 }
 
 impl DateLayout {
@@ -387,6 +390,7 @@ impl DateLayout {
             DateLayout::Seconds => "YYYY-MM-DDThh:mm:ss",
             DateLayout::Minutes => "YYYY-MM-DDThh:mm",
             DateLayout::SpaceSeconds => "YYYY-MM-DD hh:mm:ss",
+            DateLayout::Date => "YYYY-MM-DD",
         }
     }
 }
@@ -426,6 +430,7 @@ impl DateTime {
             DateLayout::Seconds => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}"),
             DateLayout::Minutes => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}"),
             DateLayout::SpaceSeconds => format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}:{ss:02}"),
+            DateLayout::Date => format!("{y:04}-{m:02}-{d:02}"),
         }
     }
 }

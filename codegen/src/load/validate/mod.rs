@@ -53,6 +53,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let account_header = account_header(raw.service.account_header.as_deref(), sink);
     let rate_limit = raw.service.rate_limit.as_ref().map(|raw| rate_limit(raw, sink));
     let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
+    let also_paths = also_paths(&raw.service.also_paths, &operations, sink);
     let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
     let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, &shapes, sink));
@@ -67,6 +68,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         account_header,
         rate_limit,
         request_id_header,
+        also_paths,
         envelope,
         page_keys,
         webhooks,

@@ -235,9 +235,44 @@ pub(super) fn operation(
         response,
         aliases,
         also_listed_as,
-        disagreements: disagreements(raw.disagreements, &params, base, sink),
+        disagreements: {
+            let found = disagreements(raw.disagreements, &params, base, sink);
+            check_service_evidence(&params, &found, base, sink);
+            found
+        },
         params,
         one_of,
+    }
+}
+
+/// What a parameter says the live service does beyond its document (`also_layouts`,
+/// `document_requires`) rests on a recorded disagreement that names it and cites a guide
+/// or published traffic.
+fn check_service_evidence(params: &[Param], found: &[Disagreement], base: &str, sink: &mut Sink) {
+    for param in params {
+        let claims = [
+            ("also_layouts", !param.also_layouts.is_empty()),
+            ("document_requires", param.document_requires),
+        ];
+        for (key, _) in claims.into_iter().filter(|(_, claimed)| *claimed) {
+            let cited = found.iter().any(|d| {
+                d.source.is_service()
+                    && d.params.contains(&param.name)
+                    && matches!(d.concerns, Concern::Service | Concern::Required)
+            });
+            if !cited {
+                let at = format!("{base}.params.{}.{key}", param.name);
+                sink.error(
+                    &at,
+                    format!("`{key}` on `{}` is a fact about the live service, and no disagreement cites it", param.name),
+                    format!(
+                        "add a disagreement with `concerns: {}`, `param: {}`, `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published traffic",
+                        if key == "document_requires" { "required" } else { "service" },
+                        param.name
+                    ),
+                );
+            }
+        }
     }
 }
 
@@ -588,6 +623,16 @@ pub(super) fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &m
                 "give the exact number of characters, e.g. `10`",
             );
         }
+        let also_layouts = also_layouts(&param.also_layouts, &ty, layout, &at, sink);
+        if param.document_requires
+            && (param.required || location == ParamLocation::Path || param.fixed.is_some())
+        {
+            sink.error(
+                &format!("{at}.document_requires"),
+                format!("`document_requires` says the service does without `{name}`, but the client must send it"),
+                "make it `required: false` (the client lets the caller leave it out), or remove `document_requires`",
+            );
+        }
         if param.accepts_text && !matches!(ty, Type::Decimal | Type::Integer | Type::Boolean) {
             sink.error(
                 &format!("{at}.accepts_text"),
@@ -616,6 +661,8 @@ pub(super) fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &m
             length: param.length,
             accepts_text: param.accepts_text,
             also_accepts: param.also_accepts.clone(),
+            also_layouts,
+            document_requires: param.document_requires,
             doc: lines(param.doc.as_deref()),
         });
     }
@@ -647,6 +694,45 @@ pub(super) fn date_layout(raw: Option<&str>, ty: &Type, at: &str, sink: &mut Sin
             DateLayout::default()
         }
     }
+}
+
+/// The other layouts a `date_time` parameter's service reads: known patterns, none twice,
+/// none its own `layout`.
+fn also_layouts(raw: &[String], ty: &Type, layout: DateLayout, at: &str, sink: &mut Sink) -> Vec<DateLayout> {
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    let at = format!("{at}.also_layouts");
+    if *ty != Type::DateTime {
+        sink.error(
+            &at,
+            "only a `date_time` parameter has `also_layouts`",
+            "remove `also_layouts`, or make it `type: date_time`",
+        );
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for text in raw {
+        let Some((_, found)) = DateLayout::ALL.iter().find(|(pattern, _)| pattern == text) else {
+            let patterns: Vec<String> = DateLayout::ALL.iter().map(|(p, _)| format!("`{p}`")).collect();
+            sink.error(
+                &at,
+                format!("unknown layout `{text}`"),
+                format!("use one of: {}", patterns.join(", ")),
+            );
+            continue;
+        };
+        if *found == layout || out.contains(found) {
+            sink.error(
+                &at,
+                format!("`{text}` is listed twice (`layout` is the one the client writes)"),
+                "list each other layout the service reads once, and not the parameter's own `layout`",
+            );
+            continue;
+        }
+        out.push(*found);
+    }
+    out
 }
 
 pub(super) fn location(raw: RawLocation) -> ParamLocation {
@@ -926,5 +1012,69 @@ mod tests {
             1,
         );
         assert_refused(&text, "the operation has no parameter `nothing`");
+    }
+
+    #[test]
+    fn what_a_parameter_says_of_the_live_service_is_cited_and_fits_the_parameter() {
+        let narration = "      narration:\n        in: body\n        type: string\n";
+        let with = |extra: &str| small().replacen(narration, &format!("{narration}{extra}"), 1);
+        assert_refused(
+            &with("        also_layouts: [\"YYYY-MM-DD\"]\n"),
+            "only a `date_time` parameter has `also_layouts`",
+        );
+        assert_refused(
+            &with("        document_requires: true\n        required: true\n"),
+            "but the client must send it",
+        );
+        assert_refused(
+            &with("        document_requires: true\n"),
+            "`document_requires` on `narration` is a fact about the live service, and no disagreement cites it",
+        );
+        let dated = small().replacen(
+            narration,
+            "      narration:\n        in: body\n        type: date_time\n        also_layouts: [\"YYYY-MM-DDThh:mm:ss\", \"YYYY-MM-DD hh\"]\n",
+            1,
+        );
+        assert_refused(&dated, "is listed twice (`layout` is the one the client writes)");
+        assert_refused(&dated, "unknown layout `YYYY-MM-DD hh`");
+        let cited = with("        document_requires: true\n").replacen(
+            "    params:\n      account_id:",
+            "    disagreements:\n      - concerns: required\n        param: narration\n        source: developer_docs\n        seen_in: a guide\n        text: The guide leaves it out.\n    params:\n      account_id:",
+            1,
+        );
+        crate::load_str("small.yaml", &cited).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn another_spelling_of_a_path_is_a_cited_prefix_no_route_uses() {
+        let with = |entry: &str| {
+            small().replacen(
+                "  token_operations:\n",
+                &format!("  also_paths:\n{entry}  token_operations:\n"),
+                1,
+            )
+        };
+        let entry = |prefix: &str, also: &str, source: &str| {
+            format!("    - prefix: {prefix}\n      also: {also}\n{source}      note: Answered the same.\n")
+        };
+        let cited = "      source: observed\n      seen_in: published traffic\n";
+        crate::load_str("small.yaml", &with(&entry("/v2/transfers/", "/sandbox/transfers/", cited)))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_refused(
+            &with(&entry("/v2/transfers/", "/sandbox/transfers/", "")),
+            "another spelling of a path is a fact about the live service",
+        );
+        assert_refused(
+            &with(&entry("/v9/nothing/", "/sandbox/nothing/", cited)),
+            "no route begins with `/v9/nothing/`",
+        );
+        assert_refused(
+            &with(&entry("/v2/transfers/", "/v1/transfers/", cited)),
+            "is a spelling the spec's own routes use",
+        );
+        assert_refused(
+            &with(&entry("/v2/transfers", "/sandbox/transfers/", cited)),
+            "`/v2/transfers` is not a path prefix",
+        );
     }
 }

@@ -296,6 +296,93 @@ pub(super) fn request_id_header(raw: Option<&str>, sink: &mut Sink) -> Option<St
     Some(name.to_ascii_lowercase())
 }
 
+/// `service.also_paths`: each a prefix some route begins with and another spelling of it,
+/// both `/`-delimited, the spelling no route's own, resting on a guide or published traffic.
+pub(super) fn also_paths(raw: &[RawAlsoPath], operations: &[Operation], sink: &mut Sink) -> Vec<AlsoPath> {
+    let mut out: Vec<AlsoPath> = Vec::new();
+    for (i, entry) in raw.iter().enumerate() {
+        let at = format!("service.also_paths[{i}]");
+        let mut fine = true;
+        for (key, text) in [("prefix", &entry.prefix), ("also", &entry.also)] {
+            let well_formed = text.len() > 1
+                && text.starts_with('/')
+                && text.ends_with('/')
+                && !text.contains("//")
+                && text.bytes().all(|b| b.is_ascii_graphic() && !matches!(b, b'{' | b'}' | b'?' | b'#'));
+            if !well_formed {
+                fine = false;
+                sink.error(
+                    &format!("{at}.{key}"),
+                    format!("`{text}` is not a path prefix"),
+                    "write whole segments between slashes, e.g. `/v1/checkout/`",
+                );
+            }
+        }
+        let paths = || {
+            operations
+                .iter()
+                .flat_map(|op| std::iter::once(&op.path).chain(op.aliases.iter().map(|a| &a.path)))
+                .map(|path| path.as_str().to_owned())
+        };
+        if fine && !paths().any(|path| path.starts_with(&entry.prefix)) {
+            fine = false;
+            sink.error(
+                &format!("{at}.prefix"),
+                format!("no route begins with `{}`", entry.prefix),
+                "name the prefix of documented routes, e.g. `/v1/checkout/`",
+            );
+        }
+        if fine && (entry.also == entry.prefix || paths().any(|path| path.starts_with(&entry.also))) {
+            fine = false;
+            sink.error(
+                &format!("{at}.also"),
+                format!("`{}` is a spelling the spec's own routes use", entry.also),
+                "name a spelling only the live service answers; a documented form is an operation's alias",
+            );
+        }
+        if out.iter().any(|other| other.also == entry.also) {
+            fine = false;
+            sink.error(
+                &format!("{at}.also"),
+                format!("`{}` is listed twice", entry.also),
+                "list each spelling once",
+            );
+        }
+        let source = match entry.source {
+            RawFactSource::Reference => None,
+            RawFactSource::DeveloperDocs => Some(FactSource::DeveloperDocs),
+            RawFactSource::Observed => Some(FactSource::Observed),
+        };
+        let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let (Some(source), Some(seen_in)) = (source, seen_in) else {
+            sink.error(
+                &format!("{at}.source"),
+                "another spelling of a path is a fact about the live service",
+                "add `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published traffic",
+            );
+            continue;
+        };
+        if entry.note.trim().is_empty() {
+            sink.error(
+                &format!("{at}.note"),
+                "the note is empty",
+                "say what the service answers at this spelling",
+            );
+            continue;
+        }
+        if fine {
+            out.push(AlsoPath {
+                prefix: entry.prefix.clone(),
+                also: entry.also.clone(),
+                source,
+                seen_in: seen_in.to_owned(),
+                note: entry.note.trim().to_owned(),
+            });
+        }
+    }
+    out
+}
+
 pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
     let Some(name) = raw else { return "accountId".to_owned() };
     if !is_header_name(name) {
