@@ -40,6 +40,7 @@
 
 mod guard;
 mod pace;
+pub mod testing;
 mod watch;
 
 use std::fmt;
