@@ -742,8 +742,8 @@ async fn a_checkout_transaction_is_read_by_either_id_type_and_the_spelling_integ
 }
 
 /// Requests the guides show the service taking where the document says otherwise: another
-/// spelling of the checkout paths, a date alone in a listing's period, and a mandate with no
-/// amount. Each is taken by the default sandbox and refused by the strict one, and each
+/// spelling of the checkout paths, a date alone in a listing's period, a mandate with no
+/// amount and a data bundle with no product. Each is taken by the default sandbox and refused by the strict one, and each
 /// fact is in the spec with where it is shown.
 #[tokio::test]
 async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_strict() -> TestResult {
@@ -756,6 +756,8 @@ async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_st
     let listing = spec.operation("list_transactions").ok_or("list_transactions")?;
     let from = listing.param("from_date").ok_or("from_date")?;
     assert_eq!(from.also_layouts, [payspec_codegen::model::DateLayout::Date]);
+    let bundle = spec.operation("buy_data").ok_or("buy_data")?;
+    assert!(bundle.param("product_id").is_some_and(|p| p.document_requires && !p.required));
     let mandate = spec.operation("create_mandate").ok_or("create_mandate")?;
     let amount = mandate.param("amount").ok_or("amount")?;
     assert!(amount.document_requires && !amount.required);
@@ -766,6 +768,11 @@ async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_st
         json!({"customerAccountNumber": "0212343456", "bankCode": "101", "customerName": "Kolapo Ojo",
             "customerAccountName": "Kolapo Ojo", "frequency": "VARIABLE", "merchantReference": "m-no-amount",
             "startDate": "2025-08-29T14:58", "endDate": "2025-08-30T10:40", "customerEmail": "k@example.com"})
+    };
+    // As the vendor's page for it buys a bundle: by amount, with no productId.
+    let bundle = || {
+        json!({"amount": 200, "phoneNumber": "08055441122", "network": "GLO",
+            "merchantTxRef": "data-no-product", "senderName": "John Doe"})
     };
     let period = "/v1/transactions/accounts?dateFrom=2025-06-24&dateTo=2025-06-25";
 
@@ -784,6 +791,9 @@ async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_st
         "{body}"
     );
     assert_eq!(service.received("create_mandate"), 1);
+    let (status, body) = raw(&service, "POST", "/v1/bill/data", Some("tok"), Some(bundle())).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    assert_eq!(service.received("buy_data"), 1);
     // Only the recorded spelling: another prefix is still no route.
     let (status, _) = raw(&service, "POST", "/sandbox/transfers/bank", Some("tok"), Some(json!({}))).await?;
     assert_eq!(status, 404);
@@ -798,6 +808,10 @@ async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_st
     let (status, body) = raw(&strict, "POST", "/v1/direct-debits", Some("tok"), Some(mandate_body())).await?;
     assert_eq!(status, 400, "{body}");
     assert!(body.to_string().contains("`amount` is required"), "{body}");
+    let (status, body) = raw(&strict, "POST", "/v1/bill/data", Some("tok"), Some(bundle())).await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("`productId` is required"), "{body}");
+    assert_eq!(strict.received("buy_data"), 1);
     // The documented forms pass the strict sandbox too (the amount a number, as documented).
     let mut documented = order();
     documented["order"]["amount"] = json!(1500);
