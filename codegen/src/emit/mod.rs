@@ -200,6 +200,12 @@ mod tests {
             "\n        pub fn bank_transfer(\n            self,\n            request: requests::BankTransfer,"
         ));
         assert!(source.contains("\n    pub const BANK_TRANSFER: Route = Route {\n"));
+        // An amount or a date passed as text: the compiler quotes the setter's line, which
+        // says how ("method defined here").
+        assert!(source.contains(
+            "pub fn amount(mut self, amount: rt::Amount) -> Self { // from text: `\"2500.00\".parse()?`\n"
+        ));
+        assert!(source.contains("-> Self { // from text: `\"2024-09-30T23:59:59Z\".parse()?`\n"));
         // The text is Rust: it parses, and so does the blocking client.
         #[cfg(feature = "format")]
         {

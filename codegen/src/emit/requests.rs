@@ -429,11 +429,22 @@ fn setter(out: &mut Code, param: &Param, names: &Names) {
     let ident = field_ident(&param.name);
     let (arg, into) = argument(param, names);
     let need = if param.required { " (required)" } else { "" };
-    out.doc_line("        ", &format!("Sets `{}`{need}.", param.name));
+    // From text, the way: in the doc (an editor's hover), and at the end of the signature's
+    // line, which the compiler quotes under "method defined here" when text is passed.
+    let from_text = match param.ty {
+        Type::Decimal => Some("\"2500.00\".parse()?"),
+        Type::DateTime => Some("\"2024-09-30T23:59:59Z\".parse()?"),
+        _ => None,
+    };
+    match from_text {
+        Some(how) => out.doc_line("        ", &format!("Sets `{}`{need}; from text: `{how}`.", param.name)),
+        None => out.doc_line("        ", &format!("Sets `{}`{need}.", param.name)),
+    }
+    let hint = from_text.map(|how| format!(" // from text: `{how}`")).unwrap_or_default();
     write!(
         out,
         "        #[inline]
-        pub fn {ident}(mut self, {arg}) -> Self {{
+        pub fn {ident}(mut self, {arg}) -> Self {{{hint}
             self.{ident} = Some({into});
             self
         }}
