@@ -31,7 +31,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
         };
         return Ok(control::control(&shared, &method, rest, &body));
     }
-    let strictness = shared.state().config.strictness;
+    let strictness = || shared.state().config.strictness;
     let (index, vars) = match shared.routes.find(&method, &path, strictness) {
         Ok(found) => found,
         Err(refused) => return Ok(refusal(&shared.spec, &refused)),
