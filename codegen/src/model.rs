@@ -931,12 +931,7 @@ impl DateLayout {
 
     /// The pattern the spec names this layout with.
     pub fn pattern(self) -> &'static str {
-        match self {
-            DateLayout::Seconds => "YYYY-MM-DDThh:mm:ss",
-            DateLayout::Minutes => "YYYY-MM-DDThh:mm",
-            DateLayout::SpaceSeconds => "YYYY-MM-DD hh:mm:ss",
-            DateLayout::Date => "YYYY-MM-DD",
-        }
+        DateLayout::ALL.iter().find(|(_, layout)| *layout == self).map_or("", |(pattern, _)| pattern)
     }
 }
 

@@ -403,11 +403,7 @@ pub(super) fn disagreements(
                 keys: raw.key.into_vec(),
                 fields: raw.field.into_vec(),
                 routes: raw.route.into_vec(),
-                source: match raw.source {
-                    RawFactSource::Reference => FactSource::Reference,
-                    RawFactSource::DeveloperDocs => FactSource::DeveloperDocs,
-                    RawFactSource::Observed => FactSource::Observed,
-                },
+                source: fact_source(raw.source),
                 seen_in: raw.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned),
                 text: raw.text.trim().to_owned(),
                 location: sink.locate(&at),
@@ -682,18 +678,17 @@ pub(super) fn date_layout(raw: Option<&str>, ty: &Type, at: &str, sink: &mut Sin
         );
         return DateLayout::default();
     }
-    match DateLayout::ALL.iter().find(|(pattern, _)| *pattern == raw) {
-        Some((_, layout)) => *layout,
-        None => {
-            let patterns: Vec<String> = DateLayout::ALL.iter().map(|(p, _)| format!("`{p}`")).collect();
-            sink.error(
-                &at,
-                format!("unknown layout `{raw}`"),
-                format!("use one of: {}", patterns.join(", ")),
-            );
-            DateLayout::default()
-        }
+    known_layout(raw, &at, sink).unwrap_or_default()
+}
+
+/// The layout a spec names by its pattern; an unknown one is an error at `at`.
+fn known_layout(raw: &str, at: &str, sink: &mut Sink) -> Option<DateLayout> {
+    let found = DateLayout::ALL.iter().find(|(pattern, _)| *pattern == raw).map(|(_, layout)| *layout);
+    if found.is_none() {
+        let patterns: Vec<String> = DateLayout::ALL.iter().map(|(p, _)| format!("`{p}`")).collect();
+        sink.error(at, format!("unknown layout `{raw}`"), format!("use one of: {}", patterns.join(", ")));
     }
+    found
 }
 
 /// The other layouts a `date_time` parameter's service reads: known patterns, none twice,
@@ -713,16 +708,8 @@ fn also_layouts(raw: &[String], ty: &Type, layout: DateLayout, at: &str, sink: &
     }
     let mut out = Vec::new();
     for text in raw {
-        let Some((_, found)) = DateLayout::ALL.iter().find(|(pattern, _)| pattern == text) else {
-            let patterns: Vec<String> = DateLayout::ALL.iter().map(|(p, _)| format!("`{p}`")).collect();
-            sink.error(
-                &at,
-                format!("unknown layout `{text}`"),
-                format!("use one of: {}", patterns.join(", ")),
-            );
-            continue;
-        };
-        if *found == layout || out.contains(found) {
+        let Some(found) = known_layout(text, &at, sink) else { continue };
+        if found == layout || out.contains(&found) {
             sink.error(
                 &at,
                 format!("`{text}` is listed twice (`layout` is the one the client writes)"),
@@ -730,9 +717,18 @@ fn also_layouts(raw: &[String], ty: &Type, layout: DateLayout, at: &str, sink: &
             );
             continue;
         }
-        out.push(*found);
+        out.push(found);
     }
     out
+}
+
+/// What a fact of the spec rests on.
+pub(super) fn fact_source(raw: RawFactSource) -> FactSource {
+    match raw {
+        RawFactSource::Reference => FactSource::Reference,
+        RawFactSource::DeveloperDocs => FactSource::DeveloperDocs,
+        RawFactSource::Observed => FactSource::Observed,
+    }
 }
 
 pub(super) fn location(raw: RawLocation) -> ParamLocation {

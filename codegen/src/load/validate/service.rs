@@ -348,11 +348,7 @@ pub(super) fn also_paths(raw: &[RawAlsoPath], operations: &[Operation], sink: &m
                 "list each spelling once",
             );
         }
-        let source = match entry.source {
-            RawFactSource::Reference => None,
-            RawFactSource::DeveloperDocs => Some(FactSource::DeveloperDocs),
-            RawFactSource::Observed => Some(FactSource::Observed),
-        };
+        let source = Some(super::operations::fact_source(entry.source)).filter(|s| s.is_service());
         let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let (Some(source), Some(seen_in)) = (source, seen_in) else {
             sink.error(
