@@ -7,6 +7,7 @@
 #[allow(dead_code, reason = "only the server and client helpers are used here")]
 mod wire_check;
 
+use payspec_client::ErrorDetail;
 use payspec_client::requests::{
     FetchTransaction, FetchTransactionKey, ListCableTvPlans, RefundCheckoutTransaction,
 };
@@ -175,8 +176,8 @@ async fn data_that_is_not_json_is_the_answer_s_fault_at_its_place_whatever_the_r
         (r#"[{"id":"a"} {"id":"b"}]"#.to_owned(), "expected `,` or `]`"),
         (format!("{}{}", "[".repeat(130), "]".repeat(130)), "nested too deeply"),
     ] {
-        match fetch_with(data.clone()).await {
-            Err(Error::Decode { path: None, reason, .. }) => {
+        match fetch_with(data.clone()).await.map_err(payspec_client::Error::into_detail) {
+            Err(ErrorDetail::Decode { path: None, reason, .. }) => {
                 assert!(reason.contains(place), "{data}: {reason}");
                 assert!(reason.contains("line 1 column"), "{data}: {reason}");
             }
@@ -202,8 +203,8 @@ async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
             .transactions()
             .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("txn-1")))
             .await;
-        match result {
-            Err(Error::Decode { path: None, reason, .. }) => {
+        match result.map_err(payspec_client::Error::into_detail) {
+            Err(ErrorDetail::Decode { path: None, reason, .. }) => {
                 assert!(reason.contains(place), "{body}: {reason}")
             }
             other => panic!("{body}: expected the answer's fault, got {other:?}"),
@@ -236,7 +237,7 @@ async fn text_after_the_data_that_is_not_json_is_the_answer_s_fault_too() {
             .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id("txn-1")))
             .await;
         assert!(
-            matches!(&outcome, Err(Error::Decode { reason, .. }) if reason.starts_with("a key repeated in one object")),
+            matches!(&outcome.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Decode { reason, .. }) if reason.starts_with("a key repeated in one object")),
             "{body}: {outcome:?}"
         );
         assert_eq!(server.requests().len(), 2, "the token, then one call");
@@ -266,7 +267,7 @@ async fn an_answers_negative_amount_is_never_sent_in_a_request() {
         RefundCheckoutTransaction::new("txn-1").amount(answer.amount.unwrap_or_else(|| panic!("amount")));
     let result = client.checkout().refund_checkout_transaction(refund).await;
     assert!(
-        matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("negative")),
+        matches!(&result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::InvalidRequest { reason, .. }) if reason.contains("negative")),
         "{result:?}"
     );
     assert!(server.requests().is_empty(), "{:?}", server.requests());

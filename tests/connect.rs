@@ -167,11 +167,11 @@ async fn a_money_call_whose_time_runs_out_in_the_handshake_is_not_sent() {
 /// The phase of a timeout, and whether it may have reached the server: the call's own, or
 /// its token request's (the first request a client sends).
 fn timed_out(error: &payspec_client::Error) -> Option<(payspec_client::TimeoutPhase, bool)> {
-    match error {
-        payspec_client::Error::Timeout { phase, may_have_reached_server, .. } => {
+    match error.detail() {
+        payspec_client::ErrorDetail::Timeout { phase, may_have_reached_server, .. } => {
             Some((*phase, *may_have_reached_server))
         }
-        payspec_client::Error::Auth { cause, .. } => timed_out(cause),
+        payspec_client::ErrorDetail::Auth { cause, .. } => timed_out(cause),
         _ => None,
     }
 }

@@ -3,7 +3,7 @@
 //! fields and answer keys, cursor key and codes) speaks exactly that spec, counted at a
 //! loopback server: the runtime carries none of the payments service's conventions.
 
-use payspec_client::{Credentials, Error, Outcome};
+use payspec_client::{Credentials, ErrorDetail, Outcome};
 use payspec_tests::mock::{MockServer, Recorded, Reply};
 use serde_json::json;
 
@@ -110,8 +110,8 @@ async fn its_codes_and_descriptions_are_read_at_its_keys() {
     }
     // A refusal's code and description, from `rc` and `msg`.
     let refused = client.ledger().list_entries(ledger::requests::ListEntries::default().cursor("c9")).await;
-    match refused {
-        Err(Error::Status { status: 400, code, description, .. }) => {
+    match refused.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::Status { status: 400, code, description, .. }) => {
             assert_eq!(code.as_deref(), Some("denied"));
             assert_eq!(description.as_deref(), Some("no such cursor"));
         }
@@ -120,8 +120,8 @@ async fn its_codes_and_descriptions_are_read_at_its_keys() {
     // The payments API's envelope has no code at this spec's keys: not a success.
     let foreign =
         client.ledger().list_entries(ledger::requests::ListEntries::default().cursor("payments")).await;
-    match foreign {
-        Err(Error::Decode { reason, .. }) => assert!(reason.contains("no code"), "{reason}"),
+    match foreign.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::Decode { reason, .. }) => assert!(reason.contains("no code"), "{reason}"),
         other => panic!("expected a decode error, got {other:?}"),
     }
     assert_eq!(ledger::SUCCESS_CODE, "ok");
@@ -174,8 +174,8 @@ async fn a_rate_limit_is_read_under_the_specs_own_header_names() {
     let request = ledger::requests::ListEntries::default().cursor("limited");
     let options = payspec_client::CallOptions::new().retry(payspec_client::RetryPolicy::never());
     let error = client.ledger().with_options(&options).list_entries(request).await.expect_err("a 429");
-    match error {
-        Error::RateLimited { limit, remaining, window, .. } => {
+    match error.into_detail() {
+        ErrorDetail::RateLimited { limit, remaining, window, .. } => {
             assert_eq!((limit, remaining, window.as_deref()), (Some(7), Some(0), Some("2s")));
         }
         other => panic!("expected RateLimited, got {other:?}"),

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use payspec_client::ErrorDetail;
 use payspec_client::requests::ListBanks;
 use payspec_client::{Client, ClientBuilder, Credentials, DEFAULT_USER_AGENT, Environment, Error, blocking};
 use payspec_tests::mock::{MockServer, Recorded, Reply};
@@ -38,7 +39,7 @@ async fn a_connection_error_names_the_host_and_no_secret() {
     assert!(text.contains(&format!("with http://127.0.0.1:{port} (the request was not sent)")), "{text}");
     assert!(!text.contains(SECRET) && !text.contains("/base"), "{text}");
     assert!(
-        matches!(&error, Some(Error::Auth { cause, .. }) if matches!(**cause, Error::Transport { .. })),
+        matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Auth { cause, .. }) if matches!(cause.detail(), ErrorDetail::Transport { .. })),
         "{error:?}"
     );
 }
@@ -88,7 +89,10 @@ async fn a_call_that_ran_out_of_time_waiting_for_its_token_says_so() {
     let client = client.unwrap_or_else(|e| panic!("{e}"));
     let error = client.transfers().list_banks(ListBanks::new()).await.err();
     assert!(
-        matches!(error, Some(Error::Timeout { waiting_for_token: true, may_have_reached_server: false, .. })),
+        matches!(
+            error.as_ref().map(Error::detail),
+            Some(ErrorDetail::Timeout { waiting_for_token: true, may_have_reached_server: false, .. })
+        ),
         "{error:?}"
     );
     let text = error.map(|e| e.to_string()).unwrap_or_default();
@@ -132,7 +136,7 @@ async fn the_blocking_client_refuses_inside_an_async_runtime_instead_of_panickin
     };
     let called = outside.transfers().list_banks(ListBanks::new());
     assert!(
-        matches!(&called, Err(Error::Config { reason, .. }) if reason.contains("async runtime")),
+        matches!(&called.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Config { reason, .. }) if reason.contains("async runtime")),
         "{called:?}"
     );
     assert!(server.requests().is_empty());

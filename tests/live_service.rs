@@ -7,6 +7,7 @@
 //! virtual account answers HTTP 200 with code `"400"`. The bodies are the published ones
 //! (listed in the shared reference's facts). Every claim is counted at the server.
 
+use payspec_client::ErrorDetail;
 use payspec_client::requests::{
     BankTransfer, BuyAirtime, ChargeTokenizedCard, CreateVirtualAccount, WalletTransfer,
 };
@@ -352,7 +353,7 @@ async fn a_charge_resent_under_its_used_order_reference_may_have_been_applied() 
     // and the first attempt did charge the card.
     let again = client.checkout().charge_tokenized_card(charge("order-twice-1")?).await;
     let error = again.expect_err("a used order reference is refused");
-    assert!(matches!(error, Error::ReferenceUsed { .. }), "{error:?}");
+    assert!(matches!(error.detail(), ErrorDetail::ReferenceUsed { .. }), "{error:?}");
     assert!(error.may_have_been_applied(), "{error}");
     assert_eq!(error.status(), Some(400));
     assert!(error.to_string().contains("settle it by that reference"), "{error}");
@@ -402,7 +403,7 @@ async fn a_virtual_account_name_the_service_refuses_is_refused_before_sending() 
     for name in ["Shop 2", "Mary-Jane O'Brien", "Ade Stores Ltd.", "Ade & Co"] {
         let request = CreateVirtualAccount::builder().account_ref("va-live-2").account_name(name).build()?;
         let error = client.virtual_accounts().create_virtual_account(request).await.expect_err(name);
-        assert!(matches!(error, Error::InvalidRequest { .. }), "{name}: {error:?}");
+        assert!(matches!(error.detail(), ErrorDetail::InvalidRequest { .. }), "{name}: {error:?}");
         assert!(error.to_string().contains("letters and spaces"), "{error}");
     }
     assert_eq!(server.count("POST", "/v1/accounts/virtual"), 0, "nothing was sent");

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use payspec_client::requests::BankTransfer;
-use payspec_client::runtime::MemoryPaceStore;
 use payspec_client::runtime::futures::{StreamExt, stream};
+use payspec_client::store::MemoryPaceStore;
 use payspec_client::{Client, Credentials, Environment, Error};
 use payspec_tests::limited::LimitedService;
 

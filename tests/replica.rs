@@ -26,7 +26,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use payspec_client::requests::BankTransfer;
 use payspec_client::runtime::futures::{StreamExt, stream};
-use payspec_client::runtime::{MemoryPaceStore, SettleOptions, Settled, SettlementWatch, Standing};
+use payspec_client::runtime::{SettleOptions, Settled, SettlementWatch, Standing};
+use payspec_client::store::MemoryPaceStore;
 use payspec_client::webhook::Verifier;
 use payspec_client::{Client, Credentials, Environment, RetryPolicy};
 use payspec_redis::{RedisOptions, RedisStores};

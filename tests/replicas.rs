@@ -360,8 +360,12 @@ async fn a_payout_killed_halfway_and_restarted_pays_every_vendor_exactly_once() 
 }
 
 /// An answer as the service's headers announce it.
-fn announced(limit: u64, remaining: u64, refused: Option<Duration>) -> payspec_client::runtime::Announced {
-    let mut announced = payspec_client::runtime::Announced::default();
+fn announced(
+    limit: u64,
+    remaining: u64,
+    refused: Option<Duration>,
+) -> payspec_client::store::RateLimitNotice {
+    let mut announced = payspec_client::store::RateLimitNotice::default();
     announced.limit = Some(limit);
     announced.remaining = Some(remaining);
     announced.window = Some(Duration::from_secs(1));
@@ -372,7 +376,7 @@ fn announced(limit: u64, remaining: u64, refused: Option<Duration>) -> payspec_c
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_one_replica_learns_holds_for_the_other_on_redis_clock() {
-    use payspec_client::runtime::{Ended, PaceStore, Reservation};
+    use payspec_client::store::{PaceStore, Reservation, SlotEnd};
     let _one = SERIAL.lock().await;
     let redis = RedisServer::start();
     let options = || payspec_redis::RedisOptions::new(&prefix("learn"));
@@ -389,7 +393,7 @@ async fn what_one_replica_learns_holds_for_the_other_on_redis_clock() {
     // Nothing known: the first request goes alone, and its answer teaches both the limit.
     let first = granted(a.reserve(within).await);
     assert!(matches!(b.reserve(within).await, Reservation::Retry(_)), "a burst before the first answer");
-    a.release(first, Ended::Sent(Some(&announced(2, 1, None))));
+    a.release(first, SlotEnd::Sent(Some(&announced(2, 1, None))));
     tokio::time::sleep(Duration::from_millis(50)).await;
     let second = granted(b.reserve(within).await);
     assert_eq!(second.wait(), Duration::ZERO);
@@ -397,7 +401,7 @@ async fn what_one_replica_learns_holds_for_the_other_on_redis_clock() {
     let third = granted(a.reserve(within).await);
     assert!(third.wait() > Duration::from_millis(800), "{:?}", third.wait());
     // A 429 one replica met stops the other for its Retry-After.
-    b.release(second, Ended::Sent(Some(&announced(2, 0, Some(Duration::from_secs(3))))));
+    b.release(second, SlotEnd::Sent(Some(&announced(2, 0, Some(Duration::from_secs(3))))));
     tokio::time::sleep(Duration::from_millis(50)).await;
     match a.reserve(within).await {
         Reservation::Retry(after) => assert!(after > Duration::from_millis(2_500), "{after:?}"),
@@ -406,5 +410,5 @@ async fn what_one_replica_learns_holds_for_the_other_on_redis_clock() {
         }
         other => panic!("{other:?}"),
     }
-    a.release(third, Ended::NotSent);
+    a.release(third, SlotEnd::NotSent);
 }

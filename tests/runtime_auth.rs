@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use payspec_client::ErrorDetail;
 use payspec_client::runtime::Json;
-use payspec_client::{Error, Outcome, Secret};
+use payspec_client::{Outcome, Secret};
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;
 use support::*;
@@ -229,7 +230,10 @@ async fn a_persistent_401_is_returned_after_one_renewal() {
     // Even a money call with a reference: a 401 applied nothing, one retry is safe, and
     // no more than one.
     let result = client.send(&BankTransfer::new("10.00", Some("ref-401"))).await;
-    assert!(matches!(result, Err(Error::Status { status: 401, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 401, .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("POST", "/v2/transfers/bank"), 2);
     assert_eq!(server.count("POST", REFRESH_PATH), 1);
 }
@@ -311,15 +315,15 @@ async fn a_refused_issue_is_an_auth_error_without_secrets() {
         Err(e) => e,
         Ok(o) => panic!("expected an auth error, got {o:?}"),
     };
-    match &error {
-        Error::Auth { cause, .. } => match cause.as_ref() {
-            Error::Status { status: 401, code, excerpt, .. } => {
+    match error.detail() {
+        ErrorDetail::Auth { cause, .. } => match cause.detail() {
+            ErrorDetail::Status { status: 401, code, excerpt, .. } => {
                 assert_eq!(code.as_deref(), Some("401"));
                 assert!(!excerpt.contains(CLIENT_SECRET), "{excerpt}");
             }
             other => panic!("unexpected cause {other:?}"),
         },
-        other => panic!("expected Error::Auth, got {other:?}"),
+        other => panic!("expected ErrorDetail::Auth, got {other:?}"),
     }
     assert!(!error.to_string().contains(CLIENT_SECRET));
     assert!(!format!("{error:?}").contains(CLIENT_SECRET));
@@ -377,7 +381,7 @@ async fn a_token_too_long_for_a_header_is_asked_for_again_within_the_renewal_bac
     .await;
     let client = client(&server);
     let first = client.send(&FetchBalance::new("s")).await;
-    assert!(matches!(first, Err(Error::Auth { .. })), "{first:?}");
+    assert!(matches!(first.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Auth { .. })), "{first:?}");
     assert!(
         first.as_ref().err().is_some_and(|e| e.to_string().contains("longer than a header carries")),
         "{first:?}"
@@ -385,7 +389,7 @@ async fn a_token_too_long_for_a_header_is_asked_for_again_within_the_renewal_bac
     // Within the renewal backoff (0.5 s after one failure): the failure is reported again,
     // nothing more is asked.
     let again = client.send(&FetchBalance::new("s")).await;
-    assert!(matches!(again, Err(Error::Auth { .. })), "{again:?}");
+    assert!(matches!(again.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Auth { .. })), "{again:?}");
     assert_eq!(server.count("POST", ISSUE_PATH), 1);
     // After it: asked again (refused again), then again after the doubled backoff, which
     // brings a usable token.

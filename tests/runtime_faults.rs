@@ -8,6 +8,7 @@ mod support;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use payspec_client::ErrorDetail;
 use payspec_client::runtime::Json;
 use payspec_client::{Amount, AmountError, CallOptions, Error, Outcome, RetryPolicy};
 use payspec_tests::mock::Reply;
@@ -31,7 +32,7 @@ async fn a_slow_answer_is_a_timeout() {
     let options = no_retry().timeout(Duration::from_millis(200));
     let result = client.send_with(&FetchBalance::new("s"), options).await;
     assert!(
-        matches!(result, Err(Error::Timeout { after, may_have_reached_server: true, .. }) if after == Duration::from_millis(200)),
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Timeout { after, may_have_reached_server: true, .. }) if *after == Duration::from_millis(200)),
         "{result:?}"
     );
 }
@@ -59,7 +60,10 @@ async fn a_money_call_that_timed_out_is_never_retried() {
     let client = client(&server);
     let options = CallOptions::new().timeout(Duration::from_millis(200));
     let result = client.send_with(&BankTransfer::new("500.00", Some("tx-timeout")), options).await;
-    assert!(matches!(result, Err(Error::Timeout { .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Timeout { .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("POST", TRANSFER_PATH), 1);
 }
 
@@ -86,7 +90,7 @@ async fn retries_stop_after_the_last_attempt() {
     let client = client(&server);
     let result = client.send(&FetchBalance::new("s")).await;
     assert!(
-        matches!(result, Err(Error::Status { status: 504, ref code, .. }) if code.as_deref() == Some("01")),
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 504, code, .. }) if code.as_deref() == Some("01")),
         "{result:?}"
     );
     assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 3);
@@ -97,7 +101,10 @@ async fn a_500_on_a_read_is_not_retried() {
     let server = server_with_token(|_, _| Reply::empty(500)).await;
     let client = client(&server);
     let result = client.send(&FetchBalance::new("s")).await;
-    assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 500, .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 1);
 }
 
@@ -109,7 +116,10 @@ async fn a_500_on_a_money_call_is_never_retried() {
     .await;
     let client = client(&server);
     let result = client.send(&BankTransfer::new("10000.00", Some("tx-500"))).await;
-    assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 500, .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("POST", TRANSFER_PATH), 1);
 }
 
@@ -118,7 +128,10 @@ async fn a_503_on_a_money_call_is_not_retried_either() {
     let server = server_with_token(|_, _| Reply::empty(503)).await;
     let client = client(&server);
     let result = client.send(&BankTransfer::new("1.00", Some("tx-503"))).await;
-    assert!(matches!(result, Err(Error::Status { status: 503, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 503, .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("POST", TRANSFER_PATH), 1);
 }
 
@@ -174,8 +187,8 @@ async fn a_429_that_outlasts_the_attempts_reports_the_rate_limit() {
         Duration::from_millis(10),
     ));
     let result = client.send_with(&FetchBalance::new("s"), options).await;
-    match result {
-        Err(Error::RateLimited { limit, remaining, window, retry_after, .. }) => {
+    match result.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::RateLimited { limit, remaining, window, retry_after, .. }) => {
             assert_eq!(limit, Some(100));
             assert_eq!(remaining, Some(0));
             assert_eq!(window.as_deref(), Some("60"));
@@ -213,7 +226,7 @@ async fn a_retry_after_beyond_the_cap_is_returned_at_once() {
     let client = client(&server);
     let result = client.send(&FetchBalance::new("s")).await;
     assert!(
-        matches!(result, Err(Error::RateLimited { retry_after: Some(d), .. }) if d == Duration::from_secs(120)),
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::RateLimited { retry_after: Some(d), .. }) if *d == Duration::from_secs(120)),
         "{result:?}"
     );
     assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 1);
@@ -237,7 +250,13 @@ async fn a_reset_connection_is_retried_for_a_read_but_not_for_a_write() {
     assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 2);
 
     let write = client.send(&CreateVirtualAccount { account_ref: "va-1".into() }).await;
-    assert!(matches!(write, Err(Error::Transport { may_have_reached_server: true, .. })), "{write:?}");
+    assert!(
+        matches!(
+            write.as_ref().map_err(|e| e.detail()),
+            Err(ErrorDetail::Transport { may_have_reached_server: true, .. })
+        ),
+        "{write:?}"
+    );
     assert_eq!(server.count("POST", "/v1/accounts/virtual"), 1);
 }
 
@@ -256,8 +275,8 @@ async fn malformed_json_is_a_decode_error_with_secrets_removed() {
         Err(e) => e,
         Ok(o) => panic!("expected a decode error, got {o:?}"),
     };
-    match &error {
-        Error::Decode { status, excerpt, .. } => {
+    match error.detail() {
+        ErrorDetail::Decode { status, excerpt, .. } => {
             assert_eq!(*status, 200);
             assert!(excerpt.contains(r#""balance":12"#), "{excerpt}");
             assert!(excerpt.contains("***"), "{excerpt}");
@@ -284,7 +303,7 @@ async fn an_error_answer_does_not_leak_the_bearer_token() {
     };
     let shown = format!("{error} {error:?}");
     assert!(!shown.contains("tok-1"), "{shown}");
-    assert!(matches!(error, Error::Status { status: 400, .. }));
+    assert!(matches!(error.detail(), ErrorDetail::Status { status: 400, .. }));
 }
 
 #[tokio::test]
@@ -295,8 +314,8 @@ async fn a_200_with_a_failure_code_is_a_service_error() {
     .await;
     let client = client(&server);
     let result = client.send(&FetchBalance::new("s")).await;
-    match result {
-        Err(Error::Service { code, description, .. }) => {
+    match result.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::Service { code, description, .. }) => {
             assert_eq!(code, "02");
             assert_eq!(description, "Invalid account number");
         }
@@ -357,7 +376,13 @@ async fn a_money_call_without_a_reference_is_never_retried_even_on_connect_error
     let (resolver, lookups) = ScriptedResolver::new(vec![Some(server.addr()), None]);
     let client = client_via_resolver(resolver);
     let result = client.send(&BankTransfer::new("100.00", None)).await;
-    assert!(matches!(result, Err(Error::Transport { may_have_reached_server: false, .. })), "{result:?}");
+    assert!(
+        matches!(
+            result.as_ref().map_err(|e| e.detail()),
+            Err(ErrorDetail::Transport { may_have_reached_server: false, .. })
+        ),
+        "{result:?}"
+    );
     if let Err(error) = &result {
         let text = error.to_string();
         assert!(text.contains("the request was not sent"), "{text}");
@@ -409,9 +434,12 @@ async fn a_token_issue_that_cannot_connect_is_an_auth_error() {
     let (resolver, lookups) = ScriptedResolver::new(vec![None]);
     let client = client_via_resolver(resolver);
     let result = client.send_with(&FetchBalance::new("s"), no_retry()).await;
-    match result {
-        Err(Error::Auth { cause, .. }) => {
-            assert!(matches!(*cause, Error::Transport { may_have_reached_server: false, .. }), "{cause:?}")
+    match result.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::Auth { cause, .. }) => {
+            assert!(
+                matches!(*cause.detail(), ErrorDetail::Transport { may_have_reached_server: false, .. }),
+                "{cause:?}"
+            )
         }
         other => panic!("expected Auth, got {other:?}"),
     }
@@ -453,11 +481,14 @@ async fn dot_segments_and_reserved_values_are_refused_before_anything_is_sent() 
     let client = client(&server);
     for value in ["..", "."] {
         let result = client.send(&FetchBalance::new(value)).await;
-        assert!(matches!(result, Err(Error::InvalidRequest { .. })), "{value:?}: {result:?}");
+        assert!(
+            matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::InvalidRequest { .. })),
+            "{value:?}: {result:?}"
+        );
     }
     let reserved = client.send(&FetchMandate { mandate_id: "status".into() }).await;
     match reserved {
-        Err(error @ Error::InvalidRequest { .. }) => {
+        Err(error) if error.kind() == payspec_client::ErrorKind::InvalidRequest => {
             let text = error.to_string();
             assert!(text.contains("mandateId"), "{text}");
             assert!(text.contains("GET /v1/direct-debits/status"), "{text}");
@@ -496,7 +527,10 @@ async fn extra_fields_that_clash_with_known_ones_are_refused() {
     let mut transfer = BankTransfer::new("1.00", Some("tx-clash"));
     transfer.extra.insert("amount", json!(1_000_000));
     let result = client.send(&transfer).await;
-    assert!(matches!(result, Err(Error::InvalidRequest { .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::InvalidRequest { .. })),
+        "{result:?}"
+    );
     assert!(server.requests().is_empty());
 }
 
@@ -524,7 +558,13 @@ async fn a_session_without_token_routes_needs_no_credentials_and_sends_no_token(
     assert_eq!(sent[0].header("accountid"), None);
     // An operation that sends `accountId` needs credentials: refused before sending.
     let account = session.send(&FetchBalance::new("s")).await;
-    assert!(matches!(account, Err(Error::InvalidRequest { .. }) | Err(Error::Auth { .. })), "{account:?}");
+    assert!(
+        matches!(
+            account.as_ref().map_err(|e| e.detail()),
+            Err(ErrorDetail::InvalidRequest { .. } | ErrorDetail::Auth { .. })
+        ),
+        "{account:?}"
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -565,8 +605,8 @@ async fn an_account_id_with_no_account_header_to_carry_it_is_refused_before_send
         .credentials(support::credentials())
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    match session.send(&AccountRead).await {
-        Err(Error::InvalidRequest { reason, .. }) => {
+    match session.send(&AccountRead).await.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::InvalidRequest { reason, .. }) => {
             assert!(reason.contains("no account header"), "{reason}")
         }
         other => panic!("expected a refusal before sending, got {other:?}"),
@@ -595,7 +635,7 @@ impl payspec_client::Operation for AccountRead {
 
 fn paced(server: &payspec_tests::mock::MockServer) -> payspec_client::runtime::Session {
     builder(server)
-        .pace(payspec_client::runtime::MemoryPaceStore::new())
+        .pace(payspec_client::store::MemoryPaceStore::new())
         .build()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -605,12 +645,21 @@ async fn a_paced_client_holds_the_next_call_for_a_429_and_never_past_its_deadlin
     let server = server_with_token(|_, nth| if nth == 0 { rate_limited("30") } else { balance_ok() }).await;
     let client = paced(&server);
     let first = client.send_with(&FetchBalance::new("s"), no_retry()).await;
-    assert!(matches!(first, Err(Error::RateLimited { .. })), "{first:?}");
+    assert!(
+        matches!(first.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::RateLimited { .. })),
+        "{first:?}"
+    );
     // The limit allows nothing for 30 s: the next call ends at its deadline, unsent.
     let started = std::time::Instant::now();
     let second =
         client.send_with(&FetchBalance::new("s"), no_retry().timeout(Duration::from_millis(300))).await;
-    assert!(matches!(second, Err(Error::Timeout { may_have_reached_server: false, .. })), "{second:?}");
+    assert!(
+        matches!(
+            second.as_ref().map_err(|e| e.detail()),
+            Err(ErrorDetail::Timeout { may_have_reached_server: false, .. })
+        ),
+        "{second:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert_eq!(server.count("GET", "/v1/accounts/s/balance"), 1, "the held call was not sent");
 }
@@ -655,7 +704,7 @@ async fn a_timeout_names_the_calls_whole_time_not_only_its_last_attempts() {
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     let error = client.send(&FetchBalance::new("s")).await.expect_err("every attempt runs out of time");
-    assert!(matches!(error, Error::Timeout { .. }), "{error}");
+    assert!(matches!(error.detail(), ErrorDetail::Timeout { .. }), "{error}");
     let text = error.to_string();
     let total: u64 = text
         .strip_prefix("the call timed out after ")

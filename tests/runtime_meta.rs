@@ -7,6 +7,7 @@ mod support;
 
 use std::time::Duration;
 
+use payspec_client::ErrorDetail;
 use payspec_client::runtime::REDACTED;
 use payspec_client::runtime::{AfterAttempt, AttemptOutcome, BeforeAttempt, ErrorKind, Hook, HookError};
 use payspec_client::{CallOptions, Error};
@@ -92,7 +93,7 @@ async fn an_error_carries_the_record_of_its_call_and_a_request_refused_before_se
     let client = client(&server);
     let error = client.send(&FetchBalance::new("acct-1")).await.err().unwrap_or_else(|| panic!("a 404"));
     let meta = error.meta().unwrap_or_else(|| panic!("{error:?} has no record"));
-    assert!(matches!(error, Error::Status { status: 404, .. }), "{error:?}");
+    assert!(matches!(error.detail(), ErrorDetail::Status { status: 404, .. }), "{error:?}");
     assert_eq!((meta.status(), meta.attempts().len()), (Some(404), 1));
     assert_eq!(meta.header("authorization"), Some(REDACTED));
     let sent = server.requests_to("GET", "/v1/accounts/acct-1/balance");
@@ -101,7 +102,10 @@ async fn an_error_carries_the_record_of_its_call_and_a_request_refused_before_se
 
     // Refused before anything left: no exchange, no record.
     let refused = client.send(&FetchBalance::new("")).await.err().unwrap_or_else(|| panic!("refused"));
-    assert!(matches!(refused, Error::InvalidRequest { .. }) && refused.meta().is_none(), "{refused:?}");
+    assert!(
+        matches!(refused.detail(), ErrorDetail::InvalidRequest { .. }) && refused.meta().is_none(),
+        "{refused:?}"
+    );
     assert_eq!(server.requests_to("GET", "/v1/accounts/acct-1/balance").len(), 1);
 }
 
@@ -116,7 +120,7 @@ async fn a_timeout_records_attempts_that_got_no_answer() {
         .await
         .err()
         .unwrap_or_else(|| panic!("a timeout"));
-    assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
+    assert!(matches!(error.detail(), ErrorDetail::Timeout { .. }), "{error:?}");
     let meta = error.meta().unwrap_or_else(|| panic!("{error:?} has no record"));
     assert!(!meta.attempts().is_empty());
     assert!(meta.attempts().iter().all(|a| a.status.is_none()), "{meta:?}");
@@ -163,7 +167,7 @@ async fn a_connection_refused_while_fetching_the_token_is_a_transport_failure_du
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     let error = client.send(&FetchBalance::new("acct-1")).await.err().unwrap_or_else(|| panic!("a failure"));
-    assert!(matches!(error, Error::Auth { .. }), "{error:?}");
+    assert!(matches!(error.detail(), ErrorDetail::Auth { .. }), "{error:?}");
     assert_eq!((error.kind(), error.during_auth()), (ErrorKind::Transport, true), "{error:?}");
     // The call that waited for the token has its record: attempts that got no answer.
     let meta = error.meta().unwrap_or_else(|| panic!("{error:?} has no record"));
@@ -313,9 +317,9 @@ async fn a_hook_that_panics_never_loses_an_answer_that_moved_money() {
     // Hooks run around the token request too: it is stopped first, and the call says a hook
     // stopped it (not bad input).
     let error = client.send(&transfer("tx-panic-2")).await.err().unwrap_or_else(|| panic!("stopped"));
-    let hooked = |error: &Error| match error {
-        Error::Auth { cause, .. } => matches!(**cause, Error::Hook { .. }),
-        other => matches!(other, Error::Hook { .. }),
+    let hooked = |error: &Error| match error.detail() {
+        ErrorDetail::Auth { cause, .. } => matches!(cause.detail(), ErrorDetail::Hook { .. }),
+        other => matches!(other, ErrorDetail::Hook { .. }),
     };
     assert!(hooked(&error) && !error.may_have_been_applied(), "{error:?}");
     assert_eq!(server.count("POST", ISSUE_PATH), 0);
@@ -329,7 +333,10 @@ async fn a_hook_that_panics_never_loses_an_answer_that_moved_money() {
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     let error = client.send(&transfer("tx-panic-3")).await.err().unwrap_or_else(|| panic!("stopped"));
-    assert!(matches!(error, Error::Status { status: 500, .. }) && error.may_have_been_applied(), "{error:?}");
+    assert!(
+        matches!(error.detail(), ErrorDetail::Status { status: 500, .. }) && error.may_have_been_applied(),
+        "{error:?}"
+    );
     assert_eq!(error.meta().map(|m| m.attempts().len()), Some(1));
     assert_eq!(server.count("POST", "/v2/transfers/bank"), 1);
 }

@@ -5,8 +5,8 @@
 mod support;
 
 use futures::StreamExt;
-use payspec_client::Error;
 use payspec_client::runtime::Json;
+use payspec_client::{Error, ErrorDetail};
 use payspec_tests::mock::Reply;
 use serde_json::json;
 use support::*;
@@ -71,7 +71,7 @@ async fn a_repeated_cursor_ends_the_listing_with_an_error() {
     let client = client(&server);
     let (pages, error) = collect(client.pages(ListAccounts { limit: 1, cursor: None })).await;
     assert_eq!(pages.len(), 3, "every page received is yielded");
-    assert!(matches!(error, Some(Error::Pagination { .. })), "{error:?}");
+    assert!(matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Pagination { .. })), "{error:?}");
     assert_eq!(server.count("GET", "/v1/accounts"), 3);
 }
 
@@ -85,7 +85,10 @@ async fn a_failing_page_ends_the_listing_with_its_error() {
     let client = client(&server);
     let (pages, error) = collect(client.pages(ListAccounts { limit: 1, cursor: None })).await;
     assert_eq!(pages.len(), 1);
-    assert!(matches!(error, Some(Error::Status { status: 404, .. })), "{error:?}");
+    assert!(
+        matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Status { status: 404, .. })),
+        "{error:?}"
+    );
 }
 
 #[tokio::test]
@@ -150,7 +153,7 @@ async fn page_listing_that_goes_back_ends_with_an_error() {
     let client = client(&server);
     let (pages, error) = collect(client.pages(ListCards { page: Some(1), limit: 10 })).await;
     assert_eq!(pages.len(), 2);
-    assert!(matches!(error, Some(Error::Pagination { .. })), "{error:?}");
+    assert!(matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Pagination { .. })), "{error:?}");
 }
 
 #[tokio::test]
@@ -210,6 +213,6 @@ async fn page_size_listing_that_does_not_advance_ends_with_an_error() {
     let client = client(&server);
     let (pages, error) = collect(client.pages(ListMandates { page: 1, page_size: 5 })).await;
     assert_eq!(pages.len(), 2);
-    assert!(matches!(error, Some(Error::Pagination { .. })), "{error:?}");
+    assert!(matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Pagination { .. })), "{error:?}");
     assert_eq!(server.count("GET", "/v1/direct-debits/mandates"), 2);
 }

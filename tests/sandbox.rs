@@ -1,6 +1,7 @@
 //! The sandbox, used as a merchant uses it: through the generated client, and counted from
 //! the sandbox's side (what it received, what it holds).
 
+use payspec_client::ErrorDetail;
 use payspec_client::requests::{
     CreateMandate, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction, FetchTransactionKey,
     ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
@@ -123,7 +124,10 @@ async fn a_transfer_moves_money_once_however_often_it_is_sent() -> TestResult {
     // A zero amount is refused before it leaves, naming the field as the caller wrote it;
     // the sandbox hears nothing and nothing moves.
     let error = client.transfers().bank_transfer(transfer("pay-0", "0.00")?).await.expect_err("refused");
-    assert!(matches!(error, Error::InvalidRequest { .. }) && !error.may_have_been_applied(), "{error}");
+    assert!(
+        matches!(error.detail(), ErrorDetail::InvalidRequest { .. }) && !error.may_have_been_applied(),
+        "{error}"
+    );
     assert!(error.to_string().contains("amount is 0"), "{error}");
     assert_eq!(error.field().and_then(|f| f.name), Some("amount"), "{error:?}");
     // A refusal names the field as the caller's code does, beside its wire key.
@@ -642,8 +646,8 @@ async fn a_rate_limited_sandbox_announces_its_limit_and_refuses_without_applying
             payspec_client::CallOptions::new().retry(RetryPolicy::never()),
         )
         .await;
-    match &refused {
-        Err(Error::RateLimited { limit, remaining, retry_after, .. }) => {
+    match refused.as_ref().map_err(|e| e.detail()) {
+        Err(ErrorDetail::RateLimited { limit, remaining, retry_after, .. }) => {
             assert_eq!((*limit, *remaining), (Some(3), Some(0)));
             assert!(retry_after.is_some_and(|d| d > Duration::ZERO && d <= Duration::from_secs(30)));
         }
@@ -903,7 +907,10 @@ async fn a_cross_border_collection_and_payout_are_read_back_by_the_ids_their_ans
         .global_collections()
         .fetch_collection_transaction(FetchCollectionTransaction::new("nope"))
         .await;
-    assert!(matches!(unknown, Err(Error::Status { status: 404, .. })), "{unknown:?}");
+    assert!(
+        matches!(unknown.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 404, .. })),
+        "{unknown:?}"
+    );
 
     let payout = AuthorizePayoutTransfer::builder()
         .amount(amount("20.00")?)
@@ -947,7 +954,7 @@ async fn a_paced_bulk_payout_keeps_within_the_rate_limit_and_uses_most_of_it() -
     let client = payspec_client::Client::builder()
         .environment(payspec_client::Environment::custom(sandbox.base_url()))
         .credentials(sandbox.credentials())
-        .pace(payspec_client::runtime::MemoryPaceStore::new())
+        .pace(payspec_client::store::MemoryPaceStore::new())
         .build()?;
     let count = 40;
     let settle = payspec_client::runtime::SettleOptions::within(Duration::from_secs(30));

@@ -3,6 +3,7 @@
 //! the interval, a webhook ends the wait with one more request, and a restart that knows
 //! only the merchant reference reaches the same state.
 
+use payspec_client::ErrorDetail;
 use payspec_client::requests::{CreateCheckoutOrder, SubmitCardDetails};
 use payspec_client::runtime::{FinalState, SettleOptions, Settled, SettlementWatch, Standing};
 use payspec_client::types::{Currency, TransactionResult};
@@ -176,7 +177,10 @@ async fn a_429_whose_wait_passes_the_deadline_ends_still_pending_in_time() -> Te
         .settle_bank_transfer_by_reference("settle-429-2", quick(Duration::from_secs(2)))
         .await?;
     let Settled::StillPending(pending) = &settled else { panic!("still pending: {settled:?}") };
-    assert!(matches!(pending.last_error, Some(Error::RateLimited { .. })), "{pending:?}");
+    assert!(
+        matches!(pending.last_error.as_ref().map(Error::detail), Some(ErrorDetail::RateLimited { .. })),
+        "{pending:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(2), "no wait past the deadline");
     assert_eq!(sandbox.received("fetch_transaction"), 1);
     Ok(())
@@ -390,7 +394,7 @@ async fn settling_refuses_a_lookup_that_is_not_a_read_before_sending_anything() 
         )
         .await
         .expect_err("refused");
-    assert!(matches!(error, Error::Config { .. }), "{error}");
+    assert!(matches!(error.detail(), ErrorDetail::Config { .. }), "{error}");
     assert!(error.to_string().contains("not a read"), "{error}");
     assert_eq!(sandbox.received("bank_transfer"), 0);
     Ok(())
@@ -573,7 +577,10 @@ async fn an_endless_retry_after_and_deadline_end_in_time_without_a_panic() -> Te
     .await;
     // With a week's deadline the service's endless wait is past it: nothing more is asked.
     let Ok(Ok(Settled::StillPending(pending))) = &settled else { panic!("still pending: {settled:?}") };
-    assert!(matches!(pending.last_error, Some(Error::RateLimited { .. })), "{pending:?}");
+    assert!(
+        matches!(pending.last_error.as_ref().map(Error::detail), Some(ErrorDetail::RateLimited { .. })),
+        "{pending:?}"
+    );
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(sandbox.received("fetch_transaction"), 1);
     Ok(())

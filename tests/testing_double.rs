@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
+use payspec_client::ErrorDetail;
 use payspec_client::requests::{BankTransfer, ListBanks};
 use payspec_client::runtime::serde_json::json;
 use payspec_client::runtime::testing::{Reply, Script};
-use payspec_client::{CallOptions, Client, Credentials, Environment, Error, Outcome, RetryPolicy, routes};
+use payspec_client::{CallOptions, Client, Credentials, Environment, Outcome, RetryPolicy, routes};
 
 fn client(script: &Script) -> Client {
     Client::builder()
@@ -36,8 +37,8 @@ async fn a_scripted_success_pending_and_refusal_read_as_the_services_would() {
     assert!(matches!(pending, Ok(Outcome::Pending(_))), "{pending:?}");
     let refused = client.transfers().bank_transfer(transfer("t-3")).await;
     match &refused {
-        Err(e @ Error::Status { status: 400, code: Some(code), .. }) => {
-            assert_eq!(code, "06");
+        Err(e) if matches!(e.detail(), ErrorDetail::Status { status: 400, .. }) => {
+            assert_eq!(e.code(), Some("06"));
             assert!(!e.may_have_been_applied(), "a refusal code the spec lists was not applied");
         }
         other => panic!("expected the refusal, got {other:?}"),
@@ -64,7 +65,13 @@ async fn silence_ends_at_the_deadline_and_a_refused_connection_is_sent_again() {
     let client = client(&script);
     let options = CallOptions::new().retry(RetryPolicy::never()).timeout(Duration::from_millis(100));
     let silent = client.session().send_with(&ListBanks::new(), options).await;
-    assert!(matches!(silent, Err(Error::Timeout { may_have_reached_server: true, .. })), "{silent:?}");
+    assert!(
+        matches!(
+            silent.as_ref().map_err(|e| e.detail()),
+            Err(ErrorDetail::Timeout { may_have_reached_server: true, .. })
+        ),
+        "{silent:?}"
+    );
 
     // Nothing left: the transfer is safe to send again, with the same reference.
     script.reply("bank_transfer", Reply::unreachable()).reply("bank_transfer", Reply::data(json!({})));
@@ -82,10 +89,13 @@ async fn a_raw_status_and_an_unscripted_operation_are_errors_that_say_so() {
     let client = client(&script);
     let options = CallOptions::new().retry(RetryPolicy::never());
     let down = client.session().send_with(&ListBanks::new(), options).await;
-    assert!(matches!(down, Err(Error::Status { status: 503, .. })), "{down:?}");
+    assert!(
+        matches!(down.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 503, .. })),
+        "{down:?}"
+    );
     let unscripted = client.transfers().bank_transfer(transfer("t-4")).await;
-    match unscripted {
-        Err(Error::Status { status: 501, description: Some(text), .. }) => {
+    match unscripted.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::Status { status: 501, description: Some(text), .. }) => {
             assert!(text.contains("no reply for `bank_transfer`"), "{text}");
         }
         other => panic!("expected the script's refusal, got {other:?}"),

@@ -59,6 +59,7 @@ fn every_typed_answer_is_decoded_from_the_reference() {
 }
 
 use futures::StreamExt;
+use payspec_client::ErrorDetail;
 use payspec_client::requests::{
     BankTransfer, CreateCheckoutOrder, CreateSubAccount, FetchMandate, FetchVirtualAccount,
     FilterTransactionsForSubAccount, ListMandates, ListSubAccounts, ListTokenizedCards, ListTransactions,
@@ -358,7 +359,10 @@ async fn a_bank_transfer_answered_500_is_resent_with_the_same_key_and_bytes() ->
     .await?;
     let client = fast_client(&server)?;
     let result = client.transfers().bank_transfer(bank_transfer("tx-500")?).await;
-    assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 500, .. })),
+        "{result:?}"
+    );
     tokio::time::sleep(Duration::from_millis(100)).await;
     let sent = server.requests_to("POST", TRANSFER_PATH);
     assert_eq!(sent.len(), 3, "the fast policy's three attempts");
@@ -382,7 +386,10 @@ async fn a_wallet_transfer_answered_500_is_sent_exactly_once() -> CaseResult {
         .merchant_tx_ref("tx-w500")
         .build()?;
     let result = client.transfers().wallet_transfer(transfer).await;
-    assert!(matches!(result, Err(Error::Status { status: 500, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 500, .. })),
+        "{result:?}"
+    );
     tokio::time::sleep(Duration::from_millis(100)).await;
     let sent = server.requests_to("POST", "/v2/transfers/wallet");
     assert_eq!(sent.len(), 1, "no deduplicating header: never resent once it may have arrived");
@@ -420,8 +427,10 @@ async fn a_mandate_id_that_another_route_would_receive_is_refused_before_sending
     let client = fast_client(&server)?;
     for reserved in ["status", "STATUS", "mandates"] {
         let result = client.direct_debits().fetch_mandate(FetchMandate::new(reserved)).await;
-        match result {
-            Err(Error::InvalidRequest { reason, .. }) => assert!(reason.contains("mandateId"), "{reason}"),
+        match result.map_err(payspec_client::Error::into_detail) {
+            Err(ErrorDetail::InvalidRequest { reason, .. }) => {
+                assert!(reason.contains("mandateId"), "{reason}")
+            }
             other => panic!("mandate id {reserved:?} was not refused: {other:?}"),
         }
     }
@@ -688,7 +697,10 @@ async fn an_item_stream_is_bounded_by_its_page_limit() -> CaseResult {
     let client = fast_client(&server)?;
     let options = payspec_client::CallOptions::new().max_pages(2);
     let result = client.session().items_with(ListSubAccounts::new().limit(2), options).all().await;
-    assert!(matches!(result, Err(Error::Pagination { .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Pagination { .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("GET", "/v1/accounts"), 2, "no third page was asked for");
     Ok(())
 }
@@ -699,7 +711,7 @@ async fn a_limit_above_the_documented_maximum_is_refused_before_sending() -> Cas
     let client = fast_client(&server)?;
     let result = client.transactions().list_transactions(ListTransactions::new().limit(51)).await;
     assert!(
-        matches!(&result, Err(Error::InvalidRequest { reason, .. }) if reason.contains("`limit` is 51, more than the 50")),
+        matches!(&result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::InvalidRequest { reason, .. }) if reason.contains("`limit` is 51, more than the 50")),
         "{result:?}"
     );
     assert!(server.requests().is_empty(), "{:?}", server.requests());
@@ -723,8 +735,8 @@ async fn a_listing_whose_cursor_never_ends_stops_at_the_default_page_limit() -> 
     .await?;
     let client = fast_client(&server)?;
     let result = client.accounts().list_sub_accounts_items(ListSubAccounts::new().limit(1)).all().await;
-    match result {
-        Err(Error::Pagination { pages_read, ref reason, .. }) => {
+    match result.map_err(payspec_client::Error::into_detail) {
+        Err(ErrorDetail::Pagination { pages_read, ref reason, .. }) => {
             assert_eq!(pages_read, payspec_client::DEFAULT_MAX_PAGES, "{reason}");
             assert!(reason.contains("max_pages"), "{reason}");
         }
@@ -750,7 +762,13 @@ async fn a_listing_whose_has_more_never_ends_stops_at_the_page_limit_it_was_give
     let client = fast_client(&server)?;
     let options = payspec_client::CallOptions::new().max_pages(40);
     let result = client.session().items_with(ListMandates::new(10), options).all().await;
-    assert!(matches!(result, Err(Error::Pagination { pages_read: 40, .. })), "{result:?}");
+    assert!(
+        matches!(
+            result.as_ref().map_err(|e| e.detail()),
+            Err(ErrorDetail::Pagination { pages_read: 40, .. })
+        ),
+        "{result:?}"
+    );
     assert_eq!(server.count("GET", "/v1/direct-debits/mandates"), 40);
     Ok(())
 }
@@ -764,7 +782,10 @@ async fn a_repeated_cursor_ends_the_listing_saying_how_many_pages_were_read() ->
     .await?;
     let client = fast_client(&server)?;
     let result = client.accounts().list_sub_accounts_pages(ListSubAccounts::new().limit(1)).all().await;
-    assert!(matches!(result, Err(Error::Pagination { pages_read: 3, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Pagination { pages_read: 3, .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("GET", "/v1/accounts"), 3);
     Ok(())
 }
@@ -810,7 +831,10 @@ async fn per_call_settings_reach_every_group_method_without_the_session() -> Cas
         .list_sub_accounts_items(ListSubAccounts::new().limit(2))
         .all()
         .await;
-    assert!(matches!(result, Err(Error::Pagination { pages_read: 2, .. })), "{result:?}");
+    assert!(
+        matches!(result.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Pagination { pages_read: 2, .. })),
+        "{result:?}"
+    );
     assert_eq!(server.count("GET", "/v1/accounts"), 2);
 
     // A retry policy, through the group: a read answered 503 is retried by the client's
@@ -819,7 +843,10 @@ async fn per_call_settings_reach_every_group_method_without_the_session() -> Cas
     let client = fast_client(&server)?;
     let once = payspec_client::CallOptions::new().retry(RetryPolicy::never());
     let single = client.accounts().with_options(&once).list_sub_accounts(ListSubAccounts::new()).await;
-    assert!(matches!(single, Err(Error::Status { status: 503, .. })), "{single:?}");
+    assert!(
+        matches!(single.as_ref().map_err(|e| e.detail()), Err(ErrorDetail::Status { status: 503, .. })),
+        "{single:?}"
+    );
     assert_eq!(server.count("GET", "/v1/accounts"), 1, "no retry with the call's own policy");
     let retried = client.accounts().list_sub_accounts(ListSubAccounts::new()).await;
     assert!(retried.is_err());

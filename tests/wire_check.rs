@@ -716,12 +716,14 @@ pub fn check_repeated_key_refused(
                 "an answer with a repeated key was read as an outcome",
             ));
         }
-        Err(payspec_client::Error::Auth { cause, .. }) => *cause,
-        Err(error) => error,
+        Err(error) => match error.detail() {
+            payspec_client::ErrorDetail::Auth { cause, .. } => (**cause).clone(),
+            _ => error,
+        },
     };
     let mut problems = Vec::new();
-    match &error {
-        payspec_client::Error::Decode { reason, .. } if reason.contains("repeated") => {}
+    match error.detail() {
+        payspec_client::ErrorDetail::Decode { reason, .. } if reason.contains("repeated") => {}
         other => problems.push(format!("expected a decode error naming the repeated key, got {other:?}")),
     }
     if error.may_have_been_applied() && op.effect == payspec_codegen::model::Effect::Read {

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use payspec_client::requests::BankTransfer;
 use payspec_client::runtime::futures::{StreamExt, stream};
-use payspec_client::runtime::{FinalState, MemoryPaceStore, SettleOptions};
+use payspec_client::runtime::{FinalState, SettleOptions};
+use payspec_client::store::MemoryPaceStore;
 use payspec_client::{Client, Error};
 
 /// What a run did.

@@ -23,7 +23,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use payspec_client::requests::{CreateCheckoutOrder, FetchCheckoutTransaction, RefundCheckoutTransaction};
 use payspec_client::types::Currency;
-use payspec_client::{Amount, Client, Credentials, Environment, Error, Outcome};
+use payspec_client::{Amount, Client, Credentials, Environment, Error, ErrorKind, Outcome};
 
 /// The variables without which nothing can be sent.
 const REQUIRED: [&str; 3] = ["PAYSPEC_CLIENT_ID", "PAYSPEC_CLIENT_SECRET", "PAYSPEC_ACCOUNT_ID"];
@@ -139,7 +139,9 @@ pub async fn run_checkout(client: &Client, order: &Order) -> Result<CheckoutRepo
         }
         // An order reference is single use: an earlier run (or an earlier attempt of this
         // call) created the order, so read it by our reference instead.
-        Err(Error::ReferenceUsed { .. }) => println!("order {} exists already", order.order_reference),
+        Err(error) if error.kind() == ErrorKind::ReferenceUsed => {
+            println!("order {} exists already", order.order_reference)
+        }
         Err(error) => return Err(error),
     }
     println!("order {} for {} NGN", report.order_reference, order.amount);

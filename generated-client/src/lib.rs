@@ -177,14 +177,16 @@ pub type ClientBuilder<C = Client> = runtime::ClientBuilder<C>;
 // runtime's `Session`.
 pub use runtime::{
     Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, Credentials,
-    DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorKind, ExtraFields, Meta, Method, Operation, Outcome,
-    PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
+    DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorDetail, ErrorKind, ExtraFields, Meta, Method, Operation,
+    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
-// answers, the watch webhooks feed, and the client-wide pacer.
-pub use runtime::{
-    FinalState, MemoryPaceStore, SettleOptions, Settled, SettlementWatch, Standing, StillPending,
-};
+// answers, and the watch webhooks feed.
+/// What several replicas share, and the stores in this process's memory: the pacer's
+/// ([`MemoryPaceStore`](store::MemoryPaceStore)), the settlement watch's and the webhook
+/// receiver's replay guard (`payspec-redis` has the same over Redis).
+pub use runtime::store;
+pub use runtime::{FinalState, SettleOptions, Settled, SettlementWatch, Standing, StillPending};
 
 /// The guides, one per task, as the repository's `docs/` has them (their examples run as
 /// doctests of `payspec-sandbox`, the one crate that sees both the client and the local

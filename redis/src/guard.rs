@@ -3,9 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use payspec_runtime::StoreError;
-use payspec_runtime::StoreFuture;
-use payspec_runtime::webhook::{Claim, ReplayGuard};
+use payspec_runtime::store::{Claim, ReplayGuard, StoreError, StoreFuture};
 use redis::aio::ConnectionManager;
 
 use crate::{RedisOptions, bounded, millis};

@@ -20,10 +20,11 @@
 //!
 //! ```no_run
 //! use payspec_redis::{RedisOptions, RedisStores};
-//! use payspec_runtime::{MemoryPaceStore, SettlementWatch};
+//! use payspec_runtime::SettlementWatch;
+//! use payspec_runtime::store::MemoryPaceStore;
 //! use std::time::Duration;
 //!
-//! # async fn run() -> Result<(), payspec_runtime::StoreError> {
+//! # async fn run() -> Result<(), payspec_runtime::store::StoreError> {
 //! let stores = RedisStores::open(
 //!     "redis://127.0.0.1:6379/",
 //!     RedisOptions::new("shop-1").limit(40, Duration::from_secs(1)).replicas(4),
@@ -47,7 +48,7 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
-use payspec_runtime::StoreError;
+use payspec_runtime::store::StoreError;
 use redis::aio::ConnectionManager;
 
 pub use guard::RedisReplayGuard;

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use payspec_runtime::{
-    Announced, Ended, MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, Reservation, StoreFuture,
+use payspec_runtime::store::{
+    MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, RateLimitNotice, Reservation, SlotEnd, StoreFuture,
 };
 use redis::aio::ConnectionManager;
 use tokio::time::Instant;
@@ -146,7 +146,7 @@ struct Release {
     id: u64,
     sent: bool,
     at: Instant,
-    announced: Option<Announced>,
+    announced: Option<RateLimitNotice>,
 }
 
 impl fmt::Debug for RedisPaceStore {
@@ -193,7 +193,7 @@ impl Inner {
         until.is_some_and(|until| until > Instant::now())
     }
 
-    fn go_local(&self, error: &payspec_runtime::StoreError) {
+    fn go_local(&self, error: &payspec_runtime::store::StoreError) {
         tracing::warn!(%error, "the shared pacer's store failed: pacing by this replica's share of the limit for a second");
         *self.local_until.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + LOCAL_SPELL);
     }
@@ -208,7 +208,7 @@ impl Inner {
         within: Option<Duration>,
         id: u64,
         releases: &[Release],
-    ) -> Result<(i64, u64), payspec_runtime::StoreError> {
+    ) -> Result<(i64, u64), payspec_runtime::store::StoreError> {
         let now = Instant::now();
         let (limit, window) =
             self.documented.map_or((0, 0), |(limit, window)| (u64::from(limit), millis(window)));
@@ -298,9 +298,9 @@ impl PaceStore for RedisPaceStore {
         })
     }
 
-    fn release(&self, slot: PaceSlot, ended: Ended<'_>) {
+    fn release(&self, slot: PaceSlot, ended: SlotEnd<'_>) {
         let (sent, announced) = match ended {
-            Ended::Sent(announced) => (true, announced.copied()),
+            SlotEnd::Sent(announced) => (true, announced.copied()),
             _ => (false, None),
         };
         // The local share learns the limit too, divided among the replicas.
@@ -308,7 +308,7 @@ impl PaceStore for RedisPaceStore {
             announced.limit = announced.limit.map(|limit| (limit / u64::from(self.inner.replicas)).max(1));
             announced
         });
-        let local_ended = if sent { Ended::Sent(share.as_ref()) } else { Ended::NotSent };
+        let local_ended = if sent { SlotEnd::Sent(share.as_ref()) } else { SlotEnd::NotSent };
         if slot.id() & LOCAL != 0 {
             self.inner.local.release(PaceSlot::new(slot.id() & !LOCAL, slot.wait()), local_ended);
             return;

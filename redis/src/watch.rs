@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use payspec_runtime::{FinalState, StoreError, StoreFuture, WatchStore};
+use payspec_runtime::store::{FinalState, StoreError, StoreFuture, WatchStore};
 use redis::aio::ConnectionManager;
 
 use crate::{RedisOptions, bounded, millis};

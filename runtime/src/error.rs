@@ -1,14 +1,44 @@
-//! The one error type of the client. Every message is one sentence and holds no secret.
+//! The one error type of the client: what went wrong ([`ErrorDetail`], by kind), and
+//! around it, once, what the call was (its record, [`Meta`]) and what its operation does
+//! ([`Effect`]). Every message is one sentence and holds no secret.
 
 use std::time::Duration;
 
+use crate::meta::Meta;
 use crate::service::Effect;
 
-/// Why a call failed. Match on the variant to decide what to do; the `Display` text is
-/// meant for people and logs.
+/// Why a call failed: what went wrong ([`detail`](Self::detail), matched by kind), the
+/// call's record ([`meta`](Self::meta)) and what the operation does
+/// ([`effect`](Self::effect)). The `Display` text is meant for people and logs.
+///
+/// ```
+/// use payspec_runtime::{Error, ErrorDetail};
+///
+/// fn next_step(error: &Error) -> &'static str {
+///     match error.detail() {
+///         ErrorDetail::Status { status: 404, .. } => "nothing there",
+///         ErrorDetail::InvalidRequest { .. } => "fix the request",
+///         _ if error.may_have_been_applied() => "settle it by its reference",
+///         _ => "send it again later",
+///     }
+/// }
+/// assert_eq!(next_step(&Error::invalid("no amount")), "fix the request");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Error {
+    detail: ErrorDetail,
+    /// What the operation does, where the call went as far as the service.
+    effect: Option<Effect>,
+    /// What the call's exchanges were, when it made any.
+    meta: Option<Box<Meta>>,
+}
+
+/// What went wrong, by kind ([`Error::detail`]): match on it to decide what to do. The
+/// call's record and the operation's effect are the [`Error`]'s own, the same for every
+/// kind.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorDetail {
     /// The connection failed (refused, DNS, TLS, reset). `may_have_reached_server` is
     /// false only when the failure happened before the request was written.
     #[non_exhaustive]
@@ -19,12 +49,7 @@ pub enum Error {
         /// Whether the server may have received (and acted on) the request.
         may_have_reached_server: bool,
         /// What went wrong at the connection level, without addresses or values.
-        detail: String,
-        /// What the operation does: a read applies nothing, whatever reached the server.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
+        reason: String,
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
@@ -41,11 +66,6 @@ pub enum Error {
         /// Whether the server may have received (and acted on) the request: false when the
         /// time ran out before the request was written (e.g. while waiting for a token).
         may_have_reached_server: bool,
-        /// What the operation does: a read applies nothing, whatever reached the server.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with a redirect (`3xx`). The client never follows one: the
     /// request is not sent again, to that address or any other.
@@ -55,11 +75,6 @@ pub enum Error {
         status: u16,
         /// The `Location` header, secrets removed, if the answer had one.
         location: Option<String>,
-        /// What the operation does: a read applies nothing, whatever reached the server.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The answer was larger than the client's limit; reading stopped at the limit.
     #[non_exhaustive]
@@ -68,11 +83,6 @@ pub enum Error {
         status: u16,
         /// The limit in bytes ([`ClientBuilder::max_answer_bytes`](super::ClientBuilder::max_answer_bytes)).
         limit: usize,
-        /// What the operation does: a read applies nothing, whatever reached the server.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// A money-moving call got a success status with a code that is neither a success
     /// nor a documented refusal: the answer does not say whether the money moved. Look the
@@ -86,9 +96,6 @@ pub enum Error {
         code: String,
         /// The envelope's description, secrets removed.
         description: String,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The service refused the request because its reference was used already ("An order
     /// already exists with this order reference"): an earlier attempt with the same
@@ -106,11 +113,6 @@ pub enum Error {
         description: Option<String>,
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
-        /// What the operation does.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with an HTTP error status.
     #[non_exhaustive]
@@ -123,11 +125,6 @@ pub enum Error {
         description: Option<String>,
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
-        /// What the operation does: a read applies nothing, whatever reached the server.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The service answered with a success status but a failure code (none of the spec's
     /// success codes). For a money-moving call this is one of the codes the spec lists as
@@ -138,9 +135,6 @@ pub enum Error {
         code: String,
         /// The envelope's description.
         description: String,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The answer could not be read as the spec describes it.
     #[non_exhaustive]
@@ -156,11 +150,6 @@ pub enum Error {
         reason: String,
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
-        /// What the operation does: a read applies nothing, whatever reached the server.
-        effect: Effect,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The service limits the request rate and this call ran out of attempts.
     #[non_exhaustive]
@@ -173,9 +162,6 @@ pub enum Error {
         window: Option<String>,
         /// `Retry-After`: how long the service asked to wait.
         retry_after: Option<Duration>,
-        /// What the call's exchanges were (status, headers, attempts, request id), when
-        /// it made any: [`Error::meta`].
-        meta: Option<Box<crate::Meta>>,
     },
     /// The request was refused before anything was sent.
     #[non_exhaustive]
@@ -238,9 +224,9 @@ pub struct Field {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The connection failed ([`Error::Transport`]).
+    /// The connection failed ([`ErrorDetail::Transport`](crate::ErrorDetail::Transport)).
     Transport,
-    /// Time ran out ([`Error::Timeout`]).
+    /// Time ran out ([`ErrorDetail::Timeout`](crate::ErrorDetail::Timeout)).
     Timeout,
     /// The service answered with a redirect, which the client never follows.
     Redirect,
@@ -290,32 +276,21 @@ impl ErrorKind {
     }
 }
 
-impl Error {
-    /// The error as OpenTelemetry's `error.type` names it: the HTTP status of an error
-    /// answer (`"503"`), else the kind (`"timeout"`).
-    pub(crate) fn trace_type(&self) -> String {
-        match self.status() {
-            Some(status) if status >= 400 => status.to_string(),
-            _ => self.kind().as_str().to_owned(),
-        }
-    }
-}
-
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Transport { host, may_have_reached_server, detail, .. } => {
+        match &self.detail {
+            ErrorDetail::Transport { host, may_have_reached_server, reason } => {
                 write!(
                     f,
-                    "could not exchange the request with {host} ({}): {detail}",
+                    "could not exchange the request with {host} ({}): {reason}",
                     reach_text(*may_have_reached_server)
                 )
             }
-            Error::Timeout { after, phase, may_have_reached_server, meta, .. } => {
+            ErrorDetail::Timeout { after, phase, may_have_reached_server, .. } => {
                 // The call's whole time, when it ran clearly longer than the time that ran out
                 // last (retries, a token wait): the message names what the caller waited.
-                let beyond = *after + (*after / 10).max(std::time::Duration::from_millis(50));
-                match meta.as_deref().map(crate::Meta::total).filter(|total| *total > beyond) {
+                let beyond = *after + (*after / 10).max(Duration::from_millis(50));
+                match self.meta.as_deref().map(Meta::total).filter(|total| *total > beyond) {
                     Some(total) => write!(
                         f,
                         "the call timed out after {} ms (the last attempt's {} ms ran out) {} ({})",
@@ -333,41 +308,41 @@ impl std::fmt::Display for Error {
                     ),
                 }
             }
-            Error::Redirect { status, location, .. } => write!(
+            ErrorDetail::Redirect { status, location } => write!(
                 f,
                 "the service answered HTTP {status} (a redirect{}), which the client does not follow",
                 location_text(location.as_deref())
             ),
-            Error::AnswerTooLarge { status, limit, .. } => {
+            ErrorDetail::AnswerTooLarge { status, limit } => {
                 write!(f, "the service's answer (HTTP {status}) is larger than the limit of {limit} bytes")
             }
-            Error::OutcomeUnknown { code, description, .. } => write!(
+            ErrorDetail::OutcomeUnknown { code, description, .. } => write!(
                 f,
                 "the service answered code {code} ({description}), which does not say whether the money moved"
             ),
-            Error::Status { status, code, description, .. } => write!(
+            ErrorDetail::Status { status, code, description, .. } => write!(
                 f,
                 "the service answered HTTP {status}{}",
                 code_text(code.as_deref(), description.as_deref())
             ),
-            Error::ReferenceUsed { status, code, description, .. } => write!(
+            ErrorDetail::ReferenceUsed { status, code, description, .. } => write!(
                 f,
                 "the service answered HTTP {status}{}: the reference was used already, so an earlier attempt with it may have been applied; settle it by that reference before anything else, and never send it again under a new one",
                 code_text(code.as_deref(), description.as_deref())
             ),
-            Error::Service { code, description, .. } => {
+            ErrorDetail::Service { code, description } => {
                 write!(f, "the service refused the request with code {code} ({description})")
             }
-            Error::Decode { status, operation, path, reason, .. } => write!(
+            ErrorDetail::Decode { status, operation, path, reason, .. } => write!(
                 f,
                 "the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}",
                 path_text(path.as_deref())
             ),
-            Error::RateLimited { retry_after, .. } => {
+            ErrorDetail::RateLimited { retry_after, .. } => {
                 write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
             }
-            Error::Hook { reason } => write!(f, "the request was not sent: {reason}"),
-            Error::InvalidRequest { reason, field } => {
+            ErrorDetail::Hook { reason } => write!(f, "the request was not sent: {reason}"),
+            ErrorDetail::InvalidRequest { reason, field } => {
                 write!(f, "the request was not sent because {reason}")?;
                 // The field as the caller's code names it, where its wire key differs.
                 match field {
@@ -377,18 +352,24 @@ impl std::fmt::Display for Error {
                     _ => Ok(()),
                 }
             }
-            Error::Auth { cause } => write!(f, "could not obtain an access token: {cause}"),
-            Error::Pagination { reason, pages_read } => {
+            ErrorDetail::Auth { cause } => write!(f, "could not obtain an access token: {cause}"),
+            ErrorDetail::Pagination { reason, pages_read } => {
                 write!(f, "the listing could not be followed after {pages_read} pages: {reason}")
             }
-            Error::Config { reason } => write!(f, "the client is misconfigured: {reason}"),
+            ErrorDetail::Config { reason } => write!(f, "the client is misconfigured: {reason}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
 
-/// What a call was doing when its time ran out ([`Error::Timeout`]).
+impl From<ErrorDetail> for Error {
+    fn from(detail: ErrorDetail) -> Self {
+        Error { detail, effect: None, meta: None }
+    }
+}
+
+/// What a call was doing when its time ran out ([`ErrorDetail::Timeout`](crate::ErrorDetail::Timeout)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TimeoutPhase {
@@ -451,69 +432,54 @@ fn retry_text(retry_after: Option<Duration>) -> String {
     }
 }
 
-/// Matches the variants that come of an exchange with the service, binding each one's
-/// `meta`; an `Auth` error and any other take the arms given.
-macro_rules! exchange_meta {
-    ($error:expr, $meta:ident => $then:expr, Error::Auth { $cause:ident } => $auth:expr) => {
-        match $error {
-            Error::Transport { $meta, .. }
-            | Error::Timeout { $meta, .. }
-            | Error::Redirect { $meta, .. }
-            | Error::AnswerTooLarge { $meta, .. }
-            | Error::OutcomeUnknown { $meta, .. }
-            | Error::ReferenceUsed { $meta, .. }
-            | Error::Status { $meta, .. }
-            | Error::Service { $meta, .. }
-            | Error::Decode { $meta, .. }
-            | Error::RateLimited { $meta, .. } => $then,
-            Error::Auth { $cause } => $auth,
-            _ => None,
-        }
-    };
-}
-
 impl Error {
+    /// What went wrong, by kind: match on it to decide what to do.
+    pub fn detail(&self) -> &ErrorDetail {
+        &self.detail
+    }
+
+    /// What went wrong, by kind, given up whole.
+    pub fn into_detail(self) -> ErrorDetail {
+        self.detail
+    }
+
     /// What the call's exchanges were: the HTTP status and headers of its last answer,
     /// its attempts with their timing, and the request id to quote to the service's
     /// support. `None` for an error that came of no exchange (a request refused before
     /// sending, a configuration error). A failure while the client fetched its token
-    /// carries the record of the call that waited for it.
-    pub fn meta(&self) -> Option<&crate::Meta> {
-        exchange_meta!(self, meta => meta.as_deref(), Error::Auth { cause } => cause.meta())
+    /// carries the record of the call that waited for it; the token request's own is its
+    /// cause's.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_deref()
     }
 
-    /// The error with the record of the call it came of (kept when it has one already).
-    pub(crate) fn with_meta(mut self, record: Box<crate::Meta>) -> Self {
-        if let Some(slot) = self.meta_slot()
-            && slot.is_none()
-        {
-            *slot = Some(record);
+    /// The same error, as the end of a call: its record (unless it has one already) and
+    /// what its operation does. Set once, where a call ends.
+    pub(crate) fn in_call(mut self, record: Option<Box<Meta>>, effect: Effect) -> Self {
+        if self.meta.is_none() {
+            self.meta = record;
         }
+        self.effect = Some(effect);
         self
     }
 
-    /// Where this error keeps its call's record, if it is one of an exchange (through a
-    /// token failure to its cause).
-    fn meta_slot(&mut self) -> Option<&mut Option<Box<crate::Meta>>> {
-        exchange_meta!(self, meta => Some(meta), Error::Auth { cause } => cause.meta_slot())
-    }
-
-    /// A request refused before sending, for `reason` ([`Error::InvalidRequest`] with no
-    /// field): what generated code and a hand-written operation refuse a request with.
+    /// A request refused before sending, for `reason` ([`ErrorDetail::InvalidRequest`]
+    /// with no field): what generated code and a hand-written operation refuse a request
+    /// with.
     pub fn invalid(reason: impl Into<String>) -> Self {
-        Error::InvalidRequest { reason: reason.into(), field: None }
+        ErrorDetail::InvalidRequest { reason: reason.into(), field: None }.into()
     }
 
-    /// A configuration refused ([`Error::Config`]): for code of the application's own that
-    /// builds a client (a store that could not open, a setting read from elsewhere).
+    /// A configuration refused ([`ErrorDetail::Config`]): for code of the application's own
+    /// that builds a client (a store that could not open, a setting read from elsewhere).
     pub fn config(reason: impl Into<String>) -> Self {
-        Error::Config { reason: reason.into() }
+        ErrorDetail::Config { reason: reason.into() }.into()
     }
 
-    /// A refusal in the service's envelope ([`Error::Service`]), with no record of a call:
-    /// what a test double answers with.
+    /// A refusal in the service's envelope ([`ErrorDetail::Service`]), with no record of a
+    /// call: what a test double answers with.
     pub fn service(code: impl Into<String>, description: impl Into<String>) -> Self {
-        Error::Service { meta: None, code: code.into(), description: description.into() }
+        ErrorDetail::Service { code: code.into(), description: description.into() }.into()
     }
 
     /// A request builder's `build` with required fields not set: `fields` pairs each
@@ -526,47 +492,56 @@ impl Error {
     }
 
     /// What kind of failure this is. A failure while the client fetched its token
-    /// ([`Error::Auth`]) is the kind of its cause (a connection refused there is
+    /// ([`ErrorDetail::Auth`]) is the kind of its cause (a connection refused there is
     /// [`ErrorKind::Transport`]); [`Error::during_auth`] tells it apart.
     pub fn kind(&self) -> ErrorKind {
-        match self {
-            Error::Transport { .. } => ErrorKind::Transport,
-            Error::Timeout { .. } => ErrorKind::Timeout,
-            Error::Redirect { .. } => ErrorKind::Redirect,
-            Error::AnswerTooLarge { .. } => ErrorKind::AnswerTooLarge,
-            Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
-            Error::ReferenceUsed { .. } => ErrorKind::ReferenceUsed,
-            Error::Status { .. } => ErrorKind::Status,
-            Error::Service { .. } => ErrorKind::Service,
-            Error::Decode { .. } => ErrorKind::Decode,
-            Error::RateLimited { .. } => ErrorKind::RateLimited,
-            Error::InvalidRequest { .. } => ErrorKind::InvalidRequest,
-            Error::Hook { .. } => ErrorKind::Hook,
-            Error::Auth { cause } => cause.kind(),
-            Error::Pagination { .. } => ErrorKind::Pagination,
-            Error::Config { .. } => ErrorKind::Config,
+        match &self.detail {
+            ErrorDetail::Transport { .. } => ErrorKind::Transport,
+            ErrorDetail::Timeout { .. } => ErrorKind::Timeout,
+            ErrorDetail::Redirect { .. } => ErrorKind::Redirect,
+            ErrorDetail::AnswerTooLarge { .. } => ErrorKind::AnswerTooLarge,
+            ErrorDetail::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
+            ErrorDetail::ReferenceUsed { .. } => ErrorKind::ReferenceUsed,
+            ErrorDetail::Status { .. } => ErrorKind::Status,
+            ErrorDetail::Service { .. } => ErrorKind::Service,
+            ErrorDetail::Decode { .. } => ErrorKind::Decode,
+            ErrorDetail::RateLimited { .. } => ErrorKind::RateLimited,
+            ErrorDetail::InvalidRequest { .. } => ErrorKind::InvalidRequest,
+            ErrorDetail::Hook { .. } => ErrorKind::Hook,
+            ErrorDetail::Auth { cause } => cause.kind(),
+            ErrorDetail::Pagination { .. } => ErrorKind::Pagination,
+            ErrorDetail::Config { .. } => ErrorKind::Config,
+        }
+    }
+
+    /// The error as OpenTelemetry's `error.type` names it: the HTTP status of an error
+    /// answer (`"503"`), else the kind (`"timeout"`).
+    pub(crate) fn trace_type(&self) -> String {
+        match self.status() {
+            Some(status) if status >= 400 => status.to_string(),
+            _ => self.kind().as_str().to_owned(),
         }
     }
 
     /// Whether the failure happened while the client fetched its access token, not in
     /// the call itself.
     pub fn during_auth(&self) -> bool {
-        matches!(self, Error::Auth { .. })
+        matches!(self.detail, ErrorDetail::Auth { .. })
     }
 
     /// The request field a refusal before sending is about, as the caller's code names
     /// it and as the wire does (`None` for any other error, or a refusal of the request
     /// as a whole).
     pub fn field(&self) -> Option<&Field> {
-        match self {
-            Error::InvalidRequest { field, .. } => field.as_ref(),
+        match &self.detail {
+            ErrorDetail::InvalidRequest { field, .. } => field.as_ref(),
             _ => None,
         }
     }
 
     /// The same refusal, naming the field under `wire` as the caller's code does.
     pub(crate) fn name_field(mut self, fields: &[(&str, &'static str)]) -> Self {
-        if let Error::InvalidRequest { field: Some(field), .. } = &mut self
+        if let ErrorDetail::InvalidRequest { field: Some(field), .. } = &mut self.detail
             && field.name.is_none()
         {
             field.name = fields.iter().find(|(wire, _)| *wire == field.wire).map(|(_, name)| *name);
@@ -576,40 +551,41 @@ impl Error {
 
     /// A refusal of the value under `wire`, before sending.
     pub(crate) fn invalid_field(wire: &str, reason: String) -> Self {
-        Error::InvalidRequest { reason, field: Some(Field { name: None, wire: wire.to_owned() }) }
+        ErrorDetail::InvalidRequest { reason, field: Some(Field { name: None, wire: wire.to_owned() }) }
+            .into()
     }
 
     /// The HTTP status of the answer behind this error, if there was one.
     pub fn status(&self) -> Option<u16> {
-        match self {
-            Error::Status { status, .. }
-            | Error::Decode { status, .. }
-            | Error::ReferenceUsed { status, .. } => Some(*status),
-            Error::RateLimited { .. } => Some(429),
-            Error::Auth { cause } => cause.status(),
+        match &self.detail {
+            ErrorDetail::Status { status, .. }
+            | ErrorDetail::Decode { status, .. }
+            | ErrorDetail::ReferenceUsed { status, .. } => Some(*status),
+            ErrorDetail::RateLimited { .. } => Some(429),
+            ErrorDetail::Auth { cause } => cause.status(),
             _ => None,
         }
     }
 
     /// How long the service asked to wait before the next request, for a rate limit: its
-    /// `Retry-After`, else its `X-Rate-Limit-Window` (when the window began is not said,
-    /// so a whole one). `None` for any other error, or when the answer said neither.
+    /// `Retry-After`, else its rate-limit window (when the window began is not said, so a
+    /// whole one). `None` for any other error, or when the answer said neither.
     pub fn rate_limit_wait(&self) -> Option<Duration> {
-        match self {
-            Error::RateLimited { retry_after, window, .. } => {
-                retry_after.or_else(|| window.as_deref().and_then(crate::values::timestamp::parse_window))
+        match &self.detail {
+            ErrorDetail::RateLimited { retry_after, window, .. } => {
+                retry_after.or_else(|| window.as_deref().and_then(crate::headers::parse_window))
             }
-            Error::Auth { cause } => cause.rate_limit_wait(),
+            ErrorDetail::Auth { cause } => cause.rate_limit_wait(),
             _ => None,
         }
     }
 
     /// The envelope code behind this error (`"02"`, `"05"`, ...), if the service sent one.
     pub fn code(&self) -> Option<&str> {
-        match self {
-            Error::Status { code, .. } | Error::ReferenceUsed { code, .. } => code.as_deref(),
-            Error::Service { code, .. } => Some(code),
-            Error::Auth { cause } => cause.code(),
+        match &self.detail {
+            ErrorDetail::Status { code, .. } | ErrorDetail::ReferenceUsed { code, .. } => code.as_deref(),
+            ErrorDetail::Service { code, .. } | ErrorDetail::OutcomeUnknown { code, .. } => Some(code),
+            ErrorDetail::Auth { cause } => cause.code(),
             _ => None,
         }
     }
@@ -617,63 +593,43 @@ impl Error {
     /// Whether the server may have received the request. False only for failures known to
     /// have happened before the request was sent.
     pub fn may_have_reached_server(&self) -> bool {
-        match self {
-            Error::Transport { may_have_reached_server, .. }
-            | Error::Timeout { may_have_reached_server, .. } => *may_have_reached_server,
-            Error::InvalidRequest { .. } | Error::Hook { .. } | Error::Config { .. } | Error::Auth { .. } => {
-                false
-            }
+        match &self.detail {
+            ErrorDetail::Transport { may_have_reached_server, .. }
+            | ErrorDetail::Timeout { may_have_reached_server, .. } => *may_have_reached_server,
+            ErrorDetail::InvalidRequest { .. }
+            | ErrorDetail::Hook { .. }
+            | ErrorDetail::Config { .. }
+            | ErrorDetail::Auth { .. } => false,
             _ => true,
         }
     }
 
     /// Whether the request may have been applied (for a money-moving call: whether money
-    /// may have moved). False only when the request never left, or the service's answer
-    /// proves it refused it: an HTTP `4xx`, a rate limit, or a refusal code.
+    /// may have moved). False only when the request never left, the operation only reads,
+    /// or the service's answer proves it refused it: an HTTP `4xx`, a rate limit, or a
+    /// refusal code.
     ///
     /// When this is true, look the operation up by its reference before sending it again,
     /// and never send it again under a new reference.
     pub fn may_have_been_applied(&self) -> bool {
-        if self.effect() == Some(Effect::Read) {
+        if self.effect == Some(Effect::Read) {
             return false;
         }
-        match self {
-            Error::Status { status, .. } => !(400..500).contains(status),
+        match &self.detail {
+            ErrorDetail::Status { status, .. } => !(400..500).contains(status),
             // A listing only reads.
-            Error::Service { .. } | Error::RateLimited { .. } | Error::Pagination { .. } => false,
-            other => other.may_have_reached_server(),
+            ErrorDetail::Service { .. }
+            | ErrorDetail::RateLimited { .. }
+            | ErrorDetail::Pagination { .. } => false,
+            _ => self.may_have_reached_server(),
         }
     }
 
-    /// What the operation behind this error does, where the error came from an exchange
-    /// with the service: a [`Effect::Read`] applies nothing.
+    /// What the operation behind this error does, where the call went as far as the
+    /// service: a [`Effect::Read`] applies nothing. `None` for an error that came of no
+    /// call (a request refused before sending, a configuration error).
     pub fn effect(&self) -> Option<Effect> {
-        match self {
-            Error::Transport { effect, .. }
-            | Error::Timeout { effect, .. }
-            | Error::Redirect { effect, .. }
-            | Error::AnswerTooLarge { effect, .. }
-            | Error::Status { effect, .. }
-            | Error::ReferenceUsed { effect, .. }
-            | Error::Decode { effect, .. } => Some(*effect),
-            Error::OutcomeUnknown { .. } => Some(Effect::Money),
-            _ => None,
-        }
-    }
-
-    /// The same error, for an operation that does `effect` (set once, where a call ends).
-    pub(crate) fn with_effect(mut self, operation_effect: Effect) -> Self {
-        match &mut self {
-            Error::Transport { effect, .. }
-            | Error::Timeout { effect, .. }
-            | Error::Redirect { effect, .. }
-            | Error::AnswerTooLarge { effect, .. }
-            | Error::Status { effect, .. }
-            | Error::ReferenceUsed { effect, .. }
-            | Error::Decode { effect, .. } => *effect = operation_effect,
-            _ => {}
-        }
-        self
+        self.effect
     }
 }
 
@@ -682,16 +638,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_code_is_the_services_own_text() {
-        let refused = Error::Service { meta: None, code: "01".into(), description: "try again".into() };
+    fn the_code_is_the_services_own_text_and_the_context_is_set_once() {
+        let refused = Error::service("01", "try again");
         assert_eq!(refused.code(), Some("01"));
-        let transport = Error::Transport {
-            meta: None,
+        let transport: Error = ErrorDetail::Transport {
             host: String::new(),
-            may_have_reached_server: false,
-            detail: String::new(),
-            effect: Effect::Write,
-        };
-        assert_eq!(transport.code(), None);
+            may_have_reached_server: true,
+            reason: String::new(),
+        }
+        .into();
+        assert_eq!((transport.code(), transport.effect()), (None, None));
+        let read = transport.clone().in_call(None, Effect::Read);
+        assert!(!read.may_have_been_applied() && read.may_have_reached_server());
+        assert!(transport.in_call(None, Effect::Money).may_have_been_applied());
     }
 }

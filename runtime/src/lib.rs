@@ -1,30 +1,55 @@
 //! The runtime of payspec-generated clients: sending, tokens, errors, retries, pages,
 //! request safety, exact JSON decoding, redaction and webhook signatures.
 //!
-//! Its rooms: `call` (the builder, the session, one attempt, retries, tokens, pages,
-//! settling), `json` (the exact value, its parser, reading and writing), `values` (amount,
-//! timestamp, text, secret), `request` (the operation and its writer, and the rules a value
-//! keeps), `service` (what generated code declares about the service and each route),
-//! [`webhook`] (signatures, replay, deliveries), [`store`] (what the pacer's, the settlement
-//! watch's and the webhook guard's stores answer), and `error` and `redact` beside them.
-//!
 //! Generated code carries data (routes, fields, wire keys, the service's envelope, token and
 //! page conventions, its environments); everything that decides lives here, and nothing
 //! here names a service. A crate generated from a spec (by `payspec_macros::generate!`, a
 //! build script on `payspec-codegen`, or `payspec generate`) depends on this crate and names
 //! it as `::payspec_runtime`.
+//!
+//! Its rooms, in the order a request lives (each imports only rooms below it;
+//! `docs/architecture.md` draws them):
+//! - `client`: building a client ([`ClientBuilder`]): where it sends, what carries it,
+//!   each phase given its part;
+//! - `session`: the public face ([`Session`]), handing each call to the room that does it;
+//! - `pages` ([`Listing`]) and `settle` ([`Session::settle`]): what follows one call with
+//!   more;
+//! - `orchestrate`: one path for every request, the token requests included: hooks, auth,
+//!   pace, attempt, retry, within the call's deadline;
+//! - `auth`: who the client is: credentials, the account header, the token and its
+//!   renewal; `hooks`: the caller's code around each attempt ([`Hook`]); `pace`: when a
+//!   request may leave; `retry`: whether to send again ([`RetryPolicy`]);
+//! - `attempt`: one exchange through a [`Transport`](transport::Transport);
+//! - `answer`: the envelope read, the data decoded, the [`Outcome`];
+//! - `error` ([`Error`]), `meta` (the call's record, [`Meta`]), `headers` (the one reader
+//!   of an answer's headers), `redact`;
+//! - `request` ([`RequestWriter`]), `values` ([`Amount`], [`Timestamp`], ...), `json`;
+//! - [`store`]: the traits several replicas share (pace, watch, replay);
+//! - [`transport`]: the [`Transport`](transport::Transport) trait and the senders;
+//! - [`webhook`]: signatures, replay, deliveries; `service`: what generated code declares.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-mod call;
+mod answer;
+mod attempt;
+mod auth;
+mod client;
 mod error;
+mod headers;
+mod hooks;
 mod json;
+mod meta;
+mod orchestrate;
+mod pace;
+mod pages;
 mod redact;
 mod request;
+mod retry;
 mod service;
+mod session;
+mod settle;
 pub mod store;
-mod support;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
@@ -32,31 +57,38 @@ pub mod transport;
 mod values;
 pub mod webhook;
 
-pub use call::{
-    AfterAttempt, Announced, Attempt, AttemptOutcome, BaseUrl, BeforeAttempt, BlockingRuntime, CallOptions,
-    ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES,
-    DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_STALL_TIMEOUT, DEFAULT_USER_AGENT, Ended, Envelope, FinalState, Hook,
-    HookError, Listing, MAX_POLLS, MAX_SETTLE_DEADLINE, MemoryPaceStore, MemoryWatchStore, Meta, Outcome,
-    PROBE_WAIT, PaceSlot, PaceStore, REDACTED, Reservation, RetryPolicy, Session, SettleOptions, SettleStart,
-    Settled, Settlement, SettlementWatch, Standing, StillPending, Unread, WATCH_MEMORY, WatchStore,
-    install_tls_provider, reqwest_client_builder,
+pub use answer::{Envelope, Outcome};
+pub use client::{
+    BaseUrl, BlockingRuntime, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_STALL_TIMEOUT, DEFAULT_USER_AGENT,
 };
-pub use error::{Error, ErrorKind, Field, TimeoutPhase};
+pub use error::{Error, ErrorDetail, ErrorKind, Field, TimeoutPhase};
+pub use hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, Hook, HookError};
 pub use json::{
     DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
-    REPEATED_KEY, Reader, Seen, Slot, ToJson, deserialize_via_json, serialize_via_json,
+    REPEATED_KEY, Reader, Seen, Slot, ToJson, Unread, deserialize_via_json, serialize_via_json,
 };
+pub use meta::{Attempt, Meta, REDACTED};
+pub use orchestrate::CallOptions;
+pub use pages::{DEFAULT_MAX_PAGES, Listing};
+pub use redact::Redacted;
 pub use request::{
     Broken, ExtraFields, Operation, Paginated, RequestWriter, TextFormat, TextRule, amount_from_wire,
     at_most, fits_layout, is_email, is_name,
 };
+pub use retry::RetryPolicy;
 pub use service::{
-    Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle,
-    RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue, find_route,
+    Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Method,
+    PageStyle, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue,
+    find_route,
 };
-pub use store::{StoreError, StoreFuture};
-pub use support::Redacted;
+pub use session::Session;
+pub use settle::{
+    MAX_POLLS, MAX_SETTLE_DEADLINE, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch,
+    Standing, StillPending,
+};
 pub use time;
+pub use transport::tls::{install_tls_provider, reqwest_client_builder};
 pub use values::{
     Amount, AmountError, AmountText, Credentials, DateLayout, DateTime, Secret, Text, Timestamp,
 };

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::Secret;
+use crate::values::Secret;
 
 /// At most this many bytes of an answer are examined.
 const SCAN_LIMIT: usize = 64 * 1024;
@@ -92,6 +92,32 @@ impl<'a> Secrets<'a> {
         let token = self.token.iter().flat_map(|values| values.iter().map(Secret::expose));
         let all = self.client.into_iter().chain(token).chain(self.request.iter().map(String::as_str));
         all.filter(|value| value.chars().count() >= MIN_SECRET_CHARS)
+    }
+}
+
+/// What knows the secrets a client holds (its client secret, the tokens it holds): the
+/// text of an error is made with them, and the secret parameters of the request at hand,
+/// removed.
+pub(crate) trait HoldsSecrets: Sync {
+    /// The secrets to remove from an error about a request whose secret parameters are
+    /// `request`.
+    fn secrets<'a>(&'a self, request: &'a [String]) -> Secrets<'a>;
+}
+
+/// Holds none: for what answers no request of a client's (a test's reading).
+impl HoldsSecrets for () {
+    fn secrets<'a>(&'a self, request: &'a [String]) -> Secrets<'a> {
+        Secrets::of(None, None, request)
+    }
+}
+
+/// Stands in for a secret value in `Debug` output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Redacted;
+
+impl std::fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("\"***\"")
     }
 }
 

@@ -2,6 +2,8 @@
 //! what it changes, how its answers are read, and the service-wide conventions (account
 //! header, tokens, rate-limit headers). Data only: the runtime decides, this describes.
 
+use std::fmt;
+
 /// An HTTP method used by an operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
@@ -112,7 +114,7 @@ pub struct Answers {
     /// Envelope codes that mean success.
     pub success_codes: &'static [&'static str],
     /// Envelope codes that prove the request was refused and not applied. For a
-    /// money-moving call, any other non-success code is [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
+    /// money-moving call, any other non-success code is [`ErrorDetail::OutcomeUnknown`](crate::ErrorDetail::OutcomeUnknown).
     pub refusal_codes: &'static [&'static str],
     /// The key of the data that holds the operation's state.
     pub status_field: &'static str,
@@ -137,7 +139,7 @@ pub struct Answers {
     pub awaiting: &'static [Awaiting],
     /// Texts (compared ignoring ASCII case) that, in a refusal, say the request's
     /// reference was used already: an earlier attempt with it may have been applied, so
-    /// the refusal is [`Error::ReferenceUsed`](super::Error::ReferenceUsed), never a plain
+    /// the refusal is [`ErrorDetail::ReferenceUsed`](crate::ErrorDetail::ReferenceUsed), never a plain
     /// refusal.
     pub reference_taken: &'static [&'static str],
     /// How the answer wraps its data.
@@ -424,6 +426,31 @@ pub enum PageStyle {
         /// The key of the number of pages.
         total: &'static str,
     },
+}
+
+/// Where a payment ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FinalState {
+    /// The money moved.
+    Succeeded,
+    /// The operation failed; the money did not move.
+    Failed,
+    /// The money was sent back to the payer.
+    Refunded,
+    /// A payment that had succeeded was undone.
+    Reversed,
+}
+
+impl fmt::Display for FinalState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FinalState::Succeeded => "succeeded",
+            FinalState::Failed => "failed",
+            FinalState::Refunded => "refunded",
+            FinalState::Reversed => "reversed",
+        })
+    }
 }
 
 /// Conventions of an imaginary service for the runtime's own tests.

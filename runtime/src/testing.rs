@@ -33,7 +33,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::service::{Answers, EnvelopeKind, Route, Service};
-use crate::transport::{Incoming, Outgoing, Sending, Transport, TransportError};
+use crate::transport::{Incoming, Outgoing, SendFuture, Transport, TransportError};
 
 /// What the script answers one request with.
 #[derive(Clone, Debug)]
@@ -254,7 +254,7 @@ impl Script {
 }
 
 impl Transport for Script {
-    fn send(&self, request: Outgoing) -> Sending<'_> {
+    fn send(&self, request: Outgoing) -> SendFuture<'_> {
         Box::pin(async move {
             let route = request.route;
             self.lock().sent.push(Sent {

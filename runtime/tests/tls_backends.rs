@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use payspec_runtime::ErrorDetail;
 use payspec_runtime::{
     Answers, Auth, ClientBuilder, Effect, Error, Json, Method, Operation, RequestWriter, Route,
 };
@@ -147,7 +148,10 @@ async fn refused(certificate: (CertificateDer<'static>, PrivateKeyDer<'static>),
     let error = session(port, root).send(&Ping).await.expect_err("a certificate to refuse");
     let text = error.to_string();
     assert!(text.contains("TLS handshake") && text.contains(what), "{what}: {text}");
-    assert!(matches!(error, Error::Transport { may_have_reached_server: false, .. }), "{error:?}");
+    assert!(
+        matches!(error.detail(), ErrorDetail::Transport { may_have_reached_server: false, .. }),
+        "{error:?}"
+    );
     assert_eq!(counted.requests.load(Ordering::SeqCst), 0);
     assert_eq!(counted.handshakes.load(Ordering::SeqCst), 0);
 }

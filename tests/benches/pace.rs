@@ -15,7 +15,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use payspec_client::requests::BankTransfer;
-use payspec_client::runtime::{Ended, MemoryPaceStore, PaceStore, Reservation};
+use payspec_client::store::{MemoryPaceStore, PaceStore, Reservation, SlotEnd};
 use payspec_client::{Client, Credentials, Environment};
 use payspec_redis::{RedisOptions, RedisStores};
 use payspec_tests::limited::LimitedService;
@@ -62,7 +62,7 @@ async fn steps(store: &dyn PaceStore, count: usize) -> Duration {
     let started = Instant::now();
     for _ in 0..count {
         match store.reserve(Duration::from_secs(10)).await {
-            Reservation::Granted(slot) => store.release(slot, Ended::Sent(None)),
+            Reservation::Granted(slot) => store.release(slot, SlotEnd::Sent(None)),
             other => panic!("{other:?}"),
         }
     }

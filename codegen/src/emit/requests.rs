@@ -553,7 +553,7 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     // One required field makes a plain value, not a tuple, on each side of the match.
     write!(
         out,
-        "        /// The request, or `Error::InvalidRequest` naming every required field not set.
+        "        /// The request, or `ErrorDetail::InvalidRequest` naming every required field not set.
         #[inline]
         pub fn build(self) -> Result<{ty}, rt::Error> {{
             match ({fields}) {{

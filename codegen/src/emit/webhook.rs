@@ -16,8 +16,8 @@ pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
 pub mod webhook {
     use ::payspec_runtime as rt;
     pub use rt::webhook::{
-        Claim, DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, MemoryReplayGuard,
-        ReplayGuard, SignedHeaders, SignedNotification, SignedValues, UnsignedData, WebhookError,
+        DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, SignedHeaders, SignedNotification,
+        SignedValues, UnsignedData, WebhookError,
     };
     /// A verified delivery claimed for this receiver: its typed event, and how its handling
     /// ended ([`handled`](rt::webhook::Delivery::handled), [`failed`](rt::webhook::Delivery::failed)).
@@ -253,7 +253,7 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
     pub struct Verifier(rt::webhook::Verifier);
     impl Verifier {
         /// A verifier for `signing_key`, with a 5-minute tolerance and a
-        /// [`MemoryReplayGuard`]. An empty key is refused.
+        /// [`MemoryReplayGuard`](rt::store::MemoryReplayGuard). An empty key is refused.
         pub fn new(signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
             rt::webhook::Verifier::new(&SCHEME, signing_key).map(Verifier)
         }
@@ -262,8 +262,8 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
             Verifier(self.0.tolerance(tolerance))
         }
         /// Where deliveries are claimed and marked handled: a guard shared by every receiver
-        /// of the merchant's webhooks (one process: [`MemoryReplayGuard`], the default).
-        pub fn replay_guard(self, guard: impl ReplayGuard) -> Self {
+        /// of the merchant's webhooks (one process: [`MemoryReplayGuard`](rt::store::MemoryReplayGuard), the default).
+        pub fn replay_guard(self, guard: impl rt::store::ReplayGuard) -> Self {
             Verifier(self.0.replay_guard(guard))
         }
         /// How long a claim on a delivery lasts: longer than a handler takes.

@@ -13,7 +13,8 @@
 //! - `path`: where a value sits ([`Path`]) and what was wrong there ([`DecodeError`]);
 //! - `parse`: the one-pass parser, bounded in depth, and the envelope's scanning helpers;
 //! - `reader`: the [`Reader`], [`FromJson`], [`Seen`] and [`Slot`];
-//! - `read` and `write`: the standard types read and written, and serde through both.
+//! - `read` and `write`: the standard types read and written, and serde through both;
+//!   what of a value did not fit its type ([`Unread`]).
 
 mod parse;
 mod path;
@@ -28,7 +29,7 @@ mod tests;
 pub use parse::{JsonError, REPEATED_KEY};
 pub(crate) use parse::{Parser, check_tail, parse_entries, span, value_at};
 pub use path::{DecodeError, Path};
-pub use read::deserialize_via_json;
+pub use read::{Unread, deserialize_via_json};
 pub use reader::{FromJson, MAX_UNREAD, Reader, Seen, Slot};
 pub use value::{Json, JsonNumber, JsonObject};
 pub use write::{ObjectWriter, ToJson, serialize_via_json};

@@ -121,3 +121,48 @@ pub fn deserialize_via_json<'de, D: Deserializer<'de>, T: FromJson>(deserializer
     let value = Json::deserialize(deserializer)?;
     T::from_json(value, &Path::root("value")).map_err(D::Error::custom)
 }
+
+/// What of an answer's data did not fit its declared types: where, and what came instead
+/// (never the value itself). The first [`MAX_UNREAD`](crate::MAX_UNREAD) are
+/// kept; [`Unread::total`] counts them all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unread {
+    notes: Vec<DecodeError>,
+    total: usize,
+}
+
+impl Unread {
+    pub(crate) fn new(notes: Vec<DecodeError>, total: usize) -> Self {
+        Unread { notes, total }
+    }
+
+    /// Whether everything was read.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// How many values did not fit, in all.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The values that did not fit, with their paths (`data.items`) and what was wrong.
+    pub fn iter(&self) -> impl Iterator<Item = &DecodeError> {
+        self.notes.iter()
+    }
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, note) in self.notes.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{note}")?;
+        }
+        if self.total > self.notes.len() {
+            write!(f, "; and {} more", self.total - self.notes.len())?;
+        }
+        Ok(())
+    }
+}

@@ -8,4 +8,5 @@ pub(crate) mod writer;
 
 pub use operation::{Operation, Paginated};
 pub use rules::{Broken, TextFormat, TextRule, amount_from_wire, at_most, fits_layout, is_email, is_name};
+pub(crate) use writer::PreparedRequest;
 pub use writer::{ExtraFields, RequestWriter};

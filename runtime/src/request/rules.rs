@@ -202,7 +202,7 @@ mod tests {
         assert_eq!(at_most(50, 50), Ok(()));
         assert_eq!(at_most(51, 50), Err(Broken::AboveMax { value: 51, max: 50 }));
         for layout in [DateLayout::Seconds, DateLayout::Minutes, DateLayout::SpaceSeconds, DateLayout::Date] {
-            let written = crate::DateTime::now().to_wire(layout);
+            let written = crate::values::DateTime::now().to_wire(layout);
             assert_eq!(fits_layout(&written, layout), Ok(()), "{written}");
         }
         assert_eq!(fits_layout("2024-09-30", DateLayout::Seconds), Err(Broken::Layout(DateLayout::Seconds)));

@@ -566,20 +566,24 @@ impl RequestWriter {
     /// serialization must), refused as [`body`](Self::body) refuses it. A money operation's
     /// amount of zero is refused before sending: it would move nothing, and is never what a
     /// caller meant (an amount not yet filled in, a sum of nothing).
-    pub fn amount(&mut self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
+    pub fn amount(&mut self, key: &'static str, value: &crate::values::Amount) -> Result<(), Error> {
         self.refuse_zero(key, value)?;
         self.body_json(key, &mut |out| value.write_request_json(out))
     }
 
     /// [`amount`](Self::amount) for an amount the service reads as a JSON string
     /// (`"1500.00"`), refused alike.
-    pub fn amount_text(&mut self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
+    pub fn amount_text(&mut self, key: &'static str, value: &crate::values::Amount) -> Result<(), Error> {
         self.refuse_zero(key, value)?;
         self.body(key, &value.as_wire_string())
     }
 
     /// Sets an amount written as a JSON string when it is set.
-    pub fn amount_text_opt(&mut self, key: &'static str, value: Option<&crate::Amount>) -> Result<(), Error> {
+    pub fn amount_text_opt(
+        &mut self,
+        key: &'static str,
+        value: Option<&crate::values::Amount>,
+    ) -> Result<(), Error> {
         match value {
             Some(v) => self.amount_text(key, v),
             None => Ok(()),
@@ -587,8 +591,8 @@ impl RequestWriter {
     }
 
     /// A money operation's amount of zero, refused.
-    fn refuse_zero(&self, key: &'static str, value: &crate::Amount) -> Result<(), Error> {
-        if self.route.effect == crate::Effect::Money && value.as_decimal().is_zero() {
+    fn refuse_zero(&self, key: &'static str, value: &crate::values::Amount) -> Result<(), Error> {
+        if self.route.effect == crate::service::Effect::Money && value.as_decimal().is_zero() {
             return Err(Error::invalid_field(
                 key,
                 format!(
@@ -601,7 +605,11 @@ impl RequestWriter {
     }
 
     /// Sets an amount when it is set.
-    pub fn amount_opt(&mut self, key: &'static str, value: Option<&crate::Amount>) -> Result<(), Error> {
+    pub fn amount_opt(
+        &mut self,
+        key: &'static str,
+        value: Option<&crate::values::Amount>,
+    ) -> Result<(), Error> {
         match value {
             Some(v) => self.amount(key, v),
             None => Ok(()),
@@ -816,6 +824,7 @@ impl RequestWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorDetail;
     use crate::values::amount::Amount;
 
     use crate::json::{FromJson, Json, JsonNumber, Path};
@@ -1008,23 +1017,37 @@ mod tests {
     fn refuses_conflicting_keys() -> Result<(), Error> {
         let mut w = RequestWriter::new(&ROUTE);
         w.body("order", "x")?;
-        assert!(matches!(w.body("order.amount", &1), Err(Error::InvalidRequest { .. })));
+        assert!(
+            matches!(w.body("order.amount", &1), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
         let mut extra = ExtraFields::new();
         extra.insert("order", serde_json::json!(1));
-        assert!(matches!(w.extra(&extra), Err(Error::InvalidRequest { .. })));
+        assert!(
+            matches!(w.extra(&extra), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
         Ok(())
     }
 
     #[test]
     fn refuses_reserved_dot_and_missing_path_values() {
         let mut w = RequestWriter::new(&ROUTE);
-        assert!(matches!(w.path("mandateId", "status"), Err(Error::InvalidRequest { .. })));
-        assert!(matches!(w.path("mandateId", "STATUS"), Err(Error::InvalidRequest { .. })));
-        assert!(matches!(w.path("mandateId", ".."), Err(Error::InvalidRequest { .. })));
-        assert!(matches!(w.path("mandateId", "."), Err(Error::InvalidRequest { .. })));
-        assert!(matches!(w.path("mandateId", ""), Err(Error::InvalidRequest { .. })));
+        assert!(
+            matches!(w.path("mandateId", "status"), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
+        assert!(
+            matches!(w.path("mandateId", "STATUS"), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
+        assert!(
+            matches!(w.path("mandateId", ".."), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
+        assert!(
+            matches!(w.path("mandateId", "."), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
+        assert!(
+            matches!(w.path("mandateId", ""), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. }))
+        );
         assert!(w.path("mandateId", "status2").is_ok());
-        assert!(matches!(w.finish(), Err(Error::InvalidRequest { .. })));
+        assert!(matches!(w.finish(), Err(ref e) if matches!(e.detail(), ErrorDetail::InvalidRequest { .. })));
     }
 
     #[test]

@@ -1,40 +1,45 @@
-//! What carries a request to the service and its answer back: the client's own sender
-//! (hyper-util's client) by default, reqwest's client, or a [`Transport`] of your own.
+//! What carries a request to the service and its answer back: the [`Transport`] trait,
+//! and the three that the client builds or takes. Every one of them sits behind the trait,
+//! so an attempt reads every answer, and every failure, the same way.
 //!
-//! A client sends through one of four:
-//! - its own sender (the default): hyper-util's HTTP/1 client, the one reqwest is built
-//!   on, with the TLS of the build's feature, set up as reqwest sets up its own. It follows
-//!   no redirect, and skips the work reqwest's client does on every request that this
-//!   client has no use for (parsing the URL again for its redirect layer and from the
-//!   answer): a call runs about two thirds of the instructions it runs through reqwest;
-//!   It goes through the proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`,
-//!   `ALL_PROXY`, `NO_PROXY`, upper or lower case, with `user:password`) by `CONNECT`
-//!   tunnels, and gives a write the service would apply twice a connection of its own
+//! - `own_sender`: the client's own sender (the default), hyper-util's HTTP/1 client with
+//!   the TLS of the build's feature, set up as reqwest sets up its own: by concern,
+//!   `connect` (the connect timeout over TCP, a proxy's tunnel and TLS), `proxy` (the
+//!   environment's proxies, by `CONNECT` tunnels), `pool` (idle connections, `Keep-Alive`);
+//!   a call runs about two thirds of the instructions it runs through reqwest. It gives a
+//!   write the service would apply twice a connection of its own
 //!   ([`Outgoing::fresh_connection`]);
-//! - a `reqwest::Client` it builds itself from HTTP client settings
-//!   ([`ClientBuilder::http_client_builder`]); it follows no redirect either;
-//! - a `reqwest::Client` the application shares ([`ClientBuilder::reqwest_client`]), to
-//!   keep one connection pool;
-//! - any [`Transport`] ([`ClientBuilder::transport`]), such as
+//! - `reqwest`: a `reqwest::Client`, one the client builds from HTTP client settings
+//!   ([`ClientBuilder::http_client_builder`]) or one the application shares
+//!   ([`ClientBuilder::reqwest_client`]);
+//! - any [`Transport`] of the caller's own ([`ClientBuilder::transport`]), such as
 #![cfg_attr(feature = "tower", doc = "  [`TowerTransport`]")]
 #![cfg_attr(not(feature = "tower"), doc = "  `TowerTransport`")]
 //!   over a `tower::Service` of `http` types (the `tower` feature), or the scripted one of
 //!   the `testing` module (the `testing` feature).
 //!
+//! `tls` holds the TLS set-up of both the own sender and reqwest's client built here, and
+//! what the client says when a handshake fails.
+//!
+//! Each says, by what it knows, whether a request left: a failure to connect (the TCP
+//! connection, a proxy's tunnel, the TLS handshake, a connect timeout) is
+//! [`TransportError::not_sent`] on every one of them, so a payment whose handshake timed
+//! out is never reported as one that may have moved money.
+//!
 //! Whatever carries the request, the client keeps its guarantees around it: the attempt's
 //! and the call's deadlines bound the whole exchange (the answer's body included), the
 //! answer is read up to its size limit and no further, a `3xx` answer ends the call with
-//! [`Error::Redirect`](crate::Error::Redirect), every error's text has the client's
-//! secrets removed, and a request is sent again only when it is safe to (a read, a keyed
-//! write, or one the transport says never left: [`TransportError::not_sent`]).
+//! [`ErrorDetail::Redirect`](crate::ErrorDetail::Redirect), every error's text has the
+//! client's secrets removed, and a request is sent again only when it is safe to (a read,
+//! a keyed write, or one the transport says never left: [`TransportError::not_sent`]).
 //!
 //! A redirect that a transport follows by itself is out of the client's sight, and the
 //! request it resent went where the redirect pointed. The client's own sender follows
-//! none, nor does the reqwest client it builds; a shared `reqwest::Client` says where its answer came from, so a
-//! redirect it followed is refused once seen ([`Error::Redirect`](crate::Error::Redirect));
-//! build it with `redirect(reqwest::redirect::Policy::none())` so that none is followed.
-//! A `tower` stack follows none unless a layer of it does (tower-http's `FollowRedirect`):
-//! leave such layers out.
+//! none, nor does the reqwest client it builds; a shared `reqwest::Client` says where its
+//! answer came from, so a redirect it followed is refused once seen
+//! ([`Incoming::redirected`]); build it with `redirect(reqwest::redirect::Policy::none())`
+//! so that none is followed. A `tower` stack follows none unless a layer of it does
+//! (tower-http's `FollowRedirect`): leave such layers out.
 //!
 //! [`ClientBuilder::http_client_builder`]: crate::ClientBuilder::http_client_builder
 //! [`ClientBuilder::reqwest_client`]: crate::ClientBuilder::reqwest_client
@@ -45,11 +50,14 @@ use std::future::Future;
 use std::pin::Pin;
 
 use bytes::Bytes;
+use http::HeaderMap;
 use http_body::Body as _;
 use http_body_util::combinators::UnsyncBoxBody;
-use reqwest::header::HeaderMap;
 
-pub(crate) mod direct;
+pub(crate) mod connect;
+pub(crate) mod own_sender;
+pub(crate) mod reqwest;
+pub(crate) mod tls;
 #[cfg(feature = "tower")]
 mod tower;
 #[cfg(feature = "tower")]
@@ -60,7 +68,7 @@ pub use self::tower::TowerTransport;
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The future a [`Transport`] answers with.
-pub type Sending<'a> = Pin<Box<dyn Future<Output = Result<Incoming, TransportError>> + Send + 'a>>;
+pub type SendFuture<'a> = Pin<Box<dyn Future<Output = Result<Incoming, TransportError>> + Send + 'a>>;
 
 /// Carries one attempt of a request to the service and brings its answer back.
 ///
@@ -69,20 +77,20 @@ pub type Sending<'a> = Pin<Box<dyn Future<Output = Result<Incoming, TransportErr
 /// request once, as it is: retries, tokens, deadlines and size limits are the client's.
 ///
 /// ```
-/// use payspec_runtime::transport::{Incoming, Outgoing, Sending, Transport};
+/// use payspec_runtime::transport::{Incoming, Outgoing, SendFuture, Transport};
 ///
 /// /// Answers every request with a `503`, without sending anything.
 /// struct Closed;
 ///
 /// impl Transport for Closed {
-///     fn send(&self, _request: Outgoing) -> Sending<'_> {
+///     fn send(&self, _request: Outgoing) -> SendFuture<'_> {
 ///         Box::pin(async { Ok(Incoming::full(503, Default::default(), "closed")) })
 ///     }
 /// }
 /// ```
 pub trait Transport: Send + Sync + 'static {
     /// Sends `request` and answers with what came back, or why nothing did.
-    fn send(&self, request: Outgoing) -> Sending<'_>;
+    fn send(&self, request: Outgoing) -> SendFuture<'_>;
 }
 
 /// One attempt of a request, as the client sends it.
@@ -91,11 +99,11 @@ pub trait Transport: Send + Sync + 'static {
 pub struct Outgoing {
     /// The route: the operation's name in the spec (`route.operation`), its method and
     /// path template, what it does ([`Effect`](crate::Effect)) and how its answers read.
-    pub route: &'static crate::Route,
+    pub route: &'static crate::service::Route,
     /// The HTTP method.
     pub method: http::Method,
     /// The whole URL: the base URL, the route with its values, the query.
-    pub url: reqwest::Url,
+    pub url: ::reqwest::Url,
     /// Every header the request carries, the token and the idempotency key among them.
     pub headers: HeaderMap,
     /// The JSON body, if the request has one.
@@ -136,6 +144,8 @@ pub struct Incoming {
     pub(crate) status: u16,
     pub(crate) headers: HeaderMap,
     pub(crate) body: AnswerBody,
+    /// Where the answer came from, when the transport followed a redirect to it.
+    pub(crate) redirected_to: Option<String>,
 }
 
 pub(crate) enum AnswerBody {
@@ -154,7 +164,7 @@ impl fmt::Debug for Incoming {
 impl Incoming {
     /// An answer whose body is already whole.
     pub fn full(status: u16, headers: HeaderMap, body: impl Into<Bytes>) -> Self {
-        Incoming { status, headers, body: AnswerBody::Full(Some(body.into())) }
+        Incoming { status, headers, body: AnswerBody::Full(Some(body.into())), redirected_to: None }
     }
 
     /// An answer whose body arrives as an `http_body::Body` (hyper's, reqwest's, any).
@@ -164,7 +174,12 @@ impl Incoming {
         B::Error: Into<BoxError>,
     {
         use http_body_util::BodyExt as _;
-        Incoming { status, headers, body: AnswerBody::Stream(body.map_err(Into::into).boxed_unsync()) }
+        Incoming {
+            status,
+            headers,
+            body: AnswerBody::Stream(body.map_err(Into::into).boxed_unsync()),
+            redirected_to: None,
+        }
     }
 
     /// An `http::Response` as an answer.
@@ -175,6 +190,15 @@ impl Incoming {
     {
         let (parts, body) = response.into_parts();
         Incoming::streamed(parts.status.as_u16(), parts.headers, body)
+    }
+
+    /// The same answer, marked as one the transport got by following a redirect to `url`
+    /// (the request went there too): the client ends the call with
+    /// [`ErrorDetail::Redirect`](crate::ErrorDetail::Redirect), whatever the status, and
+    /// never reads the answer as the operation's.
+    pub fn redirected(mut self, url: impl Into<String>) -> Self {
+        self.redirected_to = Some(url.into());
+        self
     }
 
     /// The answer's status code.
@@ -261,8 +285,9 @@ impl TransportError {
     }
 
     /// A failure of unknown kind, read from its causes: one that a connection refused
-    /// (`io::ErrorKind::ConnectionRefused`) or that is itself a `TransportError` says what
-    /// it is; any other may have reached the service.
+    /// (`io::ErrorKind::ConnectionRefused`), a failure to connect of hyper-util's client,
+    /// or a `TransportError` among them says what it is; any other may have reached the
+    /// service.
     pub fn classify(source: impl Into<BoxError>) -> Self {
         let source = source.into();
         let source = match source.downcast::<TransportError>() {
@@ -282,6 +307,13 @@ impl TransportError {
             if let Some(known) = err.downcast_ref::<TransportError>() {
                 reach = known.reach;
             }
+            // hyper-util's client failed to connect (DNS, TCP, a tunnel, TLS): nothing left.
+            if err
+                .downcast_ref::<hyper_util::client::legacy::Error>()
+                .is_some_and(hyper_util::client::legacy::Error::is_connect)
+            {
+                reach = Reach::NotSent;
+            }
             cause = err.source();
         }
         TransportError { reach, source }
@@ -300,9 +332,28 @@ impl std::error::Error for TransportError {
     }
 }
 
+/// Whether `host` (a name or an address, an IPv6 address with or without its brackets)
+/// is this machine: `localhost`, or a loopback address. Credentials go to it in clear text,
+/// and no proxy stands between.
+pub(crate) fn is_loopback(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    bare.eq_ignore_ascii_case("localhost")
+        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_hosts_are_this_machine_and_no_other() {
+        for host in ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "[::1]", "::1"] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in ["payments.test", "10.0.0.1", "[2001:db8::1]", "localhost.example", ""] {
+            assert!(!is_loopback(host), "{host}");
+        }
+    }
 
     /// The next chunk of a body that is already there (no executor needed).
     fn next(incoming: &mut Incoming) -> Option<Bytes> {
@@ -355,7 +406,7 @@ mod tests {
         let request = Outgoing {
             route: &ROUTE,
             method: http::Method::POST,
-            url: reqwest::Url::parse("http://127.0.0.1:9/v1/a?b=c").unwrap_or_else(|e| panic!("{e}")),
+            url: ::reqwest::Url::parse("http://127.0.0.1:9/v1/a?b=c").unwrap_or_else(|e| panic!("{e}")),
             headers: HeaderMap::new(),
             body: Some(Bytes::from_static(b"{}")),
             fresh_connection: false,

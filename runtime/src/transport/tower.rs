@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use http_body_util::Full;
 
-use super::{BoxError, Incoming, Outgoing, Sending, Transport, TransportError};
+use super::{BoxError, Incoming, Outgoing, SendFuture, Transport, TransportError};
 
 /// Sends through a `tower::Service<http::Request<Full<Bytes>>>` answering with an
 /// `http::Response` of any body: hyper-util's client, with any tower layers over it
@@ -51,7 +51,7 @@ where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    fn send(&self, request: Outgoing) -> Sending<'_> {
+    fn send(&self, request: Outgoing) -> SendFuture<'_> {
         let mut service = self.service.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
         Box::pin(async move {
             let request = request.into_http::<Full<Bytes>>()?;

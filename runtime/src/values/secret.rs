@@ -34,19 +34,25 @@ impl serde::Serialize for Secret {
     }
 }
 
-impl crate::FromJson for Secret {
-    fn read(reader: &mut crate::Reader<'_>, at: &crate::Path<'_>) -> Result<Self, crate::DecodeError> {
+impl crate::json::FromJson for Secret {
+    fn read(
+        reader: &mut crate::json::Reader<'_>,
+        at: &crate::json::Path<'_>,
+    ) -> Result<Self, crate::json::DecodeError> {
         reader.string(at, "a string").map(Secret)
     }
 
-    fn from_json(value: crate::Json, at: &crate::Path<'_>) -> Result<Self, crate::DecodeError> {
-        <String as crate::FromJson>::from_json(value, at).map(Secret)
+    fn from_json(
+        value: crate::json::Json,
+        at: &crate::json::Path<'_>,
+    ) -> Result<Self, crate::json::DecodeError> {
+        <String as crate::json::FromJson>::from_json(value, at).map(Secret)
     }
 }
 
-impl crate::ToJson for Secret {
-    fn to_json(&self) -> crate::Json {
-        crate::Json::String(self.0.clone())
+impl crate::json::ToJson for Secret {
+    fn to_json(&self) -> crate::json::Json {
+        crate::json::Json::String(self.0.clone())
     }
 }
 
@@ -82,15 +88,15 @@ impl Credentials {
     pub const ACCOUNT_ID_VAR: &'static str = "PAYSPEC_ACCOUNT_ID";
 
     /// Credentials from the environment: `PAYSPEC_CLIENT_ID`, `PAYSPEC_CLIENT_SECRET` and
-    /// `PAYSPEC_ACCOUNT_ID`. [`Error::Config`](crate::Error::Config) names every variable
+    /// `PAYSPEC_ACCOUNT_ID`. [`ErrorDetail::Config`](crate::ErrorDetail::Config) names every variable
     /// that is missing, blank or not Unicode (never a value).
-    pub fn from_env() -> Result<Self, crate::Error> {
+    pub fn from_env() -> Result<Self, crate::error::Error> {
         Credentials::from_vars(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
     }
 
     /// [`from_env`](Self::from_env) over any source of variables (an unset or empty one is
     /// `None`).
-    pub(crate) fn from_vars(read: impl Fn(&str) -> Option<String>) -> Result<Self, crate::Error> {
+    pub(crate) fn from_vars(read: impl Fn(&str) -> Option<String>) -> Result<Self, crate::error::Error> {
         let (id, secret, account) =
             (read(Self::CLIENT_ID_VAR), read(Self::CLIENT_SECRET_VAR), read(Self::ACCOUNT_ID_VAR));
         match (id, secret, account) {
@@ -104,9 +110,10 @@ impl Credentials {
                 .into_iter()
                 .filter_map(|(missing, name)| missing.then_some(name))
                 .collect();
-                Err(crate::Error::Config {
-                    reason: format!("the credentials need {} set in the environment", missing.join(", ")),
-                })
+                Err(crate::error::Error::config(format!(
+                    "the credentials need {} set in the environment",
+                    missing.join(", ")
+                )))
             }
         }
     }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use time::OffsetDateTime;
-use time::format_description::well_known::{Rfc2822, Rfc3339};
+use time::format_description::well_known::Rfc3339;
 
 use crate::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
@@ -181,11 +181,6 @@ pub(crate) fn format_rfc3339(at: SystemTime) -> String {
     instant.format(&Rfc3339).unwrap_or_default()
 }
 
-/// Parses an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
-pub(crate) fn parse_http_date(text: &str) -> Option<SystemTime> {
-    OffsetDateTime::parse(text.trim(), &Rfc2822).ok().map(SystemTime::from)
-}
-
 /// Epoch numbers at or above this are milliseconds, below it seconds (10^11 seconds is
 /// the year 5138; 10^11 milliseconds is 1973).
 const EPOCH_MILLIS_FROM: u64 = 100_000_000_000;
@@ -222,53 +217,9 @@ pub(crate) fn parse_expiry(value: &Json) -> Option<SystemTime> {
     }
 }
 
-/// Reads a `Retry-After` value: whole seconds or an HTTP date (measured from `now`).
-pub(crate) fn parse_retry_after(text: &str, now: SystemTime) -> Option<Duration> {
-    let text = text.trim();
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        // Too many digits for u64 is a very long wait all the same.
-        return Some(Duration::from_secs(text.parse().unwrap_or(u64::MAX)));
-    }
-    let at = parse_http_date(text)?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-/// Reads an `X-Rate-Limit-Window` value: a number and a unit (`ms`, `s`, `m`, `h`; seconds
-/// when there is none), such as `1s`, `500ms` or `60`. Anything else is `None`.
-pub(crate) fn parse_window(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let count: u64 = text.get(..digits)?.parse().ok()?;
-    let unit = text.get(digits..)?.trim();
-    let millis: u64 = match unit.to_ascii_lowercase().as_str() {
-        "ms" => 1,
-        "" | "s" | "sec" | "secs" | "second" | "seconds" => 1_000,
-        "m" | "min" | "mins" | "minute" | "minutes" => 60_000,
-        "h" | "hour" | "hours" => 3_600_000,
-        _ => return None,
-    };
-    // At most a day: a longer window is a day, the most any wait for it lasts.
-    Some(Duration::from_millis(count.saturating_mul(millis).min(86_400_000)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_rate_limit_window_is_read_with_its_unit() {
-        let ms = |text: &str| parse_window(text).map(|d| d.as_millis());
-        assert_eq!(ms("1s"), Some(1_000));
-        assert_eq!(ms(" 500ms "), Some(500));
-        assert_eq!(ms("60"), Some(60_000));
-        assert_eq!(ms("2m"), Some(120_000));
-        assert_eq!(ms("1 H"), Some(3_600_000));
-        assert_eq!(ms("99999999999999999999s"), None);
-        assert_eq!(ms("100000h"), Some(86_400_000));
-        for bad in ["", "s", "1.5s", "-1s", "1 fortnight", "1s2"] {
-            assert_eq!(ms(bad), None, "{bad}");
-        }
-    }
 
     #[test]
     fn a_request_date_is_held_in_utc_and_written_in_its_layout() {
@@ -355,17 +306,6 @@ mod tests {
             assert_eq!(parse_expiry(&json(bad)), None, "{bad}");
         }
     }
-
-    // 784111777 = Sun, 06 Nov 1994 08:49:37 GMT (the RFC 9110 example).
-    #[test]
-    fn parses_http_dates_and_retry_after() {
-        assert_eq!(unix(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT")), Some(784_111_777_000_000_000));
-        let now = UNIX_EPOCH + Duration::from_secs(784_111_770);
-        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), Some(Duration::from_secs(7)));
-        assert_eq!(parse_retry_after(" 3 ", now), Some(Duration::from_secs(3)));
-        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:30 GMT", now), Some(Duration::ZERO));
-        assert_eq!(parse_retry_after("soon", now), None);
-    }
 }
 
 /// How a request writes a [`DateTime`]: the service reads its dates without an offset, as
@@ -436,14 +376,14 @@ impl DateTime {
 }
 
 impl std::str::FromStr for DateTime {
-    type Err = crate::Error;
+    type Err = crate::error::Error;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         match Timestamp::parse(text) {
             Some(t) if (0..=9999).contains(&t.instant.to_offset(time::UtcOffset::UTC).year()) => {
                 Ok(DateTime::from(t.instant))
             }
-            _ => Err(crate::Error::invalid(format!(
+            _ => Err(crate::error::Error::invalid(format!(
                 "`{}` is not a date and time such as 2024-09-30T23:59:59",
                 text.escape_debug()
             ))),

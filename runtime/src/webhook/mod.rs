@@ -52,9 +52,8 @@
 //! # }).unwrap();
 //! ```
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
@@ -62,10 +61,10 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use sha2::Sha256;
-use tokio::time::Instant;
 
+use crate::json::Unread;
 use crate::json::{FromJson, Json, Path, Reader};
-use crate::store::{StoreError, StoreFuture};
+use crate::store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
 use crate::values::amount::Amount;
 use crate::values::timestamp::{format_rfc3339, parse_rfc3339_strict as parse_rfc3339};
 
@@ -340,9 +339,9 @@ impl UnsignedData {
 
     /// Reads the value under the body's top-level `key` as `T`, as an answer's data is
     /// read: a value of another kind than declared (anywhere inside it) is noted in
-    /// [`Unread`](crate::Unread), not an error, and the whole value comes back as it was
+    /// [`Unread`], not an error, and the whole value comes back as it was
     /// sent in `Err`. `None` when the body has no such key.
-    pub fn read_key<T: FromJson>(&self, key: &str) -> (Option<Result<T, Json>>, crate::Unread) {
+    pub fn read_key<T: FromJson>(&self, key: &str) -> (Option<Result<T, Json>>, Unread) {
         let mut reader = Reader::new(&self.raw);
         let mut found = None;
         let at = Path::root("body");
@@ -356,9 +355,9 @@ impl UnsignedData {
         });
         let (notes, total) = reader.take_unread();
         match read {
-            Ok(()) => (found, crate::Unread::new(notes, total)),
+            Ok(()) => (found, Unread::new(notes, total)),
             // The verifier parsed this text whole: not reached; kept as sent if it were.
-            Err(_) => (self.body.get(key).cloned().map(Err), crate::Unread::new(notes, total + 1)),
+            Err(_) => (self.body.get(key).cloned().map(Err), Unread::new(notes, total + 1)),
         }
     }
 
@@ -370,7 +369,7 @@ impl UnsignedData {
         key: &str,
         kind: impl FnOnce(T) -> P,
         other: impl FnOnce(Json) -> P,
-    ) -> (P, crate::Unread) {
+    ) -> (P, Unread) {
         match self.read_key::<T>(key) {
             (Some(Ok(data)), unread) => (kind(data), unread),
             (Some(Err(sent)), unread) => (other(sent), unread),
@@ -380,8 +379,8 @@ impl UnsignedData {
 
     /// The payload under the top-level `key` as sent (`Null` when absent), for an event
     /// kind without a shape.
-    pub fn payload_as_sent<P>(&self, key: &str, other: impl FnOnce(Json) -> P) -> (P, crate::Unread) {
-        (other(self.value_at(key).cloned().unwrap_or(Json::Null)), crate::Unread::default())
+    pub fn payload_as_sent<P>(&self, key: &str, other: impl FnOnce(Json) -> P) -> (P, Unread) {
+        (other(self.value_at(key).cloned().unwrap_or(Json::Null)), Unread::default())
     }
 
     /// The value at `path` (keys joined with `.`), if the body has one.
@@ -465,147 +464,6 @@ impl<'a> SignedHeaders<'a> {
     }
 }
 
-/// How a [`ReplayGuard`] answered a claim on a delivery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Claim {
-    /// This receiver holds the delivery for the lease: handle it.
-    Claimed,
-    /// The delivery was handled already: answer it `200` without handling it again.
-    Handled,
-    /// Another receiver holds it now: answer so that the service delivers it again later.
-    Busy,
-}
-
-/// Remembers which deliveries are being handled and which were, so that a delivery of one
-/// event is handled once by all the receivers that share the guard.
-///
-/// Claim, then confirm: a delivery is claimed before its handler runs, for a lease
-/// (`holder` names the claim); marked handled once the handler succeeded, the mark kept
-/// for `keep` (at least as long as the service delivers an event again); and released,
-/// only by its holder, when the handler failed, so that the next delivery is handled. A
-/// receiver that dies mid-handler leaves its claim to run out with its lease.
-///
-/// [`MemoryReplayGuard`] serves one process; a guard over a shared store (Redis, in its
-/// own crate) serves several. A guard that cannot reach its store answers an error, and
-/// the delivery is refused with a `503` (fail closed: the service delivers it again; it is
-/// never handled without a record).
-pub trait ReplayGuard: Send + Sync + 'static {
-    /// Claims the delivery `delivery` for `holder`, for `lease`.
-    fn claim<'a>(
-        &'a self,
-        delivery: &'a str,
-        holder: &'a str,
-        lease: Duration,
-    ) -> StoreFuture<'a, Result<Claim, StoreError>>;
-
-    /// Marks the delivery `delivery` handled, for `keep`.
-    fn confirm<'a>(
-        &'a self,
-        delivery: &'a str,
-        holder: &'a str,
-        keep: Duration,
-    ) -> StoreFuture<'a, Result<(), StoreError>>;
-
-    /// Releases `holder`'s claim on `delivery`, if it still holds it (a claim that ran out
-    /// and was taken by another receiver is left to that one).
-    fn release<'a>(&'a self, delivery: &'a str, holder: &'a str) -> StoreFuture<'a, Result<(), StoreError>>;
-}
-
-impl<T: ReplayGuard + ?Sized> ReplayGuard for Arc<T> {
-    fn claim<'a>(
-        &'a self,
-        delivery: &'a str,
-        holder: &'a str,
-        lease: Duration,
-    ) -> StoreFuture<'a, Result<Claim, StoreError>> {
-        (**self).claim(delivery, holder, lease)
-    }
-
-    fn confirm<'a>(
-        &'a self,
-        delivery: &'a str,
-        holder: &'a str,
-        keep: Duration,
-    ) -> StoreFuture<'a, Result<(), StoreError>> {
-        (**self).confirm(delivery, holder, keep)
-    }
-
-    fn release<'a>(&'a self, delivery: &'a str, holder: &'a str) -> StoreFuture<'a, Result<(), StoreError>> {
-        (**self).release(delivery, holder)
-    }
-}
-
-/// A [`ReplayGuard`] in this process's memory. Entries end with their lease or their keep;
-/// ended ones are dropped as new claims come.
-#[derive(Debug, Default)]
-pub struct MemoryReplayGuard {
-    entries: Mutex<GuardEntries>,
-}
-
-#[derive(Debug, Default)]
-struct GuardEntries {
-    /// Per delivery: its holder while claimed (`None` once handled), and until when.
-    by_delivery: HashMap<String, (Option<String>, Instant)>,
-    /// The size after the last sweep of ended entries: the next sweep is at twice it.
-    swept_at: usize,
-}
-
-impl MemoryReplayGuard {
-    /// An empty guard.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, GuardEntries> {
-        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-impl ReplayGuard for MemoryReplayGuard {
-    fn claim<'a>(
-        &'a self,
-        delivery: &'a str,
-        holder: &'a str,
-        lease: Duration,
-    ) -> StoreFuture<'a, Result<Claim, StoreError>> {
-        let now = Instant::now();
-        let mut entries = self.lock();
-        if entries.by_delivery.len() >= entries.swept_at.saturating_mul(2).max(64) {
-            entries.by_delivery.retain(|_, (_, until)| *until > now);
-            entries.swept_at = entries.by_delivery.len();
-        }
-        let answer = match entries.by_delivery.get(delivery) {
-            Some((Some(_), until)) if *until > now => Claim::Busy,
-            Some((None, until)) if *until > now => Claim::Handled,
-            _ => {
-                entries.by_delivery.insert(delivery.to_owned(), (Some(holder.to_owned()), now + lease));
-                Claim::Claimed
-            }
-        };
-        StoreFuture::ready(Ok(answer))
-    }
-
-    fn confirm<'a>(
-        &'a self,
-        delivery: &'a str,
-        _holder: &'a str,
-        keep: Duration,
-    ) -> StoreFuture<'a, Result<(), StoreError>> {
-        // Handled is handled, whoever holds the claim now: no later delivery needs it.
-        self.lock().by_delivery.insert(delivery.to_owned(), (None, Instant::now() + keep));
-        StoreFuture::ready(Ok(()))
-    }
-
-    fn release<'a>(&'a self, delivery: &'a str, holder: &'a str) -> StoreFuture<'a, Result<(), StoreError>> {
-        let mut entries = self.lock();
-        if matches!(entries.by_delivery.get(delivery), Some((Some(held), _)) if held == holder) {
-            entries.by_delivery.remove(delivery);
-        }
-        StoreFuture::ready(Ok(()))
-    }
-}
-
 /// How long a claim on a delivery lasts unless the verifier says otherwise: a handler that
 /// has not answered by then is taken for dead, and the next delivery is handled.
 pub const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(60);
@@ -622,11 +480,11 @@ pub const DEFAULT_KEEP_HANDLED: Duration = Duration::from_secs(3 * 3_600);
 pub struct Delivery<E = WebhookEvent> {
     event: E,
     /// `None` for a delivery without a request id: it cannot be told from another.
-    claim: Option<Held>,
+    claim: Option<HeldClaim>,
 }
 
 /// A claim held on a delivery; released when dropped unless it was settled.
-struct Held {
+struct HeldClaim {
     guard: Arc<dyn ReplayGuard>,
     delivery: String,
     holder: String,
@@ -635,13 +493,13 @@ struct Held {
     settled: bool,
 }
 
-impl fmt::Debug for Held {
+impl fmt::Debug for HeldClaim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Claim").field("delivery", &self.delivery).finish_non_exhaustive()
     }
 }
 
-impl Drop for Held {
+impl Drop for HeldClaim {
     fn drop(&mut self) {
         if self.settled {
             return;
@@ -786,7 +644,7 @@ impl Verifier {
         match tokio::time::timeout(self.lease, claimed).await {
             Ok(Ok(Claim::Claimed)) => Ok(Delivery {
                 event,
-                claim: Some(Held {
+                claim: Some(HeldClaim {
                     guard: Arc::clone(&self.replays),
                     delivery,
                     holder,

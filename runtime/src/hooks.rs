@@ -13,9 +13,10 @@
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::error::ErrorKind;
 use crate::service::{Method, Route};
@@ -36,7 +37,7 @@ pub trait Hook: Send + Sync + 'static {
 }
 
 /// A shared hook (one the caller also keeps, to read what it gathered).
-impl<H: Hook> Hook for std::sync::Arc<H> {
+impl<H: Hook> Hook for Arc<H> {
     fn before_attempt(&self, attempt: &mut BeforeAttempt<'_>) -> Result<(), HookError> {
         (**self).before_attempt(attempt)
     }
@@ -180,7 +181,7 @@ impl AfterAttempt<'_> {
     /// A header of the answer (credentials and cookies read as [`REDACTED`](crate::REDACTED)).
     pub fn header(&self, name: &str) -> Option<&str> {
         let value = self.headers?.get(name)?;
-        Some(super::meta::shown(name, value))
+        Some(crate::meta::shown(name, value))
     }
 
     /// How long the attempt took.
@@ -194,28 +195,58 @@ impl AfterAttempt<'_> {
     }
 }
 
-/// Runs every hook before an attempt: the headers they add, or why the attempt may not be
-/// sent.
-pub(crate) fn before(hooks: &[std::sync::Arc<dyn Hook>], view: &mut BeforeAttempt<'_>) -> Result<(), String> {
-    for hook in hooks {
-        match catch_unwind(AssertUnwindSafe(|| hook.before_attempt(view))) {
-            Ok(Ok(())) => {}
-            Ok(Err(refused)) => return Err(format!("a hook refused the request: {refused}")),
-            Err(_) => return Err("a hook panicked before the request was sent".to_owned()),
-        }
-    }
-    Ok(())
-}
+/// The caller's hooks, run around each attempt of every call in the order they were
+/// added.
+#[derive(Clone, Default)]
+pub(crate) struct Hooks(Vec<Arc<dyn Hook>>);
 
-/// Runs every hook after an attempt; a panic is logged and passed over.
-pub(crate) fn after(hooks: &[std::sync::Arc<dyn Hook>], view: &AfterAttempt<'_>) {
-    for hook in hooks {
-        if catch_unwind(AssertUnwindSafe(|| hook.after_attempt(view))).is_err() {
-            tracing::warn!(
-                operation = view.route.operation,
-                attempt = view.attempt,
-                "a hook panicked after an attempt; the answer is kept"
-            );
+impl Hooks {
+    pub(crate) fn push(&mut self, hook: Arc<dyn Hook>) {
+        self.0.push(hook);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The headers the hooks add to attempt `attempt` of a call of `route`, or why it may
+    /// not be sent. `protected` are the service's own headers (account, request id), which
+    /// no hook may set.
+    pub(crate) fn before(
+        &self,
+        route: &'static Route,
+        attempt: u32,
+        request_id: Option<&str>,
+        protected: [Option<&HeaderName>; 2],
+    ) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
+        if self.0.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut view = BeforeAttempt { route, attempt, request_id, protected, added: Vec::new() };
+        for hook in &self.0 {
+            match catch_unwind(AssertUnwindSafe(|| hook.before_attempt(&mut view))) {
+                Ok(Ok(())) => {}
+                Ok(Err(refused)) => return Err(format!("a hook refused the request: {refused}")),
+                Err(_) => return Err("a hook panicked before the request was sent".to_owned()),
+            }
+        }
+        Ok(view.added)
+    }
+
+    /// Shows an attempt that is over to every hook; a panic is logged and passed over.
+    pub(crate) fn after(&self, view: &AfterAttempt<'_>) {
+        for hook in &self.0 {
+            if catch_unwind(AssertUnwindSafe(|| hook.after_attempt(view))).is_err() {
+                tracing::warn!(
+                    operation = view.route.operation,
+                    attempt = view.attempt,
+                    "a hook panicked after an attempt; the answer is kept"
+                );
+            }
         }
     }
 }

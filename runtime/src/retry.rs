@@ -3,7 +3,7 @@
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorDetail};
 use crate::service::{Effect, Route};
 
 /// How a call is retried. Whatever the policy, a request is only ever sent again when
@@ -27,19 +27,22 @@ impl Default for RetryPolicy {
     /// Three attempts, exponential backoff from 250 ms with jitter, at most 5 s between
     /// attempts, and a `Retry-After` honoured up to 30 s.
     fn default() -> Self {
-        RetryPolicy {
-            max_attempts: 3,
-            base_delay: Duration::from_millis(250),
-            max_delay: Duration::from_secs(5),
-            max_retry_after: Duration::from_secs(30),
-        }
+        RetryPolicy { max_attempts: 3, ..RetryPolicy::NEVER }
     }
 }
 
 impl RetryPolicy {
+    /// One attempt, and the default's waits should it be raised.
+    const NEVER: RetryPolicy = RetryPolicy {
+        max_attempts: 1,
+        base_delay: Duration::from_millis(250),
+        max_delay: Duration::from_secs(5),
+        max_retry_after: Duration::from_secs(30),
+    };
+
     /// Never retries: one attempt.
-    pub fn never() -> Self {
-        RetryPolicy { max_attempts: 1, ..RetryPolicy::default() }
+    pub const fn never() -> Self {
+        RetryPolicy::NEVER
     }
 
     /// Exponential backoff with jitter: at most `max_attempts` attempts (at least one), the
@@ -49,7 +52,7 @@ impl RetryPolicy {
     }
 
     /// The longest `Retry-After` the client waits for; when the service asks for longer,
-    /// the call fails at once with [`Error::RateLimited`] carrying the requested wait.
+    /// the call fails at once with [`ErrorDetail::RateLimited`] carrying the requested wait.
     pub fn max_retry_after(mut self, cap: Duration) -> Self {
         self.max_retry_after = cap;
         self
@@ -97,28 +100,28 @@ fn is_safe_to_resend(route: &Route, has_idempotency_key: bool, error: &Error) ->
     }
     if route.effect != Effect::Read && route.replayable(has_idempotency_key) {
         // The service answers a repeated key with its first answer, or refuses a used
-        // reference (`Error::ReferenceUsed`, which says the first may have been applied):
+        // reference (`ErrorDetail::ReferenceUsed`, which says the first may have been applied):
         // an ambiguous failure can be resent with the same key, reference and bytes.
-        return is_transient(error) || matches!(error, Error::Status { status: 500, .. });
+        return is_transient(error) || matches!(error.detail(), ErrorDetail::Status { status: 500, .. });
     }
     route.effect == Effect::Read && is_transient(error)
 }
 
 /// The failure happened before the request was written: nothing can have been applied.
 fn never_reached_server(error: &Error) -> bool {
-    match error {
-        Error::Transport { may_have_reached_server: false, .. } => true,
+    match error.detail() {
+        ErrorDetail::Transport { may_have_reached_server: false, .. } => true,
         // The token could not be had, so the request itself was never sent.
-        Error::Auth { cause } => is_transient(cause),
+        ErrorDetail::Auth { cause } => is_transient(cause),
         _ => false,
     }
 }
 
 /// A failure that may go away by itself.
 fn is_transient(error: &Error) -> bool {
-    match error {
-        Error::Transport { .. } | Error::Timeout { .. } | Error::RateLimited { .. } => true,
-        Error::Status { status, .. } => matches!(status, 502..=504),
+    match error.detail() {
+        ErrorDetail::Transport { .. } | ErrorDetail::Timeout { .. } | ErrorDetail::RateLimited { .. } => true,
+        ErrorDetail::Status { status, .. } => matches!(status, 502..=504),
         _ => false,
     }
 }
@@ -140,85 +143,6 @@ fn random_u64() -> u64 {
             .map_or(0, |d| d.subsec_nanos().into()),
     );
     hasher.finish()
-}
-
-/// Per-call settings that override the client's.
-#[derive(Clone, Debug, Default)]
-pub struct CallOptions {
-    pub(crate) retry: Option<RetryPolicy>,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) deadline: Option<Duration>,
-    pub(crate) max_pages: Option<u32>,
-}
-
-impl CallOptions {
-    /// The client's settings, unchanged.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Uses this retry policy for the call.
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = Some(policy);
-        self
-    }
-
-    /// Uses this per-attempt timeout for the call.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// The longest the whole call may take: every attempt, every wait between attempts and
-    /// the wait for an access token. For a listing, each page is one call.
-    pub fn deadline(mut self, deadline: Duration) -> Self {
-        self.deadline = Some(deadline);
-        self
-    }
-
-    /// A copy of `options`, or the client's settings when there are none (what a group
-    /// handle made with `with_options` passes each call).
-    pub fn or_default(options: Option<&CallOptions>) -> CallOptions {
-        options.cloned().unwrap_or_default()
-    }
-
-    /// For a listing: the most pages it follows (by default
-    /// [`DEFAULT_MAX_PAGES`](crate::DEFAULT_MAX_PAGES)). One more page ends the stream
-    /// with [`Error::Pagination`].
-    pub fn max_pages(mut self, pages: u32) -> Self {
-        self.max_pages = Some(pages);
-        self
-    }
-}
-
-/// Why one attempt failed, with what the retry decision needs.
-pub(crate) struct Failure {
-    pub(crate) error: Error,
-    pub(crate) retry_after: Option<Duration>,
-    pub(crate) unauthorized: bool,
-    pub(crate) token_generation: Option<u64>,
-    /// The status and headers of the answer, when one came (boxed: a failure is rare, and
-    /// every call's future holds room for one).
-    pub(crate) answer: Option<Box<(u16, reqwest::header::HeaderMap)>>,
-}
-
-impl From<Error> for Failure {
-    fn from(error: Error) -> Self {
-        Failure { error, retry_after: None, unauthorized: false, token_generation: None, answer: None }
-    }
-}
-
-impl Failure {
-    /// A failure that came with an answer: its status and headers, for the call's record.
-    pub(crate) fn answered(status: u16, headers: reqwest::header::HeaderMap, error: Error) -> Failure {
-        Failure::from(error).with_answer(status, headers)
-    }
-
-    /// The failure, with the answer it came with.
-    pub(crate) fn with_answer(mut self, status: u16, headers: reqwest::header::HeaderMap) -> Failure {
-        self.answer = Some(Box::new((status, headers)));
-        self
-    }
 }
 
 #[cfg(test)]
@@ -250,52 +174,35 @@ mod tests {
     static REFERENCED: Route = Route { answers: &REFUSES_USED, ..route(Effect::Money, None) };
 
     fn transport(reached: bool) -> Error {
-        Error::Transport {
-            meta: None,
+        ErrorDetail::Transport {
             host: "http://x".into(),
             may_have_reached_server: reached,
-            detail: "x".into(),
-            effect: Effect::Write,
+            reason: "x".into(),
         }
+        .into()
     }
 
     fn status(code: u16) -> Error {
-        Error::Status {
-            meta: None,
-            status: code,
-            code: None,
-            description: None,
-            excerpt: String::new(),
-            effect: Effect::Write,
+        ErrorDetail::Status { status: code, code: None, description: None, excerpt: String::new() }.into()
+    }
+
+    fn timeout() -> Error {
+        ErrorDetail::Timeout {
+            after: Duration::from_secs(1),
+            waiting_for_token: false,
+            phase: crate::TimeoutPhase::Answer,
+            may_have_reached_server: true,
         }
+        .into()
     }
 
     #[test]
     fn reads_retry_on_transient_failures_only() {
         let p = RetryPolicy::default();
-        for e in [
-            transport(true),
-            transport(false),
-            status(502),
-            status(503),
-            status(504),
-            Error::Timeout {
-                meta: None,
-                after: Duration::from_secs(1),
-                waiting_for_token: false,
-                phase: crate::TimeoutPhase::Answer,
-                may_have_reached_server: true,
-                effect: Effect::Write,
-            },
-        ] {
+        for e in [transport(true), transport(false), status(502), status(503), status(504), timeout()] {
             assert!(p.next_delay(&READ, false, &e, None, 1).is_some(), "{e:?}");
         }
-        for e in [
-            status(500),
-            status(400),
-            status(404),
-            Error::Service { meta: None, code: "02".into(), description: String::new() },
-        ] {
+        for e in [status(500), status(400), status(404), Error::service("02", "")] {
             assert!(p.next_delay(&READ, false, &e, None, 1).is_none(), "{e:?}");
         }
         assert!(p.next_delay(&READ, false, &transport(false), None, 3).is_none());
@@ -305,20 +212,7 @@ mod tests {
     fn writes_and_money_retry_only_when_never_sent() {
         let p = RetryPolicy::default();
         for route in [&WRITE, &MONEY] {
-            for e in [
-                transport(true),
-                status(500),
-                status(502),
-                status(503),
-                Error::Timeout {
-                    meta: None,
-                    after: Duration::from_secs(1),
-                    waiting_for_token: false,
-                    phase: crate::TimeoutPhase::Answer,
-                    may_have_reached_server: true,
-                    effect: Effect::Write,
-                },
-            ] {
+            for e in [transport(true), status(500), status(502), status(503), timeout()] {
                 assert!(p.next_delay(route, true, &e, None, 1).is_none(), "{} {e:?}", route.operation);
             }
             assert!(p.next_delay(route, true, &transport(false), None, 1).is_some());
@@ -330,21 +224,7 @@ mod tests {
     #[test]
     fn a_deduplicated_payment_is_resent_after_ambiguous_failures_only_with_its_key() {
         let p = RetryPolicy::default();
-        for e in [
-            transport(true),
-            status(500),
-            status(502),
-            status(503),
-            status(504),
-            Error::Timeout {
-                meta: None,
-                after: Duration::from_secs(1),
-                waiting_for_token: false,
-                phase: crate::TimeoutPhase::Answer,
-                may_have_reached_server: true,
-                effect: Effect::Write,
-            },
-        ] {
+        for e in [transport(true), status(500), status(502), status(503), status(504), timeout()] {
             // A key the service honours, or a reference it refuses when used again.
             for route in [&DEDUPLICATED, &REFERENCED] {
                 assert!(p.next_delay(route, true, &e, None, 1).is_some(), "{e:?}");
@@ -353,11 +233,7 @@ mod tests {
         }
         assert!(REFERENCED.replayable(true) && !REFERENCED.replayable(false));
         assert!(READ.replayable(false) && !MONEY.replayable(true) && !WRITE.replayable(true));
-        for e in [
-            status(400),
-            status(409),
-            Error::Service { meta: None, code: "06".into(), description: String::new() },
-        ] {
+        for e in [status(400), status(409), Error::service("06", "")] {
             assert!(p.next_delay(&DEDUPLICATED, true, &e, None, 1).is_none(), "{e:?}");
         }
     }
@@ -365,8 +241,8 @@ mod tests {
     #[test]
     fn retry_after_is_honoured_up_to_the_cap() {
         let p = RetryPolicy::default().max_retry_after(Duration::from_secs(2));
-        let limited =
-            Error::RateLimited { meta: None, limit: None, remaining: None, window: None, retry_after: None };
+        let limited: Error =
+            ErrorDetail::RateLimited { limit: None, remaining: None, window: None, retry_after: None }.into();
         assert_eq!(
             p.next_delay(&READ, false, &limited, Some(Duration::from_secs(1)), 1),
             Some(Duration::from_secs(1))

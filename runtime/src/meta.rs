@@ -9,7 +9,7 @@ use std::fmt;
 use std::hash::BuildHasher;
 use std::time::{Duration, SystemTime};
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 
 /// The answer headers never shown: credentials and cookies, whatever a server sends.
 const SECRET_HEADERS: [&str; 6] = [
@@ -86,7 +86,7 @@ impl Meta {
     /// last answer carried one under `header`.
     pub(crate) fn finish(&mut self, total: Duration, header: Option<&HeaderName>) {
         self.total = total;
-        let value = header.and_then(|name| super::attempt::header(&self.headers, name));
+        let value = header.and_then(|name| crate::headers::header(&self.headers, name));
         if let Some(value) = value.filter(|v| v.to_str().is_ok()) {
             // A clone of the answer's bytes: a reference count, not a copy.
             self.request_id = Some(RequestId::Service(value.clone()));

@@ -1,25 +1,25 @@
-//! Following a listing page by page. The continuation fields are read from the raw
-//! answer, so this works whatever type the operation's data is.
+//! Following a listing page by page ([`Listing`]). The continuation fields are read from
+//! the raw answer, so this works whatever type the operation's data is.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::json::{Json, Path, Reader};
+use std::sync::Arc;
+
 use futures_util::Stream;
 
-use super::envelope::RawAnswer;
-
-use super::retry::CallOptions;
-use super::session::Session;
-use crate::error::Error;
+use crate::answer::RawAnswer;
+use crate::error::{Error, ErrorDetail};
+use crate::json::{Json, Path, Reader};
+use crate::orchestrate::{CallOptions, Orchestrator};
 use crate::request::Paginated;
 use crate::service::PageStyle;
 
 /// The most pages a listing follows unless [`CallOptions::max_pages`] says otherwise: a
 /// service that answers a new cursor (or `hasMore: true`) forever ends the listing with
-/// [`Error::Pagination`] after this many pages, not never.
+/// [`ErrorDetail::Pagination`] after this many pages, not never.
 pub const DEFAULT_MAX_PAGES: u32 = 1000;
 
 /// The continuation fields of a page's `data`, whatever their JSON type (numbers with
@@ -124,10 +124,11 @@ struct Tracker {
 }
 
 fn looped(what: String, pages_read: u32) -> Error {
-    Error::Pagination {
+    ErrorDetail::Pagination {
         reason: format!("the service sent {what} again, so following it would never end"),
         pages_read,
     }
+    .into()
 }
 
 impl Tracker {
@@ -141,13 +142,13 @@ impl Tracker {
             return Ok(false);
         }
         if self.fetched >= max_pages {
-            return Err(Error::Pagination {
+            return Err(Error::from(ErrorDetail::Pagination {
                 reason: format!(
                     "the listing has more than the {max_pages} pages allowed (raise the limit with \
                      `CallOptions::max_pages`)"
                 ),
                 pages_read: self.fetched,
-            });
+            }));
         }
         Ok(true)
     }
@@ -155,10 +156,10 @@ impl Tracker {
     /// Counts a page received; a page still being processed stops the listing.
     fn received(&mut self, answer: &RawAnswer) -> Result<(), Error> {
         if answer.pending || answer.status_pending() {
-            return Err(Error::Pagination {
+            return Err(Error::from(ErrorDetail::Pagination {
                 reason: "the service answered a page as still being processed".to_owned(),
                 pages_read: self.fetched,
-            });
+            }));
         }
         self.fetched += 1;
         Ok(())
@@ -225,10 +226,10 @@ impl Tracker {
                     return None;
                 }
                 let Some(c) = current else {
-                    self.deferred = Some(Error::Pagination {
+                    self.deferred = Some(Error::from(ErrorDetail::Pagination {
                         reason: "the answer says more pages follow but not which page it is".to_owned(),
                         pages_read: self.fetched,
-                    });
+                    }));
                     return None;
                 };
                 self.seen_pages.insert(c);
@@ -294,70 +295,61 @@ impl<T> Stream for Listing<'_, T> {
     }
 }
 
-impl Session {
-    /// Follows a listing: one item per page (the page's `data`), in order, until the
-    /// service says there is no more. The stream ends with an error when a page fails,
-    /// the service repeats a cursor or page (which would loop forever), or after
-    /// [`DEFAULT_MAX_PAGES`] pages ([`pages_with`](Self::pages_with) and
-    /// [`CallOptions::max_pages`] set another limit).
-    pub fn pages<'a, O: Paginated + 'a>(&'a self, op: O) -> Listing<'a, O::Data> {
-        self.pages_with(op, CallOptions::default())
-    }
-
-    /// Follows a listing record by record, across its pages.
-    pub fn items<'a, O: Paginated + 'a>(&'a self, op: O) -> Listing<'a, O::Item> {
-        self.items_with(op, CallOptions::default())
-    }
-
-    /// [`items`](Self::items) with per-call settings for every page, and
-    /// [`CallOptions::max_pages`] to bound how many pages are followed.
-    pub fn items_with<'a, O: Paginated + 'a>(&'a self, op: O, options: CallOptions) -> Listing<'a, O::Item> {
-        let pages = self.pages_with(op, options);
-        let records = futures_util::StreamExt::flat_map(pages, |page| {
-            let records: Vec<Result<O::Item, Error>> = match page {
-                Ok(page) => O::items(page).into_iter().map(Ok).collect(),
-                Err(error) => vec![Err(error)],
-            };
-            futures_util::stream::iter(records)
-        });
-        Listing::new(records)
-    }
-
-    /// [`pages`](Self::pages) with per-call settings for every page, and
-    /// [`CallOptions::max_pages`] to bound how many pages are followed.
-    pub fn pages_with<'a, O: Paginated + 'a>(&'a self, op: O, options: CallOptions) -> Listing<'a, O::Data> {
-        // The page the caller starts from, so that a first answer naming the same page as
-        // next is seen as the last one.
-        let requested_page = op.page();
-        let progress = Progress {
-            op,
-            tracker: Tracker {
-                finished: false,
-                deferred: None,
-                seen_cursors: HashSet::new(),
-                seen_pages: HashSet::new(),
-                requested_page,
-                fetched: 0,
-            },
+/// The records of a listing, across its pages: what `Session::items_with` returns.
+pub(crate) fn items<'a, O: Paginated + 'a>(
+    orchestrator: &'a Arc<Orchestrator>,
+    op: O,
+    options: CallOptions,
+) -> Listing<'a, O::Item> {
+    let pages = pages(orchestrator, op, options);
+    let records = futures_util::StreamExt::flat_map(pages, |page| {
+        let records: Vec<Result<O::Item, Error>> = match page {
+            Ok(page) => O::items(page).into_iter().map(Ok).collect(),
+            Err(error) => vec![Err(error)],
         };
-        let max_pages = options.max_pages.unwrap_or(DEFAULT_MAX_PAGES);
-        let options = std::sync::Arc::new(options);
-        Listing::new(futures_util::stream::try_unfold(progress, move |mut listing| {
-            let options = std::sync::Arc::clone(&options);
-            async move {
-                if !listing.tracker.go_on(max_pages)? {
-                    return Ok(None);
-                }
-                let answer = self.send_raw(&listing.op, &options).await?;
-                listing.tracker.received(&answer)?;
-                let Some(data) = answer.data.clone() else {
-                    return Ok(None);
-                };
-                let next = Continuation::read(answer.data_reader(&data), O::STYLE);
-                let item: O::Data = self.inner.decode_data(&answer, &data)?;
-                listing.advance(next);
-                Ok(Some((item, listing)))
+        futures_util::stream::iter(records)
+    });
+    Listing::new(records)
+}
+
+/// The pages of a listing, one item per page (the page's `data`), in order, until the
+/// service says there is no more: what `Session::pages_with` returns.
+pub(crate) fn pages<'a, O: Paginated + 'a>(
+    orchestrator: &'a Arc<Orchestrator>,
+    op: O,
+    options: CallOptions,
+) -> Listing<'a, O::Data> {
+    // The page the caller starts from, so that a first answer naming the same page as
+    // next is seen as the last one.
+    let requested_page = op.page();
+    let progress = Progress {
+        op,
+        tracker: Tracker {
+            finished: false,
+            deferred: None,
+            seen_cursors: HashSet::new(),
+            seen_pages: HashSet::new(),
+            requested_page,
+            fetched: 0,
+        },
+    };
+    let max_pages = options.max_pages.unwrap_or(DEFAULT_MAX_PAGES);
+    let options = Arc::new(options);
+    Listing::new(futures_util::stream::try_unfold(progress, move |mut listing| {
+        let options = Arc::clone(&options);
+        async move {
+            if !listing.tracker.go_on(max_pages)? {
+                return Ok(None);
             }
-        }))
-    }
+            let answer = orchestrator.send_raw(&listing.op, &options).await?;
+            listing.tracker.received(&answer)?;
+            let Some(data) = answer.data.clone() else {
+                return Ok(None);
+            };
+            let next = Continuation::read(answer.data_reader(&data), O::STYLE);
+            let item: O::Data = orchestrator.decode_data(&answer, &data)?;
+            listing.advance(next);
+            Ok(Some((item, listing)))
+        }
+    }))
 }

@@ -1,4 +1,4 @@
-//! The client-wide pacer (opt-in, [`ClientBuilder::pace`](super::ClientBuilder::pace)):
+//! The pacer's store (opt-in, [`ClientBuilder::pace`](crate::ClientBuilder::pace)):
 //! every request through the client waits for a moment the service's announced rate limit
 //! allows, shared by all tasks and clones, bounded by each call's deadline.
 //!
@@ -16,19 +16,16 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, RETRY_AFTER};
 use tokio::time::Instant;
 
-use super::attempt::{RateLimitNames, header_text};
-use crate::store::StoreFuture;
-use crate::values::timestamp::{parse_retry_after, parse_window};
+use super::StoreFuture;
 
 /// What one answer said about the service's rate limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Announced {
+pub struct RateLimitNotice {
     /// Requests allowed per window (`X-Rate-Limit-Limit`).
     pub limit: Option<u64>,
     /// Requests left in the current window (`X-Rate-Limit-Remaining`).
@@ -39,23 +36,6 @@ pub struct Announced {
     pub refused: bool,
     /// How long the answer asked to wait (`Retry-After`), when it did.
     pub retry_after: Option<Duration>,
-}
-
-impl Announced {
-    /// What `headers` of an answer with `status` say, under the service's header `names`.
-    pub(crate) fn read(status: u16, headers: &HeaderMap, names: Option<&RateLimitNames>) -> Self {
-        let named = |pick: fn(&RateLimitNames) -> Option<&HeaderName>| {
-            names.and_then(|names| header_text(headers, pick(names)))
-        };
-        Announced {
-            limit: named(|n| n.limit.as_ref()).and_then(|v| v.parse().ok()),
-            remaining: named(|n| n.remaining.as_ref()).and_then(|v| v.parse().ok()),
-            window: named(|n| n.window.as_ref()).and_then(parse_window),
-            refused: status == 429,
-            retry_after: header_text(headers, Some(&RETRY_AFTER))
-                .and_then(|v| parse_retry_after(v, SystemTime::now())),
-        }
-    }
 }
 
 /// A moment a [`PaceStore`] reserved for one request: the request leaves after
@@ -99,12 +79,12 @@ pub enum Reservation {
 /// How the request that held a [`PaceSlot`] ended.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum Ended<'a> {
+pub enum SlotEnd<'a> {
     /// It never left (the call was dropped or refused before sending, or the connection
     /// could not be made): the service did not count it.
     NotSent,
     /// It left; what its answer said of the limit, when an answer came.
-    Sent(Option<&'a Announced>),
+    Sent(Option<&'a RateLimitNotice>),
 }
 
 /// Where a pacer keeps what it knows: the limit it learned, the requests that hold a slot,
@@ -121,7 +101,7 @@ pub trait PaceStore: Send + Sync + 'static {
     fn reserve(&self, within: Duration) -> StoreFuture<'_, Reservation>;
 
     /// The request that held `slot` ended now, as `ended` says.
-    fn release(&self, slot: PaceSlot, ended: Ended<'_>);
+    fn release(&self, slot: PaceSlot, ended: SlotEnd<'_>);
 }
 
 impl<T: PaceStore + ?Sized> PaceStore for std::sync::Arc<T> {
@@ -129,7 +109,7 @@ impl<T: PaceStore + ?Sized> PaceStore for std::sync::Arc<T> {
         (**self).reserve(within)
     }
 
-    fn release(&self, slot: PaceSlot, ended: Ended<'_>) {
+    fn release(&self, slot: PaceSlot, ended: SlotEnd<'_>) {
         (**self).release(slot, ended)
     }
 }
@@ -223,8 +203,8 @@ impl MemoryPaceStore {
 
     /// Learns from an answer that came now, for a request this store held no slot for
     /// (a shared store that keeps this one as its fallback teaches it what it hears).
-    pub fn learn(&self, announced: &Announced) {
-        self.lock().learn(Instant::now(), announced);
+    pub fn learn(&self, notice: &RateLimitNotice) {
+        self.lock().learn(Instant::now(), notice);
     }
 
     /// The margin added to the window now.
@@ -273,16 +253,16 @@ impl MemoryPaceStore {
     }
 
     /// [`PaceStore::release`] as of `now`.
-    fn release_at(&self, now: Instant, ended: Ended<'_>) {
+    fn release_at(&self, now: Instant, ended: SlotEnd<'_>) {
         let mut state = self.lock();
         state.in_flight = state.in_flight.saturating_sub(1);
-        let Ended::Sent(announced) = ended else { return };
+        let SlotEnd::Sent(notice) = ended else { return };
         // Kept in order: an end is almost always the latest.
         let position = state.ended.partition_point(|end| *end <= now);
         state.ended.insert(position, now);
-        if let Some(announced) = announced {
+        if let Some(notice) = notice {
             state.heard = true;
-            state.learn(now, announced);
+            state.learn(now, notice);
         }
         let keep = state.limit.map_or(MAX_KEPT, |(limit, _)| limit).min(MAX_KEPT);
         while state.ended.len() > keep {
@@ -293,31 +273,31 @@ impl MemoryPaceStore {
 
 impl PaceState {
     /// Learns from an answer that came at `now`.
-    fn learn(&mut self, now: Instant, announced: &Announced) {
-        if let (Some(limit), Some(window)) = (announced.limit, announced.window)
+    fn learn(&mut self, now: Instant, notice: &RateLimitNotice) {
+        if let (Some(limit), Some(window)) = (notice.limit, notice.window)
             && limit > 0
             && !window.is_zero()
         {
             let limit = usize::try_from(limit).unwrap_or(MAX_KEPT).min(MAX_KEPT);
             self.limit = Some((limit, window));
         }
-        let wait = if announced.refused {
+        let wait = if notice.refused {
             // The pace let a request through that the service refused: its window (or
             // its clock) is later than the margin allowed for.
             if let Some((_, window)) = self.limit {
                 self.margin = (self.margin * 2).min(window / 4).max(FIRST_MARGIN);
             }
             // Refused: what it asked, or else the window, or else a second.
-            announced
+            notice
                 .retry_after
-                .or(announced.window)
+                .or(notice.window)
                 .or(self.limit.map(|(_, w)| w))
                 .or(Some(Duration::from_secs(1)))
-        } else if announced.remaining == Some(0) {
+        } else if notice.remaining == Some(0) {
             // Spent. Our own requests explain it when the limit's worth of them are in
             // flight or ended within a window: the pace already holds the next one back.
             // Others' (another process under the same limit) do not: wait out a window.
-            match (self.limit, announced.window) {
+            match (self.limit, notice.window) {
                 (Some((limit, window)), _) if self.own_window_is_full(limit, window, now) => None,
                 (_, window) => window,
             }
@@ -346,7 +326,7 @@ impl PaceStore for MemoryPaceStore {
         StoreFuture::ready(self.reserve_at(Instant::now(), within))
     }
 
-    fn release(&self, slot: PaceSlot, ended: Ended<'_>) {
+    fn release(&self, slot: PaceSlot, ended: SlotEnd<'_>) {
         let _ = slot;
         self.release_at(Instant::now(), ended);
     }
@@ -356,12 +336,12 @@ impl PaceStore for MemoryPaceStore {
 mod tests {
     use super::*;
 
-    fn limit(limit: u64, window_ms: u64) -> Announced {
-        Announced {
+    fn limit(limit: u64, window_ms: u64) -> RateLimitNotice {
+        RateLimitNotice {
             limit: Some(limit),
             remaining: Some(limit),
             window: Some(Duration::from_millis(window_ms)),
-            ..Announced::default()
+            ..RateLimitNotice::default()
         }
     }
 
@@ -385,12 +365,12 @@ mod tests {
         // Both in flight: nothing can be had before a window from now.
         assert_eq!(store.reserve_at(ms(5), FAR), Reservation::Retry(Duration::from_millis(1010)));
         // The first answers late, at 300 ms: its slot is free at 300 + 1000 + the margin.
-        store.release_at(ms(300), Ended::Sent(None));
+        store.release_at(ms(300), SlotEnd::Sent(None));
         let c = granted(store.reserve_at(ms(301), FAR));
         assert_eq!(c.wait(), Duration::from_millis(1009));
         // A request that never left gives its slot back as it was: free a window after
         // the first ended.
-        store.release_at(ms(302), Ended::NotSent);
+        store.release_at(ms(302), SlotEnd::NotSent);
         let d = granted(store.reserve_at(ms(303), FAR));
         assert_eq!(d.wait(), Duration::from_millis(1007));
         // Every slot held again: nothing is held for this one, and the answer says when to
@@ -399,7 +379,7 @@ mod tests {
             store.reserve_at(ms(304), Duration::from_millis(10)),
             Reservation::Retry(Duration::from_millis(1010))
         );
-        store.release_at(ms(310), Ended::Sent(None));
+        store.release_at(ms(310), SlotEnd::Sent(None));
         let e = granted(store.reserve_at(ms(311), FAR));
         assert_eq!(e.wait(), Duration::from_millis(1009), "a window and the margin after the second ended");
     }
@@ -411,7 +391,7 @@ mod tests {
         let first = granted(store.reserve_at(t0, FAR));
         // No burst before the first answer, which may announce the limit.
         assert_eq!(store.reserve_at(t0, FAR), Reservation::Retry(PROBE_WAIT));
-        store.release_at(t0 + Duration::from_millis(1), Ended::Sent(Some(&limit(1, 100))));
+        store.release_at(t0 + Duration::from_millis(1), SlotEnd::Sent(Some(&limit(1, 100))));
         assert_eq!(store.limit(), Some((1, Duration::from_millis(100))));
         let second = granted(store.reserve_at(t0 + Duration::from_millis(2), FAR));
         assert_ne!(first.id(), second.id());
@@ -419,7 +399,7 @@ mod tests {
         // An answer that announces no limit: requests go as they come.
         let open = MemoryPaceStore::new();
         let _probe = granted(open.reserve_at(t0, FAR));
-        open.release_at(t0, Ended::Sent(Some(&Announced::default())));
+        open.release_at(t0, SlotEnd::Sent(Some(&RateLimitNotice::default())));
         for _ in 0..10 {
             assert_eq!(granted(open.reserve_at(t0, FAR)).wait(), Duration::ZERO);
         }
@@ -430,9 +410,12 @@ mod tests {
         let store = MemoryPaceStore::with_limit(10, Duration::from_millis(1000));
         let t0 = Instant::now();
         let _slot = granted(store.reserve_at(t0, FAR));
-        let refused =
-            Announced { refused: true, retry_after: Some(Duration::from_secs(2)), ..Announced::default() };
-        store.release_at(t0, Ended::Sent(Some(&refused)));
+        let refused = RateLimitNotice {
+            refused: true,
+            retry_after: Some(Duration::from_secs(2)),
+            ..RateLimitNotice::default()
+        };
+        store.release_at(t0, SlotEnd::Sent(Some(&refused)));
         assert_eq!(store.margin(), Duration::from_millis(20));
         let held = granted(store.reserve_at(t0 + Duration::from_millis(10), FAR));
         assert_eq!(held.wait(), Duration::from_millis(1990));
@@ -452,16 +435,16 @@ mod tests {
         // Our two explain the spent window: the pace holds the third back by itself.
         store.release_at(
             t0 + Duration::from_millis(2),
-            Ended::Sent(Some(&Announced { remaining: Some(0), ..limit(2, 1000) })),
+            SlotEnd::Sent(Some(&RateLimitNotice { remaining: Some(0), ..limit(2, 1000) })),
         );
         let third = granted(store.reserve_at(t0 + Duration::from_millis(3), FAR));
         assert_eq!(third.wait(), Duration::from_millis(1009));
         // Another store's view: spent with none of its own sent.
         let other = MemoryPaceStore::with_limit(2, window);
         let _c = granted(other.reserve_at(t0, FAR));
-        other.release_at(t0, Ended::NotSent);
+        other.release_at(t0, SlotEnd::NotSent);
         let _d = granted(other.reserve_at(t0, FAR));
-        other.release_at(t0, Ended::Sent(Some(&Announced { remaining: Some(0), ..limit(2, 1000) })));
+        other.release_at(t0, SlotEnd::Sent(Some(&RateLimitNotice { remaining: Some(0), ..limit(2, 1000) })));
         let held = granted(other.reserve_at(t0 + Duration::from_millis(5), FAR));
         assert_eq!(held.wait(), Duration::from_millis(995));
     }
@@ -482,7 +465,7 @@ mod tests {
             flying.sort_by_key(|(_, at)| *at);
             while flying.first().is_some_and(|(_, at)| *at <= now) {
                 let (slot, at) = flying.remove(0);
-                store.release_at(at, Ended::Sent(None));
+                store.release_at(at, SlotEnd::Sent(None));
                 arrivals.push(at);
                 let _ = slot;
             }

@@ -1,16 +1,30 @@
-//! What the stores behind the pacer ([`PaceStore`](crate::PaceStore)), the settlement watch
-//! ([`WatchStore`](crate::WatchStore)) and the webhook guard
-//! ([`ReplayGuard`](crate::webhook::ReplayGuard)) answer with: a [`StoreFuture`], ready at
-//! once for a store in this process's memory (nothing allocated, nothing awaited) and boxed
-//! for one over the network, and a [`StoreError`] that names the store.
+//! What several replicas of one merchant share, as traits with a store in this process's
+//! memory beside each: the pacer's ([`PaceStore`], [`MemoryPaceStore`]), the settlement
+//! watch's ([`WatchStore`], [`MemoryWatchStore`]) and the webhook receiver's replay guard
+//! ([`ReplayGuard`], [`MemoryReplayGuard`]). A store over the network (Redis, in
+//! `payspec-redis`) implements the same traits, and needs nothing else of this crate.
 //!
-//! The traits are async so that a store shared by several processes (Redis, a database)
-//! never blocks a runtime thread; they stay dyn-compatible, so a client holds any store.
+//! Each answers with a [`StoreFuture`], ready at once for a store in this process's memory
+//! (nothing allocated, nothing awaited) and boxed for one over the network, and fails with a
+//! [`StoreError`] that names the store. The traits are async so that a shared store never
+//! blocks a runtime thread; they stay dyn-compatible, so a client holds any store.
+//!
+//! - `pace`: [`PaceStore`], the slots it reserves and what answers said of the limit;
+//! - `watch`: [`WatchStore`], the final states verified webhooks named;
+//! - `replay`: [`ReplayGuard`], the deliveries claimed and handled.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+
+mod pace;
+mod replay;
+mod watch;
+
+pub use pace::{MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, RateLimitNotice, Reservation, SlotEnd};
+pub use replay::{Claim, MemoryReplayGuard, ReplayGuard};
+pub use watch::{FinalState, MemoryWatchStore, WATCH_MEMORY, WatchStore};
 
 /// A store's answer: ready now, or a future to await.
 #[must_use = "a store's answer does nothing unless awaited"]

@@ -1,107 +1,41 @@
-//! Building a client: where it sends, its credentials, timeouts, retries, limits and TLS.
+//! Building a client ([`ClientBuilder`]): where it sends, its credentials, timeouts,
+//! retries, limits, TLS, and what carries its requests; each phase of the call path is
+//! given its part here, and nowhere else.
+//!
+//! - `base_url`: [`BaseUrl`] and its checks;
+//! - `env`: what [`ClientBuilder::from_env`] reads;
+//! - `blocking`: [`BlockingRuntime`], what the blocking client runs on.
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderName, HeaderValue};
+use http::{HeaderName, HeaderValue};
 
-use super::hooks::Hook;
-use super::inner::{ClientInner, Sender};
-use super::pace::PaceStore;
-use super::retry::RetryPolicy;
-use super::session::Session;
-use super::token::TokenCell;
-use super::urls::UrlCache;
+mod base_url;
+mod blocking;
+mod env;
+
+pub use self::base_url::BaseUrl;
+use self::base_url::{check_base_url, check_version_prefix};
+pub use self::blocking::BlockingRuntime;
+use crate::attempt::Exchange;
+use crate::auth::Identity;
 use crate::error::Error;
+use crate::headers::RateLimitNames;
+use crate::hooks::{Hook, Hooks};
+use crate::orchestrate::{Orchestrator, Parts};
+use crate::pace::Pace;
+use crate::retry::RetryPolicy;
 use crate::service::Service;
-use crate::transport::Transport;
-use crate::values::secret::Credentials;
-
-/// Where a client sends its requests: what a generated `Environment` (one per environment
-/// the spec names, and `Custom` for any other) converts into, or any URL text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BaseUrl(String);
-
-impl BaseUrl {
-    /// The URL, without a trailing slash.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<String> for BaseUrl {
-    fn from(url: String) -> Self {
-        match url.strip_suffix('/') {
-            Some(_) => BaseUrl(url.trim_end_matches('/').to_owned()),
-            None => BaseUrl(url),
-        }
-    }
-}
-
-impl From<&str> for BaseUrl {
-    fn from(url: &str) -> Self {
-        BaseUrl(url.trim_end_matches('/').to_owned())
-    }
-}
-
-/// The base URL as it may be shown in an error: without a user name or password.
-fn shown_url(value: &str) -> String {
-    match value.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@').filter(|(who, _)| !who.contains('/')) {
-            Some((_, after)) => format!("{scheme}://***@{after}"),
-            None => value.to_owned(),
-        },
-        None => value.rsplit_once('@').map_or_else(|| value.to_owned(), |(_, after)| format!("***@{after}")),
-    }
-}
-
-/// The base URL parsed, or an error that shows it (credentials removed) and says what to
-/// write instead.
-fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
-    let shown = shown_url(value);
-    let config = |reason: String| Error::Config { reason };
-    if !value.contains("://") {
-        return Err(config(format!(
-            "the base URL `{shown}` has no scheme: write `http://{shown}` for a plain HTTP server (the \
-             sandbox, a local test server) or `https://{shown}`"
-        )));
-    }
-    let parsed = reqwest::Url::parse(value)
-        .map_err(|e| config(format!("the base URL `{shown}` is not a valid URL: {e}")))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(config(format!("the base URL `{shown}` must start with `http://` or `https://`")));
-    }
-    if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err(config(format!(
-            "the base URL `{shown}` has a query or fragment: give the scheme, host, port and path prefix only"
-        )));
-    }
-    Ok(parsed)
-}
-
-/// Refuses a base URL that ends in the version segment the operations' own paths begin
-/// with (`https://api.example.com/v1` when the token path is `/v1/auth/token/issue`):
-/// every call would go to `/v1/v1/...` and be answered `404`.
-fn check_version_prefix(parsed: &reqwest::Url, service: &Service) -> Result<(), Error> {
-    let Some(last) = parsed.path().trim_end_matches('/').rsplit('/').next() else { return Ok(()) };
-    let versioned = last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
-    let Some(tokens) = service.tokens.filter(|_| versioned) else { return Ok(()) };
-    let path = tokens.issue.path;
-    if !path.starts_with(&format!("/{last}/")) {
-        return Ok(());
-    }
-    let shown = shown_url(parsed.as_str());
-    let without = shown.trim_end_matches('/').trim_end_matches(last).trim_end_matches('/');
-    Err(Error::Config {
-        reason: format!(
-            "the base URL `{shown}` ends in `/{last}`, and the operations' paths begin with their version \
-             (`{path}`): calls would go to `/{last}/{last}/...` and find nothing. Give the base URL without \
-             it: `{without}`"
-        ),
-    })
-}
+use crate::session::Session;
+use crate::store::PaceStore;
+use crate::transport::connect::ConnectTimeoutLayer;
+use crate::transport::own_sender::{OwnSender, Settings};
+use crate::transport::reqwest::ReqwestTransport;
+use crate::transport::{Transport, is_loopback, tls};
+use crate::values::Credentials;
 
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
@@ -115,8 +49,9 @@ pub struct ClientBuilder<C = Session> {
     /// Root certificates trusted beside the platform's: PEM text, each one or more.
     extra_roots: Vec<Vec<u8>>,
     http: Option<reqwest::ClientBuilder>,
-    /// A reqwest client or a transport the caller gave, in place of one built here.
-    given: Option<Sender>,
+    /// A reqwest client or a transport the caller gave, in place of one built here, and
+    /// what it is (for `Debug`).
+    given: Option<(Arc<dyn Transport>, &'static str)>,
     timeout: Duration,
     connect_timeout: Duration,
     pool_idle_timeout: Duration,
@@ -130,7 +65,7 @@ pub struct ClientBuilder<C = Session> {
     max_answer_bytes: usize,
     stall_timeout: Duration,
     user_agent: Option<String>,
-    hooks: Vec<Arc<dyn Hook>>,
+    hooks: Hooks,
     pacer: Option<Arc<dyn PaceStore>>,
     builds: PhantomData<fn() -> C>,
 }
@@ -204,7 +139,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             stall_timeout: DEFAULT_STALL_TIMEOUT,
             user_agent: None,
-            hooks: Vec::new(),
+            hooks: Hooks::default(),
             builds: PhantomData,
         }
     }
@@ -227,7 +162,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// [`reqwest::ClientBuilder`] (re-exported as `payspec_runtime::reqwest`): the client
     /// then sends through reqwest's client instead of its own sender (see
     /// [`crate::transport`]). It sets the redirect policy to follow nothing: a `3xx`
-    /// answer ends the call with [`Error::Redirect`], so a payment is never sent again to
+    /// answer ends the call with [`ErrorDetail::Redirect`](crate::ErrorDetail::Redirect), so a payment is never sent again to
     /// another address.
     pub fn http_client_builder(mut self, http: reqwest::ClientBuilder) -> Self {
         self.http = Some(http);
@@ -239,7 +174,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// allows, shared by all tasks and clones of the client, so a bulk run keeps within
     /// the limit instead of meeting `429`s. A wait counts against the attempt's and the
     /// call's deadlines; a request the limit cannot allow before them ends the call with
-    /// [`Error::Timeout`], unsent. [`MemoryPaceStore`](crate::MemoryPaceStore) keeps the
+    /// [`ErrorDetail::Timeout`](crate::ErrorDetail::Timeout), unsent. [`MemoryPaceStore`](crate::store::MemoryPaceStore) keeps the
     /// pace in this process; a [`PaceStore`] of your own can share it between processes.
     pub fn pace(mut self, store: impl PaceStore) -> Self {
         self.pacer = Some(Arc::new(store));
@@ -253,11 +188,11 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// `reqwest::Client::builder()`, with `redirect(reqwest::redirect::Policy::none())`
     /// after calling [`install_tls_provider`](crate::install_tls_provider): a redirect it follows
     /// sends the request again where the redirect pointed. One it followed anyway is seen
-    /// (its answer comes from another URL) and the call ends with [`Error::Redirect`]. Its
+    /// (its answer comes from another URL) and the call ends with [`ErrorDetail::Redirect`](crate::ErrorDetail::Redirect). Its
     /// own timeouts and TLS apply; the client's deadlines and answer-size limit apply too,
     /// and it sends the `User-Agent` the builder sets.
     pub fn reqwest_client(mut self, client: reqwest::Client) -> Self {
-        self.given = Some(Sender::Reqwest { client, shared: true });
+        self.given = Some((Arc::new(ReqwestTransport::new(client, true)), "a reqwest client of your own"));
         self
     }
 
@@ -268,7 +203,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// `testing` module's scripted one, or any other. The client's deadlines, answer-size
     /// limit, redaction and resend rules hold whatever it is: see [`crate::transport`].
     pub fn transport(mut self, transport: impl Transport) -> Self {
-        self.given = Some(Sender::Transport(Arc::new(transport)));
+        self.given = Some((Arc::new(transport), "a transport of your own"));
         self
     }
 
@@ -387,7 +322,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     }
 
     /// The largest answer body read, in bytes; a larger one ends the call with
-    /// [`Error::AnswerTooLarge`] as soon as the limit is passed, without reading the rest.
+    /// [`ErrorDetail::AnswerTooLarge`](crate::ErrorDetail::AnswerTooLarge) as soon as the limit is passed, without reading the rest.
     pub fn max_answer_bytes(mut self, limit: usize) -> Self {
         self.max_answer_bytes = limit;
         self
@@ -402,13 +337,13 @@ impl<C: From<Session>> ClientBuilder<C> {
     }
 
     /// The variable [`from_env`](Self::from_env) reads the base URL from.
-    pub const BASE_URL_VAR: &'static str = "PAYSPEC_BASE_URL";
+    pub const BASE_URL_VAR: &'static str = env::BASE_URL_VAR;
     /// The variable [`from_env`](Self::from_env) reads an environment's name from.
-    pub const ENVIRONMENT_VAR: &'static str = "PAYSPEC_ENVIRONMENT";
+    pub const ENVIRONMENT_VAR: &'static str = env::ENVIRONMENT_VAR;
     /// The variable [`from_env`](Self::from_env) reads each attempt's timeout from.
-    pub const TIMEOUT_VAR: &'static str = "PAYSPEC_TIMEOUT";
+    pub const TIMEOUT_VAR: &'static str = env::TIMEOUT_VAR;
     /// The variable [`from_env`](Self::from_env) reads the whole call's deadline from.
-    pub const CALL_TIMEOUT_VAR: &'static str = "PAYSPEC_CALL_TIMEOUT";
+    pub const CALL_TIMEOUT_VAR: &'static str = env::CALL_TIMEOUT_VAR;
 
     /// Takes what the environment says, leaving the rest as it was:
     /// - where requests go: `PAYSPEC_BASE_URL`, else `PAYSPEC_ENVIRONMENT` naming one of
@@ -427,114 +362,61 @@ impl<C: From<Session>> ClientBuilder<C> {
 
     /// [`from_env`](Self::from_env) over any source of variables.
     pub(crate) fn read_vars(mut self, read: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
-        let var = |name: &str| read(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
-        let mut problems = Vec::new();
-        // An environment's name in any case, with or without `_` and `-` (`hosted_sandbox`,
-        // `HostedSandbox`, the generated `Environment`'s variant).
-        let plain =
-            |name: &str| name.chars().filter(|c| !matches!(c, '_' | '-')).collect::<String>().to_lowercase();
-        let named =
-            |name: &str| self.service.environments.iter().find(|(known, _)| plain(known) == plain(name));
-        match (var(Self::BASE_URL_VAR), var(Self::ENVIRONMENT_VAR)) {
-            (Some(url), Some(name)) if named(&name).is_none_or(|(_, known)| *known != url) => {
-                problems.push(format!(
-                    "both {} (`{}`) and {} (`{name}`) are set, and say different things: unset one",
-                    Self::BASE_URL_VAR,
-                    shown_url(&url),
-                    Self::ENVIRONMENT_VAR
-                ));
-            }
-            (Some(url), _) => match check_base_url(&url) {
-                Ok(_) => self = self.environment(url),
-                Err(Error::Config { reason, .. }) => {
-                    problems.push(format!("{}: {reason}", Self::BASE_URL_VAR))
-                }
-                Err(other) => problems.push(format!("{}: {other}", Self::BASE_URL_VAR)),
-            },
-            (None, Some(name)) => {
-                let environments = self.service.environments;
-                match named(&name) {
-                    Some((_, url)) => self = self.environment(*url),
-                    None => {
-                        let known: Vec<&str> = environments.iter().map(|(n, _)| *n).collect();
-                        problems.push(format!(
-                            "{} is `{name}`, which names no environment of the spec ({}); or set {} to a URL",
-                            Self::ENVIRONMENT_VAR,
-                            known.join(", "),
-                            Self::BASE_URL_VAR
-                        ));
-                    }
-                }
-            }
-            (None, None) => {}
+        let found = env::read(self.service, self.credentials.is_some(), read)?;
+        if let Some(environment) = found.environment {
+            self = self.environment(environment);
         }
-        let names = [Credentials::CLIENT_ID_VAR, Credentials::CLIENT_SECRET_VAR, Credentials::ACCOUNT_ID_VAR];
-        let needed = self.service.tokens.is_some() && self.credentials.is_none();
-        if needed || names.iter().any(|name| var(name).is_some()) {
-            match Credentials::from_vars(var) {
-                Ok(credentials) => self = self.credentials(credentials),
-                Err(Error::Config { reason }) => problems.push(reason),
-                Err(other) => problems.push(other.to_string()),
-            }
+        if let Some(credentials) = found.credentials {
+            self = self.credentials(credentials);
         }
-        for name in [Self::TIMEOUT_VAR, Self::CALL_TIMEOUT_VAR] {
-            let Some(text) = var(name) else { continue };
-            match parse_duration(&text) {
-                Some(duration) if name == Self::TIMEOUT_VAR => self = self.timeout(duration),
-                Some(duration) => self = self.call_timeout(duration),
-                None => problems.push(format!(
-                    "{name} is `{text}`, not a duration: write `30s`, `1500ms`, `2m` or whole seconds"
-                )),
-            }
+        if let Some(timeout) = found.timeout {
+            self = self.timeout(timeout);
         }
-        if problems.is_empty() { Ok(self) } else { Err(Error::Config { reason: problems.join("; ") }) }
+        if let Some(timeout) = found.call_timeout {
+            self = self.call_timeout(timeout);
+        }
+        Ok(self)
     }
 
-    /// The client, or [`Error::Config`] when credentials are missing or the base URL is
-    /// not an `http(s)` URL.
+    /// The client, or a configuration error ([`ErrorDetail::Config`](crate::ErrorDetail::Config))
+    /// when credentials are missing or the base URL is not an `http(s)` URL.
     pub fn build(self) -> Result<C, Error> {
         if self.credentials.is_none() && self.service.tokens.is_some() {
-            return Err(Error::Config { reason: "no credentials were given".to_owned() });
+            return Err(Error::config("no credentials were given"));
         }
         let credentials = self.credentials;
         let Some(BaseUrl(base_url)) = self.environment else {
-            return Err(Error::Config {
-                reason: "no base URL was given: call `environment(..)` on the builder".to_owned(),
-            });
+            return Err(Error::config("no base URL was given: call `environment(..)` on the builder"));
         };
         let parsed = check_base_url(&base_url)?;
         check_version_prefix(&parsed, self.service)?;
         let account = match (self.service.account_header, credentials.as_ref()) {
             (Some(name), Some(credentials)) => {
-                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| Error::Config {
-                    reason: format!("the spec's account header `{name}` is not a header name"),
+                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                    Error::config(format!("the spec's account header `{name}` is not a header name"))
                 })?;
-                let value = HeaderValue::from_str(&credentials.account_id).map_err(|_| Error::Config {
-                    reason: "the account id has characters a header cannot carry".to_owned(),
-                })?;
+                let value = HeaderValue::from_str(&credentials.account_id)
+                    .map_err(|_| Error::config("the account id has characters a header cannot carry"))?;
                 Some((name, value))
             }
             _ => None,
         };
         // Credentials never cross a network in clear text unless the caller says so.
-        if parsed.scheme() == "http" && credentials.is_some() && !self.cleartext && !is_loopback(&parsed) {
-            let host = parsed.host_str().unwrap_or_default();
-            return Err(Error::Config {
-                reason: format!(
-                    "the base URL is plain HTTP to `{host}`, beyond this machine: the client secret and \
-                     tokens would cross the network in clear text. Write `https://`, or call \
-                     `allow_cleartext()` if a TLS-terminating proxy you trust is on the path"
-                ),
-            });
+        let host = parsed.host_str().unwrap_or_default();
+        if parsed.scheme() == "http" && credentials.is_some() && !self.cleartext && !is_loopback(host) {
+            return Err(Error::config(format!(
+                "the base URL is plain HTTP to `{host}`, beyond this machine: the client secret and \
+                 tokens would cross the network in clear text. Write `https://`, or call \
+                 `allow_cleartext()` if a TLS-terminating proxy you trust is on the path"
+            )));
         }
         // A client or transport given speaks TLS as it was built to.
-        if parsed.scheme() == "https" && !TLS && self.given.is_none() {
-            return Err(Error::Config {
-                reason: "this build of payspec-runtime has no TLS: enable its `rustls-ring` (default), \
-                         `rustls-aws-lc-rs` or `native-tls` feature (payspec-client passes its features \
-                         of the same names on)"
-                    .to_owned(),
-            });
+        if parsed.scheme() == "https" && !tls::BUILT_WITH_TLS && self.given.is_none() {
+            return Err(Error::config(
+                "this build of payspec-runtime has no TLS: enable its `rustls-ring` (default), \
+                 `rustls-aws-lc-rs` or `native-tls` feature (payspec-client passes its features \
+                 of the same names on)",
+            ));
         }
         let request_id = match self.service.request_id {
             // Checked, then made from the static text: cloning it per call copies nothing
@@ -543,177 +425,82 @@ impl<C: From<Session>> ClientBuilder<C> {
                 Some(HeaderName::from_static(name))
             }
             Some(name) => {
-                return Err(Error::Config {
-                    reason: format!("the spec's request-id header `{name}` is not a lowercase header name"),
-                });
+                return Err(Error::config(format!(
+                    "the spec's request-id header `{name}` is not a lowercase header name"
+                )));
             }
             None => None,
         };
         let user_agent = HeaderValue::try_from(self.user_agent.as_deref().unwrap_or(DEFAULT_USER_AGENT))
-            .map_err(|_| Error::Config {
-                reason: "the user agent has characters a header cannot carry".to_owned(),
-            })?;
+            .map_err(|_| Error::config("the user agent has characters a header cannot carry"))?;
         if !self.extra_roots.is_empty() && self.given.is_some() {
-            return Err(Error::Config {
-                reason:
-                    "root certificates were added (`add_root_certificates_pem`) to a client or transport \
-                         of your own (`reqwest_client`, `transport`), which trusts what it was built to \
-                         trust: add them where you build it"
-                        .to_owned(),
-            });
+            return Err(Error::config(
+                "root certificates were added (`add_root_certificates_pem`) to a client or transport of \
+                 your own (`reqwest_client`, `transport`), which trusts what it was built to trust: add \
+                 them where you build it",
+            ));
         }
-        let (sender, user_agent) = match (self.given, self.http) {
+        // What carries the requests, what it is, and the user agent each request carries
+        // (none when the transport sets it).
+        let (transport, carrier, user_agent): (Arc<dyn Transport>, _, _) = match (self.given, self.http) {
             (Some(_), Some(_)) => {
-                return Err(Error::Config {
-                    reason: "both HTTP client settings (`http_client_builder`) and a client or transport \
-                             of your own (`reqwest_client`, `transport`) were given: set them on your own"
-                        .to_owned(),
-                });
+                return Err(Error::config(
+                    "both HTTP client settings (`http_client_builder`) and a client or transport of your \
+                     own (`reqwest_client`, `transport`) were given: set them on your own",
+                ));
             }
-            (Some(given), None) => (given, Some(user_agent)),
+            (Some((given, carrier)), None) => (given, carrier, Some(user_agent)),
             // The client's own sender, unless reqwest's settings are asked for.
             (None, None) => {
-                let settings = crate::transport::direct::Settings {
+                let settings = Settings {
                     connect_timeout: self.connect_timeout,
                     extra_roots: &self.extra_roots,
                     pool_idle_timeout: self.pool_idle_timeout,
                     proxies: self.proxies,
                 };
-                let direct = crate::transport::direct::Direct::new(&settings).map_err(|reason| {
-                    Error::Config { reason: format!("the HTTP client could not be initialised: {reason}") }
+                let own = OwnSender::new(&settings).map_err(|reason| {
+                    Error::config(format!("the HTTP client could not be initialised: {reason}"))
                 })?;
-                (Sender::Transport(Arc::new(direct)), Some(user_agent))
+                (Arc::new(own), "the client's own sender", Some(user_agent))
             }
             (None, Some(http)) => {
-                install_tls_provider();
-                // Settings of the caller's keep their own timeouts, pool and proxies.
-                let http = with_roots(http, &self.extra_roots)?;
-                let client =
-                    http.user_agent(user_agent).redirect(reqwest::redirect::Policy::none()).build().map_err(
-                        |_| Error::Config { reason: "the HTTP client could not be initialised".to_owned() },
-                    )?;
-                (Sender::Reqwest { client, shared: false }, None)
+                tls::install_tls_provider();
+                // Settings of the caller's keep their own timeouts, pool and proxies; its
+                // connections open within the connect timeout and the attempt's time too.
+                let http = tls::with_roots(http, &self.extra_roots)?;
+                let client = http
+                    .user_agent(user_agent)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .connector_layer(ConnectTimeoutLayer(self.connect_timeout))
+                    .build()
+                    .map_err(|_| Error::config("the HTTP client could not be initialised"))?;
+                (Arc::new(ReqwestTransport::new(client, false)), "a reqwest client built here", None)
             }
         };
-        Ok(C::from(Session {
-            inner: Arc::new(ClientInner {
-                sender,
-                user_agent,
-                pacer: self.pacer,
-                origin: parsed.origin().ascii_serialization(),
-                host: parsed.host_str().unwrap_or_default().to_owned(),
-                port: parsed.port_or_known_default().unwrap_or_default(),
-                base_url,
-                credentials,
-                account,
-                auth_routes: self.service.tokens,
-                rate_limit: self.service.rate_limit.map(super::attempt::RateLimitNames::new),
-                request_id,
-                hooks: self.hooks,
-                timeout: self.timeout,
-                call_timeout: self.call_timeout,
-                retry: self.retry,
-                refresh_margin: self.refresh_margin,
-                max_answer_bytes: self.max_answer_bytes,
-                stall_timeout: self.stall_timeout,
-                fresh_connections: self.fresh_connections,
-                tokens: TokenCell::default(),
-                urls: Mutex::new(UrlCache::default()),
-                rate_spent_until: Mutex::new(None),
-            }),
-        }))
+        let exchange = Exchange::new(
+            transport,
+            carrier,
+            user_agent,
+            self.max_answer_bytes,
+            self.stall_timeout,
+            base_url,
+            parsed.origin().ascii_serialization(),
+        );
+        let orchestrator = Orchestrator::new(Parts {
+            exchange,
+            identity: Identity::new(credentials, account, self.service.tokens, self.refresh_margin),
+            pace: Pace::new(self.pacer, self.service.rate_limit.map(RateLimitNames::new)),
+            hooks: self.hooks,
+            retry: self.retry,
+            timeout: self.timeout,
+            call_timeout: self.call_timeout,
+            request_id,
+            fresh_connections: self.fresh_connections,
+            host: host.to_owned(),
+            port: parsed.port_or_known_default().unwrap_or_default(),
+        });
+        Ok(C::from(Session::new(orchestrator)))
     }
-}
-
-/// Whether this build can speak TLS (one of the TLS features is on).
-const TLS: bool = cfg!(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"));
-
-/// With the `rustls-ring` feature, rustls needs a process-wide crypto provider: ring's is
-/// installed unless the program installed one of its own first. With `rustls-aws-lc-rs`
-/// too, reqwest's own aws-lc-rs default is left in charge.
-///
-/// The client calls it when it is built; call it yourself before building another
-/// `reqwest::Client` beside it (the sandbox's webhook sender does), which would otherwise
-/// find no provider.
-pub fn install_tls_provider() {
-    #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc-rs")))]
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        // Another thread may install one between the check and here; either is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    }
-}
-
-/// A `reqwest::ClientBuilder` ready for [`ClientBuilder::reqwest_client`] or
-/// [`ClientBuilder::http_client_builder`]: the build's TLS provider installed first
-/// ([`install_tls_provider`]), and no redirect followed. Build your application's
-/// `reqwest::Client` from it: `reqwest::Client::builder()` itself, built before any payspec
-/// client in a process whose rustls has no provider installed (the `rustls-ring` feature,
-/// the default), panics in reqwest with "No rustls crypto provider is configured".
-///
-/// ```
-/// let shared = payspec_runtime::reqwest_client_builder()
-///     .pool_max_idle_per_host(8)
-///     .build()
-///     .expect("the HTTP client");
-/// let client = payspec_runtime::ClientBuilder::<payspec_runtime::Session>::new(&payspec_runtime::Service::PLAIN)
-///     .environment("http://127.0.0.1:8080")
-///     .reqwest_client(shared)
-///     .build();
-/// assert!(client.is_ok());
-/// ```
-pub fn reqwest_client_builder() -> reqwest::ClientBuilder {
-    install_tls_provider();
-    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none())
-}
-
-/// A duration as configuration writes one: `30s`, `1500ms`, `2m`, or whole seconds; never
-/// zero.
-fn parse_duration(text: &str) -> Option<Duration> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let n: u64 = number.parse().ok()?;
-    let duration = match unit.trim() {
-        "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.checked_mul(60)?),
-        _ => return None,
-    };
-    (!duration.is_zero()).then_some(duration)
-}
-
-/// `http` trusting `roots` (PEM texts) beside the platform's.
-#[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
-fn with_roots(mut http: reqwest::ClientBuilder, roots: &[Vec<u8>]) -> Result<reqwest::ClientBuilder, Error> {
-    for pem in roots {
-        let certificates = reqwest::Certificate::from_pem_bundle(pem)
-            .ok()
-            .filter(|certificates| !certificates.is_empty())
-            .ok_or_else(no_certificate_in_pem)?;
-        http = http.tls_certs_merge(certificates);
-    }
-    Ok(http)
-}
-
-/// Without TLS there is nothing to trust: an `https` base URL is refused already.
-#[cfg(not(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls")))]
-fn with_roots(http: reqwest::ClientBuilder, _roots: &[Vec<u8>]) -> Result<reqwest::ClientBuilder, Error> {
-    Ok(http)
-}
-
-/// A PEM given as root certificates holds none.
-#[cfg(any(feature = "rustls-ring", feature = "rustls-aws-lc-rs", feature = "native-tls"))]
-fn no_certificate_in_pem() -> Error {
-    Error::Config { reason: crate::transport::direct::NO_CERTIFICATE.to_owned() }
-}
-
-/// Whether `url`'s host is this machine: `localhost`, or a loopback address.
-fn is_loopback(url: &reqwest::Url) -> bool {
-    let Some(host) = url.host_str() else { return false };
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
@@ -729,7 +516,8 @@ mod tests {
         };
         for url in ["http://payments.example.test", "http://10.0.0.7:8080", "http://[2001:db8::1]"] {
             match with_credentials(url).build() {
-                Err(Error::Config { reason }) => {
+                Err(error) if error.kind() == crate::ErrorKind::Config => {
+                    let reason = error.to_string();
                     assert!(reason.contains("clear text") && reason.contains("allow_cleartext"), "{reason}");
                     assert!(!reason.contains("secret\""), "{reason}");
                 }
@@ -755,7 +543,9 @@ mod tests {
     fn a_build_without_tls_refuses_an_https_base_url_before_any_request() {
         for environment in ["https://api.example.test", "https://x.test"] {
             match built(environment) {
-                Err(Error::Config { reason }) => assert!(reason.contains("no TLS"), "{reason}"),
+                Err(error) if error.kind() == crate::ErrorKind::Config => {
+                    assert!(error.to_string().contains("no TLS"), "{error}")
+                }
                 other => panic!("an https client was built without TLS: {other:?}"),
             }
         }
@@ -781,7 +571,10 @@ mod tests {
 
     fn refusal(vars: &[(&str, &str)]) -> String {
         match from(vars) {
-            Err(Error::Config { reason, .. }) => reason,
+            Err(error) if error.kind() == crate::ErrorKind::Config => match error.into_detail() {
+                crate::ErrorDetail::Config { reason } => reason,
+                other => panic!("{other:?}"),
+            },
             Err(other) => panic!("{other}"),
             Ok(_) => panic!("{vars:?} was taken"),
         }
@@ -843,14 +636,14 @@ mod tests {
             .environment("https://api.example.test/v1/")
             .credentials(Credentials::new("c", "s", "a"))
             .build();
-        match built {
-            Err(Error::Config { reason, .. }) => {
+        match built.map_err(Error::into_detail) {
+            Err(crate::ErrorDetail::Config { reason }) => {
                 assert!(
                     reason.contains("ends in `/v1`") && reason.contains("`https://api.example.test`"),
                     "{reason}"
                 );
             }
-            Err(other) => panic!("{other}"),
+            Err(other) => panic!("{other:?}"),
             Ok(_) => panic!("a base URL ending in /v1 was taken"),
         }
         let prefixed = ClientBuilder::<Session>::new(&VERSIONED)
@@ -914,13 +707,10 @@ mod tests {
         };
         let own = build(crate::ClientBuilder::new(&crate::Service::PLAIN));
         // Whatever proxy the environment names: the own sender honours it.
-        assert!(matches!(own.inner.sender, super::super::inner::Sender::Transport(_)));
-        // The own sender sends the user agent with each request; a reqwest client built
-        // here has it set once.
-        assert!(own.inner.user_agent.is_some());
+        assert!(format!("{own:?}").contains("the client's own sender"), "{own:?}");
         let settings = build(
             crate::ClientBuilder::new(&crate::Service::PLAIN).http_client_builder(reqwest::Client::builder()),
         );
-        assert!(matches!(settings.inner.sender, super::super::inner::Sender::Reqwest { shared: false, .. }));
+        assert!(format!("{settings:?}").contains("a reqwest client built here"), "{settings:?}");
     }
 }

@@ -32,35 +32,34 @@ impl fmt::Debug for BlockingRuntime {
 /// Refuses to block inside an async runtime, where a runtime of its own cannot start.
 fn outside_async() -> Result<(), Error> {
     match tokio::runtime::Handle::try_current() {
-        Ok(_) => Err(Error::Config {
-            reason: "the blocking client cannot run inside an async runtime (it would block the \
+        Ok(_) => Err(Error::config(
+            "the blocking client cannot run inside an async runtime (it would block the \
                      runtime's thread): call the async `Client` there, or call the blocking one from \
-                     a thread of its own (`tokio::task::spawn_blocking`)"
-                .to_owned(),
-        }),
+                     a thread of its own (`tokio::task::spawn_blocking`)",
+        )),
         Err(_) => Ok(()),
     }
 }
 
 impl BlockingRuntime {
-    /// A runtime with timers and I/O; [`Error::Config`] inside an async runtime, where it
+    /// A runtime with timers and I/O; a configuration error inside an async runtime, where it
     /// could not run.
     pub fn new() -> Result<Self, Error> {
         outside_async()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|_| Error::Config { reason: "the blocking runtime could not be started".to_owned() })?;
+            .map_err(|_| Error::config("the blocking runtime could not be started"))?;
         Ok(BlockingRuntime { runtime: Some(runtime) })
     }
 
-    /// Runs `call` to its end on this thread; [`Error::Config`], without running it, when
+    /// Runs `call` to its end on this thread; a configuration error, without running it, when
     /// the thread is inside an async runtime.
     pub fn block_on<T, F: Future<Output = Result<T, Error>>>(&self, call: F) -> Result<T, Error> {
         outside_async()?;
         match &self.runtime {
             Some(runtime) => runtime.block_on(call),
-            None => Err(Error::Config { reason: "the blocking runtime was shut down".to_owned() }),
+            None => Err(Error::config("the blocking runtime was shut down")),
         }
     }
 }

@@ -1,0 +1,589 @@
+//! One path for every request a client sends, the token requests included: the call's
+//! deadline and record set, then, attempt after attempt, the caller's hooks, the token
+//! (auth), the pace, the exchange (`attempt`), and whether to send again (`retry`), until
+//! an answer or the end; the answer is then read (`answer`). A call of the caller's and a
+//! token request differ only in their [`Policy`].
+//!
+//! [`Orchestrator`] is what a session holds, shared by its clones: each phase's own part
+//! (the exchange, the identity, the pace, the hooks) and the client's policies.
+//! - `options`: [`CallOptions`], what one call does otherwise;
+//! - `trace`: the call's and each attempt's spans.
+
+mod options;
+mod trace;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use http::{HeaderName, HeaderValue};
+use tokio::time::Instant;
+use tracing::Instrument;
+use tracing::instrument::Instrumented;
+
+pub use self::options::CallOptions;
+use crate::answer::{self, DataAt, Outcome, RawAnswer};
+use crate::attempt::{AttemptFailure, AttemptHeaders, Exchange};
+use crate::auth::{Bearer, Identity, RenewFrom, RenewalGuard, Token, TokenFailure, Waiting};
+use crate::error::{Error, ErrorDetail, TimeoutPhase};
+use crate::hooks::{AfterAttempt, AttemptOutcome, Hooks};
+use crate::json::FromJson;
+use crate::meta::{Attempt, Meta, RequestId};
+use crate::pace::Pace;
+use crate::request::{Operation, PreparedRequest, RequestWriter};
+use crate::retry::RetryPolicy;
+use crate::service::Route;
+use crate::values::Credentials;
+
+/// What every call of a session runs through, shared by the session's clones.
+pub(crate) struct Orchestrator {
+    exchange: Exchange,
+    identity: Identity,
+    pace: Pace,
+    hooks: Hooks,
+    retry: RetryPolicy,
+    /// The longest one attempt may take.
+    timeout: Duration,
+    /// The longest a whole call may take.
+    call_timeout: Duration,
+    /// The header each call sends its request id in, and reads the service's from.
+    request_id: Option<HeaderName>,
+    /// A request the service would apply twice asks for a new connection
+    /// (`Outgoing::fresh_connection`); off with `ClientBuilder::pool_every_request`.
+    fresh_connections: bool,
+    /// The base URL's host and port, which traces name (`server.address`, `server.port`).
+    host: String,
+    port: u16,
+}
+
+/// What one kind of request does: a call of the caller's, or a token request.
+pub(crate) struct Policy<'p> {
+    /// Whether the request carries its idempotency reference.
+    keyed: bool,
+    retry: &'p RetryPolicy,
+    /// The longest one attempt may take.
+    per_attempt: Duration,
+    /// The longest the whole request may take.
+    budget: Duration,
+    /// Where its bearer token comes from.
+    bearer: BearerFrom<'p>,
+}
+
+/// Where a request's bearer token comes from.
+enum BearerFrom<'p> {
+    /// The client's token: waited for while it is renewed, and renewed once after a 401.
+    Held,
+    /// The one given, if any (a token request's: a refresh sends the token it replaces).
+    Given(Option<&'p HeaderValue>),
+}
+
+/// What the builder hands the orchestrator: each phase's part, and the client's policies.
+pub(crate) struct Parts {
+    pub exchange: Exchange,
+    pub identity: Identity,
+    pub pace: Pace,
+    pub hooks: Hooks,
+    pub retry: RetryPolicy,
+    pub timeout: Duration,
+    pub call_timeout: Duration,
+    pub request_id: Option<HeaderName>,
+    pub fresh_connections: bool,
+    pub host: String,
+    pub port: u16,
+}
+
+impl Orchestrator {
+    pub(crate) fn new(parts: Parts) -> Self {
+        let Parts {
+            exchange,
+            identity,
+            pace,
+            hooks,
+            retry,
+            timeout,
+            call_timeout,
+            request_id,
+            fresh_connections,
+            host,
+            port,
+        } = parts;
+        Orchestrator {
+            exchange,
+            identity,
+            pace,
+            hooks,
+            retry,
+            timeout,
+            call_timeout,
+            request_id,
+            fresh_connections,
+            host,
+            port,
+        }
+    }
+
+    /// The base URL every route's path follows.
+    pub(crate) fn base_url(&self) -> &str {
+        self.exchange.base_url()
+    }
+
+    /// What carries the requests, for people.
+    pub(crate) fn carrier(&self) -> &'static str {
+        self.exchange.carrier()
+    }
+
+    /// The merchant's credentials, if given.
+    pub(crate) fn credentials(&self) -> Option<&Credentials> {
+        self.identity.credentials()
+    }
+
+    /// Until when the service's rate limit is spent, if it is now (what settling waits out).
+    pub(crate) fn rate_spent_until(&self) -> Option<Instant> {
+        self.pace.spent_until()
+    }
+
+    /// An operation's request written and checked, and whether it carries its idempotency
+    /// reference: the part of a call that depends on the operation's type, done before the
+    /// first await so that the sending is compiled once.
+    pub(crate) fn prepare<O: Operation>(&self, op: &O) -> Result<(PreparedRequest, bool), Error> {
+        let mut writer = RequestWriter::new(O::ROUTE);
+        op.write(&mut writer).map_err(|e| e.name_field(O::FIELDS))?;
+        let key = op.idempotency_key().filter(|k| !k.chars().all(char::is_whitespace));
+        if let Some(key) = key {
+            writer.idempotency(key)?;
+        }
+        Ok((writer.finish_at(self.base_url())?, key.is_some()))
+    }
+
+    /// The policy of a call of the caller's with `options`.
+    fn call_policy<'p>(&'p self, keyed: bool, options: &'p CallOptions) -> Policy<'p> {
+        Policy {
+            keyed,
+            retry: options.retry.as_ref().unwrap_or(&self.retry),
+            per_attempt: options.timeout.unwrap_or(self.timeout),
+            budget: options.deadline.unwrap_or(self.call_timeout),
+            bearer: BearerFrom::Held,
+        }
+    }
+
+    /// The policy of a token request: one attempt within the client's attempt timeout,
+    /// with the bearer given.
+    fn token_policy<'p>(&'p self, bearer: Option<&'p HeaderValue>) -> Policy<'p> {
+        const ONCE: &RetryPolicy = &RetryPolicy::never();
+        Policy {
+            keyed: false,
+            retry: ONCE,
+            per_attempt: self.timeout,
+            budget: self.timeout,
+            bearer: BearerFrom::Given(bearer),
+        }
+    }
+
+    /// Sends a written request as a call and reads its answer as `T`, all of it within the
+    /// call's span: one future around the sending, not one more layer (each would be one
+    /// more copy of the sending's).
+    pub(crate) fn outcome<'s, T: FromJson>(
+        self: &'s Arc<Self>,
+        route: &'static Route,
+        prepared: Result<(PreparedRequest, bool), Error>,
+        options: CallOptions,
+    ) -> Instrumented<impl Future<Output = Result<Outcome<T>, Error>> + 's> {
+        let span = trace::call_span(route, &self.host, self.port);
+        let record = span.clone();
+        async move {
+            // Borrowed where it is: the future keeps one copy of the request, not two.
+            let answer = match prepared {
+                Ok((ref request, keyed)) => self.execute(request, &self.call_policy(keyed, &options)).await,
+                Err(error) => Err(error),
+            };
+            trace::record_exchange(&record, &answer);
+            let outcome = answer.and_then(|answer| answer::decode_outcome(answer, &self.identity));
+            trace::record_outcome(&record, &outcome);
+            outcome
+        }
+        .instrument(span)
+    }
+
+    /// Writes, sends and retries an operation as a call; its data stays raw (for a listing's
+    /// pages and a settle's lookups, which read it themselves).
+    pub(crate) fn send_raw<'s, O: Operation>(
+        self: &'s Arc<Self>,
+        op: &O,
+        options: &'s CallOptions,
+    ) -> impl Future<Output = Result<Box<RawAnswer>, Error>> + Send + 's {
+        // Written here, and the writer dropped, before the first await: only this part
+        // depends on the operation's type, the sending is compiled once.
+        let prepared = self.prepare(op);
+        let span = trace::call_span(O::ROUTE, &self.host, self.port);
+        let record = span.clone();
+        async move {
+            let answer = match prepared {
+                Ok((request, keyed)) => self.execute(&request, &self.call_policy(keyed, options)).await,
+                Err(error) => Err(error),
+            };
+            trace::record_exchange(&record, &answer);
+            if let Err(error) = &answer {
+                trace::record_error(&record, error);
+            }
+            answer
+        }
+        .instrument(span)
+    }
+
+    /// A raw answer's outcome as `T` (a settle's lookup).
+    pub(crate) fn decode_outcome<T: FromJson>(&self, answer: Box<RawAnswer>) -> Result<Outcome<T>, Error> {
+        answer::decode_outcome(answer, &self.identity)
+    }
+
+    /// A raw answer's data, at `data`, as `T` (a listing's page).
+    pub(crate) fn decode_data<T: FromJson>(&self, answer: &RawAnswer, data: &DataAt) -> Result<T, Error> {
+        answer::decode_data(answer, data, &self.identity)
+    }
+
+    /// Sends a request as `policy` says: renewing the token once after a 401 and sending
+    /// again as the policy and the operation allow, all within its deadline.
+    async fn execute(
+        self: &Arc<Self>,
+        request: &PreparedRequest,
+        policy: &Policy<'_>,
+    ) -> Result<Box<RawAnswer>, Error> {
+        let route = request.route;
+        let started = Instant::now();
+        let deadline = started + policy.budget;
+        // One id for the call, sent on every attempt: a resend is the same request. The
+        // record is kept inline and moved into the answer's box (or the error's) at the end:
+        // a call that succeeds allocates nothing for it.
+        let mut meta = Meta::new(route.operation, self.request_id.as_ref().map(|_| RequestId::new()));
+        let mut attempt = 1u32;
+        let mut renewed_after_401 = false;
+        // The error of the attempt before, which a hook that stops a retry ends the call with.
+        // Boxed: the call's future keeps room for it across every wait.
+        let mut last: Option<Box<Error>> = None;
+        loop {
+            tracing::debug!(attempt, "sending");
+            let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
+            let protected = [self.identity.account_header(), self.request_id.as_ref()];
+            let added = match self.hooks.before(route, number, meta.request_id(), protected) {
+                Ok(added) => added,
+                Err(reason) => {
+                    meta.finish(started.elapsed(), self.request_id.as_ref());
+                    return Err(match last {
+                        // An attempt went out: its error says whether it may have applied.
+                        Some(error) => error.in_call(Some(Box::new(meta)), route.effect),
+                        None => ErrorDetail::Hook { reason }.into(),
+                    });
+                }
+            };
+            let at = SystemTime::now();
+            // The call's start is the first attempt's too, unless hooks ran in between.
+            let from = if number == 1 && self.hooks.is_empty() { started } else { Instant::now() };
+            let id = meta.own_request_id();
+            let span = trace::attempt_span(route, &self.host, self.port, number);
+            // What follows the attempt is in a block that ends before the wait for a retry:
+            // its answer, borrowed there, keeps no room in the call's future while it waits.
+            let delay = {
+                let mut generation = None;
+                // The token first, then the exchange: two futures one after the other, not
+                // one inside the other (each layer would be one more copy of the exchange's).
+                let sent = match self
+                    .attempt_start(request, policy, from, deadline)
+                    .instrument(span.clone())
+                    .await
+                {
+                    Err(failure) => Err(*failure),
+                    Ok((bearer, now)) => {
+                        let left = deadline.saturating_duration_since(now);
+                        generation = bearer.as_ref().map(|b| b.generation);
+                        // A request sent once goes on a connection of its own, as does a
+                        // resend after a connection failed (see `Outgoing::fresh_connection`).
+                        let fresh_connection = (self.fresh_connections && !route.replayable(policy.keyed))
+                            || last
+                                .as_deref()
+                                .is_some_and(|e| matches!(e.detail(), ErrorDetail::Transport { .. }));
+                        let adds = AttemptHeaders {
+                            bearer: bearer.as_ref().map(|b| &b.header),
+                            account: None,
+                            request_id: self.request_id.as_ref().zip(id),
+                            added,
+                            fresh_connection,
+                        };
+                        // Pinned where it is made: the span's wrapper holds a reference, not
+                        // a copy of the attempt's future moved into it.
+                        let attempt =
+                            std::pin::pin!(self.attempt(request, adds, policy.per_attempt.min(left), now));
+                        attempt.instrument(span.clone()).await
+                    }
+                };
+                // One reading of the clock for the attempt's time and the call's.
+                let ended = Instant::now();
+                let took = ended.saturating_duration_since(from);
+                if !span.is_disabled() {
+                    match &sent {
+                        Ok(answer) => {
+                            span.record("http.response.status_code", i64::from(answer.status));
+                        }
+                        Err(failure) => {
+                            if let Some(answer) = &failure.answer {
+                                span.record("http.response.status_code", i64::from(answer.0));
+                            }
+                            span.record("error.type", failure.error.trace_type());
+                        }
+                    }
+                }
+                if !self.hooks.is_empty() {
+                    self.after_hooks(route, number, &meta, &sent, took);
+                }
+                let mut failure = match sent {
+                    Ok(mut answer) => {
+                        tracing::debug!(
+                            attempt,
+                            status = answer.status,
+                            pending = answer.pending,
+                            "answered"
+                        );
+                        let headers = answer.headers.take();
+                        meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, headers);
+                        meta.finish(ended.saturating_duration_since(started), self.request_id.as_ref());
+                        answer.meta = Some(meta);
+                        return Ok(answer);
+                    }
+                    Err(failure) => failure,
+                };
+                let (status, headers) = match failure.answer.take().map(|answer| *answer) {
+                    Some((status, headers)) => (Some(status), Some(headers)),
+                    None => (None, None),
+                };
+                meta.attempted(Attempt { started: at, took, status }, headers);
+                let renews = matches!(policy.bearer, BearerFrom::Held) && route.auth.sends_bearer();
+                if failure.unauthorized && renews && !renewed_after_401 {
+                    // The token was refused: nothing was applied, so one more try is safe.
+                    renewed_after_401 = true;
+                    if let Some(generation) = generation {
+                        self.identity.tokens().invalidate(generation);
+                    }
+                    tracing::debug!(attempt, "token refused; renewing it and sending once more");
+                    continue;
+                }
+                let delay = policy.retry.next_delay(
+                    route,
+                    policy.keyed,
+                    &failure.error,
+                    failure.retry_after,
+                    attempt,
+                );
+                match delay {
+                    Some(delay) if Instant::now() + delay < deadline => {
+                        tracing::debug!(
+                            attempt,
+                            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                            "retrying"
+                        );
+                        // Kept for a hook that stops the next attempt: the call then ends
+                        // with it.
+                        last = Some(Box::new(failure.error));
+                        delay
+                    }
+                    _ => {
+                        meta.finish(started.elapsed(), self.request_id.as_ref());
+                        return Err(failure.error.in_call(Some(Box::new(meta)), route.effect));
+                    }
+                }
+            };
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    /// The token an attempt begun at `now` sends (waiting for a renewal in flight when
+    /// there is no usable one), and when the attempt starts: `now`, or the end of that wait;
+    /// a timeout when the deadline has passed. The failure is boxed: the call's future
+    /// keeps this result while the attempt runs, and a failure here is rare.
+    async fn attempt_start(
+        self: &Arc<Self>,
+        request: &PreparedRequest,
+        policy: &Policy<'_>,
+        mut now: Instant,
+        deadline: Instant,
+    ) -> Result<(Option<Bearer>, Instant), Box<AttemptFailure>> {
+        let bearer = match policy.bearer {
+            _ if !request.route.auth.sends_bearer() => None,
+            BearerFrom::Given(header) => {
+                header.map(|header| Bearer { header: header.clone(), generation: 0 })
+            }
+            BearerFrom::Held => match self.ready_bearer(now) {
+                Some(bearer) => Some(bearer),
+                None => {
+                    // Waiting for a renewal is rare: its future is boxed, so that every
+                    // call's future stays small.
+                    let waited = Box::pin(self.wait_for_bearer(deadline, policy.budget)).await;
+                    let bearer = waited.map_err(|TokenFailure { error, retry_after }| {
+                        Box::new(AttemptFailure { retry_after, ..AttemptFailure::from(*error) })
+                    })?;
+                    now = Instant::now();
+                    Some(bearer)
+                }
+            },
+        };
+        if deadline.saturating_duration_since(now).is_zero() {
+            return Err(Box::new(AttemptFailure::from(Error::from(ErrorDetail::Timeout {
+                after: policy.budget,
+                waiting_for_token: false,
+                phase: TimeoutPhase::Starting,
+                may_have_reached_server: false,
+            }))));
+        }
+        Ok((bearer, now))
+    }
+
+    /// One attempt, begun at `now` and given `timeout`: the account header, the pacer's
+    /// slot, the exchange, and what its answer said of the rate limit.
+    async fn attempt(
+        &self,
+        request: &PreparedRequest,
+        mut adds: AttemptHeaders<'_>,
+        timeout: Duration,
+        now: Instant,
+    ) -> Result<Box<RawAnswer>, AttemptFailure> {
+        let route = request.route;
+        adds.account = self.identity.account_for(route)?;
+        if route.auth.sends_bearer() && adds.bearer.is_none() {
+            return Err(
+                Error::invalid("no access token was available for an operation that needs one").into()
+            );
+        }
+        let deadline = now + timeout;
+        // The wait for the rate limit is part of the attempt's time.
+        let mut slot = self.pace.slot(deadline, timeout).await?;
+        slot.sending();
+        let sent =
+            self.exchange.send(request, adds, deadline, timeout, self.pace.names(), &self.identity).await;
+        match &sent {
+            Ok(answer) => {
+                if let Some(headers) = &answer.headers {
+                    self.pace.heard(&mut slot, answer.status, headers);
+                }
+            }
+            Err(failure) => match failure.answer.as_deref() {
+                Some((status, headers)) => self.pace.heard(&mut slot, *status, headers),
+                None if !failure.left => slot.not_sent(),
+                // Sent, no answer: released as sent when dropped.
+                None => {}
+            },
+        }
+        sent
+    }
+
+    /// Shows an attempt that is over to the caller's hooks.
+    fn after_hooks(
+        &self,
+        route: &'static Route,
+        number: u32,
+        meta: &Meta,
+        sent: &Result<Box<RawAnswer>, AttemptFailure>,
+        took: Duration,
+    ) {
+        let (status, headers, outcome) = match sent {
+            Ok(answer) => (Some(answer.status), answer.headers.as_ref(), AttemptOutcome::Answered),
+            Err(failure) => (
+                failure.answer.as_ref().map(|answer| answer.0),
+                failure.answer.as_ref().map(|answer| &answer.1),
+                AttemptOutcome::Failed(failure.error.kind()),
+            ),
+        };
+        let view = AfterAttempt {
+            route,
+            attempt: number,
+            request_id: meta.request_id(),
+            status,
+            headers,
+            took,
+            outcome,
+        };
+        self.hooks.after(&view);
+    }
+
+    /// The current token's header when it can be used now, without waiting (and a renewal
+    /// started when it is due): what nearly every call needs.
+    fn ready_bearer(self: &Arc<Self>, now: Instant) -> Option<Bearer> {
+        let (bearer, renew) = self.identity.tokens().ready(now)?;
+        if let Some(from) = renew {
+            self.start_renewal(from);
+        }
+        Some(bearer)
+    }
+
+    /// A bearer for the next attempt when none was ready: the renewal in flight's (started
+    /// if none is), until `deadline`; `budget` is the call's whole allowance, named in the
+    /// timeout error.
+    async fn wait_for_bearer(
+        self: &Arc<Self>,
+        deadline: Instant,
+        budget: Duration,
+    ) -> Result<Bearer, TokenFailure> {
+        let (waiting, renew) = match self.identity.tokens().wait()? {
+            Waiting::Ready(bearer, renew) => (Ok(bearer), renew),
+            Waiting::Renewal(wait, renew) => (Err(wait), renew),
+        };
+        if let Some(from) = renew {
+            self.start_renewal(from);
+        }
+        match waiting {
+            Ok(bearer) => Ok(bearer),
+            Err(wait) => wait.until(deadline, budget).await,
+        }
+    }
+
+    /// Starts one renewal on a task of its own, so that no caller's cancellation can
+    /// abandon it halfway.
+    fn start_renewal(self: &Arc<Self>, from: RenewFrom) {
+        let this = Arc::clone(self);
+        let mut guard = RenewalGuard::new(Arc::clone(self.identity.tokens()));
+        tokio::spawn(
+            async move {
+                let outcome = this.renew(from).await;
+                guard.finish(outcome);
+            }
+            .instrument(tracing::debug_span!("payspec.token_renewal")),
+        );
+    }
+
+    /// A new token: the one held refreshed when it can be, else one issued.
+    async fn renew(self: &Arc<Self>, from: RenewFrom) -> Result<Token, Error> {
+        if let Some((refresh, bearer)) = from.refresh {
+            let request = self.identity.refresh_request(&refresh, self.base_url())?;
+            match self.token_call(&request, Some(&bearer)).await {
+                Ok(token) => return Ok(token),
+                Err(error) => tracing::debug!(%error, "token refresh failed; issuing a new token"),
+            }
+        }
+        let request = self.identity.issue_request(self.base_url())?;
+        self.token_call(&request, None).await
+    }
+
+    /// Sends a token request (with the token it replaces, for a refresh) and reads the token
+    /// its answer gives.
+    async fn token_call(
+        self: &Arc<Self>,
+        request: &PreparedRequest,
+        bearer: Option<&HeaderValue>,
+    ) -> Result<Token, Error> {
+        let span = trace::token_span(request.route);
+        async {
+            // Boxed: a token request's future is not part of every call's.
+            let answer = Box::pin(self.execute(request, &self.token_policy(bearer))).await?;
+            self.identity.token_from(&answer)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Revokes the current token, if any, and forgets it.
+    pub(crate) async fn revoke(self: &Arc<Self>) -> Result<(), Error> {
+        let Some((request, header, generation)) = self.identity.revoke_request(self.base_url())? else {
+            return Ok(());
+        };
+        let span = trace::token_span(request.route);
+        Box::pin(self.execute(&request, &self.token_policy(Some(&header)))).instrument(span).await?;
+        self.identity.tokens().forget(generation);
+        Ok(())
+    }
+}
