@@ -36,7 +36,7 @@ fn sample(param: &Param, index: usize) -> Value {
         (Some(TextFormat::Email), _) => format!("v-{}@example.com", param.name.replace('_', "-")),
         // Letters and spaces, and a letter beyond ASCII, which the client lets through.
         (Some(TextFormat::Name), _) => format!("Ada Obi {} Ögún", param.name.replace('_', " ")),
-        (None, _) => format!("v-{} a/b?c&d=e%f", param.name),
+        (None | Some(TextFormat::Any), _) => format!("v-{} a/b?c&d=e%f", param.name),
     };
     match &param.ty {
         Type::String | Type::Identifier(_) => json!(text),
@@ -149,7 +149,7 @@ fn reference_answer(reference: &Reference, spec: &Spec, op: &Operation) -> Optio
     // Where the spec records that it reads the reference differently (a list where the
     // reference declares one item), the answer follows the spec.
     if let Some(answer) = &op.response {
-        let data = match op.answers.envelope {
+        let data = match op.answers.reading.envelope {
             EnvelopeKind::Unwrapped => Some(&mut body),
             _ => body.get_mut("data"),
         };
@@ -157,17 +157,12 @@ fn reference_answer(reference: &Reference, spec: &Spec, op: &Operation) -> Optio
             conform(spec, &answer.ty, answer.list, data, 0);
         }
     }
-    if let (Some(data), EnvelopeKind::Standard | EnvelopeKind::ResponseCode) =
-        (body.as_object_mut().and_then(|o| o.get_mut("data")), op.answers.envelope)
+    if let (Some(data), Some((code_key, description_key))) =
+        (body.as_object_mut().and_then(|o| o.get_mut("data")), op.answers.reading.envelope.spelled())
     {
         let data = data.take();
-        let code = op.answers.success_codes.first().cloned().unwrap_or_default();
-        body = match op.answers.envelope {
-            EnvelopeKind::ResponseCode => {
-                json!({"responseCode": code, "responseMessage": "ok", "data": data})
-            }
-            _ => json!({"code": code, "description": "ok", "data": data}),
-        };
+        let code = op.answers.reading.success_codes.first().cloned().unwrap_or_default();
+        body = json!({code_key: code, description_key: "ok", "data": data});
     }
     Some(body)
 }
@@ -379,11 +374,8 @@ async fn {test}() -> CaseResult {{
 /// data (where a reader that stops early never looks), once in the data.
 fn repeat_case(spec: &Spec, op: &Operation, out: &mut String) {
     use payspec_codegen::model::EnvelopeKind;
-    let (code, description) = match op.answers.envelope {
-        EnvelopeKind::ResponseCode => ("responseCode", "responseMessage"),
-        _ => ("code", "description"),
-    };
-    let bodies = match op.answers.envelope {
+    let (code, description) = op.answers.reading.envelope.spelled().unwrap_or(("code", "description"));
+    let bodies = match op.answers.reading.envelope {
         EnvelopeKind::Unwrapped => [
             r#"{"results":[],"status":"SUCCESS","results":[]}"#.to_owned(),
             r#"{"status":"SUCCESS","status":"FAILED"}"#.to_owned(),

@@ -53,7 +53,7 @@ const fn route(
 pub static STANDARD: Answers = Answers {
     success_codes: &["00"],
     refusal_codes: &["01", "02", "05", "06"],
-    envelope: EnvelopeKind::Wrapped(&payspec_client::routes::ENVELOPE),
+    envelope: EnvelopeKind::Wrapped { keys: &payspec_client::routes::ENVELOPE, spelling: 0 },
     ..Answers::PLAIN
 };
 

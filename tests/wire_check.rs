@@ -184,8 +184,14 @@ fn type_sample(
 /// finished one: no state the operation reads as pending or failed), or an empty object
 /// when the answer is untyped.
 pub fn answer_data(spec: &Spec, op: &Operation) -> Value {
-    let avoid: Vec<String> =
-        op.answers.pending_statuses.iter().chain(&op.answers.failed_statuses).cloned().collect();
+    let avoid: Vec<String> = op
+        .answers
+        .reading
+        .pending_statuses
+        .iter()
+        .chain(&op.answers.reading.failed_statuses)
+        .cloned()
+        .collect();
     match &op.response {
         Some(answer) => type_sample(spec, &answer.ty, answer.list, (&[], "data"), &avoid, 0),
         None => json!({}),
@@ -194,15 +200,12 @@ pub fn answer_data(spec: &Spec, op: &Operation) -> Value {
 
 /// The whole answer, in the operation's envelope.
 fn envelope(op: &Operation, data: Value) -> Reply {
-    let success = op.answers.success_codes.first().cloned().unwrap_or_default();
-    match op.answers.envelope {
-        EnvelopeKind::Standard => {
-            Reply::json(200, json!({"code": success, "description": "ok", "data": data}))
+    let success = op.answers.reading.success_codes.first().cloned().unwrap_or_default();
+    match op.answers.reading.envelope.spelled() {
+        Some((code, description)) => {
+            Reply::json(200, json!({code: success, description: "ok", "data": data}))
         }
-        EnvelopeKind::ResponseCode => {
-            Reply::json(200, json!({"responseCode": success, "responseMessage": "ok", "data": data}))
-        }
-        EnvelopeKind::Unwrapped => Reply::json(200, data),
+        None => Reply::json(200, data),
     }
 }
 
@@ -630,7 +633,8 @@ pub fn check<T>(
     let spec = spec()?;
     let mut found = Vec::new();
     // The server answered with the operation's first success code (most: "00").
-    let success = operation(spec, operation_name)?.answers.success_codes.first().cloned().unwrap_or_default();
+    let success =
+        operation(spec, operation_name)?.answers.reading.success_codes.first().cloned().unwrap_or_default();
     match outcome {
         Outcome::Done(envelope) if envelope.code == success && envelope.data.is_some() => {}
         Outcome::Done(envelope) => found.push(format!(
@@ -778,7 +782,7 @@ pub fn check_round_trip<T: FromJson + ToJson>(
     let op = operation(spec, operation_name)?;
     let served =
         Json::parse(served).map_err(|e| Mismatch::one(operation_name, format!("bad test answer: {e}")))?;
-    let sent_data = match op.answers.envelope {
+    let sent_data = match op.answers.reading.envelope {
         EnvelopeKind::Unwrapped => Some(served),
         _ => served.get("data").cloned(),
     };

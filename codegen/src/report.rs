@@ -69,12 +69,12 @@ pub fn operation_json(op: &Operation) -> Value {
         "auth": op.auth.as_str(),
         "effect": op.effect.as_str(),
         "idempotency": op.idempotency,
-        "pagination": op.pagination.map(|p| p.as_str()),
+        "pagination": op.pagination.as_ref().map(|p| p.as_str()),
         "response": op.response.as_ref().map_or_else(
             || "untyped".to_owned(),
             |a| if a.list { format!("[{}]", a.ty.name()) } else { a.ty.name().to_owned() }
         ),
-        "envelope": op.answers.envelope.as_str(),
+        "envelope": op.answers.envelope_word(),
         "disagreements": op.disagreements.iter().map(|d| json!({
             "concerns": d.concerns.as_str(), "params": d.params, "keys": d.keys,
             "fields": d.fields, "routes": d.routes, "text": d.text,

@@ -19,7 +19,7 @@ use crate::error::{Error, ErrorDetail, TimeoutPhase};
 use crate::headers::{LimitHeaders, RateLimitNames};
 use crate::redact::{self, HoldsSecrets};
 use crate::request::PreparedRequest;
-use crate::service::Route;
+use crate::service::{Method, Route};
 use crate::transport::{Incoming, Outgoing, Reach, Transport, TransportError, tls};
 
 /// The most route URLs a client keeps parsed.
@@ -206,7 +206,7 @@ impl Exchange {
             // then holds what is in flight, not the request's parts as well.
             self.transport.send(Outgoing {
                 route,
-                method: route.method.to_reqwest(),
+                method: http_method(route.method),
                 url,
                 headers,
                 // A clone of the bytes written once: a reference count, not a copy.
@@ -350,6 +350,17 @@ impl Exchange {
             Reach::MaySent => ErrorDetail::Transport { host, may_have_reached_server: true, reason },
         };
         detail.into()
+    }
+}
+
+/// The method as `http` names it.
+fn http_method(method: Method) -> http::Method {
+    match method {
+        Method::Get => http::Method::GET,
+        Method::Post => http::Method::POST,
+        Method::Put => http::Method::PUT,
+        Method::Delete => http::Method::DELETE,
+        Method::Patch => http::Method::PATCH,
     }
 }
 

@@ -26,7 +26,8 @@
 //! - `request` ([`RequestWriter`]), `values` ([`Amount`], [`Timestamp`], ...), `json`;
 //! - [`store`]: the traits several replicas share (pace, watch, replay);
 //! - [`transport`]: the [`Transport`](transport::Transport) trait and the senders;
-//! - [`webhook`]: signatures, replay, deliveries; `service`: what generated code declares.
+//! - [`webhook`]: signatures, replay, deliveries; `service`: what generated code declares,
+//!   in the spec's vocabulary (`payspec-vocabulary`, whose words are re-exported here).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -71,15 +72,18 @@ pub use json::{
 pub use meta::{Attempt, Meta, REDACTED};
 pub use orchestrate::CallOptions;
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
+pub use payspec_vocabulary::{
+    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Method,
+    PageStyle, SignedValue, TextFormat, WebhookScheme,
+};
 pub use redact::Redacted;
 pub use request::{
-    Broken, ExtraFields, Operation, Paginated, RequestWriter, TextFormat, TextRule, amount_from_wire,
-    at_most, fits_layout, is_email, is_name,
+    Broken, ExtraFields, Operation, Paginated, RequestWriter, TextRule, amount_from_wire, at_most,
+    fits_layout, is_email, is_name,
 };
 pub use retry::RetryPolicy;
 pub use service::{
-    Alias, Answers, Auth, AuthRoutes, Awaiting, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Method,
-    PageStyle, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue,
+    AuthRoutes, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue,
     find_route,
 };
 pub use session::Session;
@@ -89,9 +93,7 @@ pub use settle::{
 };
 pub use time;
 pub use transport::tls::{install_tls_provider, reqwest_client_builder};
-pub use values::{
-    Amount, AmountError, AmountText, Credentials, DateLayout, DateTime, Secret, Text, Timestamp,
-};
+pub use values::{Amount, AmountError, AmountText, Credentials, DateTime, Secret, Text, Timestamp};
 
 // What the generated methods return (a `Future` named so that no spec's group can shadow it).
 pub use std::future::Future;

@@ -35,6 +35,11 @@ impl Pace {
         self.names.as_ref()
     }
 
+    /// Whether every request waits for the pacer.
+    pub(crate) fn is_paced(&self) -> bool {
+        self.store.is_some()
+    }
+
     /// Waits for a moment the pacer allows, no later than `deadline` (`timeout` after the
     /// attempt began): its slot, held until the attempt ends, or the attempt ends unsent (a
     /// timeout that never reached the service). Without a pacer, at once and holding none.
@@ -118,7 +123,7 @@ pub(crate) struct HeldSlot<'a> {
 
 impl HeldSlot<'_> {
     /// No slot: the client is not paced.
-    const NONE: HeldSlot<'static> = HeldSlot { store: None, slot: None, sent: false };
+    pub(crate) const NONE: HeldSlot<'static> = HeldSlot { store: None, slot: None, sent: false };
 
     /// The request is handed to the transport: a drop from now on releases it as sent.
     pub(crate) fn sending(&mut self) {

@@ -325,7 +325,11 @@ fn success(answers: &Answers, data: &str, pace: Pace) -> Bytes {
         Pace::State(field, state) => with_state(data, field, state),
         _ => data.to_owned(),
     };
-    let EnvelopeKind::Wrapped(keys) = answers.envelope else { return data.into() };
+    let (EnvelopeKind::Wrapped { keys, .. }, Some((code_key, description_key))) =
+        (answers.envelope, answers.envelope.spelled())
+    else {
+        return data.into();
+    };
     let code = match pace {
         Pace::Code(code) => Some(code),
         _ => answers.success_codes.first().copied(),
@@ -335,12 +339,11 @@ fn success(answers: &Answers, data: &str, pace: Pace) -> Bytes {
         _ => "success",
     };
     let mut body = String::from("{");
-    if let (Some(key), Some(code)) = (keys.code.first(), code) {
-        let _ = write!(body, "{}:{},", quoted(key), quoted(code));
+    // As the operation's answers spell the code and the description.
+    if let Some(code) = code {
+        let _ = write!(body, "{}:{},", quoted(code_key), quoted(code));
     }
-    if let Some(key) = keys.description.first() {
-        let _ = write!(body, "{}:{},", quoted(key), quoted(description));
-    }
+    let _ = write!(body, "{}:{},", quoted(description_key), quoted(description));
     if let Some(flag) = keys.flag {
         let _ = write!(body, "{}:true,", quoted(flag));
     }
@@ -350,14 +353,8 @@ fn success(answers: &Answers, data: &str, pace: Pace) -> Bytes {
 
 /// A refusal's body: the code and description in the envelope (or alone, unwrapped).
 fn refusal(answers: &Answers, code: &str, description: &str) -> Bytes {
-    let (code_key, description_key, flag) = match answers.envelope {
-        EnvelopeKind::Wrapped(keys) => (
-            keys.code.first().copied().unwrap_or("code"),
-            keys.description.first().copied().unwrap_or("message"),
-            keys.flag,
-        ),
-        EnvelopeKind::Unwrapped => ("code", "message", None),
-    };
+    let (code_key, description_key) = answers.envelope.spelled().unwrap_or(("code", "message"));
+    let flag = answers.envelope.keys().and_then(|keys| keys.flag);
     let mut body = format!(
         "{{{}:{},{}:{}",
         quoted(code_key),
@@ -411,8 +408,11 @@ mod tests {
 
     #[test]
     fn replies_are_written_in_the_services_envelope() {
-        let answers =
-            Answers { success_codes: &["00"], envelope: EnvelopeKind::Wrapped(&KEYS), ..fixture::ANSWERS };
+        let answers = Answers {
+            success_codes: &["00"] as &[&str],
+            envelope: EnvelopeKind::Wrapped { keys: &KEYS, spelling: 0 },
+            ..fixture::ANSWERS
+        };
         let body = success(&answers, r#"{"a":1}"#, Pace::Done);
         assert_eq!(
             std::str::from_utf8(&body).ok(),

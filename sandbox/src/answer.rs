@@ -5,7 +5,7 @@
 //! so a field the shape does not have is never added (an answer always fits the exported
 //! OpenAPI document) and a wrong key is an error, not a field that silently vanishes.
 
-use payspec_codegen::model::{AnswerType, EnvelopeKind, Operation, Spec, Type};
+use payspec_codegen::model::{AnswerType, Operation, Spec, Type};
 use serde_json::{Map, Value, json};
 
 /// How deep shapes inside shapes are filled; below that, objects are left empty.
@@ -97,31 +97,20 @@ fn set(data: &mut Value, path: &str, value: Value) {
 /// The data wrapped in the operation's envelope, with its first success code, under the
 /// spec's envelope keys: their first spellings, or for a `response_code` envelope their
 /// second (`responseCode`, `responseMessage`), as the service writes that envelope.
-pub(crate) fn envelope(spec: &Spec, op: &Operation, data: Value, description: &str) -> Value {
-    let code = op.answers.success_codes.first().map_or("00", String::as_str);
-    envelope_coded(spec, op, data, code, description)
+pub(crate) fn envelope(op: &Operation, data: Value, description: &str) -> Value {
+    let code = op.answers.reading.success_codes.first().map_or("00", String::as_str);
+    envelope_coded(op, data, code, description)
 }
 
 /// The data wrapped in the operation's envelope with `code`, as [`envelope`].
-pub(crate) fn envelope_coded(
-    spec: &Spec,
-    op: &Operation,
-    data: Value,
-    code: &str,
-    description: &str,
-) -> Value {
-    let keys = &spec.envelope;
-    let spelling = |list: &[String], which: usize| -> String {
-        list.get(which).or(list.first()).cloned().unwrap_or_default()
-    };
-    let which = match op.answers.envelope {
-        EnvelopeKind::Standard => 0,
-        EnvelopeKind::ResponseCode => 1,
-        EnvelopeKind::Unwrapped => return data,
+pub(crate) fn envelope_coded(op: &Operation, data: Value, code: &str, description: &str) -> Value {
+    let envelope = &op.answers.reading.envelope;
+    let (Some((code_key, description_key)), Some(keys)) = (envelope.spelled(), envelope.keys()) else {
+        return data;
     };
     let mut body = Map::new();
-    body.insert(spelling(&keys.code, which), json!(code));
-    body.insert(spelling(&keys.description, which), json!(description));
+    body.insert(code_key.to_owned(), json!(code));
+    body.insert(description_key.to_owned(), json!(description));
     body.insert(keys.data.clone(), data);
     Value::Object(body)
 }

@@ -3,10 +3,8 @@
 //! values, constant, limit, date layout and an amount's decimals. A request that fails is
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
-use payspec_codegen::model::{
-    DateLayout, Method, Operation, Param, ParamLocation, PathTemplate, Spec, TextFormat, Type,
-};
-use payspec_runtime::{Broken, Json, JsonObject, TextFormat as RuleFormat, TextRule};
+use payspec_codegen::model::{Method, Operation, Param, ParamLocation, PathTemplate, Spec, Type};
+use payspec_runtime::{Broken, Json, JsonObject, TextRule};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -437,12 +435,7 @@ fn check_text(param: &Param, text: &str, strictness: Strictness) -> Result<(), R
 fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
     let rule = TextRule {
         not_blank: param.required && param.fixed.is_none(),
-        format: match param.format {
-            None => RuleFormat::Any,
-            Some(TextFormat::Digits) => RuleFormat::Digits,
-            Some(TextFormat::Email) => RuleFormat::Email,
-            Some(TextFormat::Name) => RuleFormat::Name,
-        },
+        format: param.format.unwrap_or_default(),
         length: param.length.map(|n| n as usize),
     };
     // An optional value left empty is not sent by the client, and not checked here.
@@ -550,14 +543,11 @@ fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
 }
 
 fn check_layout(param: &Param, text: &str, strictness: Strictness) -> Result<(), Refusal> {
-    let written = payspec_runtime::fits_layout(text, runtime_layout(param.layout));
+    let written = payspec_runtime::fits_layout(text, param.layout);
     // Other layouts the live service reads (`also_layouts`), unless strict.
     let also = || {
         strictness == Strictness::Service
-            && param
-                .also_layouts
-                .iter()
-                .any(|&layout| payspec_runtime::fits_layout(text, runtime_layout(layout)).is_ok())
+            && param.also_layouts.iter().any(|&layout| payspec_runtime::fits_layout(text, layout).is_ok())
     };
     match written {
         Ok(()) => Ok(()),
@@ -565,14 +555,5 @@ fn check_layout(param: &Param, text: &str, strictness: Strictness) -> Result<(),
         Err(broken) => {
             Err(Refusal::invalid(format!("`{}` {broken}, not {}", param.wire, shown(param, text))))
         }
-    }
-}
-
-fn runtime_layout(layout: DateLayout) -> payspec_runtime::DateLayout {
-    match layout {
-        DateLayout::Seconds => payspec_runtime::DateLayout::Seconds,
-        DateLayout::Minutes => payspec_runtime::DateLayout::Minutes,
-        DateLayout::SpaceSeconds => payspec_runtime::DateLayout::SpaceSeconds,
-        DateLayout::Date => payspec_runtime::DateLayout::Date,
     }
 }

@@ -40,7 +40,7 @@ pub(super) fn client_items(
     }
     out.push("}\n");
     environment_enum(out, spec);
-    if let Some(code) = spec.answers.success_codes.first() {
+    if let Some(code) = spec.answers.reading.success_codes.first() {
         out.doc_line("", "The code of a successful answer, unless an operation says otherwise.");
         writeln!(out, "pub const SUCCESS_CODE: &str = {};", super::code::Lit(code));
     }

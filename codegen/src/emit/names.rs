@@ -326,11 +326,6 @@ pub(super) fn takes_into(param: &Param, names: &Names) -> bool {
         && (matches!(param.ty, Type::String | Type::Identifier(_)) || is_secret_text(param))
 }
 
-/// The runtime's name for an HTTP method (`rt::Method::Post`).
-pub(super) fn method_path(method: crate::model::Method) -> String {
-    format!("rt::Method::{}", method.as_str().to_upper_camel_case())
-}
-
 pub(super) fn route_const(op: &Operation) -> String {
     op.name.to_shouty_snake_case()
 }

@@ -1,11 +1,11 @@
 //! The `requests` module: one type per operation, its fields the operation's parameters,
 //! and its `Operation` impl, one straight-line runtime call per parameter.
 
-use super::code::{Code, Lit, join, literals};
+use super::code::{Code, Lit, join};
 use super::names::{
     Gates, Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into,
 };
-use crate::model::{OneOf, Operation, PageStyle, Param, ParamLocation, Spec, Type};
+use crate::model::{OneOf, Operation, Param, ParamLocation, Spec, Type};
 use heck::ToUpperCamelCase;
 
 pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
@@ -180,19 +180,19 @@ pub(super) fn operation_doc(op: &Operation) -> Vec<String> {
         lines.push(format!("Its final state cannot be followed with a `settle_` method: {why}"));
     }
     let answers = &op.answers;
-    if !answers.pending_statuses.is_empty() || !answers.pending_descriptions.is_empty() {
+    if !answers.reading.pending_statuses.is_empty() || !answers.reading.pending_descriptions.is_empty() {
         let mut pending: Vec<String> =
-            answers.pending_statuses.iter().map(|s| format!("`data.status` `{s}`")).collect();
-        pending.extend(answers.pending_descriptions.iter().map(|d| format!("description `{d}`")));
+            answers.reading.pending_statuses.iter().map(|s| format!("`data.status` `{s}`")).collect();
+        pending.extend(answers.reading.pending_descriptions.iter().map(|d| format!("description `{d}`")));
         lines.push(String::new());
         lines.push(format!(
             "An answer with {} is `Outcome::Pending`: the operation is in flight; look it up, never send it again under a new reference.",
             pending.join(" or ")
         ));
     }
-    if answers.success_codes.len() > 1 || !answers.note.is_empty() {
+    if answers.reading.success_codes.len() > 1 || !answers.note.is_empty() {
         lines.push(String::new());
-        let codes: Vec<String> = answers.success_codes.iter().map(|c| format!("`{c}`")).collect();
+        let codes: Vec<String> = answers.reading.success_codes.iter().map(|c| format!("`{c}`")).collect();
         lines.push(format!("Success codes: {}.", codes.join(", ")));
         lines.extend(answers.note.iter().cloned());
     }
@@ -308,7 +308,7 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         writeln!(out, "        fn idempotency_key(&self) -> Option<&str> {{ {body} }}");
     }
     out.push("    }\n");
-    if let Some(style) = op.pagination {
+    if let Some(style) = &op.pagination {
         writeln!(out, "    impl rt::Paginated for {ty} {{");
         if let Some((shape, field)) = spec.page_items(op) {
             let item = names.field_item_type(&shape.name, field, "super::types");
@@ -333,24 +333,10 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
             }
             None => ("let _ = page;", "None"),
         };
-        let keys = &spec.page_keys;
-        let style = match style {
-            PageStyle::Cursor => format!("Cursor {{ next: {} }}", Lit(&keys.cursor)),
-            PageStyle::Page => format!(
-                "Page {{ next: {}, current: &[{}] }}",
-                Lit(&keys.next_page),
-                literals(&keys.current_page)
-            ),
-            PageStyle::PageSize => format!(
-                "PageSize {{ more: {}, current: {}, total: {} }}",
-                Lit(&keys.has_more),
-                Lit(&keys.page),
-                Lit(&keys.total_pages)
-            ),
-        };
+        let style = payspec_vocabulary::rust::value(style, "rt");
         write!(
             out,
-            "        const STYLE: rt::PageStyle = rt::PageStyle::{style};
+            "        const STYLE: rt::PageStyle = {style};
         fn set_cursor(&mut self, cursor: Option<String>) {{ {set_cursor} }}
         fn set_page(&mut self, page: u32) {{ {set_page} }}
         fn page(&self) -> Option<u32> {{ {page} }}
@@ -671,16 +657,9 @@ fn text_rule(param: &Param, idempotency: bool) -> Option<String> {
     if !not_blank && param.format.is_none() && param.length.is_none() {
         return None;
     }
-    let format = match param.format {
-        None => "Any",
-        Some(crate::model::TextFormat::Digits) => "Digits",
-        Some(crate::model::TextFormat::Email) => "Email",
-        Some(crate::model::TextFormat::Name) => "Name",
-    };
+    let format = payspec_vocabulary::rust::value(&param.format.unwrap_or_default(), "rt");
     let length = param.length.map_or("None".to_owned(), |n| format!("Some({n})"));
-    Some(format!(
-        "rt::TextRule {{ not_blank: {not_blank}, format: rt::TextFormat::{format}, length: {length} }}"
-    ))
+    Some(format!("rt::TextRule {{ not_blank: {not_blank}, format: {format}, length: {length} }}"))
 }
 
 /// The runtime call that puts one caller-set value on the wire (nothing for an optional

@@ -1,10 +1,12 @@
 //! The `routes` module: one constant per operation, with everything the runtime needs to
 //! send it and read its answer.
 
+use payspec_vocabulary::{Alias, Owned, rust};
+
 use super::code::{Code, Lit, join, literals, opt_lit};
-use super::names::{method_path, route_const};
-use crate::model::{EnvelopeKind, ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
-use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToUpperCamelCase};
+use super::names::route_const;
+use crate::model::{ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
+use heck::{ToLowerCamelCase, ToShoutySnakeCase};
 
 pub(super) fn routes_module(out: &mut Code, spec: &Spec, reserved: &[(&str, &str, &str, &str)]) {
     out.push(
@@ -15,12 +17,18 @@ pub mod routes {
     use rt::Route;
 ",
     );
+    // Each route's envelope names the service's keys by their constant, `ENVELOPE`, as the
+    // vocabulary's writer would spell them out.
+    let keys = format!("keys: &{}", rust::value(&*spec.envelope, "rt"));
     for op in &spec.operations {
         out.doc_line("    ", &format!("`{} {}`: {}", op.method, op.path, op.summary));
         let aliases = join(&op.aliases, ", ", |f, alias| {
-            let (method, path, note) =
-                (method_path(alias.method), Lit(alias.path.as_str()), Lit(&alias.note));
-            write!(f, "rt::Alias {{ method: {method}, path: {path}, note: {note} }}")
+            let form = Alias::<Owned> {
+                method: alias.method,
+                path: alias.path.to_string(),
+                note: alias.note.clone(),
+            };
+            f.write_str(&rust::value(&form, "rt"))
         });
         let segments = join(
             reserved.iter().filter(|(owner, ..)| *owner == op.name),
@@ -42,7 +50,6 @@ pub mod routes {
         // Lowercase, as HTTP sends header names: the runtime then uses it as is.
         let idempotency_header =
             opt_lit(op.idempotency_header.as_ref().map(|h| h.wire.to_ascii_lowercase()).as_deref());
-        let answers = &op.answers;
         write!(
             out,
             "    pub const {name}: Route = Route {{
@@ -51,54 +58,21 @@ pub mod routes {
         method: {method},
         path: {path},
         aliases: &[{aliases}],
-        auth: rt::Auth::{auth},
-        effect: rt::Effect::{effect},
+        auth: {auth},
+        effect: {effect},
         reserved: &[{segments}],
         idempotency_header: {idempotency_header},
-        answers: &rt::Answers {{
-            success_codes: &[{success}],
-            refusal_codes: &[{refusal}],
-            status_field: {status_field},
-            success_statuses: &[{succeeded}],
-            pending_statuses: &[{statuses}],
-            failed_statuses: &[{failed}],
-            pending_descriptions: &[{descriptions}],
-            pending_codes: &[{pending_codes}],
-            awaiting: &[{awaiting}],
-            reference_taken: &[{taken}],
-            envelope: {envelope},
-            secret_values: {secret_values},
-        }},
+        answers: &{answers},
     }};
 ",
             name = route_const(op),
             operation = Lit(&op.name),
             group = Lit(&op.group),
-            method = method_path(op.method),
+            method = rust::value(&op.method, "rt"),
             path = Lit(op.path.as_str()),
-            auth = op.auth.as_str().to_upper_camel_case(),
-            effect = op.effect.as_str().to_upper_camel_case(),
-            success = literals(&answers.success_codes),
-            refusal = literals(&answers.refusal_codes),
-            status_field = Lit(&answers.status_field),
-            succeeded = literals(&answers.success_statuses),
-            statuses = literals(&answers.pending_statuses),
-            failed = literals(&answers.failed_statuses),
-            descriptions = literals(&answers.pending_descriptions),
-            pending_codes = literals(&answers.pending_codes),
-            awaiting = join(&answers.awaiting, ", ", |f, rule| write!(
-                f,
-                "rt::Awaiting {{ field: {}, contains: {}, awaits: {} }}",
-                Lit(&rule.field),
-                Lit(&rule.contains),
-                Lit(&rule.awaits)
-            )),
-            taken = literals(&answers.reference_taken),
-            envelope = match answers.envelope {
-                EnvelopeKind::Unwrapped => "rt::EnvelopeKind::Unwrapped",
-                EnvelopeKind::Standard | EnvelopeKind::ResponseCode => "rt::EnvelopeKind::Wrapped(&ENVELOPE)",
-            },
-            secret_values = spec.token_operations.as_ref().is_some_and(|t| t.includes(&op.name)),
+            auth = rust::value(&op.auth, "rt"),
+            effect = rust::value(&op.effect, "rt"),
+            answers = rust::value(&op.answers.reading, "rt").replace(&keys, "keys: &ENVELOPE"),
         );
     }
     settle_module(out, spec);
@@ -135,21 +109,10 @@ pub mod routes {
         ),
         None => "None".to_owned(),
     };
-    let envelope = &spec.envelope;
-    write!(
+    writeln!(
         out,
-        "    /// The keys of the service's answer envelope.
-    pub const ENVELOPE: rt::EnvelopeKeys = rt::EnvelopeKeys {{
-        code: &[{code}],
-        description: &[{description}],
-        data: {data},
-        flag: {flag},
-    }};
-",
-        code = literals(&envelope.code),
-        description = literals(&envelope.description),
-        data = Lit(&envelope.data),
-        flag = opt_lit(envelope.flag.as_deref()),
+        "    /// The keys of the service's answer envelope.\n    pub const ENVELOPE: rt::EnvelopeKeys = {};",
+        rust::value(&*spec.envelope, "rt")
     );
     let request_id = opt_lit(spec.request_id_header.as_deref());
     let environments: Vec<String> =

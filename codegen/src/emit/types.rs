@@ -130,7 +130,7 @@ pub mod types {
     let cursor_pages: Vec<&str> = spec
         .operations
         .iter()
-        .filter(|op| op.pagination == Some(PageStyle::Cursor))
+        .filter(|op| matches!(op.pagination, Some(PageStyle::Cursor { .. })))
         .filter_map(|op| op.response.as_ref())
         .filter_map(|answer| match &answer.ty {
             Type::Shape(name) if !answer.list => Some(name.as_str()),

@@ -24,50 +24,22 @@ pub mod webhook {
     pub type Delivery = rt::webhook::Delivery<WebhookEvent>;
 ",
     );
-    let fixed = |header: &Option<(String, String)>| match header {
-        Some((name, value)) => format!("Some(({}, {}))", Lit(name), Lit(value)),
-        None => "None".to_owned(),
-    };
-    write!(
+    writeln!(
         out,
-        "    /// How the service signs its notifications.
-    pub static SCHEME: rt::webhook::Scheme = rt::webhook::Scheme {{
-        signature_header: {signature},
-        timestamp_header: {timestamp},
-        algorithm: {algorithm},
-        version: {version},
-        event_type: {event_type},
-        request_id: {request_id},
-        signed: &[
-",
-        signature = Lit(&webhooks.signature_header),
-        timestamp = Lit(&webhooks.timestamp_header),
-        algorithm = fixed(&webhooks.algorithm),
-        version = fixed(&webhooks.version),
-        event_type = Lit(&webhooks.event_type),
-        request_id = Lit(&webhooks.request_id),
+        "    /// How the service signs its notifications.\n    pub static SCHEME: rt::WebhookScheme = {};",
+        payspec_vocabulary::rust::value(&webhooks.scheme, "rt")
     );
-    for value in &webhooks.signed {
-        writeln!(
-            out,
-            "            rt::webhook::SignedValue {{ name: {}, path: {}, instant: {} }},",
-            Lit(&value.name),
-            Lit(&value.path),
-            value.instant
-        );
-    }
-    out.push("        ],\n    };\n");
     writeln!(out, "    /// The header carrying the base64 signature.");
-    writeln!(out, "    pub const SIGNATURE_HEADER: &str = {};", Lit(&webhooks.signature_header));
+    writeln!(out, "    pub const SIGNATURE_HEADER: &str = {};", Lit(&webhooks.scheme.signature_header));
     writeln!(out, "    /// The header carrying the RFC 3339 signing time, the last value signed.");
-    writeln!(out, "    pub const TIMESTAMP_HEADER: &str = {};", Lit(&webhooks.timestamp_header));
-    if let Some((header, value)) = &webhooks.algorithm {
+    writeln!(out, "    pub const TIMESTAMP_HEADER: &str = {};", Lit(&webhooks.scheme.timestamp_header));
+    if let Some((header, value)) = &webhooks.scheme.algorithm {
         writeln!(out, "    /// The header naming the signature algorithm.");
         writeln!(out, "    pub const ALGORITHM_HEADER: &str = {};", Lit(header));
         writeln!(out, "    /// The algorithm the service names there.");
         writeln!(out, "    pub const ALGORITHM: &str = {};", Lit(value));
     }
-    if let Some((header, value)) = &webhooks.version {
+    if let Some((header, value)) = &webhooks.scheme.version {
         writeln!(out, "    /// The header carrying the signature scheme's version.");
         writeln!(out, "    pub const VERSION_HEADER: &str = {};", Lit(header));
         writeln!(out, "    /// The version the service sends there.");
@@ -143,7 +115,7 @@ fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
     pub struct SignedFields {
 ",
     );
-    for value in &webhooks.signed {
+    for value in &webhooks.scheme.signed {
         out.doc_line("        ", &format!("`{}`", value.path));
         writeln!(out, "        pub {}: Option<String>,", field_ident(&value.name));
     }
@@ -158,7 +130,7 @@ fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
             SignedFields {
 ",
     );
-    for value in &webhooks.signed {
+    for value in &webhooks.scheme.signed {
         writeln!(out, "                {}: values.next().flatten(),", field_ident(&value.name));
     }
     out.push("                timestamp,\n            }\n        }\n    }\n");
@@ -234,7 +206,9 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         let arms: String = settles
             .events
             .iter()
-            .map(|(event, state)| format!("{} => rt::FinalState::{}, ", Lit(event), state.variant()))
+            .map(|(event, state)| {
+                format!("{} => {}, ", Lit(event), payspec_vocabulary::rust::value(state, "rt"))
+            })
             .collect();
         writeln!(
             out,

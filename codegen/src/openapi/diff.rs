@@ -394,7 +394,7 @@ pub(crate) fn spec_answer(spec: &Spec, op: &Operation) -> Option<Vec<ApiField>> 
     let mut out = Vec::new();
     // Depth as the document reader counts it, from the top of the body: an envelope puts
     // the data one level down.
-    let start = usize::from(op.answers.envelope != EnvelopeKind::Unwrapped);
+    let start = usize::from(op.answers.reading.envelope != EnvelopeKind::Unwrapped);
     answer_type_fields(spec, ty, *list, String::new(), start, &mut out);
     Some(out)
 }
@@ -560,7 +560,7 @@ fn describe(p: &ApiParam) -> String {
 /// the empty key; `None` when the answer has no data there.
 fn document_data(op: &Operation, doc: &ApiOperation) -> Option<Vec<ApiField>> {
     let fields = doc.answer.as_ref()?;
-    if op.answers.envelope == EnvelopeKind::Unwrapped {
+    if op.answers.reading.envelope == EnvelopeKind::Unwrapped {
         return Some(fields.clone());
     }
     let data: Vec<ApiField> = fields

@@ -10,9 +10,7 @@
 
 use super::diff::{answer_wire_type, param_wire_type};
 use super::read::WireType;
-use crate::model::{
-    AnswerType, Auth, DateLayout, EnvelopeKind, Operation, Param, ParamLocation, Shape, Spec, Type,
-};
+use crate::model::{AnswerType, Auth, DateLayout, Operation, Param, ParamLocation, Shape, Spec, Type};
 use serde_json::{Map, Value, json};
 
 /// The OpenAPI version written.
@@ -177,7 +175,7 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
         }
         object.insert("x-payspec-idempotency".to_owned(), idempotency);
     }
-    if let Some(style) = op.pagination {
+    if let Some(style) = &op.pagination {
         object.insert("x-payspec-pagination".to_owned(), json!({"style": style.as_str()}));
     }
     Value::Object(object)
@@ -267,14 +265,12 @@ fn answer_schema(spec: &Spec, op: &Operation) -> Value {
         None => json!({}),
         Some(AnswerType { ty, list }) => value_schema(spec, ty, *list),
     };
-    let (code, description) = match op.answers.envelope {
-        EnvelopeKind::Unwrapped => return data,
-        EnvelopeKind::Standard => ("code", "description"),
-        EnvelopeKind::ResponseCode => ("responseCode", "responseMessage"),
-    };
+    // The envelope's keys as this operation's answers spell them.
+    let envelope = &op.answers.reading.envelope;
+    let (Some((code, description)), Some(keys)) = (envelope.spelled(), envelope.keys()) else { return data };
     json!({
         "type": "object",
-        "properties": {code: {"type": "string"}, description: {"type": "string"}, "data": data},
+        "properties": {code: {"type": "string"}, description: {"type": "string"}, keys.data.as_str(): data},
         "required": [code],
     })
 }

@@ -53,7 +53,7 @@ pub(crate) struct RawAnswer {
 /// The code and description of any answer body, at the envelope's keys, if it has them
 /// (for error statuses). A body that is not a JSON object has neither.
 pub(crate) fn peek_code(body: &[u8], envelope: EnvelopeKind) -> (Option<String>, Option<String>) {
-    let EnvelopeKind::Wrapped(keys) = envelope else { return (None, None) };
+    let EnvelopeKind::Wrapped { keys, .. } = envelope else { return (None, None) };
     let mut found = EnvelopePeek::default();
     let mut keep = |key: &str, parser: &mut crate::json::Parser<'_>| {
         if !found.keep(keys, key, parser)? {
@@ -154,7 +154,7 @@ impl RawAnswer {
     /// A reader just before the data.
     pub(crate) fn data_reader<'s>(&'s self, data: &'s DataAt) -> Reader<'s> {
         let flag_key = match self.envelope {
-            EnvelopeKind::Wrapped(keys) => keys.flag,
+            EnvelopeKind::Wrapped { keys, .. } => keys.flag,
             EnvelopeKind::Unwrapped => None,
         };
         Reader::within(&self.body, data.start, self.data_depth, data.keys_before.as_slice(), flag_key)
@@ -287,7 +287,7 @@ pub(crate) fn read_success<'s>(
             let data = DataAt { start: data.start, end: Some(data.end), keys_before: KeyPlaces::default() };
             return Ok(answer(code, String::new(), Some(data), status == 202, None));
         }
-        EnvelopeKind::Wrapped(keys) => keys,
+        EnvelopeKind::Wrapped { keys, .. } => keys,
     };
     // The envelope's own keys are kept as they pass (the first of each, in order of
     // preference), and the place of its data; the object around them is never built.
@@ -479,8 +479,11 @@ mod tests {
         // Another service's keys: only they count.
         static OTHER: EnvelopeKeys =
             EnvelopeKeys { code: &["rc"], description: &["msg"], data: "body", flag: None };
-        static OTHER_ANSWERS: Answers =
-            Answers { success_codes: &["ok"], envelope: EnvelopeKind::Wrapped(&OTHER), ..Answers::PLAIN };
+        static OTHER_ANSWERS: Answers = Answers {
+            success_codes: &["ok"],
+            envelope: EnvelopeKind::Wrapped { keys: &OTHER, spelling: 0 },
+            ..Answers::PLAIN
+        };
         let other = route(Effect::Write, &OTHER_ANSWERS);
         let ok = read(200, r#"{"code":"00","rc":"ok","msg":"fine","body":{"x":1}}"#, &other);
         assert!(ok.is_ok_and(|a| a.code == "ok" && a.description == "fine" && a.data.is_some()));

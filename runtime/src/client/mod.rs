@@ -192,7 +192,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// own timeouts and TLS apply; the client's deadlines and answer-size limit apply too,
     /// and it sends the `User-Agent` the builder sets.
     pub fn reqwest_client(mut self, client: reqwest::Client) -> Self {
-        self.given = Some((Arc::new(ReqwestTransport::new(client, true)), "a reqwest client of your own"));
+        self.given = Some((Arc::new(ReqwestTransport::shared(client)), "a reqwest client of your own"));
         self
     }
 
@@ -474,7 +474,11 @@ impl<C: From<Session>> ClientBuilder<C> {
                     .connector_layer(ConnectTimeoutLayer(self.connect_timeout))
                     .build()
                     .map_err(|_| Error::config("the HTTP client could not be initialised"))?;
-                (Arc::new(ReqwestTransport::new(client, false)), "a reqwest client built here", None)
+                (
+                    Arc::new(ReqwestTransport::built(client, self.connect_timeout)),
+                    "a reqwest client built here",
+                    None,
+                )
             }
         };
         let exchange = Exchange::new(

@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorDetail, TimeoutPhase};
 use crate::hooks::{AfterAttempt, AttemptOutcome, Hooks};
 use crate::json::FromJson;
 use crate::meta::{Attempt, Meta, RequestId};
-use crate::pace::Pace;
+use crate::pace::{HeldSlot, Pace};
 use crate::request::{Operation, PreparedRequest, RequestWriter};
 use crate::retry::RetryPolicy;
 use crate::service::Route;
@@ -452,7 +452,8 @@ impl Orchestrator {
         }
         let deadline = now + timeout;
         // The wait for the rate limit is part of the attempt's time.
-        let mut slot = self.pace.slot(deadline, timeout).await?;
+        let mut slot =
+            if self.pace.is_paced() { self.pace.slot(deadline, timeout).await? } else { HeldSlot::NONE };
         slot.sending();
         let sent =
             self.exchange.send(request, adds, deadline, timeout, self.pace.names(), &self.identity).await;

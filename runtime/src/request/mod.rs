@@ -7,6 +7,6 @@ pub(crate) mod rules;
 pub(crate) mod writer;
 
 pub use operation::{Operation, Paginated};
-pub use rules::{Broken, TextFormat, TextRule, amount_from_wire, at_most, fits_layout, is_email, is_name};
+pub use rules::{Broken, TextRule, amount_from_wire, at_most, fits_layout, is_email, is_name};
 pub(crate) use writer::PreparedRequest;
 pub use writer::{ExtraFields, RequestWriter};

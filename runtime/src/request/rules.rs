@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use crate::error::Error;
 use crate::values::amount::{Amount, AmountError};
 use crate::values::timestamp::DateLayout;
+pub use payspec_vocabulary::TextFormat;
 
 /// What a text value must be before it is sent ([`RequestWriter::text`](crate::RequestWriter::text), and the sandbox
 /// checks a received value with the same rule).
@@ -25,21 +26,6 @@ pub struct TextRule {
     pub format: TextFormat,
     /// The exact number of characters the vendor states.
     pub length: Option<usize>,
-}
-
-/// A format the vendor states for a text value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TextFormat {
-    /// Any text.
-    Any,
-    /// ASCII digits only (account numbers, bank codes).
-    Digits,
-    /// An email address: one `@`, something before it, a domain with a dot after it, no
-    /// spaces.
-    Email,
-    /// A name as the service takes one: letters and spaces; no ASCII digit, punctuation
-    /// or symbol (`-`, `'`, `.`, `&`, ...).
-    Name,
 }
 
 /// Whether `value` is a name as [`TextFormat::Name`] describes it: every character a

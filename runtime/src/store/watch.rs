@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-pub use crate::service::FinalState;
+pub use payspec_vocabulary::FinalState;
 
 use super::{StoreError, StoreFuture};
 

@@ -149,6 +149,8 @@ pub struct Incoming {
 }
 
 pub(crate) enum AnswerBody {
+    /// reqwest's answer, its body read through reqwest (no stream boxed around it).
+    Reqwest(::reqwest::Response),
     /// A body already whole (a test double's), taken once.
     Full(Option<Bytes>),
     /// A body that arrives in frames.
@@ -216,6 +218,7 @@ impl Incoming {
     pub(crate) fn declared_length(&self) -> Option<u64> {
         match &self.body {
             AnswerBody::Full(body) => body.as_ref().map(|b| b.len() as u64),
+            AnswerBody::Reqwest(response) => response.content_length(),
             AnswerBody::Stream(body) => body.size_hint().exact().or_else(|| {
                 self.headers.get(http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
             }),
@@ -226,6 +229,9 @@ impl Incoming {
     pub(crate) async fn chunk(&mut self) -> Result<Option<Bytes>, TransportError> {
         match &mut self.body {
             AnswerBody::Full(body) => Ok(body.take()),
+            AnswerBody::Reqwest(response) => {
+                response.chunk().await.map_err(|e| TransportError::sent(e.without_url()))
+            }
             AnswerBody::Stream(body) => loop {
                 let frame = std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await;
                 match frame {

@@ -7,20 +7,31 @@
 //! wrote the request. A shared client may follow a redirect: its answer then comes from
 //! another URL, and is handed on marked as such ([`Incoming::redirected`]).
 
+use std::time::Duration;
+
 use super::connect::within_attempt;
-use super::{Incoming, Outgoing, SendFuture, Transport, TransportError};
+use super::{AnswerBody, Incoming, Outgoing, SendFuture, Transport, TransportError};
 
 /// A `reqwest::Client` as a transport.
 pub(crate) struct ReqwestTransport {
     client: reqwest::Client,
     /// The application's own client, which may follow a redirect.
     shared: bool,
+    /// The connect timeout of a client built here, whose connector also ends a connection
+    /// not open by the attempt's end (`ConnectTimeoutLayer`); none for one of the
+    /// application's.
+    connect_timeout: Option<Duration>,
 }
 
 impl ReqwestTransport {
-    /// A client built here (`shared` false: it follows no redirect), or the application's.
-    pub(crate) fn new(client: reqwest::Client, shared: bool) -> Self {
-        ReqwestTransport { client, shared }
+    /// A client built here with the connect timeout its connector keeps.
+    pub(crate) fn built(client: reqwest::Client, connect_timeout: Duration) -> Self {
+        ReqwestTransport { client, shared: false, connect_timeout: Some(connect_timeout) }
+    }
+
+    /// The application's own client, which may follow a redirect.
+    pub(crate) fn shared(client: reqwest::Client) -> Self {
+        ReqwestTransport { client, shared: true, connect_timeout: None }
     }
 }
 
@@ -34,10 +45,23 @@ impl Transport for ReqwestTransport {
         // A clone of the bytes written once: a reference count, not a copy.
         *outgoing.body_mut() = request.body.map(reqwest::Body::from);
         let pending = self.client.execute(outgoing);
+        // The attempt's end bounds the connection when it comes before the connect timeout.
+        let bounded = self
+            .connect_timeout
+            .filter(|timeout| deadline.saturating_duration_since(tokio::time::Instant::now()) <= *timeout);
         Box::pin(async move {
-            let response = within_attempt(deadline, pending).await.map_err(sent_or_not)?;
+            let answered = match bounded {
+                Some(_) => within_attempt(deadline, pending).await,
+                None => pending.await,
+            };
+            let mut response = answered.map_err(sent_or_not)?;
             let redirected = sent_to.filter(|url| response.url() != url).map(|_| response.url().to_string());
-            let incoming = Incoming::from_http(http::Response::from(response));
+            let incoming = Incoming {
+                status: response.status().as_u16(),
+                headers: std::mem::take(response.headers_mut()),
+                body: AnswerBody::Reqwest(response),
+                redirected_to: None,
+            };
             Ok(match redirected {
                 Some(url) => incoming.redirected(url),
                 None => incoming,

@@ -11,7 +11,7 @@ pub(crate) mod timestamp;
 pub use amount::{Amount, AmountError, AmountText};
 pub use secret::{Credentials, Secret};
 pub use text::Text;
-pub use timestamp::{DateLayout, DateTime, Timestamp};
+pub use timestamp::{DateTime, Timestamp};
 
 /// `text` without the spaces (of any script) around it, as [`str::trim`] has it, looked
 /// for only where an end could be one: most texts start and end with a visible ASCII

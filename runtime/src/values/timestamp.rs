@@ -7,6 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
+pub use payspec_vocabulary::DateLayout;
+
 use crate::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 
 /// An instant from an answer, with the exact text the service sent (written back as
@@ -304,33 +306,6 @@ mod tests {
         assert_eq!(unix(parse_expiry(&json("1738318830.0"))), at);
         for bad in ["\"soon\"", "-5", "null", "true", "\"\"", "1e300", "99999999999999999999999"] {
             assert_eq!(parse_expiry(&json(bad)), None, "{bad}");
-        }
-    }
-}
-
-/// How a request writes a [`DateTime`]: the service reads its dates without an offset, as
-/// UTC, in one of these layouts (the spec's `layout` on a `date_time` parameter).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DateLayout {
-    /// `2023-01-01T00:00:00`
-    Seconds,
-    /// `2025-08-29T14:58` (seconds are dropped)
-    Minutes,
-    /// `2026-01-30 12:15:00`
-    SpaceSeconds,
-    /// `2025-06-24`: the date alone (the time of day is not sent)
-    Date,
-}
-
-impl DateLayout {
-    /// The layout as a pattern, for messages: `YYYY-MM-DDThh:mm:ss`.
-    pub fn pattern(self) -> &'static str {
-        match self {
-            DateLayout::Seconds => "YYYY-MM-DDThh:mm:ss",
-            DateLayout::Minutes => "YYYY-MM-DDThh:mm",
-            DateLayout::SpaceSeconds => "YYYY-MM-DD hh:mm:ss",
-            DateLayout::Date => "YYYY-MM-DD",
         }
     }
 }

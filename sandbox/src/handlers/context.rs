@@ -45,7 +45,7 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn success_with(&self, data: Value) -> Outcome {
-        Outcome { status: 200, body: envelope(self.spec, self.op, data, "Success"), webhooks: Vec::new() }
+        Outcome { status: 200, body: envelope(self.op, data, "Success"), webhooks: Vec::new() }
     }
 
     /// A request text value by its wire key.

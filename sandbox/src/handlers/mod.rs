@@ -135,7 +135,7 @@ impl Table {
         // An operation whose reference the service treats as single use (its spec names
         // the refusal's text) is refused by its handler, not replayed, under a reference
         // used before.
-        let single_use = !op.answers.reference_taken.is_empty();
+        let single_use = !op.answers.reading.reference_taken.is_empty();
         if let Some(reference) = &reference
             && !single_use
             && let Some(replay) = state.replays.by_reference(reference, &fingerprint)
@@ -178,12 +178,12 @@ fn as_pending(spec: &Spec, op: &Operation, mut outcome: Outcome) -> Outcome {
     {
         *status = json!(PENDING);
     }
-    if let Some(code) = op.answers.pending_codes.first() {
-        outcome.body = envelope_coded(spec, op, data, code, "Processing...");
+    if let Some(code) = op.answers.reading.pending_codes.first() {
+        outcome.body = envelope_coded(op, data, code, "Processing...");
         return outcome;
     }
     outcome.status = 202;
-    outcome.body = envelope(spec, op, data, "PROCESSING");
+    outcome.body = envelope(op, data, "PROCESSING");
     outcome
 }
 

@@ -11,37 +11,6 @@ use super::shared::Shared;
 use crate::handlers::Notification;
 use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE};
 
-/// The runtime's form of a spec's signature scheme: made once per distinct scheme in the
-/// process (the runtime keeps schemes for the life of the program, as generated code
-/// does), so that sandboxes started over and over hold one copy.
-fn scheme_of(webhooks: &payspec_codegen::model::Webhooks) -> &'static payspec_runtime::webhook::Scheme {
-    use payspec_runtime::webhook::{Scheme, SignedValue};
-    type Made = Vec<(payspec_codegen::model::Webhooks, &'static Scheme)>;
-    static MADE: std::sync::Mutex<Made> = std::sync::Mutex::new(Vec::new());
-    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, scheme)) = made.iter().find(|(w, _)| w == webhooks) {
-        return scheme;
-    }
-    let text = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
-    let fixed = |h: &Option<(String, String)>| h.as_ref().map(|(name, value)| (text(name), text(value)));
-    let signed: Vec<SignedValue> = webhooks
-        .signed
-        .iter()
-        .map(|v| SignedValue { name: text(&v.name), path: text(&v.path), instant: v.instant })
-        .collect();
-    let scheme: &'static Scheme = Box::leak(Box::new(Scheme {
-        signature_header: text(&webhooks.signature_header),
-        timestamp_header: text(&webhooks.timestamp_header),
-        algorithm: fixed(&webhooks.algorithm),
-        version: fixed(&webhooks.version),
-        event_type: text(&webhooks.event_type),
-        request_id: text(&webhooks.request_id),
-        signed: Box::leak(signed.into_boxed_slice()),
-    }));
-    made.push((webhooks.clone(), scheme));
-    scheme
-}
-
 /// Sends each webhook on its own task, signed as the service signs them, and sends it
 /// again on the service's schedule until the receiver answers `2xx` (five more attempts at
 /// most); each attempt is recorded in the delivery's entry of the log.
@@ -102,7 +71,7 @@ async fn attempt(shared: &Arc<Shared>, id: &str, why: &'static str) -> Option<u1
     // refuses (empty) gets none sent.
     let headers = match &shared.spec.webhooks {
         Some(webhooks) => {
-            payspec_runtime::webhook::sign(scheme_of(webhooks), &body, SystemTime::now(), key.as_bytes())
+            payspec_runtime::webhook::sign(&webhooks.scheme, &body, SystemTime::now(), key.as_bytes())
                 .ok()
                 .map(|signed| signed.headers())
         }

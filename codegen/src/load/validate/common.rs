@@ -11,7 +11,9 @@ pub(super) use super::super::raw::{
 };
 pub(super) use crate::model::*;
 pub(super) use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
+pub(super) use payspec_vocabulary::Answers as VocabularyAnswers;
 pub(super) use std::collections::{HashMap, HashSet};
+pub(super) use std::sync::Arc;
 
 /// The file once every piece parsed; operations that failed to parse are left out.
 pub(crate) struct RawFile {

@@ -30,7 +30,10 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let groups = groups(&raw.groups, sink);
     let shapes = shapes(&raw.shapes, &known_types, sink);
     check_shape_cycles(&shapes, sink);
-    let answers = answers(raw.service.answers.as_ref(), &service_default_answers(), "service.answers", sink);
+    let envelope = Arc::new(envelope_keys(raw.service.envelope.as_ref(), sink));
+    let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
+    let defaults = service_default_answers(&envelope);
+    let answers = answers(raw.service.answers.as_ref(), &defaults, &envelope, "service.answers", sink);
 
     check_count(raw.operations.len(), MAX_OPERATIONS, "operations", "operations", sink);
     let mut operations = Vec::with_capacity(raw.operations.len());
@@ -41,6 +44,8 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
             shapes: &shapes,
             types: &known_types,
             answers: &answers,
+            envelope: &envelope,
+            page_keys: &page_keys,
             has_tokens: raw.service.token_operations.is_some(),
         };
         operations.push(operation(name, op, &base, &context, sink));
@@ -50,12 +55,14 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     check_routes(&operations, &raw.unreadable, sink);
     check_settlements(&operations, &shapes, sink);
     let token_operations = token_operations(&raw.service, &operations, &shapes, &raw.unreadable, sink);
+    // Every value of a token operation's answers is a secret.
+    for op in &mut operations {
+        op.answers.reading.secret_values = token_operations.as_ref().is_some_and(|t| t.includes(&op.name));
+    }
     let account_header = account_header(raw.service.account_header.as_deref(), sink);
     let rate_limit = raw.service.rate_limit.as_ref().map(|raw| rate_limit(raw, sink));
     let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
     let also_paths = also_paths(&raw.service.also_paths, &operations, sink);
-    let envelope = envelope_keys(raw.service.envelope.as_ref(), sink);
-    let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
     let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, &shapes, sink));
     let codes = raw.service.codes.as_ref().map(|raw| codes(raw, sink)).unwrap_or_default();
 

@@ -10,6 +10,10 @@ pub(super) struct Context<'a> {
     pub(super) shapes: &'a [Shape],
     pub(super) types: &'a TypeNames,
     pub(super) answers: &'a Answers,
+    /// The service's envelope keys, which an operation's own `answers.envelope` spells.
+    pub(super) envelope: &'a Arc<EnvelopeKeys<Owned>>,
+    /// The service's page keys, which a listing's style reads its pages by.
+    pub(super) page_keys: &'a PageKeys,
     /// Whether the spec names token operations: without them no operation sends a token,
     /// and `auth` defaults to `none`.
     pub(super) has_tokens: bool,
@@ -169,17 +173,20 @@ pub(super) fn operation(
             sink,
         )
     });
-    let answers = answers(raw.answers.as_ref(), context.answers, &format!("{base}.answers"), sink);
-    if effect == Effect::Read && !(answers.success_statuses.is_empty() && answers.failed_statuses.is_empty())
+    let answers =
+        answers(raw.answers.as_ref(), context.answers, context.envelope, &format!("{base}.answers"), sink);
+    if effect == Effect::Read
+        && !(answers.reading.success_statuses.is_empty() && answers.reading.failed_statuses.is_empty())
     {
-        let key = if answers.success_statuses.is_empty() { "failed_statuses" } else { "success_statuses" };
+        let key =
+            if answers.reading.success_statuses.is_empty() { "failed_statuses" } else { "success_statuses" };
         sink.error(
             &format!("{base}.answers.{key}"),
             "a read's answer describes a state; it does not settle the call",
             "list final states on the operation that moves the money or changes the state",
         );
     }
-    let pagination = raw.pagination.map(|style| page_style(style, &params, base, sink));
+    let pagination = raw.pagination.map(|style| page_style(style, &params, context.page_keys, base, sink));
     let settle =
         raw.settle.as_ref().map(|settle| super::settle::settle(settle, &format!("{base}.settle"), sink));
     let unsettled = raw.unsettled.as_deref().map(str::trim).map(str::to_owned);
@@ -969,11 +976,27 @@ pub(super) fn idempotency_header(
     IdempotencyHeader { wire: raw.wire.clone(), source: origin(raw.source), note: raw.note.trim().to_owned() }
 }
 
-pub(super) fn page_style(style: RawPageStyle, params: &[Param], base: &str, sink: &mut Sink) -> PageStyle {
-    let (style, needed): (PageStyle, &[&str]) = match style {
-        RawPageStyle::Cursor => (PageStyle::Cursor, &["limit", "cursor"]),
-        RawPageStyle::Page => (PageStyle::Page, &["page", "limit"]),
-        RawPageStyle::PageSize => (PageStyle::PageSize, &["page", "page_size"]),
+pub(super) fn page_style(
+    style: RawPageStyle,
+    params: &[Param],
+    keys: &PageKeys,
+    base: &str,
+    sink: &mut Sink,
+) -> PageStyle<Owned> {
+    let (style, needed): (PageStyle<Owned>, &[&str]) = match style {
+        RawPageStyle::Cursor => (PageStyle::Cursor { next: keys.cursor.clone() }, &["limit", "cursor"]),
+        RawPageStyle::Page => (
+            PageStyle::Page { next: keys.next_page.clone(), current: keys.current_page.clone() },
+            &["page", "limit"],
+        ),
+        RawPageStyle::PageSize => (
+            PageStyle::PageSize {
+                more: keys.has_more.clone(),
+                current: keys.page.clone(),
+                total: keys.total_pages.clone(),
+            },
+            &["page", "page_size"],
+        ),
     };
     for name in needed {
         match params.iter().find(|p| p.name == *name) {

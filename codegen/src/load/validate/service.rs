@@ -2,21 +2,16 @@
 
 use super::common::*;
 
-/// The answers a spec that says nothing about them gets: `"00"` is success, and no code
-/// proves a refusal, so a money operation never reads an unknown code as one.
-pub(super) fn service_default_answers() -> Answers {
+/// The answers a spec that says nothing about them gets: `"00"` is success, no code proves
+/// a refusal (so a money operation never reads an unknown code as one), and the answers are
+/// wrapped in the service's envelope, `keys`, with its first spellings.
+pub(super) fn service_default_answers(keys: &Arc<EnvelopeKeys<Owned>>) -> Answers {
     Answers {
-        success_codes: vec!["00".to_owned()],
-        refusal_codes: Vec::new(),
-        status_field: "status".to_owned(),
-        success_statuses: Vec::new(),
-        pending_statuses: Vec::new(),
-        failed_statuses: Vec::new(),
-        pending_descriptions: Vec::new(),
-        pending_codes: Vec::new(),
-        awaiting: Vec::new(),
-        reference_taken: Vec::new(),
-        envelope: EnvelopeKind::Standard,
+        reading: VocabularyAnswers {
+            success_codes: vec!["00".to_owned()],
+            envelope: EnvelopeKind::Wrapped { keys: Arc::clone(keys), spelling: 0 },
+            ..VocabularyAnswers::plain()
+        },
         note: Vec::new(),
         evidence: None,
         declared: false,
@@ -67,7 +62,13 @@ pub(super) fn evidence(
 }
 
 /// `raw` laid over `inherited`, each list checked.
-pub(super) fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, sink: &mut Sink) -> Answers {
+pub(super) fn answers(
+    raw: Option<&RawAnswers>,
+    inherited: &Answers,
+    keys: &Arc<EnvelopeKeys<Owned>>,
+    at: &str,
+    sink: &mut Sink,
+) -> Answers {
     let Some(raw) = raw else {
         return Answers { note: Vec::new(), evidence: None, declared: false, ..inherited.clone() };
     };
@@ -89,7 +90,8 @@ pub(super) fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, s
         }
         own.clone()
     };
-    let answers = Answers {
+    let inherited = &inherited.reading;
+    let reading = VocabularyAnswers {
         success_codes: list(&raw.success_codes, &inherited.success_codes, "success_codes", sink),
         refusal_codes: list(&raw.refusal_codes, &inherited.refusal_codes, "refusal_codes", sink),
         status_field: match &raw.status_field {
@@ -149,23 +151,31 @@ pub(super) fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, s
         },
         reference_taken: list(&raw.reference_taken, &inherited.reference_taken, "reference_taken", sink),
         envelope: match raw.envelope {
-            None => inherited.envelope,
-            Some(RawEnvelope::Standard) => EnvelopeKind::Standard,
-            Some(RawEnvelope::ResponseCode) => EnvelopeKind::ResponseCode,
+            None => inherited.envelope.clone(),
+            // The second spelling of the code and the description (`responseCode`).
+            Some(RawEnvelope::Standard) => EnvelopeKind::Wrapped { keys: Arc::clone(keys), spelling: 0 },
+            Some(RawEnvelope::ResponseCode) => EnvelopeKind::Wrapped { keys: Arc::clone(keys), spelling: 1 },
             Some(RawEnvelope::Unwrapped) => EnvelopeKind::Unwrapped,
         },
+        // Known once the token operations are: `validate` sets it.
+        secret_values: false,
+    };
+    let answers = Answers {
+        reading,
         note: lines(raw.note.as_deref()),
         evidence: evidence(raw.source, raw.seen_in.as_deref(), raw.note.is_some(), at, sink),
         declared: true,
     };
-    if answers.success_codes.is_empty() {
+    if answers.reading.success_codes.is_empty() {
         sink.error(
             &format!("{at}.success_codes"),
             "no code would ever mean success",
             "list at least one code, e.g. `[\"00\"]`",
         );
     }
-    if let Some(both) = answers.success_codes.iter().find(|c| answers.refusal_codes.contains(c)) {
+    if let Some(both) =
+        answers.reading.success_codes.iter().find(|c| answers.reading.refusal_codes.contains(c))
+    {
         sink.error(
             &format!("{at}.refusal_codes"),
             format!("`{both}` is listed both as a success and as a refusal"),
@@ -173,9 +183,10 @@ pub(super) fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, s
         );
     }
     if let Some(both) = answers
+        .reading
         .pending_codes
         .iter()
-        .find(|c| answers.success_codes.contains(c) || answers.refusal_codes.contains(c))
+        .find(|c| answers.reading.success_codes.contains(c) || answers.reading.refusal_codes.contains(c))
     {
         sink.error(
             &format!("{at}.pending_codes"),
@@ -185,9 +196,9 @@ pub(super) fn answers(raw: Option<&RawAnswers>, inherited: &Answers, at: &str, s
     }
     // States are compared ignoring case, so one listed in two places is ambiguous.
     let lists = [
-        ("success_statuses", &answers.success_statuses),
-        ("pending_statuses", &answers.pending_statuses),
-        ("failed_statuses", &answers.failed_statuses),
+        ("success_statuses", &answers.reading.success_statuses),
+        ("pending_statuses", &answers.reading.pending_statuses),
+        ("failed_statuses", &answers.reading.failed_statuses),
     ];
     for (i, (key, list)) in lists.iter().enumerate() {
         for (other_key, other) in &lists[i + 1..] {
@@ -397,7 +408,7 @@ pub(super) const MAX_ENVELOPE_KEYS: usize = 4;
 
 /// `service.envelope` over the format's default (`{code, description, data}`, with the
 /// `response_code` spellings and a `status` flag).
-pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> EnvelopeKeys {
+pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> EnvelopeKeys<Owned> {
     let strings = |list: &[&str]| list.iter().map(|k| (*k).to_owned()).collect::<Vec<String>>();
     let mut keys = EnvelopeKeys {
         code: strings(&["code", "responseCode"]),

@@ -272,7 +272,7 @@ pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink
 pub(super) fn check_state_field(settle: &Settle, shape: &Shape, read: &Operation, at: &str, sink: &mut Sink) {
     let (key, place) = match &settle.state_field {
         Some(key) => (key.as_str(), format!("{at}.state_field")),
-        None => (read.answers.status_field.as_str(), format!("{at}.lookups[0].operation")),
+        None => (read.answers.reading.status_field.as_str(), format!("{at}.lookups[0].operation")),
     };
     let Some(field) = shape.fields.iter().find(|f| f.wire == key && !f.list) else {
         let fix = match &settle.state_field {

@@ -1,0 +1,179 @@
+//! The `service` section: environments, the envelope's and pages' keys, the codes, the
+//! other spellings of paths, the token operations, and how answers are read and what each
+//! reading rests on.
+
+use payspec_vocabulary::{Answers as VocabularyAnswers, EnvelopeKind, Owned};
+
+/// Another spelling of a path prefix that the live service answers as the documented one
+/// (`service.also_paths`), with where that is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlsoPath {
+    /// The documented prefix, as the spec's routes begin (`/v1/checkout/`).
+    pub prefix: String,
+    /// The other spelling the service answers the same (`/sandbox/checkout/`).
+    pub also: String,
+    /// What it rests on: a developer guide or published traffic.
+    pub source: FactSource,
+    /// Where it is shown.
+    pub seen_in: String,
+    /// What a reader is told.
+    pub note: String,
+}
+
+impl AlsoPath {
+    /// `path` written with the documented prefix, when it begins with the other spelling.
+    pub fn documented(&self, path: &str) -> Option<String> {
+        path.strip_prefix(self.also.as_str()).map(|rest| format!("{}{rest}", self.prefix))
+    }
+}
+
+/// How the answers to an operation are read: the reading the runtime applies (the spec's
+/// vocabulary, [`payspec_vocabulary::Answers`]), and what that reading rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answers {
+    /// What the client reads the answers by: success, refusal and pending codes, states,
+    /// awaiting rules, the envelope.
+    pub reading: VocabularyAnswers<Owned>,
+    /// Why these lists, where they differ from the service's (doc lines).
+    pub note: Vec<String>,
+    /// What this block's reading of the service rests on, where it says (not inherited).
+    pub evidence: Option<Evidence>,
+    /// Whether the operation (or the service) declares this block itself, rather than
+    /// inheriting it.
+    pub declared: bool,
+}
+
+impl Answers {
+    /// The spec's word for how the answers wrap their data: `standard` (`{code,
+    /// description, data}`), `response_code` (the envelope's second spellings) or
+    /// `unwrapped`.
+    pub fn envelope_word(&self) -> &'static str {
+        match &self.reading.envelope {
+            EnvelopeKind::Wrapped { spelling: 0, .. } => "standard",
+            EnvelopeKind::Wrapped { .. } => "response_code",
+            EnvelopeKind::Unwrapped => "unwrapped",
+        }
+    }
+}
+
+/// What a reading of the service in the spec rests on: a source, and where it is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// The kind of source.
+    pub source: ReadingSource,
+    /// The guide, capture or document section that shows it (required for guides and
+    /// observed traffic).
+    pub seen_in: Option<String>,
+}
+
+/// What a reading of the service rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReadingSource {
+    /// The vendor's OpenAPI document.
+    Reference,
+    /// The vendor's developer guides.
+    DeveloperDocs,
+    /// Traffic of the live service that integrators published.
+    Observed,
+    /// An inference from other facts, which the block's note states.
+    Inference,
+}
+
+impl ReadingSource {
+    /// Every source with its spec keyword.
+    pub const ALL: [(&'static str, ReadingSource); 4] = [
+        ("reference", ReadingSource::Reference),
+        ("developer_docs", ReadingSource::DeveloperDocs),
+        ("observed", ReadingSource::Observed),
+        ("inference", ReadingSource::Inference),
+    ];
+
+    /// The spec keyword.
+    pub fn as_str(self) -> &'static str {
+        ReadingSource::ALL.iter().find(|(_, s)| *s == self).map_or("inference", |(name, _)| name)
+    }
+}
+
+/// The keys of a page's data that say where the next page starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageKeys {
+    /// Cursor listings: the next cursor (`cursor`).
+    pub cursor: String,
+    /// Page listings: the next page's number (`nextPage`).
+    pub next_page: String,
+    /// Page listings: this page's number, the first present (`page`, `currentPage`).
+    pub current_page: Vec<String>,
+    /// Page-size listings: whether more pages follow (`hasMore`).
+    pub has_more: String,
+    /// Page-size listings: this page's number (`page`).
+    pub page: String,
+    /// Page-size listings: the number of pages (`totalPages`).
+    pub total_pages: String,
+}
+
+/// One envelope code the service documents: a variant of the generated `ServiceCode`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceCode {
+    /// The code as it travels (`"02"`).
+    pub code: String,
+    /// Its snake_case name (`validation`).
+    pub name: String,
+    /// What it means and what to do.
+    pub doc: String,
+    /// Whether the service says the same request may be sent again.
+    pub retry: bool,
+}
+
+/// A named base URL.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    /// `live`, `sandbox`, ...
+    pub name: String,
+    /// The base URL, without a trailing slash.
+    pub url: String,
+}
+
+/// The names of the token operations.
+#[derive(Debug, Clone)]
+pub struct TokenOperations {
+    /// Obtains a token from client credentials.
+    pub issue: String,
+    /// Exchanges a refresh token for a new token.
+    pub refresh: String,
+    /// Revokes an access token.
+    pub revoke: String,
+}
+
+impl TokenOperations {
+    /// Whether `operation` is one of the three: its answers carry secrets.
+    pub fn includes(&self, operation: &str) -> bool {
+        [&self.issue, &self.refresh, &self.revoke].iter().any(|name| *name == operation)
+    }
+}
+
+/// What a recorded disagreement rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FactSource {
+    /// The vendor's OpenAPI document, read against the interface.
+    Reference,
+    /// The vendor's developer guides, beyond its OpenAPI document.
+    DeveloperDocs,
+    /// Requests, answers or deliveries of the live service, published by integrators.
+    Observed,
+}
+
+impl FactSource {
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactSource::Reference => "reference",
+            FactSource::DeveloperDocs => "developer_docs",
+            FactSource::Observed => "observed",
+        }
+    }
+
+    /// Whether it is a fact about the live service rather than about its document.
+    pub fn is_service(self) -> bool {
+        self != FactSource::Reference
+    }
+}

@@ -1,0 +1,67 @@
+//! Signing a notification as the service does ([`sign`]), for tests of a merchant's own
+//! webhook endpoint and for the sandbox's deliveries: under a scheme of either form, a
+//! generated crate's constant or one loaded at run time.
+
+use std::time::SystemTime;
+
+use base64::Engine as _;
+use hmac::Mac as _;
+use http::{HeaderMap, HeaderName, HeaderValue};
+use payspec_vocabulary::{Form, WebhookScheme};
+
+use super::WebhookError;
+use super::signed::{BASE64, mac, signed_text_of};
+use crate::values::timestamp::format_rfc3339;
+
+/// A notification signed as the service signs it.
+#[derive(Clone, Debug)]
+pub struct SignedNotification {
+    /// The base64 signature.
+    pub signature: String,
+    /// The RFC 3339 timestamp.
+    pub timestamp: String,
+    /// The headers the service sends with it.
+    headers: HeaderMap,
+}
+
+impl SignedNotification {
+    /// The headers the service sends with it: the signature, the timestamp, and the
+    /// scheme's algorithm and version headers.
+    pub fn headers(&self) -> HeaderMap {
+        self.headers.clone()
+    }
+}
+
+/// Signs a notification body of `scheme` at `at`, with `signing_key`, as the service
+/// does.
+pub fn sign<F: Form>(
+    scheme: &WebhookScheme<F>,
+    body: &[u8],
+    at: SystemTime,
+    signing_key: impl AsRef<[u8]>,
+) -> Result<SignedNotification, WebhookError> {
+    let timestamp = format_rfc3339(at);
+    let message = signed_text_of(scheme, body, &timestamp)?;
+    let mut mac = mac(signing_key.as_ref())?;
+    mac.update(message.as_bytes());
+    let signature = BASE64.encode(mac.finalize().into_bytes());
+    let mut headers = HeaderMap::new();
+    fn pair<T: std::ops::Deref<Target = str>>(pair: &Option<(T, T)>) -> Option<(&str, &str)> {
+        pair.as_ref().map(|(name, value)| (&**name, &**value))
+    }
+    let values = [
+        Some((&*scheme.signature_header, signature.as_str())),
+        Some((&*scheme.timestamp_header, timestamp.as_str())),
+        pair(&scheme.algorithm),
+        pair(&scheme.version),
+    ];
+    for (name, value) in values.into_iter().flatten() {
+        // Base64 and RFC 3339 text are always valid header values; the scheme's names and
+        // values were checked when the spec was loaded.
+        if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value))
+        {
+            headers.insert(name, value);
+        }
+    }
+    Ok(SignedNotification { signature, timestamp, headers })
+}

@@ -1,0 +1,183 @@
+//! What a signature covers: the scheme's values read from a notification's body, in
+//! order, and the timestamp header, joined with `:` ([`SignedValues`]); and the headers
+//! that take part ([`SignedHeaders`]).
+
+use std::fmt;
+use std::time::SystemTime;
+
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use hmac::{Hmac, Mac};
+use http::HeaderMap;
+use payspec_vocabulary::{Form, SignedValue, WebhookScheme};
+use sha2::Sha256;
+
+use super::WebhookError;
+use crate::json::Json;
+use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
+
+/// Standard base64, padded or not.
+pub(super) const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// The values the signature covers, exactly as they were signed (a missing value is an
+/// empty string), by the names of the scheme. Only these can be trusted from the
+/// notification alone.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SignedValues {
+    scheme: &'static [SignedValue],
+    /// Each value as signed (a missing one as the empty text it was signed as).
+    values: Vec<String>,
+    /// Whether the delivery has each value (one it lacks is signed as empty text).
+    present: Vec<bool>,
+    /// The timestamp header, the last value signed.
+    pub timestamp: String,
+}
+
+impl fmt::Debug for SignedValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for (name, value) in self.iter() {
+            map.entry(&name, &value);
+        }
+        map.entry(&"timestamp", &self.timestamp).finish()
+    }
+}
+
+impl SignedValues {
+    /// The value signed under `name`, if the scheme signs one and the delivery has it
+    /// (a value it lacks was signed as empty text, and is `None` here).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        let index = self.scheme.iter().position(|v| v.name == name)?;
+        self.present.get(index).copied().unwrap_or(false).then(|| self.values[index].as_str())
+    }
+
+    /// Each signed value with its name, in the order signed (the timestamp apart).
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.scheme.iter().map(|v| v.name).zip(self.values.iter().map(String::as_str))
+    }
+
+    /// The values in the order signed, the timestamp apart, `None` where the delivery
+    /// lacks one: for a generated crate's typed view.
+    pub fn into_values(self) -> Vec<Option<String>> {
+        self.values.into_iter().zip(self.present).map(|(value, present)| present.then_some(value)).collect()
+    }
+
+    /// The text that is signed: the values and the timestamp joined with `:`.
+    pub(super) fn message(&self) -> String {
+        join_signed(&self.values, &self.timestamp)
+    }
+
+    /// Refuses values that would let the joined text be split another way: only instants
+    /// may hold colons, and each must be a whole RFC 3339 instant. The signing time.
+    pub(super) fn check_unambiguous(&self) -> Result<SystemTime, WebhookError> {
+        for (value, signed) in self.values.iter().zip(self.scheme) {
+            let ambiguous = if signed.instant {
+                !value.is_empty() && parse_rfc3339(value).is_none()
+            } else {
+                value.contains(':')
+            };
+            if ambiguous {
+                return Err(WebhookError::AmbiguousValue(signed.path));
+            }
+        }
+        parse_rfc3339(&self.timestamp).ok_or(WebhookError::InvalidTimestamp)
+    }
+}
+
+/// The value at a `.`-joined path of keys.
+pub(super) fn value_at<'j>(json: &'j Json, path: &str) -> Option<&'j Json> {
+    path.split('.').try_fold(json, |value, key| value.get(key))
+}
+
+/// A value as it enters the signed text: strings unquoted, `null` or missing as empty,
+/// numbers and booleans as written, an object or a list as empty (it cannot be signed).
+fn signed_text(value: Option<&Json>) -> String {
+    match value {
+        Some(Json::String(text)) => text.clone(),
+        Some(Json::Number(number)) => number.as_str().to_owned(),
+        Some(Json::Bool(flag)) => flag.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Reads the body and the values `signed` names in it, in order: each as signed, and
+/// whether the body has it.
+fn read_signed<F: Form>(
+    signed: &[SignedValue<F>],
+    body: &[u8],
+) -> Result<(Vec<String>, Vec<bool>, Json), WebhookError> {
+    let body = Json::parse_bytes(body).map_err(|e| WebhookError::MalformedBody(e.to_string()))?;
+    if !matches!(body, Json::Object(_)) {
+        return Err(WebhookError::MalformedBody("the body is not a JSON object".to_owned()));
+    }
+    let found: Vec<Option<&Json>> = signed.iter().map(|v| value_at(&body, &v.path)).collect();
+    let present = found.iter().map(|value| value.is_some_and(|v| !matches!(v, Json::Null))).collect();
+    let values = found.into_iter().map(signed_text).collect();
+    Ok((values, present, body))
+}
+
+/// Reads the body and its signed values under `scheme`, with `timestamp` as the last one.
+pub(super) fn signed_values(
+    scheme: &'static WebhookScheme,
+    body: &[u8],
+    timestamp: &str,
+) -> Result<(SignedValues, Json), WebhookError> {
+    let (values, present, body) = read_signed(scheme.signed, body)?;
+    Ok((SignedValues { scheme: scheme.signed, values, present, timestamp: timestamp.to_owned() }, body))
+}
+
+/// The text a notification's body is signed over under `scheme` (of either form), with
+/// `timestamp`: the signed values and the timestamp, joined with `:`.
+pub(super) fn signed_text_of<F: Form>(
+    scheme: &WebhookScheme<F>,
+    body: &[u8],
+    timestamp: &str,
+) -> Result<String, WebhookError> {
+    let (values, _, _) = read_signed(&scheme.signed, body)?;
+    Ok(join_signed(&values, timestamp))
+}
+
+/// The values and the timestamp joined with `:`, as they are signed.
+fn join_signed(values: &[String], timestamp: &str) -> String {
+    let mut message = String::new();
+    for value in values {
+        message.push_str(value);
+        message.push(':');
+    }
+    message.push_str(timestamp);
+    message
+}
+
+pub(super) fn mac(key: &[u8]) -> Result<Hmac<Sha256>, WebhookError> {
+    if key.is_empty() {
+        return Err(WebhookError::EmptyKey);
+    }
+    Hmac::<Sha256>::new_from_slice(key).map_err(|_| WebhookError::EmptyKey)
+}
+
+/// The headers of a notification that take part in verification.
+#[derive(Clone, Copy, Debug)]
+pub struct SignedHeaders<'a> {
+    /// The base64 HMAC.
+    pub signature: &'a str,
+    /// The signing time, part of the signed text.
+    pub timestamp: &'a str,
+    /// The algorithm header, if sent; it must name the scheme's algorithm.
+    pub algorithm: Option<&'a str>,
+}
+
+impl<'a> SignedHeaders<'a> {
+    /// Reads the scheme's headers of a request.
+    pub fn from_map(scheme: &WebhookScheme, headers: &'a HeaderMap) -> Result<Self, WebhookError> {
+        let get = |name: &'static str| headers.get(name).and_then(|v| v.to_str().ok());
+        Ok(SignedHeaders {
+            signature: get(scheme.signature_header)
+                .ok_or(WebhookError::MissingHeader(scheme.signature_header))?,
+            timestamp: get(scheme.timestamp_header)
+                .ok_or(WebhookError::MissingHeader(scheme.timestamp_header))?,
+            algorithm: scheme.algorithm.and_then(|(header, _)| get(header)),
+        })
+    }
+}

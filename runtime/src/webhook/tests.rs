@@ -1,0 +1,271 @@
+//! The webhook room's tests: signing, verifying, claiming and reading notifications of a
+//! scheme shaped like a real service's.
+
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use hmac::Mac as _;
+use http::{HeaderMap, HeaderValue};
+
+use super::signed::{BASE64, mac};
+use super::*;
+use crate::store::{Claim, MemoryReplayGuard, ReplayGuard};
+use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
+use crate::{SignedValue, WebhookScheme};
+
+/// A scheme shaped like a real service's (test data, not the runtime's).
+static SCHEME: WebhookScheme = WebhookScheme {
+    signature_header: SIGNATURE_HEADER,
+    timestamp_header: TIMESTAMP_HEADER,
+    algorithm: Some((ALGORITHM_HEADER, "HmacSHA256")),
+    version: Some(("x-signature-version", "1.0.0")),
+    event_type: "event_type",
+    request_id: "request_id",
+    signed: &[
+        SignedValue { name: "event_type", path: "event_type", instant: false },
+        SignedValue { name: "request_id", path: "requestId", instant: false },
+        SignedValue { name: "merchant_user_id", path: "data.merchant.userId", instant: false },
+        SignedValue { name: "merchant_wallet_id", path: "data.merchant.walletId", instant: false },
+        SignedValue { name: "transaction_id", path: "data.transaction.transactionId", instant: false },
+        SignedValue { name: "transaction_type", path: "data.transaction.type", instant: false },
+        SignedValue { name: "transaction_time", path: "data.transaction.time", instant: true },
+        SignedValue { name: "response_code", path: "data.transaction.responseCode", instant: false },
+    ],
+};
+const SIGNATURE_HEADER: &str = "x-signature";
+const TIMESTAMP_HEADER: &str = "x-timestamp";
+const ALGORITHM_HEADER: &str = "x-signature-algorithm";
+const AMOUNT: &str = "data.transaction.transactionAmount";
+
+// Vectors produced independently with python3's hmac module (and checked with
+// `printf '%s' "$MESSAGE" | openssl dgst -sha256 -hmac whsec_test_3f9a1c -binary | base64`):
+//   base64.b64encode(hmac.new(b"whsec_test_3f9a1c", MESSAGE.encode(), hashlib.sha256).digest())
+// where MESSAGE is the colon-joined text noted beside each constant.
+const KEY: &str = "whsec_test_3f9a1c";
+const TIMESTAMP: &str = "2025-03-01T12:30:45Z";
+const BODY: &str = r#"{"event_type":"payment_success","requestId":"req-7781","data":{"merchant":{"userId":"usr-12","walletId":"wal-34","walletBalance":5000.10},"transaction":{"transactionId":"txn-9001","type":"vact_transfer","time":"2025-03-01T12:30:40Z","responseCode":"","transactionAmount":10000.50,"fee":10.75},"customer":{"bankCode":"058","senderName":"Ada"}}}"#;
+// MESSAGE = "payment_success:req-7781:usr-12:wal-34:txn-9001:vact_transfer:2025-03-01T12:30:40Z::2025-03-01T12:30:45Z"
+const SIGNATURE: &str = "piZ5Ghh9pPNOykt/ulxM8ZNd5ZIIjJn77rUosd+xRbE=";
+const BODY_NO_MERCHANT: &str = r#"{"event_type":"payout_failed","requestId":"req-2","data":{"transaction":{"transactionId":"t2","type":"transfer","time":"2025-03-02T00:00:00Z","responseCode":"05"}}}"#;
+const TIMESTAMP_NO_MERCHANT: &str = "2025-03-02T00:00:01Z";
+// MESSAGE = "payout_failed:req-2:::t2:transfer:2025-03-02T00:00:00Z:05:2025-03-02T00:00:01Z"
+const SIGNATURE_NO_MERCHANT: &str = "CNB7OfBdIfEu0NgX8Zqfy0ejPH+nsKOqV6wBICItDdY=";
+
+fn at(text: &str) -> SystemTime {
+    parse_rfc3339(text).unwrap_or_else(|| panic!("bad test instant {text}"))
+}
+
+fn headers<'a>(signature: &'a str, timestamp: &'a str) -> SignedHeaders<'a> {
+    SignedHeaders { signature, timestamp, algorithm: None }
+}
+
+fn verifier() -> Verifier {
+    Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn verify_at(body: &str, signature: &str, timestamp: &str, now: &str) -> Result<WebhookEvent, WebhookError> {
+    verifier().verify_at(&headers(signature, timestamp), body.as_bytes(), at(now))
+}
+
+#[test]
+fn accepts_a_valid_notification_and_reads_it() {
+    let event = match verify_at(BODY, SIGNATURE, TIMESTAMP, "2025-03-01T12:31:00Z") {
+        Ok(e) => e,
+        Err(e) => panic!("valid notification refused: {e}"),
+    };
+    assert_eq!(event.event_type, "payment_success");
+    assert_eq!(event.signed_at, at(TIMESTAMP));
+    let signed = &event.signed;
+    assert_eq!(signed.get("request_id").unwrap_or("-"), "req-7781");
+    assert_eq!(signed.get("merchant_user_id").unwrap_or("-"), "usr-12");
+    assert_eq!(signed.get("merchant_wallet_id").unwrap_or("-"), "wal-34");
+    assert_eq!(signed.get("transaction_id").unwrap_or("-"), "txn-9001");
+    assert_eq!(signed.get("transaction_type").unwrap_or("-"), "vact_transfer");
+    assert_eq!(signed.get("transaction_time").unwrap_or("-"), "2025-03-01T12:30:40Z");
+    assert_eq!(signed.get("response_code").unwrap_or("-"), "");
+    assert_eq!(event.unsigned.amount_at(AMOUNT).map(|a| a.to_string()), Some("10000.50".into()));
+    let debug = format!("{event:?}");
+    assert!(!debug.contains("Ada") && !debug.contains("10000"), "{debug}");
+}
+
+#[test]
+fn the_signing_helper_matches_the_independent_vectors() {
+    let signed = sign(&SCHEME, BODY.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(signed.timestamp, TIMESTAMP);
+    assert_eq!(signed.signature, SIGNATURE);
+    let other = sign(&SCHEME, BODY_NO_MERCHANT.as_bytes(), at(TIMESTAMP_NO_MERCHANT), KEY);
+    assert_eq!(other.map(|s| s.signature).ok().as_deref(), Some(SIGNATURE_NO_MERCHANT));
+    let headers = signed.headers();
+    assert!(
+        verifier()
+            .verify_at(
+                &SignedHeaders::from_map(&SCHEME, &headers).unwrap_or_else(|e| panic!("{e}")),
+                BODY.as_bytes(),
+                at(TIMESTAMP)
+            )
+            .is_ok()
+    );
+    assert_eq!(headers.get(ALGORITHM_HEADER).map(|v| v.as_bytes()), Some(&b"HmacSHA256"[..]));
+    assert_eq!(headers.get("x-signature-version").map(|v| v.as_bytes()), Some(&b"1.0.0"[..]));
+}
+
+#[test]
+fn missing_values_sign_as_empty_strings() {
+    let event =
+        verify_at(BODY_NO_MERCHANT, SIGNATURE_NO_MERCHANT, TIMESTAMP_NO_MERCHANT, TIMESTAMP_NO_MERCHANT);
+    assert!(
+        matches!(event, Ok(ref e) if e.event_type == "payout_failed" && e.signed.get("merchant_user_id").is_none()),
+        "{event:?}"
+    );
+}
+
+#[test]
+fn refuses_tampering_and_wrong_keys() {
+    let now = "2025-03-01T12:31:00Z";
+    let tampered = BODY.replace("txn-9001", "txn-9002");
+    assert_eq!(verify_at(&tampered, SIGNATURE, TIMESTAMP, now).err(), Some(WebhookError::SignatureMismatch));
+    assert_eq!(
+        verify_at(BODY, SIGNATURE, "2025-03-01T12:30:46Z", now).err(),
+        Some(WebhookError::SignatureMismatch)
+    );
+    let other_key = Verifier::new(&SCHEME, "other-key").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        other_key.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at(now)).err(),
+        Some(WebhookError::SignatureMismatch)
+    );
+    assert_eq!(verify_at(BODY, "not base64!!", TIMESTAMP, now).err(), Some(WebhookError::SignatureEncoding));
+    assert_eq!(verify_at(BODY, "", TIMESTAMP, now).err(), Some(WebhookError::SignatureMismatch));
+    assert!(matches!(verify_at("{not json", SIGNATURE, TIMESTAMP, now), Err(WebhookError::MalformedBody(_))));
+}
+
+#[test]
+fn an_empty_key_is_refused() {
+    assert_eq!(Verifier::new(&SCHEME, "").err(), Some(WebhookError::EmptyKey));
+    assert_eq!(sign(&SCHEME, BODY.as_bytes(), at(TIMESTAMP), b"").err(), Some(WebhookError::EmptyKey));
+}
+
+#[test]
+fn old_future_and_unreadable_timestamps_are_refused() {
+    let old =
+        sign(&SCHEME, BODY.as_bytes(), at("2001-09-09T01:46:40Z"), KEY).unwrap_or_else(|e| panic!("{e}"));
+    let result =
+        verifier().verify_at(&headers(&old.signature, &old.timestamp), BODY.as_bytes(), at(TIMESTAMP));
+    assert!(matches!(result, Err(WebhookError::OutsideTolerance { .. })), "{result:?}");
+    // Six minutes early or late: outside the default five.
+    for now in ["2025-03-01T12:24:44Z", "2025-03-01T12:36:46Z"] {
+        let result = verify_at(BODY, SIGNATURE, TIMESTAMP, now);
+        assert!(matches!(result, Err(WebhookError::OutsideTolerance { .. })), "{now}: {result:?}");
+    }
+    // ...and inside a tolerance of ten.
+    let lenient = verifier().tolerance(Duration::from_secs(600));
+    assert!(
+        lenient
+            .verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at("2025-03-01T12:36:46Z"))
+            .is_ok()
+    );
+    // A correctly signed timestamp that is no instant at all.
+    let message = "payment_success:req-7781:usr-12:wal-34:txn-9001:vact_transfer:2025-03-01T12:30:40Z::soon";
+    let mut mac = mac(KEY.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    mac.update(message.as_bytes());
+    let signature = BASE64.encode(mac.finalize().into_bytes());
+    assert_eq!(verify_at(BODY, &signature, "soon", TIMESTAMP).err(), Some(WebhookError::InvalidTimestamp));
+}
+
+#[tokio::test]
+async fn deliveries_without_a_request_id_are_never_replays_of_each_other() {
+    let verifier = verifier();
+    let body = r#"{"event_type":"payout_success","data":{"transaction":{"transactionId":"t-1"}}}"#;
+    let signed = sign(&SCHEME, body.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
+    let now = at(TIMESTAMP);
+    let first = verifier.verify_at(&headers(&signed.signature, &signed.timestamp), body.as_bytes(), now);
+    let Ok(first) = first else { panic!("{first:?}") };
+    assert_eq!(first.signed.get("request_id"), None);
+    let claimed = verifier.claim(first.clone()).await.unwrap_or_else(|e| panic!("{e}"));
+    claimed.handled().await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(verifier.claim(first).await.is_ok(), "the same again is not taken for a replay");
+}
+
+#[tokio::test]
+async fn a_second_delivery_is_a_replay_once_the_first_was_handled() {
+    let verifier = verifier();
+    let now = at("2025-03-01T12:31:00Z");
+    let event = || {
+        verifier
+            .verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), now)
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let first = verifier.claim(event()).await.unwrap_or_else(|e| panic!("{e}"));
+    // Claimed: the same delivery at the same time is another receiver's to wait for.
+    assert_eq!(verifier.claim(event()).await.err(), Some(WebhookError::InProgress));
+    // Its handler failed (and answered 5xx): the service's next delivery is handled.
+    first.failed().await;
+    let again = verifier.claim(event()).await.unwrap_or_else(|e| panic!("{e}"));
+    again.handled().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(verifier.claim(event()).await.err(), Some(WebhookError::Replayed));
+    // Dropped without a word (a handler that panicked): released, so handled later.
+    let fresh = Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
+    drop(fresh.claim(event()).await.unwrap_or_else(|e| panic!("{e}")));
+    tokio::task::yield_now().await;
+    assert!(fresh.claim(event()).await.is_ok());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_claim_runs_out_with_its_lease_and_a_mark_with_its_keep() {
+    let guard = MemoryReplayGuard::new();
+    let lease = Duration::from_secs(60);
+    assert_eq!(guard.claim("d-1", "a", lease).await, Ok(Claim::Claimed));
+    assert_eq!(guard.claim("d-1", "b", lease).await, Ok(Claim::Busy));
+    // Only the holder releases it.
+    guard.release("d-1", "b").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(guard.claim("d-1", "b", lease).await, Ok(Claim::Busy));
+    // The holder died: the lease runs out, and the next delivery is claimed.
+    tokio::time::advance(lease + Duration::from_millis(1)).await;
+    assert_eq!(guard.claim("d-1", "b", lease).await, Ok(Claim::Claimed));
+    guard.confirm("d-1", "b", Duration::from_secs(3600)).await.unwrap_or_else(|e| panic!("{e}"));
+    tokio::time::advance(Duration::from_secs(3599)).await;
+    assert_eq!(guard.claim("d-1", "c", lease).await, Ok(Claim::Handled));
+    tokio::time::advance(Duration::from_secs(2)).await;
+    assert_eq!(guard.claim("d-1", "c", lease).await, Ok(Claim::Claimed));
+}
+
+#[test]
+fn signed_values_moved_across_their_colons_do_not_verify() {
+    // The genuine payout_failed above, re-split: responseCode "00" (success) and a
+    // timestamp header of "01Z"; the joined text, and so the HMAC, are unchanged.
+    let resplit = BODY_NO_MERCHANT
+        .replace(r#""time":"2025-03-02T00:00:00Z""#, r#""time":"2025-03-02T00:00:00Z:05:2025-03-02T00""#)
+        .replace(r#""responseCode":"05""#, r#""responseCode":"00""#);
+    let result = verify_at(&resplit, SIGNATURE_NO_MERCHANT, "01Z", TIMESTAMP_NO_MERCHANT);
+    assert_eq!(result.err(), Some(WebhookError::AmbiguousValue("data.transaction.time")));
+    // Moving the colon into a value that holds none.
+    let into_code =
+        BODY_NO_MERCHANT.replace(r#""responseCode":"05""#, r#""responseCode":"05:2025-03-02T00""#);
+    let result = verify_at(&into_code, SIGNATURE_NO_MERCHANT, "00:01Z", TIMESTAMP_NO_MERCHANT);
+    assert_eq!(result.err(), Some(WebhookError::AmbiguousValue("data.transaction.responseCode")));
+}
+
+#[test]
+fn the_amount_is_not_covered_and_says_so() {
+    let changed = BODY.replace("10000.50", "99999.99");
+    let event = verify_at(&changed, SIGNATURE, TIMESTAMP, TIMESTAMP).unwrap_or_else(|e| panic!("{e}"));
+    // The signature still verifies: only the unsigned part tells the changed amount.
+    assert_eq!(event.unsigned.amount_at(AMOUNT).map(|a| a.to_string()), Some("99999.99".into()));
+    assert_eq!(event.signed.get("transaction_id"), Some("txn-9001"));
+}
+
+#[test]
+fn header_map_checks_the_algorithm() {
+    let mut map = HeaderMap::new();
+    map.insert(SIGNATURE_HEADER, HeaderValue::from_static(SIGNATURE));
+    map.insert(TIMESTAMP_HEADER, HeaderValue::from_static(TIMESTAMP));
+    map.insert(ALGORITHM_HEADER, HeaderValue::from_static("HmacSHA256"));
+    let read = |map: &HeaderMap| {
+        let headers = SignedHeaders::from_map(&SCHEME, map)?;
+        verifier().verify_at(&headers, BODY.as_bytes(), at(TIMESTAMP))
+    };
+    assert!(read(&map).is_ok());
+    map.insert(ALGORITHM_HEADER, HeaderValue::from_static("HmacSHA1"));
+    assert_eq!(read(&map).err(), Some(WebhookError::UnsupportedAlgorithm));
+    map.remove(TIMESTAMP_HEADER);
+    assert_eq!(read(&map).err(), Some(WebhookError::MissingHeader(TIMESTAMP_HEADER)));
+}

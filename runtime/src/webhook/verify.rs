@@ -1,0 +1,183 @@
+//! Verifying a notification ([`Verifier`]): its signature, its timestamp within a
+//! tolerance of now, its signed values unambiguous; then claiming its delivery from the
+//! replay guard, so that it is handled once.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use hmac::Mac as _;
+use http::HeaderMap;
+use payspec_vocabulary::WebhookScheme;
+
+use super::delivery::HeldClaim;
+use super::signed::{BASE64, mac, signed_values};
+use super::{Delivery, SignedHeaders, UnsignedData, WebhookError, WebhookEvent};
+use crate::store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
+
+/// How far a notification's timestamp may be from now, unless the verifier says otherwise.
+pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(5 * 60);
+
+/// How long a claim on a delivery lasts unless the verifier says otherwise: a handler that
+/// has not answered by then is taken for dead, and the next delivery is handled.
+pub const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(60);
+
+/// How long a handled delivery is remembered unless the verifier says otherwise: three
+/// hours, beyond the service's retries (five, over about 95 minutes).
+pub const DEFAULT_KEEP_HANDLED: Duration = Duration::from_secs(3 * 3_600);
+
+/// Verifies notifications of one scheme with one signing key.
+pub struct Verifier {
+    scheme: &'static WebhookScheme,
+    key: Vec<u8>,
+    tolerance: Duration,
+    replays: Arc<dyn ReplayGuard>,
+    lease: Duration,
+    keep: Duration,
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verifier")
+            .field("tolerance", &self.tolerance)
+            .field("lease", &self.lease)
+            .field("keep", &self.keep)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verifier {
+    /// A verifier of `scheme` for `signing_key`, with a 5-minute tolerance and a
+    /// [`MemoryReplayGuard`]. An empty key is refused.
+    pub fn new(scheme: &'static WebhookScheme, signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
+        let key = signing_key.as_ref().to_vec();
+        mac(&key)?;
+        Ok(Verifier {
+            scheme,
+            key,
+            tolerance: DEFAULT_TOLERANCE,
+            replays: Arc::new(MemoryReplayGuard::new()),
+            lease: DEFAULT_CLAIM_LEASE,
+            keep: DEFAULT_KEEP_HANDLED,
+        })
+    }
+
+    /// How far a notification's timestamp may be from now, either way.
+    pub fn tolerance(mut self, tolerance: Duration) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// Where deliveries are claimed and marked handled: a guard shared by every receiver
+    /// of the merchant's webhooks.
+    pub fn replay_guard(mut self, guard: impl ReplayGuard) -> Self {
+        self.replays = Arc::new(guard);
+        self
+    }
+
+    /// How long a claim lasts ([`DEFAULT_CLAIM_LEASE`]): longer than a handler takes. It
+    /// also bounds each of the guard's answers.
+    pub fn claim_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a handled delivery is remembered ([`DEFAULT_KEEP_HANDLED`]): at least as
+    /// long as the service delivers an event again.
+    pub fn keep_handled(mut self, keep: Duration) -> Self {
+        self.keep = keep.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Verifies a delivery ([`verify_headers`](Self::verify_headers)) and claims it
+    /// ([`claim`](Self::claim)).
+    pub async fn receive(&self, headers: &HeaderMap, body: &[u8]) -> Result<Delivery, WebhookError> {
+        let event = self.verify_headers(headers, body)?;
+        self.claim(event).await
+    }
+
+    /// Claims a verified event's delivery from the replay guard, by its signed request id:
+    /// [`WebhookError::Replayed`] when it was handled already (answer `200`),
+    /// [`WebhookError::InProgress`] while another receiver holds it, and
+    /// [`WebhookError::Store`] when the guard could not answer within the lease (both
+    /// answered `503`: the service delivers it again). A delivery without a request id
+    /// cannot be told from another and is never refused as a replay.
+    pub async fn claim(&self, event: WebhookEvent) -> Result<Delivery, WebhookError> {
+        let delivery = event.signed.get(self.scheme.request_id).unwrap_or_default().to_owned();
+        if delivery.is_empty() {
+            return Ok(Delivery { event, claim: None });
+        }
+        let holder = crate::store::unique_name();
+        let claimed = self.replays.claim(&delivery, &holder, self.lease);
+        match tokio::time::timeout(self.lease, claimed).await {
+            Ok(Ok(Claim::Claimed)) => Ok(Delivery {
+                event,
+                claim: Some(HeldClaim {
+                    guard: Arc::clone(&self.replays),
+                    delivery,
+                    holder,
+                    keep: self.keep,
+                    bound: self.lease,
+                    settled: false,
+                }),
+            }),
+            Ok(Ok(Claim::Handled)) => Err(WebhookError::Replayed),
+            Ok(Ok(Claim::Busy)) => Err(WebhookError::InProgress),
+            Ok(Err(error)) => Err(WebhookError::Store(error)),
+            Err(_) => Err(WebhookError::Store(StoreError::new(
+                "replay guard",
+                format!("no answer within the claim's lease ({} ms)", self.lease.as_millis()),
+            ))),
+        }
+    }
+
+    /// Verifies a notification from a request's header map and body, and reads it.
+    pub fn verify_headers(&self, headers: &HeaderMap, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+        self.verify(&SignedHeaders::from_map(self.scheme, headers)?, body)
+    }
+
+    /// Verifies a notification against the current time.
+    pub fn verify(&self, headers: &SignedHeaders<'_>, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+        self.verify_at(headers, body, SystemTime::now())
+    }
+
+    /// Verifies a notification as of `now`: the signature (compared in constant time),
+    /// the unambiguous form of the signed values and the timestamp's distance from `now`.
+    /// It does not look at the replay guard: [`receive`](Self::receive) (or
+    /// [`claim`](Self::claim) after this) does.
+    pub fn verify_at(
+        &self,
+        headers: &SignedHeaders<'_>,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<WebhookEvent, WebhookError> {
+        if let (Some(sent), Some((_, algorithm))) = (headers.algorithm, self.scheme.algorithm)
+            && !sent.trim().eq_ignore_ascii_case(algorithm)
+        {
+            return Err(WebhookError::UnsupportedAlgorithm);
+        }
+        let signature =
+            BASE64.decode(headers.signature.trim()).map_err(|_| WebhookError::SignatureEncoding)?;
+        let raw = body;
+        let (signed, body) = signed_values(self.scheme, body, headers.timestamp)?;
+        let mut mac = mac(&self.key)?;
+        mac.update(signed.message().as_bytes());
+        mac.verify_slice(&signature).map_err(|_| WebhookError::SignatureMismatch)?;
+
+        let signed_at = signed.check_unambiguous()?;
+        let off_by = match signed_at.duration_since(now) {
+            Ok(ahead) => ahead,
+            Err(behind) => behind.duration(),
+        };
+        if off_by > self.tolerance {
+            return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
+        }
+        Ok(WebhookEvent {
+            event_type: signed.get(self.scheme.event_type).unwrap_or_default().to_owned(),
+            signed_at,
+            signed,
+            unsigned: UnsignedData { body, raw: bytes::Bytes::copy_from_slice(raw) },
+        })
+    }
+}

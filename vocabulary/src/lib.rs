@@ -1,0 +1,78 @@
+//! The words a payspec spec is written in, defined once for the generator, the runtime and
+//! the sandbox: how an operation is sent ([`Method`], [`Auth`], [`Effect`], [`Alias`]), how
+//! its answers are read ([`Answers`], [`EnvelopeKind`], [`EnvelopeKeys`], [`Awaiting`]), how a
+//! listing pages ([`PageStyle`]), how a value is written ([`DateLayout`], [`TextFormat`]),
+//! where a payment ends ([`FinalState`]), and how a webhook is signed ([`WebhookScheme`],
+//! [`SignedValue`]).
+//!
+//! A word that carries text or lists is generic over its [`Form`]: [`Static`], the form
+//! generated code writes as constants and the runtime reads (`&'static str`,
+//! `&'static [T]`, the default), or [`Owned`], the form a spec loaded at run time holds
+//! (`String`, `Vec<T>`). [`rust`] writes any of them as the Rust source of the `Static`
+//! constant, so generated code follows these definitions without a mapping of its own.
+//!
+//! ```
+//! use payspec_vocabulary::{Answers, EnvelopeKind, Owned, Static};
+//!
+//! // What generated code declares...
+//! const READ: Answers = Answers { success_codes: &["00"], ..Answers::PLAIN };
+//! // ...and what a generator holds, written back as that constant's source.
+//! let loaded: Answers<Owned> = Answers { success_codes: vec!["00".to_owned()], ..Answers::plain() };
+//! assert_eq!(loaded.success_codes, READ.success_codes);
+//! assert!(payspec_vocabulary::rust::value(&loaded, "rt").contains(r#"success_codes: &["00"]"#));
+//! let _: EnvelopeKind<Static> = READ.envelope;
+//! ```
+
+#![warn(missing_docs)]
+
+use std::fmt::Debug;
+use std::ops::Deref;
+
+mod answers;
+mod operation;
+mod pages;
+pub mod rust;
+mod values;
+mod webhook;
+
+pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind};
+pub use operation::{Alias, Auth, Effect, Method};
+pub use pages::PageStyle;
+pub use values::{DateLayout, FinalState, TextFormat};
+pub use webhook::{SignedValue, WebhookScheme};
+
+/// What a value of a [`Form`] may hold: anything plain, comparable and shareable.
+pub trait Plain: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {}
+
+impl<T: Clone + Debug + PartialEq + Eq + Send + Sync + 'static> Plain for T {}
+
+/// How a word holds its text, its lists and the words it points at.
+pub trait Form: Plain + Copy + Default {
+    /// Text.
+    type Text: Plain + Deref<Target = str>;
+    /// A list.
+    type List<T: Plain>: Plain + Deref<Target = [T]>;
+    /// Another word, held by reference.
+    type Ref<T: Plain>: Plain + Deref<Target = T>;
+}
+
+/// The form generated code writes as constants: text, lists and words borrowed for the life
+/// of the program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Static;
+
+impl Form for Static {
+    type Text = &'static str;
+    type List<T: Plain> = &'static [T];
+    type Ref<T: Plain> = &'static T;
+}
+
+/// The form a spec loaded at run time holds: text and lists owned, words shared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Owned;
+
+impl Form for Owned {
+    type Text = String;
+    type List<T: Plain> = Vec<T>;
+    type Ref<T: Plain> = std::sync::Arc<T>;
+}

@@ -1,0 +1,47 @@
+//! How a listing asks for its next page, and where its page's data says the next one
+//! starts.
+
+use crate::{Form, Static};
+
+/// How a listing operation asks for its next page, and the keys of its page's data that
+/// say where the next one starts (the spec's `service.pagination`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageStyle<F: Form = Static> {
+    /// A cursor in; the next cursor out, in the data's `next` key; ends when no cursor
+    /// comes back.
+    Cursor {
+        /// The key of the next cursor.
+        next: F::Text,
+    },
+    /// A page number in; the next page number out, in `next`; ends when it is absent,
+    /// zero or does not move.
+    Page {
+        /// The key of the next page's number.
+        next: F::Text,
+        /// The keys of this page's number (the first one present counts).
+        current: F::List<F::Text>,
+    },
+    /// A page number and size in; whether more follow (`more`), this page (`current`) and
+    /// the number of pages (`total`) out.
+    PageSize {
+        /// The key of the flag that more pages follow.
+        more: F::Text,
+        /// The key of this page's number.
+        current: F::Text,
+        /// The key of the number of pages.
+        total: F::Text,
+    },
+}
+
+impl Copy for PageStyle<Static> {}
+
+impl<F: Form> PageStyle<F> {
+    /// The spec's word for it: `cursor`, `page`, `page_size`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PageStyle::Cursor { .. } => "cursor",
+            PageStyle::Page { .. } => "page",
+            PageStyle::PageSize { .. } => "page_size",
+        }
+    }
+}

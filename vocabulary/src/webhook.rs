@@ -1,0 +1,41 @@
+//! How a service signs its webhook notifications: an HMAC-SHA256, base64 in a header, over
+//! chosen values of the body and the timestamp header, joined with `:`.
+
+use crate::{Form, Static};
+
+/// A service's signature scheme for webhook notifications (the spec's
+/// `service.webhooks`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookScheme<F: Form = Static> {
+    /// The header that carries the base64 HMAC-SHA256 signature.
+    pub signature_header: F::Text,
+    /// The header that carries the RFC 3339 signing time, the last signed value.
+    pub timestamp_header: F::Text,
+    /// A header naming the algorithm and its value (e.g. `HmacSHA256`): sent with every
+    /// notification signed, and when a notification carries it, it must name this.
+    pub algorithm: Option<(F::Text, F::Text)>,
+    /// A header naming the scheme's version and its value.
+    pub version: Option<(F::Text, F::Text)>,
+    /// The [`SignedValue::name`] that holds the event's kind.
+    pub event_type: F::Text,
+    /// The [`SignedValue::name`] that holds the delivery's id: the replay guard's key.
+    pub request_id: F::Text,
+    /// The signed values of the body, in the order they are signed.
+    pub signed: F::List<SignedValue<F>>,
+}
+
+impl Copy for WebhookScheme<Static> {}
+
+/// One signed value of a notification's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedValue<F: Form = Static> {
+    /// Its name (snake_case), by which a verified notification gives it.
+    pub name: F::Text,
+    /// Where it is in the body: keys joined with `.` (`data.transaction.transactionId`).
+    pub path: F::Text,
+    /// Whether it is an RFC 3339 instant, and so may hold colons (each must then be a whole
+    /// instant); any other value that holds one is refused.
+    pub instant: bool,
+}
+
+impl Copy for SignedValue<Static> {}
