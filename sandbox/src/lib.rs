@@ -81,6 +81,7 @@ mod check;
 mod handlers;
 mod server;
 mod state;
+mod webhooks;
 
 pub use check::{Refusal, Strictness};
 pub use state::{Delivery, DeliveryAttempt, Fault, Payment, SettleTo};
@@ -97,6 +98,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use webhooks::Outbox;
 
 /// The spec the sandbox serves unless told otherwise: the repository's.
 pub(crate) const BUILTIN_SPEC: &str = include_str!("../spec/payments.yaml");
@@ -261,14 +263,18 @@ impl SandboxBuilder {
             .await
             .map_err(SandboxError::Bind)?;
         let address = listener.local_addr().map_err(SandboxError::Bind)?;
+        let scheme = spec.webhooks.as_ref().map(|webhooks| webhooks.scheme.clone());
         let shared = Arc::new(Shared {
             routes: RouteTable::new(&spec),
             handlers,
             spec,
             state: std::sync::Mutex::new(State::new(self.config)),
-            http: {
-                payspec_runtime::install_tls_provider();
-                reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()
+            outbox: Outbox {
+                http: {
+                    payspec_runtime::install_tls_provider();
+                    reqwest::Client::builder().timeout(Duration::from_secs(10)).build().ok()
+                },
+                scheme,
             },
             runtime: tokio::runtime::Handle::current(),
         });
@@ -392,7 +398,7 @@ impl Sandbox {
     pub fn pay_order(&self, reference: &str) -> Result<String, SandboxError> {
         let paid = handlers::pay_order(&mut self.shared.state(), reference);
         let (id, webhooks) = paid.map_err(SandboxError::Refused)?;
-        server::deliver(&self.shared, webhooks);
+        webhooks::deliver(&self.shared, webhooks);
         Ok(id)
     }
 
@@ -406,7 +412,7 @@ impl Sandbox {
     /// sends for it; returns how many.
     pub fn settle_pending_to(&self, to: SettleTo) -> usize {
         let (settled, webhooks) = handlers::settle_pending(&mut self.shared.state(), to);
-        server::deliver(&self.shared, webhooks);
+        webhooks::deliver(&self.shared, webhooks);
         settled
     }
 
@@ -417,7 +423,7 @@ impl Sandbox {
         self.shared.runtime.spawn(async move {
             tokio::time::sleep(after).await;
             let (_, webhooks) = handlers::settle_pending(&mut shared.state(), to);
-            server::deliver(&shared, webhooks);
+            webhooks::deliver(&shared, webhooks);
         });
     }
 
@@ -426,7 +432,7 @@ impl Sandbox {
     pub fn reverse(&self, transaction: &str) -> Result<(), SandboxError> {
         let webhooks =
             handlers::reverse(&mut self.shared.state(), transaction).map_err(SandboxError::Refused)?;
-        server::deliver(&self.shared, webhooks);
+        webhooks::deliver(&self.shared, webhooks);
         Ok(())
     }
 
@@ -479,7 +485,7 @@ impl Sandbox {
     /// service's re-push does; the receiver's status, or `None` when it could not be
     /// reached. A delivery taken this way gets no more retries.
     pub async fn resend(&self, id: &str) -> Result<Option<u16>, SandboxError> {
-        server::resend(&self.shared, id)
+        webhooks::resend(&self.shared, id)
             .await
             .map_err(|()| SandboxError::Refused(Refusal::not_found(format!("no delivery `{id}`"))))
     }
@@ -492,8 +498,8 @@ impl Sandbox {
     /// it).
     pub fn trigger(&self, event: &str) -> Result<String, SandboxError> {
         let (id, webhooks) =
-            handlers::trigger(&mut self.shared.state(), event).map_err(SandboxError::Refused)?;
-        server::deliver(&self.shared, webhooks);
+            webhooks::trigger(&mut self.shared.state(), event).map_err(SandboxError::Refused)?;
+        webhooks::deliver(&self.shared, webhooks);
         Ok(id)
     }
 

@@ -177,6 +177,15 @@ impl JsonObject {
     pub fn push(&mut self, key: impl Into<String>, value: Json) {
         self.0.push((Key::from(key.into()), value));
     }
+
+    /// Sets `key` to `value`: in its place when the object has it (its first entry), else
+    /// at the end. An object built this way never repeats a key.
+    pub fn insert(&mut self, key: &str, value: Json) {
+        match self.0.iter_mut().find(|(k, _)| k.is(key)) {
+            Some((_, slot)) => *slot = value,
+            None => self.push(key, value),
+        }
+    }
 }
 
 impl Json {

@@ -8,10 +8,10 @@
 use serde_json::json;
 
 use super::context::{Ctx, Handler, Outcome};
-use super::deliveries::{Notification, Number, notify};
 use crate::answer::Writes;
 use crate::check::Refusal;
 use crate::state::{Order, Play, State, Transaction, money, now_text};
+use crate::webhooks::{Notification, amount, notify, object, text};
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
@@ -285,21 +285,21 @@ pub(crate) fn pay_order(state: &mut State, reference: &str) -> Result<(String, V
             // A card payment names the card's masked number and BIN (a live delivery).
             customer: json!({"billerId": "506099******0018", "productId": "506099"}),
             // As a live checkout delivery carries them: no card saved ("N/A"), text flags.
-            order: Some(json!({
-                "orderId": order.order_id,
-                "orderReference": reference,
-                "accountId": parent,
-                "amount": Number(money(order.amount)),
-                "currency": order.currency,
-                "customerEmail": order.email,
-                "customerId": order.customer_id.clone().unwrap_or_default(),
-                "callbackUrl": order.callback_url.clone().unwrap_or_default(),
-                "paymentMethod": "card_payment",
-                "cardType": "N/A",
-                "cardLast4Digits": "N/A",
-                "cardCurrency": "N/A",
-                "isTokenizedCardPayment": "false",
-            })),
+            order: Some(object([
+                ("orderId", text(&order.order_id)),
+                ("orderReference", text(reference)),
+                ("accountId", text(&parent)),
+                ("amount", amount(order.amount)),
+                ("currency", text(&order.currency)),
+                ("customerEmail", text(&order.email)),
+                ("customerId", text(order.customer_id.clone().unwrap_or_default())),
+                ("callbackUrl", text(order.callback_url.clone().unwrap_or_default())),
+                ("paymentMethod", text("card_payment")),
+                ("cardType", text("N/A")),
+                ("cardLast4Digits", text("N/A")),
+                ("cardCurrency", text("N/A")),
+                ("isTokenizedCardPayment", text("false")),
+            ])),
             // A live checkout delivery carries a `merchantTxRef` that is not the order's
             // reference; where it comes from is not shown, so the sandbox makes its own.
             delivery: json!({"merchantTxRef": format!("txref-{}", id.trim_start_matches("sbx-tx-"))}),

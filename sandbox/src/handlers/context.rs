@@ -5,10 +5,10 @@
 use payspec_codegen::model::{Operation, Spec};
 use serde_json::Value;
 
-use super::deliveries::Notification;
 use crate::answer::{Data, Writes, envelope};
 use crate::check::{Checked, Refusal};
 use crate::state::{Play, State};
+use crate::webhooks::Notification;
 
 /// What one request is answered with, and the webhooks it sets off.
 #[derive(Debug)]

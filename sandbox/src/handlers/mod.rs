@@ -1,7 +1,7 @@
 //! The sandbox's model of the service, one file per group of operations: tokens,
 //! accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
 //! transactions, bills, mandates, cross-border collections and payouts, the webhook
-//! delivery log and its re-push. Each file lists
+//! delivery log and its re-push (over the log the `webhooks` wing keeps). Each file lists
 //! its [`Handler`]s: the operations each answers, the request keys it reads and the
 //! answer fields it writes. The table is
 //! checked against the spec when the sandbox starts: a handler whose operation lacks a key
@@ -16,18 +16,14 @@ mod bills;
 mod checkout;
 mod context;
 mod cross_border;
-mod deliveries;
-mod events;
+mod delivery_log;
 mod mandates;
 mod tokens;
 mod transfers;
-mod webhooks;
 
 pub(crate) use checkout::pay_order;
 pub(crate) use context::Outcome;
 use context::{Ctx, Handler};
-pub(crate) use deliveries::Notification;
-pub(crate) use events::{EVENTS, trigger};
 pub(crate) use transfers::{reverse, settle_pending};
 
 use std::collections::HashMap;
@@ -49,7 +45,7 @@ fn every_handler() -> impl Iterator<Item = &'static Handler> {
         bills::HANDLERS,
         mandates::HANDLERS,
         cross_border::HANDLERS,
-        webhooks::HANDLERS,
+        delivery_log::HANDLERS,
     ]
     .into_iter()
     .flatten()

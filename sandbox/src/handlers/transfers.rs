@@ -7,10 +7,10 @@
 use serde_json::{Value, json};
 
 use super::context::{CURSOR_PAGE, Ctx, Handler, Outcome, cursor_answer, cursor_page};
-use super::deliveries::{Notification, notify};
 use crate::answer::{Data, Writes};
 use crate::check::Refusal;
 use crate::state::{PENDING, Play, SettleTo, State, Transaction, money, now_text};
+use crate::webhooks::{Notification, notify};
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {

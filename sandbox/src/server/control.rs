@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::deliver::{deliver, resend};
 use super::shared::{Answer, Shared, json_response, refusal};
 use crate::check::Refusal;
-use crate::handlers::{EVENTS, pay_order, reverse, settle_pending, trigger};
+use crate::handlers::{pay_order, reverse, settle_pending};
 use crate::state::{Fault, Payment, SettleTo};
+use crate::webhooks::{EVENTS, deliver, resend, trigger};
 
 /// The control API: faults, paying an order, settling pending transfers, the webhook
 /// receiver, and a snapshot of the state.

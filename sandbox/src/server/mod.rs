@@ -4,10 +4,8 @@
 //! (`deliver`). The control API lives under `/__sandbox/` (`control`).
 
 mod control;
-mod deliver;
 mod shared;
 
-pub(crate) use deliver::{deliver, resend};
 use shared::{Answer, Dropped, json_response, refusal};
 pub(crate) use shared::{READ_TIMEOUT, Shared};
 
@@ -150,7 +148,7 @@ async fn answer_operation(
             Err(refused) => return Ok(refusal(&shared.spec, &refused)),
         }
     };
-    deliver(shared, outcome.webhooks);
+    crate::webhooks::deliver(shared, outcome.webhooks);
     Ok(json_response(outcome.status, &outcome.body))
 }
 

@@ -4,6 +4,7 @@
 use crate::check::{Refusal, RouteTable};
 use crate::handlers::Table;
 use crate::state::State;
+use crate::webhooks::{Outbox, Sender};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::Response;
@@ -21,11 +22,25 @@ pub(crate) struct Shared {
     /// The handler of each operation that has one.
     pub handlers: Table,
     pub state: Mutex<State>,
-    /// Sends webhooks; `None` when no HTTP client could be built (each delivery then fails).
-    pub http: Option<reqwest::Client>,
+    /// Sends webhooks, signed by the spec's scheme.
+    pub outbox: Outbox,
     /// The runtime the sandbox was started on: deliveries and later settlements run there,
     /// whichever thread asks for them (a test's synchronous code too).
     pub runtime: tokio::runtime::Handle,
+}
+
+impl Sender for Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        Shared::state(self)
+    }
+
+    fn outbox(&self) -> &Outbox {
+        &self.outbox
+    }
+
+    fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.runtime
+    }
 }
 
 impl Shared {

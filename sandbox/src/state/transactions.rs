@@ -51,8 +51,9 @@ pub(crate) struct Transaction {
     pub time: String,
     /// The other party, as a delivery's `data.customer` shows it.
     pub customer: Value,
-    /// The checkout order paid, as a delivery's `data.order` shows it.
-    pub order: Option<Value>,
+    /// The checkout order paid, as a delivery's `data.order` shows it (exact JSON: its
+    /// amount is a number with its text).
+    pub order: Option<payspec_runtime::Json>,
     /// What a delivery's `data.transaction` carries beyond the common fields: a payout's
     /// `narration` (the guide's `payout_success`), a checkout payment's `merchantTxRef`
     /// (a live checkout delivery).
@@ -68,7 +69,8 @@ impl Transaction {
     /// or id.
     fn matches(&self, key: &str, value: &str) -> bool {
         let order = |field: &str| {
-            self.order.as_ref().and_then(|o| o.get(field)).and_then(Value::as_str) == Some(value)
+            self.order.as_ref().and_then(|o| o.get(field)).and_then(payspec_runtime::Json::as_str)
+                == Some(value)
         };
         match key {
             "transactionRef" => self.id == value,

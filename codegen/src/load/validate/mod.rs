@@ -3,7 +3,10 @@
 //! they share in `common`, and this one the entry point.
 
 mod common;
+mod disagreements;
+mod evidence;
 mod operations;
+mod params;
 mod routes;
 mod service;
 mod settle;

@@ -1,6 +1,7 @@
 //! The `service` section: environments, the account header, the envelope's and pages' keys, the codes, how answers are read and what each reading rests on, and the token operations.
 
 use super::common::*;
+use super::evidence::{evidence, fact_source};
 
 /// The answers a spec that says nothing about them gets: `"00"` is success, no code proves
 /// a refusal (so a money operation never reads an unknown code as one), and the answers are
@@ -16,49 +17,6 @@ pub(super) fn service_default_answers(keys: &Arc<EnvelopeKeys<Owned>>) -> Answer
         evidence: None,
         declared: false,
     }
-}
-
-/// The evidence of a reading of the service: a guide or a capture needs `seen_in`, an
-/// inference a note that says what it is inferred from, and `seen_in` needs a source.
-pub(super) fn evidence(
-    source: Option<RawReadingSource>,
-    seen_in: Option<&str>,
-    has_note: bool,
-    at: &str,
-    sink: &mut Sink,
-) -> Option<Evidence> {
-    let seen_in = seen_in.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
-    let Some(source) = source else {
-        if seen_in.is_some() {
-            sink.error(
-                &format!("{at}.seen_in"),
-                "`seen_in` names the evidence of a source, and no `source` is given",
-                "add `source: developer_docs`, `observed`, `reference` or `inference`",
-            );
-        }
-        return None;
-    };
-    let source = match source {
-        RawReadingSource::Reference => ReadingSource::Reference,
-        RawReadingSource::DeveloperDocs => ReadingSource::DeveloperDocs,
-        RawReadingSource::Observed => ReadingSource::Observed,
-        RawReadingSource::Inference => ReadingSource::Inference,
-    };
-    if matches!(source, ReadingSource::DeveloperDocs | ReadingSource::Observed) && seen_in.is_none() {
-        sink.error(
-            &format!("{at}.source"),
-            format!("a reading from `{}` needs `seen_in`", source.as_str()),
-            "name the guide, or where the traffic was published, in `seen_in`",
-        );
-    }
-    if source == ReadingSource::Inference && !has_note {
-        sink.error(
-            &format!("{at}.source"),
-            "an inference needs a `note` that says what it is inferred from",
-            "add a `note`, or name the source that shows it",
-        );
-    }
-    Some(Evidence { source, seen_in })
 }
 
 /// `raw` laid over `inherited`, each list checked.
@@ -359,7 +317,7 @@ pub(super) fn also_paths(raw: &[RawAlsoPath], operations: &[Operation], sink: &m
                 "list each spelling once",
             );
         }
-        let source = Some(super::operations::fact_source(entry.source)).filter(|s| s.is_service());
+        let source = Some(fact_source(entry.source)).filter(|s| s.is_service());
         let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
         let (Some(source), Some(seen_in)) = (source, seen_in) else {
             sink.error(

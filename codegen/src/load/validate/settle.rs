@@ -1,7 +1,7 @@
 //! `settle`: how a money operation's final state is looked up, checked against the operations it asks.
 
 use super::common::*;
-use super::service::evidence;
+use super::evidence::evidence;
 
 pub(super) fn final_state(raw: RawFinalState) -> FinalState {
     match raw {

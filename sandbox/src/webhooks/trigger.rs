@@ -5,7 +5,7 @@
 use rust_decimal::Decimal;
 use serde_json::json;
 
-use super::deliveries::{Notification, notify};
+use super::notify::{Notification, notify};
 use crate::check::Refusal;
 use crate::state::{State, Transaction, now_text};
 

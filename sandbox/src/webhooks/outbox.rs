@@ -1,20 +1,39 @@
-//! Webhook deliveries: each sent on its own task, signed as the service signs them, its
-//! outcome recorded.
+//! Sending webhooks: each on its own task, signed as the service signs them, sent again on
+//! the service's schedule until taken, every attempt recorded in the delivery log.
 
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 use std::time::SystemTime;
 
 use hyper::header::CONTENT_TYPE;
+use payspec_codegen::model::{Owned, WebhookScheme};
 use serde_json::Value;
 
-use super::shared::Shared;
-use crate::handlers::Notification;
-use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE};
+use super::Notification;
+use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE, State};
+
+/// What sends the webhooks: the HTTP client, and the spec's signature scheme (a spec
+/// without one gets its deliveries unsigned).
+pub(crate) struct Outbox {
+    /// `None` when no HTTP client could be built: each delivery then fails.
+    pub http: Option<reqwest::Client>,
+    pub scheme: Option<WebhookScheme<Owned>>,
+}
+
+/// What the outbox needs of the sandbox it sends from: its state (where the delivery log
+/// is kept), the outbox, and the runtime its sending tasks run on.
+pub(crate) trait Sender: Send + Sync + 'static {
+    /// The sandbox's state.
+    fn state(&self) -> MutexGuard<'_, State>;
+    /// The sandbox's outbox.
+    fn outbox(&self) -> &Outbox;
+    /// The runtime the sandbox was started on.
+    fn runtime(&self) -> &tokio::runtime::Handle;
+}
 
 /// Sends each webhook on its own task, signed as the service signs them, and sends it
 /// again on the service's schedule until the receiver answers `2xx` (five more attempts at
 /// most); each attempt is recorded in the delivery's entry of the log.
-pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
+pub(crate) fn deliver<S: Sender>(shared: &Arc<S>, webhooks: Vec<Notification>) {
     for Notification { url, event, body } in webhooks {
         let id = {
             let mut state = shared.state();
@@ -29,7 +48,7 @@ pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
             id
         };
         let task_shared = Arc::clone(shared);
-        shared.runtime.spawn(async move {
+        shared.runtime().spawn(async move {
             let shared = task_shared;
             if attempt(&shared, &id, "first").await.is_some_and(|s| (200..300).contains(&s)) {
                 return;
@@ -52,7 +71,7 @@ pub(crate) fn deliver(shared: &Arc<Shared>, webhooks: Vec<Notification>) {
 
 /// Sends the delivery `id` once more, now, signed anew (a re-push, the control API's
 /// resend); its answer, or `None` when there is no such delivery or no receiver answered.
-pub(crate) async fn resend(shared: &Arc<Shared>, id: &str) -> Result<Option<u16>, ()> {
+pub(crate) async fn resend<S: Sender>(shared: &Arc<S>, id: &str) -> Result<Option<u16>, ()> {
     if !shared.state().deliveries.iter().any(|d| d.id == id) {
         return Err(());
     }
@@ -60,7 +79,7 @@ pub(crate) async fn resend(shared: &Arc<Shared>, id: &str) -> Result<Option<u16>
 }
 
 /// One attempt of the delivery `id`: signed now, sent, its answer recorded.
-async fn attempt(shared: &Arc<Shared>, id: &str, why: &'static str) -> Option<u16> {
+async fn attempt<S: Sender>(shared: &Arc<S>, id: &str, why: &'static str) -> Option<u16> {
     let (url, body, key) = {
         let state = shared.state();
         let delivery = state.deliveries.iter().find(|d| d.id == id)?;
@@ -69,16 +88,15 @@ async fn attempt(shared: &Arc<Shared>, id: &str, why: &'static str) -> Option<u1
     };
     // A spec without a signature scheme gets its deliveries unsigned; a key the runtime
     // refuses (empty) gets none sent.
-    let headers = match &shared.spec.webhooks {
-        Some(webhooks) => {
-            payspec_runtime::webhook::sign(&webhooks.scheme, &body, SystemTime::now(), key.as_bytes())
-                .ok()
-                .map(|signed| signed.headers())
-        }
+    let outbox = shared.outbox();
+    let headers = match &outbox.scheme {
+        Some(scheme) => payspec_runtime::webhook::sign(scheme, &body, SystemTime::now(), key.as_bytes())
+            .ok()
+            .map(|signed| signed.headers()),
         None => Some(reqwest::header::HeaderMap::new()),
     };
     let at = crate::state::now_text();
-    let status = match (headers, &shared.http) {
+    let status = match (headers, &outbox.http) {
         (Some(headers), Some(http)) => http
             .post(&url)
             .headers(headers)

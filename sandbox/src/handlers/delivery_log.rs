@@ -7,9 +7,9 @@
 use serde_json::{Value, json};
 
 use super::context::{Ctx, Handler, Outcome};
-use super::deliveries::Notification;
 use crate::answer::{Writes, envelope};
 use crate::check::Refusal;
+use crate::webhooks::Notification;
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {

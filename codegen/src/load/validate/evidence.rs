@@ -1,0 +1,67 @@
+//! What the spec's readings of the service and its facts rest on: a reading's evidence
+//! (a guide or a capture names where it is shown; an inference says what it is inferred
+//! from), a fact's source, and who brought an operation or a parameter into the spec.
+//! Every section that records one reads it here.
+
+use super::common::*;
+
+/// The evidence of a reading of the service: a guide or a capture needs `seen_in`, an
+/// inference a note that says what it is inferred from, and `seen_in` needs a source.
+pub(super) fn evidence(
+    source: Option<RawReadingSource>,
+    seen_in: Option<&str>,
+    has_note: bool,
+    at: &str,
+    sink: &mut Sink,
+) -> Option<Evidence> {
+    let seen_in = seen_in.map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let Some(source) = source else {
+        if seen_in.is_some() {
+            sink.error(
+                &format!("{at}.seen_in"),
+                "`seen_in` names the evidence of a source, and no `source` is given",
+                "add `source: developer_docs`, `observed`, `reference` or `inference`",
+            );
+        }
+        return None;
+    };
+    let source = match source {
+        RawReadingSource::Reference => ReadingSource::Reference,
+        RawReadingSource::DeveloperDocs => ReadingSource::DeveloperDocs,
+        RawReadingSource::Observed => ReadingSource::Observed,
+        RawReadingSource::Inference => ReadingSource::Inference,
+    };
+    if matches!(source, ReadingSource::DeveloperDocs | ReadingSource::Observed) && seen_in.is_none() {
+        sink.error(
+            &format!("{at}.source"),
+            format!("a reading from `{}` needs `seen_in`", source.as_str()),
+            "name the guide, or where the traffic was published, in `seen_in`",
+        );
+    }
+    if source == ReadingSource::Inference && !has_note {
+        sink.error(
+            &format!("{at}.source"),
+            "an inference needs a `note` that says what it is inferred from",
+            "add a `note`, or name the source that shows it",
+        );
+    }
+    Some(Evidence { source, seen_in })
+}
+
+/// What a fact of the spec rests on.
+pub(super) fn fact_source(raw: RawFactSource) -> FactSource {
+    match raw {
+        RawFactSource::Reference => FactSource::Reference,
+        RawFactSource::DeveloperDocs => FactSource::DeveloperDocs,
+        RawFactSource::Observed => FactSource::Observed,
+    }
+}
+
+pub(super) fn origin(raw: RawOrigin) -> Origin {
+    match raw {
+        RawOrigin::Interface => Origin::Interface,
+        RawOrigin::Reference => Origin::Reference,
+        RawOrigin::DeveloperDocs => Origin::DeveloperDocs,
+        RawOrigin::Extension => Origin::Extension,
+    }
+}

@@ -1,0 +1,13 @@
+//! Every webhook the sandbox sends, in one wing: built as the service's deliveries are,
+//! with exact amounts (`notify`), made to happen on demand for a payment of the sandbox's
+//! own (`trigger`), and sent, signed, and sent again on the service's schedule, each attempt
+//! kept in the delivery log (`outbox`). The delivery log's and the re-push's operations are
+//! answered by their handler (`handlers::delivery_log`), over the same log.
+
+mod notify;
+mod outbox;
+mod trigger;
+
+pub(crate) use notify::{Notification, amount, notify, object, text};
+pub(crate) use outbox::{Outbox, Sender, deliver, resend};
+pub(crate) use trigger::{EVENTS, trigger};
