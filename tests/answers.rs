@@ -5,6 +5,7 @@
 //! `every_operation::reference_answers` in `wire.rs`.)
 
 #[allow(dead_code, reason = "only the server and client helpers are used here")]
+#[path = "support/wire_check.rs"]
 mod wire_check;
 
 use payspec_client::ErrorDetail;

@@ -4,7 +4,7 @@
 //!
 //! The generated tests carry data only: which request type and group method to call, and a
 //! sample value for every parameter. What the request must look like on the wire is decided
-//! by one hand-written checker (`wire_check.rs`) that reads the spec itself.
+//! by one hand-written checker (`support/wire_check.rs`) that reads the spec itself.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

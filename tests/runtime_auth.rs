@@ -2,7 +2,7 @@
 //! refresh before expiry, fallback to issue, renewal after a 401, revoke, and secrets
 //! kept out of `Debug` and errors.
 
-#[path = "runtime_support.rs"]
+#[path = "support/runtime.rs"]
 mod support;
 
 use std::sync::Arc;

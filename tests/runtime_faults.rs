@@ -2,7 +2,7 @@
 //! malformed answers, failure codes, pending answers; and the request-safety rules:
 //! path encoding, reserved segments, exact amounts.
 
-#[path = "runtime_support.rs"]
+#[path = "support/runtime.rs"]
 mod support;
 
 use std::sync::atomic::Ordering;

@@ -2,7 +2,7 @@
 //! (no secret), attempts with their timing, the total, and the request id to quote, the
 //! same one the server received on every attempt. Counted at the server.
 
-#[path = "runtime_support.rs"]
+#[path = "support/runtime.rs"]
 mod support;
 
 use std::time::Duration;

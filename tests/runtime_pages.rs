@@ -1,7 +1,7 @@
 //! Following listings over a real loopback socket, in the three page styles, and stopping
 //! with an error when the service would make a listing loop.
 
-#[path = "runtime_support.rs"]
+#[path = "support/runtime.rs"]
 mod support;
 
 use futures::StreamExt;

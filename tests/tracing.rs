@@ -3,7 +3,7 @@
 //! HTTP client semantic-convention fields and payspec's own, and no secret or personal
 //! value among them. Counted against what the server received.
 
-#[path = "runtime_support.rs"]
+#[path = "support/runtime.rs"]
 mod support;
 
 use std::collections::HashMap;

@@ -3,6 +3,7 @@
 //! against the spec by `wire_check`; tests that the checker itself refuses requests that
 //! differ from the spec; and faults, pages and secrets through generated operations.
 
+#[path = "support/wire_check.rs"]
 mod wire_check;
 
 /// One test per operation of `spec/payments.yaml`, written by `build.rs`.

@@ -1,7 +1,7 @@
 //! Shared pieces of the runtime wire tests: hand-written routes and operations shaped
 //! like generated ones, token answers, and a client pointed at a [`MockServer`].
 //!
-//! Included by each `runtime_*` test with `#[path = "runtime_support.rs"] mod support;`.
+//! Included by each `runtime_*` test with `#[path = "support/runtime.rs"] mod support;`.
 
 #![allow(dead_code)]
 
