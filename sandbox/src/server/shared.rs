@@ -4,7 +4,7 @@
 use crate::check::{Refusal, RouteTable};
 use crate::handlers::Table;
 use crate::state::State;
-use crate::webhooks::{Outbox, Sender};
+use crate::webhooks::{Outbox, OutboxHost};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::Response;
@@ -29,7 +29,7 @@ pub(crate) struct Shared {
     pub runtime: tokio::runtime::Handle,
 }
 
-impl Sender for Shared {
+impl OutboxHost for Shared {
     fn state(&self) -> MutexGuard<'_, State> {
         Shared::state(self)
     }

@@ -9,5 +9,5 @@ mod outbox;
 mod trigger;
 
 pub(crate) use notify::{Notification, amount, notify, object, text};
-pub(crate) use outbox::{Outbox, Sender, deliver, resend};
+pub(crate) use outbox::{Outbox, OutboxHost, deliver, resend};
 pub(crate) use trigger::{EVENTS, trigger};

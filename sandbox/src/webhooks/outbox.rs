@@ -21,7 +21,7 @@ pub(crate) struct Outbox {
 
 /// What the outbox needs of the sandbox it sends from: its state (where the delivery log
 /// is kept), the outbox, and the runtime its sending tasks run on.
-pub(crate) trait Sender: Send + Sync + 'static {
+pub(crate) trait OutboxHost: Send + Sync + 'static {
     /// The sandbox's state.
     fn state(&self) -> MutexGuard<'_, State>;
     /// The sandbox's outbox.
@@ -33,7 +33,7 @@ pub(crate) trait Sender: Send + Sync + 'static {
 /// Sends each webhook on its own task, signed as the service signs them, and sends it
 /// again on the service's schedule until the receiver answers `2xx` (five more attempts at
 /// most); each attempt is recorded in the delivery's entry of the log.
-pub(crate) fn deliver<S: Sender>(shared: &Arc<S>, webhooks: Vec<Notification>) {
+pub(crate) fn deliver<S: OutboxHost>(shared: &Arc<S>, webhooks: Vec<Notification>) {
     for Notification { url, event, body } in webhooks {
         let id = {
             let mut state = shared.state();
@@ -71,7 +71,7 @@ pub(crate) fn deliver<S: Sender>(shared: &Arc<S>, webhooks: Vec<Notification>) {
 
 /// Sends the delivery `id` once more, now, signed anew (a re-push, the control API's
 /// resend); its answer, or `None` when there is no such delivery or no receiver answered.
-pub(crate) async fn resend<S: Sender>(shared: &Arc<S>, id: &str) -> Result<Option<u16>, ()> {
+pub(crate) async fn resend<S: OutboxHost>(shared: &Arc<S>, id: &str) -> Result<Option<u16>, ()> {
     if !shared.state().deliveries.iter().any(|d| d.id == id) {
         return Err(());
     }
@@ -79,7 +79,7 @@ pub(crate) async fn resend<S: Sender>(shared: &Arc<S>, id: &str) -> Result<Optio
 }
 
 /// One attempt of the delivery `id`: signed now, sent, its answer recorded.
-async fn attempt<S: Sender>(shared: &Arc<S>, id: &str, why: &'static str) -> Option<u16> {
+async fn attempt<S: OutboxHost>(shared: &Arc<S>, id: &str, why: &'static str) -> Option<u16> {
     let (url, body, key) = {
         let state = shared.state();
         let delivery = state.deliveries.iter().find(|d| d.id == id)?;

@@ -21,12 +21,12 @@ const KEEP_ALIVE: http::HeaderName = http::HeaderName::from_static("keep-alive")
 /// keeps none.
 pub(super) struct Connections<C> {
     connector: C,
-    pooled: RwLock<Pooled<C>>,
+    pooled: RwLock<Pool<C>>,
     fresh: Client<C, Full<Bytes>>,
 }
 
 /// The client that keeps connections, and how long it keeps an idle one.
-struct Pooled<C> {
+struct Pool<C> {
     client: Client<C, Full<Bytes>>,
     idle: Duration,
 }
@@ -34,7 +34,7 @@ struct Pooled<C> {
 impl<C: Connect + Clone + Send + Sync + 'static> Connections<C> {
     /// Connections over `connector`, idle ones kept `idle`.
     pub(super) fn new(connector: C, idle: Duration) -> Self {
-        let pooled = RwLock::new(Pooled { client: client(&connector, Some(idle)), idle });
+        let pooled = RwLock::new(Pool { client: client(&connector, Some(idle)), idle });
         Connections { fresh: client(&connector, None), connector, pooled }
     }
 
@@ -54,7 +54,7 @@ impl<C: Connect + Clone + Send + Sync + 'static> Connections<C> {
     pub(super) fn heed(&self, headers: &http::HeaderMap) {
         let Some(kept) = headers.get(&KEEP_ALIVE).and_then(keep_alive_timeout) else { return };
         let idle = kept.saturating_sub(Duration::from_secs(1));
-        let shorter = |pooled: &Pooled<C>| idle < pooled.idle;
+        let shorter = |pooled: &Pool<C>| idle < pooled.idle;
         if !self.pooled.read().is_ok_and(|pooled| shorter(&pooled)) {
             return;
         }
@@ -64,7 +64,7 @@ impl<C: Connect + Clone + Send + Sync + 'static> Connections<C> {
                 idle_ms = idle.as_millis() as u64,
                 "the server keeps idle connections shorter; so does the pool"
             );
-            *pooled = Pooled { client: client(&self.connector, (!idle.is_zero()).then_some(idle)), idle };
+            *pooled = Pool { client: client(&self.connector, (!idle.is_zero()).then_some(idle)), idle };
         }
     }
 }
