@@ -204,3 +204,71 @@ async fn a_timeout_says_whether_it_waited_for_the_answer_or_was_reading_it() {
     assert_eq!(timed_out(&error), Some((TimeoutPhase::Reading, true)), "{error:?}");
     assert!(error.to_string().contains("reading the answer"), "{error}");
 }
+
+/// A money operation that needs no credentials, so that it is the first request a client
+/// sends and opens the first connection.
+static OPEN_PAYMENT: payspec_client::Route = payspec_client::Route {
+    operation: "open_payment",
+    group: "payments",
+    method: payspec_client::Method::Post,
+    path: "/v1/open-payments",
+    aliases: &[],
+    auth: payspec_client::Auth::None,
+    effect: payspec_client::Effect::Money,
+    reserved: &[],
+    idempotency_header: None,
+    answers: &payspec_client::Answers::PLAIN,
+};
+
+struct OpenPayment;
+
+impl payspec_client::Operation for OpenPayment {
+    type Data = payspec_client::runtime::Json;
+    const ROUTE: &'static payspec_client::Route = &OPEN_PAYMENT;
+
+    fn write(&self, w: &mut payspec_client::RequestWriter) -> Result<(), payspec_client::Error> {
+        w.body("amount", "10.00")
+    }
+}
+
+#[tokio::test]
+async fn on_every_sender_a_payment_whose_handshake_hangs_is_not_sent() {
+    use payspec_client::runtime::{ClientBuilder, Service, Session, reqwest_client_builder};
+    use payspec_tests::loopback::{Behaviour, authority, leaf, server};
+    // The client's own sender, and reqwest's client built from settings of the caller's:
+    // each meets a TLS handshake the server never answers, within an attempt shorter than
+    // the connect timeout.
+    for reqwest in [false, true] {
+        let ca = authority();
+        let behaviour = Behaviour { answered_connections: Some(0), ..Behaviour::default() };
+        let (port, counted) = server(Some(leaf(&["localhost"], Some(&ca), false)), behaviour).await;
+        let mut builder = ClientBuilder::<Session>::new(&Service::PLAIN)
+            .environment(format!("https://localhost:{port}"))
+            .add_root_certificates_pem(&ca.pem)
+            .retry_policy(RetryPolicy::never())
+            .timeout(Duration::from_millis(800));
+        if reqwest {
+            builder = builder.http_client_builder(reqwest_client_builder());
+        }
+        let session = builder.build().unwrap_or_else(|e| panic!("{e}"));
+        let started = Instant::now();
+        let error = session.send(&OpenPayment).await.expect_err("a stalled handshake");
+        let text = error.to_string();
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "reqwest {reqwest}: {:?}: {text}",
+            started.elapsed()
+        );
+        assert!(
+            !error.may_have_been_applied() && !error.may_have_reached_server(),
+            "reqwest {reqwest}: {text}"
+        );
+        assert!(
+            text.contains("connecting timed out") && text.contains("the attempt's time ran out"),
+            "{text}"
+        );
+        // Counted at the server: a connection, and no request read from it.
+        assert!(counted.requests().is_empty(), "reqwest {reqwest}: {:?}", counted.requests());
+        assert_eq!(counted.connections.load(std::sync::atomic::Ordering::SeqCst), 1, "reqwest {reqwest}");
+    }
+}
