@@ -11,7 +11,9 @@
 //! through reqwest's client (as the client sends when given HTTP client settings or when the
 //! environment names a proxy) instead of its own sender. Then a control,
 //! the hand-written POST against itself, whose distance from 1.000x is what this machine's
-//! noise does to the rows above it.
+//! noise does to the rows above it; and the GET and the POST against the same call written
+//! by hand on hyper-util's client directly (the same headers, body and typed decode), the
+//! floor a client on hyper-util can reach.
 //! Allocations and CPU time are counted on the calling thread (the server runs on its own
 //! thread and is not counted), per call: the wall time of a sequential call also holds the
 //! server's answer and the loopback's wake-ups.
@@ -38,12 +40,15 @@ use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use payspec_client::requests::{BankTransfer, FetchParentAccountBalance, ListTransactions};
-use payspec_client::runtime::serde::{Deserialize, Serialize};
-use payspec_client::runtime::serde_json;
 use payspec_client::{Amount, Client, Credentials, Environment};
-use reqwest::header::{HeaderName, HeaderValue};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+
+mod count;
+mod hand_written;
+mod server;
+
+use count::{instructions, thread_cpu, thread_times};
+use hand_written::{HandWritten, HandWrittenHyper};
+use server::{ACCOUNT_ID, REFUSED_ACCOUNT, pin_to, start_server};
 
 /// Counts the allocations of the threads that ask for it.
 struct Counting;
@@ -80,321 +85,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-const ACCOUNT_ID: &str = "acct-parent-bench";
-const TOKEN: &str = "tok-bench";
-const BALANCE_PATH: &str = "/v1/accounts/balance";
-const TRANSFER_PATH: &str = "/v2/transfers/bank";
-const LISTING_PATH: &str = "/v1/transactions/accounts";
-/// The account the server refuses: its balance is answered with a `400` refusal.
-const REFUSED_ACCOUNT: &str = "acct-refused";
-
-// Every field the two operations' typed answers require (a balance and a transfer).
-const ANSWER: &str = r#"{"code":"00","description":"Success","data":{"amount":"1000.00","currency":"NGN","timeCreated":"2025-03-01T12:30:40.000Z","status":"SUCCESS","id":"tx-1","type":"transfer","fee":"10.00","meta":{"merchantTxRef":"tx-bench-1"}}}"#;
-/// One page of ten transactions and the next page's cursor.
-static LISTING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let record = |i: usize| {
-        format!(
-            r#"{{"id":"tx-{i}","status":"SUCCESS","amount":"{i}500.00","fixedCharge":"10.00","source":"web","type":"transfer","gatewayMessage":"Approved","timeCreated":"2025-03-01T12:30:{i:02}.000Z","merchantTxRef":"ref-{i}"}}"#
-        )
-    };
-    let records: Vec<String> = (0..10).map(record).collect();
-    format!(
-        r#"{{"code":"00","description":"Success","data":{{"results":[{}],"cursor":"c-2"}}}}"#,
-        records.join(",")
-    )
-});
-/// A refusal in the service's envelope.
-const REFUSAL: &str = r#"{"code":"400","description":"Account is not active"}"#;
-const GRANT: &str = r#"{"code":"00","description":"Success","data":{"businessId":"biz-1","access_token":"tok-bench","refresh_token":"ref-bench","expiresAt":"2099-01-01T00:00:00Z"}}"#;
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Answers requests on one connection until the client closes it.
-async fn serve(mut stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 4096];
-    loop {
-        let head_end = loop {
-            if let Some(i) = find(&buf, b"\r\n\r\n") {
-                break i + 4;
-            }
-            match stream.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            }
-        };
-        let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-        let length: usize = head
-            .lines()
-            .find_map(|line| line.strip_prefix("content-length:"))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0);
-        while buf.len() < head_end + length {
-            match stream.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            }
-        }
-        let (status, body) = if head.contains("/v1/auth/token/issue") {
-            ("200 OK", GRANT)
-        } else if head.contains(REFUSED_ACCOUNT) {
-            ("400 Bad Request", REFUSAL)
-        } else if head.contains(LISTING_PATH) {
-            ("200 OK", LISTING.as_str())
-        } else {
-            ("200 OK", ANSWER)
-        };
-        buf.drain(..head_end + length);
-        let answer = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        if stream.write_all(answer.as_bytes()).await.is_err() {
-            return;
-        }
-    }
-}
-
-/// With `PAYSPEC_BENCH_PIN` set, keeps the calling thread on `cpu`.
-fn pin_to(cpu: usize) {
-    if std::env::var("PAYSPEC_BENCH_PIN").is_err() {
-        return;
-    }
-    // SAFETY: the set is zeroed, then one CPU is added; the call reads it only.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        let pinned = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-        assert_eq!(pinned, 0, "PAYSPEC_BENCH_PIN needs CPUs 0 and 1 to be this process's to use");
-    }
-}
-
-/// Starts the server on its own thread and runtime; returns its base URL.
-fn start_server() -> String {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind a loopback port");
-    listener.set_nonblocking(true).expect("a non-blocking listener");
-    let url = format!("http://{}", listener.local_addr().expect("the listener's address"));
-    std::thread::spawn(move || {
-        pin_to(1);
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().expect("the server's runtime");
-        runtime.block_on(async move {
-            let listener = TcpListener::from_std(listener).expect("a tokio listener");
-            while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(serve(stream));
-            }
-        });
-    });
-    url
-}
-
-/// What the hand-written call sends: the transfer's body.
-#[derive(Serialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
-struct TransferBody<'a> {
-    amount: f64,
-    account_number: &'a str,
-    bank_code: &'a str,
-    narration: &'a str,
-    merchant_tx_ref: &'a str,
-    account_name: &'a str,
-}
-
-/// What the hand-written call reads: the envelope and the fields both answers share.
-#[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde")]
-#[allow(dead_code)]
-struct RawEnvelope<T = RawData> {
-    code: String,
-    description: String,
-    data: Option<T>,
-}
-
-/// A listing page as the hand-written call reads it.
-#[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde")]
-#[allow(dead_code)]
-struct RawPage {
-    results: Vec<RawTransaction>,
-    cursor: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
-#[allow(dead_code)]
-struct RawTransaction {
-    id: String,
-    status: String,
-    amount: String,
-    fixed_charge: Option<String>,
-    source: String,
-    r#type: String,
-    gateway_message: String,
-    time_created: String,
-    merchant_tx_ref: Option<String>,
-}
-
-/// A refusal as the hand-written call reports it: the status and the envelope's code and
-/// description.
-#[allow(dead_code)]
-struct RawRefusal {
-    status: u16,
-    code: String,
-    description: String,
-}
-
-#[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
-#[allow(dead_code)]
-struct RawData {
-    amount: String,
-    currency: Option<String>,
-    time_created: Option<String>,
-    status: Option<String>,
-    id: Option<String>,
-    r#type: Option<String>,
-    fee: Option<String>,
-    meta: Option<RawMeta>,
-}
-
-#[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
-#[allow(dead_code)]
-struct RawMeta {
-    merchant_tx_ref: Option<String>,
-}
-
-/// A hand-written client, as a careful developer would write one: headers that do not
-/// change prepared once, a request id per call (the same header the generated client
-/// sends), typed bodies and answers, and a timeout on every request (30 s,
-/// as the generated client's default; progenitor's generated clients set one too), so
-/// that no call can hang. `untimed` is the same without it, for the last case.
-struct HandWritten {
-    http: reqwest::Client,
-    balance_url: String,
-    transfer_url: String,
-    listing_url: String,
-    authorization: HeaderValue,
-    account_id: HeaderValue,
-}
-
-impl HandWritten {
-    fn new(base_url: &str, timeout: Option<Duration>, account_id: &'static str) -> Self {
-        let http = match timeout {
-            Some(timeout) => reqwest::Client::builder().timeout(timeout),
-            None => reqwest::Client::builder(),
-        };
-        HandWritten {
-            http: http.build().expect("a reqwest client"),
-            balance_url: format!("{base_url}{BALANCE_PATH}"),
-            transfer_url: format!("{base_url}{TRANSFER_PATH}"),
-            listing_url: format!("{base_url}{LISTING_PATH}"),
-            authorization: HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a header value"),
-            account_id: HeaderValue::from_static(account_id),
-        }
-    }
-
-    /// A success's envelope, or the refusal a careful client would return as its error.
-    async fn read<T: for<'de> Deserialize<'de>>(
-        answer: reqwest::Response,
-    ) -> Result<RawEnvelope<T>, RawRefusal> {
-        let status = answer.status();
-        let bytes = answer.bytes().await.expect("the body");
-        if !status.is_success() {
-            let envelope: RawEnvelope<serde_json::Value> =
-                serde_json::from_slice(&bytes).expect("a JSON refusal");
-            return Err(RawRefusal {
-                status: status.as_u16(),
-                code: envelope.code,
-                description: envelope.description,
-            });
-        }
-        let envelope: RawEnvelope<T> = serde_json::from_slice(&bytes).expect("a JSON answer");
-        assert_eq!(envelope.code, "00");
-        Ok(envelope)
-    }
-
-    /// A GET to `url` with the headers every call sends.
-    async fn get<T: for<'de> Deserialize<'de>>(&self, url: &str) -> Result<RawEnvelope<T>, RawRefusal> {
-        let answer = self
-            .http
-            .get(url)
-            .header(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"))
-            .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
-            .header(HeaderName::from_static("accountid"), self.account_id.clone())
-            .header(HeaderName::from_static("x-request-id"), request_id())
-            .send()
-            .await
-            .expect("the GET is answered");
-        Self::read(answer).await
-    }
-
-    async fn balance(&self) -> RawEnvelope {
-        self.get(&self.balance_url).await.ok().expect("a balance")
-    }
-
-    /// The balance of the account the server refuses.
-    async fn refused(&self) -> RawRefusal {
-        match self.get::<RawData>(&self.balance_url).await {
-            Err(refusal) => refusal,
-            Ok(_) => panic!("the server refuses this account"),
-        }
-    }
-
-    /// The first page of ten transactions.
-    async fn page(&self) -> RawEnvelope<RawPage> {
-        let url = format!("{}?limit=10", self.listing_url);
-        self.get(&url).await.ok().expect("a page")
-    }
-
-    async fn transfer(&self) -> RawEnvelope {
-        let body = TransferBody {
-            amount: 2500.00,
-            account_number: "0123456789",
-            bank_code: "058",
-            narration: "rent",
-            merchant_tx_ref: "tx-bench-1",
-            account_name: "Ada Obi",
-        };
-        let answer = self
-            .http
-            .post(self.transfer_url.as_str())
-            .header(reqwest::header::ACCEPT, HeaderValue::from_static("application/json"))
-            .header(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))
-            .header(reqwest::header::AUTHORIZATION, self.authorization.clone())
-            .header(HeaderName::from_static("accountid"), self.account_id.clone())
-            .header(HeaderName::from_static("x-request-id"), request_id())
-            // The transfer's reference, as the generated client sends it.
-            .header(
-                HeaderName::from_static("x-idempotent-key"),
-                HeaderValue::from_str(body.merchant_tx_ref).expect("a header value"),
-            )
-            .body(serde_json::to_vec(&body).expect("a body"))
-            .send()
-            .await
-            .expect("the POST is answered");
-        Self::read(answer).await.ok().expect("a transfer")
-    }
-}
-
-/// A request id of the call's own, as the generated client sends one (the spec's
-/// `request_id_header`): 32 hex digits from a fresh `RandomState`, the same request on the
-/// wire.
-fn request_id() -> HeaderValue {
-    use std::hash::BuildHasher;
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let state = std::collections::hash_map::RandomState::new();
-    let bits = [state.hash_one(0u8), state.hash_one(1u8)];
-    let mut text = [0u8; 32];
-    for (i, byte) in text.iter_mut().enumerate() {
-        *byte = HEX[((bits[i / 16] >> (60 - 4 * (i % 16))) & 0xf) as usize];
-    }
-    HeaderValue::from_bytes(&text).expect("hex is a header value")
-}
-
 fn transfer_request() -> BankTransfer {
     let amount: Amount = "2500.00".parse().expect("a valid amount");
     BankTransfer::builder()
@@ -421,7 +111,7 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
 }
 
 /// The cases' names, in the order `main` lists them (what `PAYSPEC_BENCH_ONLY` counts).
-const CASES: [(&str, usize); 10] = [
+const CASES: [(&str, usize); 12] = [
     ("GET balance, sequential", 1),
     ("POST bank transfer, sequential", 1),
     ("POST, sequential, a hook", 1),
@@ -432,133 +122,9 @@ const CASES: [(&str, usize); 10] = [
     ("GET refused (400), sequential", 1),
     ("POST, sequential, through reqwest", 1),
     ("control: hand-written vs itself", 1),
+    ("GET balance, vs hyper-util", 1),
+    ("POST bank transfer, vs hyper-util", 1),
 ];
-
-/// Instructions per call on the calling thread, each side of each case counted by
-/// callgrind: this binary runs again under `valgrind --tool=callgrind --separate-threads=yes`
-/// with `PAYSPEC_BENCH_ONLY`, for two numbers of rounds; the difference of the main thread's
-/// totals, over the calls between them, leaves out start-up, the token and the warm-up, and
-/// the server's thread is not counted. Deterministic to a fraction of a percent.
-///
-/// The same runs count each instruction apart (`--dump-instr=yes`): an instruction that
-/// the calls between the two runs executed at least once per call on average is code
-/// every call runs, and the 64-byte lines it lies in are the code a call has the
-/// processor fetch.
-fn instructions() {
-    let exe = std::env::current_exe().expect("this binary");
-    let dir = std::env::temp_dir().join(format!("payspec-callgrind-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a directory for callgrind's output");
-    let (few, many) = (2usize, 6usize);
-    let count = |case: usize, side: &str, rounds: usize| -> Executed {
-        let out = dir.join(format!("{case}-{side}-{rounds}"));
-        let status = std::process::Command::new("valgrind")
-            .args([
-                "--tool=callgrind",
-                "--separate-threads=yes",
-                "--quiet",
-                "--dump-instr=yes",
-                "--dump-line=no",
-            ])
-            .arg(format!("--callgrind-out-file={}", out.display()))
-            .arg(&exe)
-            .env_remove("PAYSPEC_BENCH_INSTRUCTIONS")
-            .env("PAYSPEC_BENCH_ONLY", format!("{case}:{side}"))
-            .env("PAYSPEC_BENCH_ROUNDS", rounds.to_string())
-            .stdout(std::process::Stdio::null())
-            .status()
-            .expect("valgrind runs (install it: Debian's package `valgrind`)");
-        assert!(status.success(), "valgrind: {status}");
-        // The main thread's file ends in `-01`.
-        let text =
-            std::fs::read_to_string(format!("{}-01", out.display())).expect("callgrind's main-thread output");
-        Executed::read(&text)
-    };
-    println!(
-        "per call on the calling thread (callgrind), generated client / hand-written reqwest: \
-         instructions, and the 64-byte lines of code every call runs"
-    );
-    let chosen: Option<Vec<usize>> = std::env::var("PAYSPEC_BENCH_CASES")
-        .ok()
-        .map(|list| list.split(',').filter_map(|case| case.trim().parse().ok()).collect());
-    for (case, (name, width)) in CASES.iter().enumerate() {
-        if chosen.as_ref().is_some_and(|chosen| !chosen.contains(&case)) {
-            continue;
-        }
-        let batches = if *width == 1 { 200 } else { 6 };
-        let calls = (batches * (many - few) * width) as u64;
-        let per_call = |side: &str| {
-            let (few, many) = (count(case, side, few), count(case, side, many));
-            ((many.total - few.total) as f64 / calls as f64, many.lines_run_by_every(&few, calls))
-        };
-        let ((generated, generated_lines), (raw, raw_lines)) = (per_call("generated"), per_call("raw"));
-        println!(
-            "{name:<34} {:.3}x ({:.0} vs {:.0})   code {:.3}x ({generated_lines} vs {raw_lines} lines)",
-            generated / raw,
-            generated,
-            raw,
-            generated_lines as f64 / raw_lines as f64
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// What one callgrind run of the calling thread executed: its instructions, and how many
-/// times each instruction ran, by address.
-struct Executed {
-    total: u64,
-    by_address: std::collections::HashMap<u64, u64>,
-}
-
-impl Executed {
-    /// Reads callgrind's output written with `--dump-instr=yes --dump-line=no`: each cost
-    /// line is an address (absolute, `+`/`-` relative to the one before, or `*` for the
-    /// same) and its count; the line after a `calls=` line is a call's inclusive cost, not
-    /// the instruction's own, and is skipped.
-    fn read(text: &str) -> Self {
-        let mut by_address = std::collections::HashMap::new();
-        let (mut address, mut after_call, mut total) = (0u64, false, None);
-        for line in text.lines() {
-            if line.starts_with("calls=") {
-                after_call = true;
-                continue;
-            }
-            if let Some(n) = line.strip_prefix("summary:").or_else(|| line.strip_prefix("totals:")) {
-                total = n.split_whitespace().next().and_then(|n| n.parse().ok());
-                continue;
-            }
-            let mut parts = line.split_whitespace();
-            let (Some(position), Some(cost)) = (parts.next(), parts.next()) else { continue };
-            address = if let Some(hex) = position.strip_prefix("0x") {
-                u64::from_str_radix(hex, 16).expect("an address")
-            } else if let Some(step) = position.strip_prefix('+') {
-                address + step.parse::<u64>().expect("an address step")
-            } else if let Some(step) = position.strip_prefix('-') {
-                address - step.parse::<u64>().expect("an address step")
-            } else if position == "*" {
-                address
-            } else {
-                continue;
-            };
-            if std::mem::take(&mut after_call) {
-                continue;
-            }
-            *by_address.entry(address).or_insert(0) += cost.parse::<u64>().expect("a count");
-        }
-        Executed { total: total.expect("an instruction total"), by_address }
-    }
-
-    /// The 64-byte lines holding an instruction that ran at least once per call, on
-    /// average, over the `calls` this run made past `fewer`'s.
-    fn lines_run_by_every(&self, fewer: &Executed, calls: u64) -> usize {
-        let lines: std::collections::HashSet<u64> = self
-            .by_address
-            .iter()
-            .filter(|&(address, &n)| n - fewer.by_address.get(address).copied().unwrap_or(0).min(n) >= calls)
-            .map(|(address, _)| address / 64)
-            .collect();
-        lines.len()
-    }
-}
 
 /// A hook that counts the attempts it sees.
 #[derive(Default)]
@@ -624,30 +190,6 @@ struct Case<'a> {
     width: usize,
     generated: Side<'a>,
     raw: Side<'a>,
-}
-
-/// The CPU time the calling thread has used (user and system), which the server's
-/// thread does not add to.
-fn thread_cpu() -> Duration {
-    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `now` is a valid `timespec` to write to, and the clock is one Linux has.
-    let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    assert_eq!(read, 0, "the thread's CPU clock");
-    Duration::new(now.tv_sec.unsigned_abs(), now.tv_nsec.clamp(0, 999_999_999) as u32)
-}
-
-/// The calling thread's user and system time so far. The kernel splits a thread's time
-/// between the two by sampling: over a run of seconds, as `PAYSPEC_BENCH_ONLY` runs, the
-/// split is good to a few percent.
-fn thread_times() -> (Duration, Duration) {
-    // SAFETY: `usage` is a valid `rusage` to write to; RUSAGE_THREAD is Linux's.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let read = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
-    assert_eq!(read, 0, "the thread's resource usage");
-    let time = |t: libc::timeval| {
-        Duration::new(t.tv_sec.unsigned_abs(), (t.tv_usec.clamp(0, 999_999) * 1000) as u32)
-    };
-    (time(usage.ru_utime), time(usage.ru_stime))
 }
 
 /// What one block of one side cost per call.
@@ -722,6 +264,8 @@ fn main() {
     let raw_refused = HandWritten::new(&base_url, Some(Duration::from_secs(30)), REFUSED_ACCOUNT);
     let (client, hooked, subscriber, raw, untimed) = (&client, &hooked, &subscriber, &raw, &untimed);
     let (refused_client, raw_refused) = (&refused_client, &raw_refused);
+    let hyper = HandWrittenHyper::new(&base_url, ACCOUNT_ID);
+    let hyper = &hyper;
     let cases = [
         Case {
             name: "GET balance, sequential",
@@ -852,6 +396,27 @@ fn main() {
             // identical sides come out on this machine, the resolution of the rows above.
             generated: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
             raw: Box::new(move || Box::pin(async move { drop(raw.transfer().await) })),
+        },
+        Case {
+            name: "GET balance, vs hyper-util",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    let request = FetchParentAccountBalance::new();
+                    client.accounts().fetch_parent_account_balance(request).await.expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || Box::pin(async move { drop(hyper.balance().await) })),
+        },
+        Case {
+            name: "POST bank transfer, vs hyper-util",
+            width: 1,
+            generated: Box::new(move || {
+                Box::pin(async move {
+                    client.transfers().bank_transfer(transfer_request()).await.expect("the call succeeds");
+                })
+            }),
+            raw: Box::new(move || Box::pin(async move { drop(hyper.transfer().await) })),
         },
     ];
     if std::env::var("PAYSPEC_BENCH_SIZES").is_ok() {
