@@ -193,7 +193,10 @@ fn every_guide_renders_in_the_client_crates_docs() {
     let lib = std::fs::read_to_string(root().join("generated-client/src/lib.rs")).unwrap_or_default();
     for (name, _) in documents().iter().skip(1) {
         // The project's own workings are not a user's guide.
-        if name.ends_with("development.md") || name.ends_with("measurements.md") {
+        if name.ends_with("development.md")
+            || name.ends_with("measurements.md")
+            || name.ends_with("architecture.md")
+        {
             continue;
         }
         let file = name.trim_start_matches("docs/");
@@ -245,4 +248,55 @@ fn no_test_or_build_reads_outside_the_repository() {
         }
     }
     assert!(offending.is_empty(), "paths outside the repository:\n{}", offending.join("\n"));
+}
+
+/// The paths `docs/architecture.md` names (in backticks, a file with an extension or a
+/// folder ending in `/`), resolved from the crate or folder each is named under.
+fn architecture_paths(text: &str) -> Vec<String> {
+    let mut named = Vec::new();
+    for part in text.split('`').skip(1).step_by(2) {
+        let path = part.trim();
+        let looks_like_a_path = (path.ends_with('/')
+            || path.rsplit('/').next().is_some_and(|f| f.contains(".rs")))
+            && !path.contains(' ')
+            && !path.contains("::");
+        if looks_like_a_path {
+            named.push(path.to_owned());
+        }
+    }
+    named
+}
+
+#[test]
+fn the_architecture_names_only_files_and_folders_that_exist() {
+    let root = root();
+    let text = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap_or_else(|e| panic!("{e}"));
+    // A path is read from the root, or under one of the places the page describes.
+    let places = [
+        "",
+        "runtime/src/",
+        "codegen/src/",
+        "codegen/src/load/",
+        "codegen/src/load/validate/",
+        "sandbox/src/",
+        "vocabulary/src/",
+        "runtime/src/transport/",
+        "runtime/src/transport/own_sender/",
+        "runtime/src/settle/",
+        "runtime/src/auth/",
+        "runtime/src/answer/",
+        "runtime/src/client/",
+        "runtime/src/orchestrate/",
+        "runtime/src/store/",
+        "runtime/src/webhook/",
+        "sandbox/src/webhooks/",
+        "tests/",
+    ];
+    let paths = architecture_paths(&text);
+    assert!(paths.len() > 40, "the page names its rooms: {paths:?}");
+    let missing: Vec<&String> = paths
+        .iter()
+        .filter(|path| !places.iter().any(|place| root.join(format!("{place}{path}")).exists()))
+        .collect();
+    assert!(missing.is_empty(), "docs/architecture.md names what does not exist: {missing:?}");
 }

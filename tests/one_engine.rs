@@ -244,8 +244,10 @@ async fn both_clients_put_the_same_bytes_on_the_wire() {
             .flat_map(|c| c.headers.iter().filter(|(n, _)| n == "user-agent").map(|(_, v)| v.clone()))
             .collect()
     };
-    assert_eq!(agent(&m), ["payspec-tests/0.1.0"; 2]);
-    assert_eq!(agent(&b), ["payspec-client/0.1.0"; 2]);
+    // Both crates carry the workspace's version.
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(agent(&m), [format!("payspec-tests/{version}"), format!("payspec-tests/{version}")]);
+    assert_eq!(agent(&b), [format!("payspec-client/{version}"), format!("payspec-client/{version}")]);
     // Each call carries a request id of its own (the spec's `request_id_header`).
     let ids: Vec<String> = m
         .iter()
