@@ -235,40 +235,66 @@ impl payspec_client::Operation for OpenPayment {
 async fn on_every_sender_a_payment_whose_handshake_hangs_is_not_sent() {
     use payspec_client::runtime::{ClientBuilder, Service, Session, reqwest_client_builder};
     use payspec_tests::loopback::{Behaviour, authority, leaf, server};
-    // The client's own sender, and reqwest's client built from settings of the caller's:
-    // each meets a TLS handshake the server never answers, within an attempt shorter than
-    // the connect timeout.
-    for reqwest in [false, true] {
+    // The client's own sender, reqwest's client built from settings of the caller's, and a
+    // caller's own hyper-util stack with its TLS through tower: each meets a TLS handshake
+    // the server never answers, within an attempt shorter than the connect timeout.
+    for sender in ["own", "reqwest", "tower"] {
         let ca = authority();
         let behaviour = Behaviour { answered_connections: Some(0), ..Behaviour::default() };
         let (port, counted) = server(Some(leaf(&["localhost"], Some(&ca), false)), behaviour).await;
         let mut builder = ClientBuilder::<Session>::new(&Service::PLAIN)
             .environment(format!("https://localhost:{port}"))
-            .add_root_certificates_pem(&ca.pem)
             .retry_policy(RetryPolicy::never())
             .timeout(Duration::from_millis(800));
-        if reqwest {
-            builder = builder.http_client_builder(reqwest_client_builder());
-        }
+        // A stack of the caller's own trusts what it was built to trust.
+        builder = match sender {
+            "tower" => builder.transport(tower_over_tls(&ca.pem)),
+            "reqwest" => {
+                builder.add_root_certificates_pem(&ca.pem).http_client_builder(reqwest_client_builder())
+            }
+            _ => builder.add_root_certificates_pem(&ca.pem),
+        };
         let session = builder.build().unwrap_or_else(|e| panic!("{e}"));
         let started = Instant::now();
         let error = session.send(&OpenPayment).await.expect_err("a stalled handshake");
         let text = error.to_string();
-        assert!(
-            started.elapsed() < Duration::from_secs(3),
-            "reqwest {reqwest}: {:?}: {text}",
-            started.elapsed()
-        );
-        assert!(
-            !error.may_have_been_applied() && !error.may_have_reached_server(),
-            "reqwest {reqwest}: {text}"
-        );
+        assert!(started.elapsed() < Duration::from_secs(3), "{sender}: {:?}: {text}", started.elapsed());
+        assert!(!error.may_have_been_applied() && !error.may_have_reached_server(), "{sender}: {text}");
         assert!(
             text.contains("connecting timed out") && text.contains("the attempt's time ran out"),
             "{text}"
         );
         // Counted at the server: a connection, and no request read from it.
-        assert!(counted.requests().is_empty(), "reqwest {reqwest}: {:?}", counted.requests());
-        assert_eq!(counted.connections.load(std::sync::atomic::Ordering::SeqCst), 1, "reqwest {reqwest}");
+        assert!(counted.requests().is_empty(), "{sender}: {:?}", counted.requests());
+        assert_eq!(counted.connections.load(std::sync::atomic::Ordering::SeqCst), 1, "{sender}");
     }
+}
+
+/// A caller's own stack: hyper-util's client over hyper-rustls trusting `ca_pem`, its
+/// connector bounded by the runtime's `ConnectTimeoutLayer` (a connect timeout of 10 s, so
+/// that only the attempt's end can stop the handshake in time), sent through tower.
+fn tower_over_tls(ca_pem: &str) -> impl payspec_client::runtime::transport::Transport {
+    use payspec_client::runtime::transport::{ConnectTimeoutLayer, TowerTransport};
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    use tower::Layer;
+    let mut roots = rustls::RootCertStore::empty();
+    for certificate in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
+        roots.add(certificate.unwrap_or_else(|e| panic!("{e}"))).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(config)
+        .https_only()
+        .enable_http1()
+        .build();
+    let connector = ConnectTimeoutLayer::new(Duration::from_secs(10)).layer(https);
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build::<_, http_body_util::Full<bytes::Bytes>>(connector);
+    TowerTransport::new(client)
 }

@@ -471,7 +471,7 @@ impl<C: From<Session>> ClientBuilder<C> {
                 let client = http
                     .user_agent(user_agent)
                     .redirect(reqwest::redirect::Policy::none())
-                    .connector_layer(ConnectTimeoutLayer(self.connect_timeout))
+                    .connector_layer(ConnectTimeoutLayer::new(self.connect_timeout))
                     .build()
                     .map_err(|_| Error::config("the HTTP client could not be initialised"))?;
                 (

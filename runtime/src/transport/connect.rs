@@ -1,5 +1,5 @@
-//! Connecting within the attempt's time: a connector, for the own sender and for reqwest's
-//! client built here, whose connections open (the TCP connection, a proxy's tunnel and the
+//! Connecting within the attempt's time: a connector, for the own sender, for reqwest's
+//! client built here and for a caller's hyper-util stack sent through tower, whose connections open (the TCP connection, a proxy's tunnel and the
 //! TLS handshake together) within the connect timeout and before the attempt's own time
 //! runs out. A connection that does not open by then fails as a failure to connect, which
 //! every transport reads as not sent: a handshake the server never answers is never taken
@@ -36,10 +36,10 @@ pub(crate) async fn within_attempt<F: Future>(deadline: Instant, sending: F) -> 
 }
 
 /// A connector whose connections open within `timeout`, and before the attempt that asked
-/// for them ends ([`within_attempt`]): hyper-util's own connect timeout covers the TCP
-/// connection only.
+/// for them ends: hyper-util's own connect timeout covers the TCP connection only. Made by
+/// [`ConnectTimeoutLayer`].
 #[derive(Clone, Debug)]
-pub(crate) struct ConnectTimeout<C> {
+pub struct ConnectTimeout<C> {
     inner: C,
     timeout: Duration,
 }
@@ -50,9 +50,26 @@ impl<C> ConnectTimeout<C> {
     }
 }
 
-/// The same bound as a tower layer, for reqwest's `connector_layer`.
+/// The connect bound as a tower layer over a connector: a connection (the TCP connection, a
+/// proxy's tunnel and the TLS handshake together) not open within the timeout, or by a
+/// little before the attempt that asked for it ends, fails as a failure to connect, which
+/// the client reads as not sent.
+///
+/// The client's own sender and the reqwest client it builds use it already. Put it over
+/// the connector of a hyper-util client sent through
+/// `TowerTransport` (the `tower` feature; `HttpsConnector` over
+/// `HttpConnector`, wrapped with `ConnectTimeoutLayer::new(..).layer(connector)`) or
+/// given to reqwest's `connector_layer`, and a payment whose TLS handshake the server
+/// never answers fails as not sent rather than as an attempt that may have been applied.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct ConnectTimeoutLayer(pub(crate) Duration);
+pub struct ConnectTimeoutLayer(Duration);
+
+impl ConnectTimeoutLayer {
+    /// Connections open within `timeout`, and within the attempt that asks for them.
+    pub const fn new(timeout: Duration) -> Self {
+        ConnectTimeoutLayer(timeout)
+    }
+}
 
 impl<S> tower_layer::Layer<S> for ConnectTimeoutLayer {
     type Service = ConnectTimeout<S>;

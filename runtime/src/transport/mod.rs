@@ -63,6 +63,7 @@ mod tower;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub use self::tower::TowerTransport;
+pub use connect::{ConnectTimeout, ConnectTimeoutLayer};
 
 /// Any error a transport's parts fail with.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use http_body_util::Full;
 
+use super::connect::within_attempt;
 use super::{BoxError, Incoming, Outgoing, SendFuture, Transport, TransportError};
 
 /// Sends through a `tower::Service<http::Request<Full<Bytes>>>` answering with an
@@ -17,6 +18,11 @@ use super::{BoxError, Incoming, Outgoing, SendFuture, Transport, TransportError}
 /// knows a request never left (a load shedder) says so by failing with
 /// [`TransportError::not_sent`], and anything else may have reached the service, so a
 /// write without an idempotency key is not sent again after it.
+///
+/// A connection the stack's connector opens is bound by the attempt's time when the
+/// connector is wrapped in a [`ConnectTimeoutLayer`](super::ConnectTimeoutLayer): a TLS
+/// handshake the server never answers then fails as not sent. Without it, an attempt
+/// whose time runs out while connecting reads as one that may have reached the service.
 ///
 /// The stack must not follow redirects (tower-http's `FollowRedirect`): the client would
 /// not see the `3xx` it ends a call on, and the request would already have gone where the
@@ -53,13 +59,16 @@ where
 {
     fn send(&self, request: Outgoing) -> SendFuture<'_> {
         let mut service = self.service.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        let deadline = tokio::time::Instant::from_std(request.deadline);
         Box::pin(async move {
             let request = request.into_http::<Full<Bytes>>()?;
             std::future::poll_fn(|cx| service.poll_ready(cx))
                 .await
                 // Not handed the request: nothing of it left.
                 .map_err(TransportError::not_sent)?;
-            let response = service.call(request).await.map_err(TransportError::classify)?;
+            // A `ConnectTimeoutLayer` over the stack's connector reads the attempt's end.
+            let response =
+                within_attempt(deadline, service.call(request)).await.map_err(TransportError::classify)?;
             Ok(Incoming::from_http(response))
         })
     }

@@ -2,9 +2,9 @@
 //! spec declares (`service.webhooks`; a generated crate's `webhook::SCHEME`).
 //!
 //! The service signs each notification with its merchant's signing key, over the values of
-//! the scheme's [`signed`](WebhookScheme::signed) keys of the body, in order, then the timestamp
+//! the scheme's [`signed`](crate::WebhookScheme::signed) keys of the body, in order, then the timestamp
 //! header, joined with `:` (a missing value is an empty string), and sends the signature
-//! base64-encoded in the scheme's [`signature_header`](WebhookScheme::signature_header).
+//! base64-encoded in the scheme's [`signature_header`](crate::WebhookScheme::signature_header).
 //!
 //! A [`Verifier`] accepts a notification only when that signature matches, its timestamp
 //! is a real instant within a tolerance of now (5 minutes unless set), and its signed
