@@ -22,11 +22,11 @@ pub(crate) struct TransferBody<'a> {
     account_name: &'a str,
 }
 
-/// What the hand-written call reads: the envelope and the fields both answers share.
+/// What the hand-written call reads: the envelope around an operation's data.
 #[derive(Deserialize)]
 #[serde(crate = "payspec_client::runtime::serde")]
 #[allow(dead_code)]
-pub(crate) struct RawEnvelope<T = RawData> {
+pub(crate) struct RawEnvelope<T> {
     code: String,
     description: String,
     pub(crate) data: Option<T>,
@@ -65,18 +65,28 @@ pub(crate) struct RawRefusal {
     description: String,
 }
 
+/// A balance, as the hand-written call reads it.
 #[derive(Deserialize)]
 #[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
 #[allow(dead_code)]
-pub(crate) struct RawData {
+pub(crate) struct RawBalance {
     amount: String,
-    currency: Option<String>,
-    time_created: Option<String>,
-    status: Option<String>,
-    id: Option<String>,
-    r#type: Option<String>,
-    fee: Option<String>,
-    meta: Option<RawMeta>,
+    currency: String,
+    time_created: String,
+}
+
+/// A transfer's result, as the hand-written call reads it.
+#[derive(Deserialize)]
+#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[allow(dead_code)]
+pub(crate) struct RawTransfer {
+    amount: String,
+    time_created: String,
+    status: String,
+    id: String,
+    r#type: String,
+    fee: String,
+    meta: RawMeta,
 }
 
 #[derive(Deserialize)]
@@ -151,13 +161,13 @@ impl HandWritten {
         Self::read(answer).await
     }
 
-    pub(crate) async fn balance(&self) -> RawEnvelope {
+    pub(crate) async fn balance(&self) -> RawEnvelope<RawBalance> {
         self.get(&self.balance_url).await.ok().expect("a balance")
     }
 
     /// The balance of the account the server refuses.
     pub(crate) async fn refused(&self) -> RawRefusal {
-        match self.get::<RawData>(&self.balance_url).await {
+        match self.get::<RawBalance>(&self.balance_url).await {
             Err(refusal) => refusal,
             Ok(_) => panic!("the server refuses this account"),
         }
@@ -169,7 +179,7 @@ impl HandWritten {
         self.get(&url).await.ok().expect("a page")
     }
 
-    pub(crate) async fn transfer(&self) -> RawEnvelope {
+    pub(crate) async fn transfer(&self) -> RawEnvelope<RawTransfer> {
         let body = TransferBody {
             amount: 2500.00,
             account_number: "0123456789",
@@ -200,16 +210,35 @@ impl HandWritten {
 }
 
 /// A request id of the call's own, as the generated client sends one (the spec's
-/// `request_id_header`): 32 hex digits from a fresh `RandomState`, the same request on the
-/// wire.
+/// `request_id_header`): 32 hex digits, made as the client makes its own (two random seeds
+/// a thread draws once, numbered and mixed per id), the same request on the wire for the
+/// same work.
 pub(crate) fn request_id() -> HeaderValue {
+    use std::cell::Cell;
     use std::hash::BuildHasher;
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let state = std::collections::hash_map::RandomState::new();
-    let bits = [state.hash_one(0u8), state.hash_one(1u8)];
+    thread_local! {
+        static NEXT: Cell<(u64, u64)> = Cell::new({
+            let state = std::collections::hash_map::RandomState::new();
+            (state.hash_one(0u8), state.hash_one(1u8))
+        });
+    }
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let (a, b) = NEXT.with(|next| {
+        let (a, b) = next.get();
+        let advanced = (a.wrapping_add(0x9e37_79b9_7f4a_7c15), b.wrapping_add(0x9e37_79b9_7f4a_7c15));
+        next.set(advanced);
+        advanced
+    });
+    let bytes = (u128::from(mix(a)) << 64 | u128::from(mix(b))).to_be_bytes();
     let mut text = [0u8; 32];
-    for (i, byte) in text.iter_mut().enumerate() {
-        *byte = HEX[((bits[i / 16] >> (60 - 4 * (i % 16))) & 0xf) as usize];
+    for (pair, byte) in text.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = HEX[usize::from(byte >> 4)];
+        pair[1] = HEX[usize::from(byte & 0xf)];
     }
     HeaderValue::from_bytes(&text).expect("hex is a header value")
 }
@@ -244,7 +273,10 @@ impl HandWrittenHyper {
     }
 
     /// Sends `request` within 30 s and reads its envelope.
-    async fn exchange(&self, request: http::Request<http_body_util::Full<bytes::Bytes>>) -> RawEnvelope {
+    async fn exchange<T: for<'de> Deserialize<'de>>(
+        &self,
+        request: http::Request<http_body_util::Full<bytes::Bytes>>,
+    ) -> RawEnvelope<T> {
         use http_body_util::BodyExt as _;
         let sent = async {
             let answer = self.http.request(request).await.expect("answered");
@@ -254,7 +286,7 @@ impl HandWrittenHyper {
         };
         let (status, bytes) = tokio::time::timeout(Duration::from_secs(30), sent).await.expect("in time");
         assert!(status.is_success());
-        let envelope: RawEnvelope = serde_json::from_slice(&bytes).expect("a JSON answer");
+        let envelope: RawEnvelope<T> = serde_json::from_slice(&bytes).expect("a JSON answer");
         assert_eq!(envelope.code, "00");
         envelope
     }
@@ -270,13 +302,13 @@ impl HandWrittenHyper {
             .header(HeaderName::from_static("x-request-id"), request_id())
     }
 
-    pub(crate) async fn balance(&self) -> RawEnvelope {
+    pub(crate) async fn balance(&self) -> RawEnvelope<RawBalance> {
         let request =
             self.request(http::Method::GET, &self.balance_uri).body(Default::default()).expect("a request");
         self.exchange(request).await
     }
 
-    pub(crate) async fn transfer(&self) -> RawEnvelope {
+    pub(crate) async fn transfer(&self) -> RawEnvelope<RawTransfer> {
         let body = TransferBody {
             amount: 2500.00,
             account_number: "0123456789",

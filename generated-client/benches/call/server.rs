@@ -13,8 +13,10 @@ pub(crate) const LISTING_PATH: &str = "/v1/transactions/accounts";
 /// The account the server refuses: its balance is answered with a `400` refusal.
 pub(crate) const REFUSED_ACCOUNT: &str = "acct-refused";
 
-// Every field the two operations' typed answers require (a balance and a transfer).
-const ANSWER: &str = r#"{"code":"00","description":"Success","data":{"amount":"1000.00","currency":"NGN","timeCreated":"2025-03-01T12:30:40.000Z","status":"SUCCESS","id":"tx-1","type":"transfer","fee":"10.00","meta":{"merchantTxRef":"tx-bench-1"}}}"#;
+// Each operation answers with its own data, every field its typed answer requires and no
+// other: both sides read the same fields, and neither meets one it does not know.
+const BALANCE: &str = r#"{"code":"00","description":"Success","data":{"amount":"1000.00","currency":"NGN","timeCreated":"2025-03-01T12:30:40.000Z"}}"#;
+const TRANSFER: &str = r#"{"code":"00","description":"Success","data":{"amount":"2500.00","timeCreated":"2025-03-01T12:30:40.000Z","status":"SUCCESS","id":"tx-1","type":"transfer","fee":"10.00","meta":{"merchantTxRef":"tx-bench-1"}}}"#;
 /// One page of ten transactions and the next page's cursor.
 static LISTING: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     let record = |i: usize| {
@@ -69,8 +71,10 @@ async fn serve(mut stream: TcpStream) {
             ("400 Bad Request", REFUSAL)
         } else if head.contains(LISTING_PATH) {
             ("200 OK", LISTING.as_str())
+        } else if head.contains(TRANSFER_PATH) {
+            ("200 OK", TRANSFER)
         } else {
-            ("200 OK", ANSWER)
+            ("200 OK", BALANCE)
         };
         buf.drain(..head_end + length);
         let answer = format!(
