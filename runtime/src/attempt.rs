@@ -4,10 +4,8 @@
 //! what is known of whether the request left. Deciding is the call's: whether to send
 //! again, the token, the pace.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, USER_AGENT};
@@ -17,13 +15,11 @@ use tokio::time::Instant;
 use crate::answer::{RawAnswer, peek_code, read_success, reference_taken};
 use crate::error::{Error, ErrorDetail, TimeoutPhase};
 use crate::headers::{LimitHeaders, RateLimitNames};
+use crate::per_route::PerRoute;
 use crate::redact::{self, HoldsSecrets};
 use crate::request::PreparedRequest;
 use crate::service::{Method, Route};
 use crate::transport::{Incoming, Outgoing, Reach, Transport, TransportError, tls};
-
-/// The most route URLs a client keeps parsed.
-const MAX_CACHED_URLS: usize = 4096;
 
 /// How a client makes one exchange with the service: what carries it, what each request
 /// says of the client, and how much of an answer is read.
@@ -41,7 +37,7 @@ pub(crate) struct Exchange {
     /// The base URL's scheme, host and port, which connection errors name.
     origin: String,
     /// The parsed URLs of routes without variables.
-    urls: Mutex<UrlCache>,
+    urls: PerRoute<http::Uri>,
 }
 
 /// What one attempt adds to its call's request: the credentials the call's auth gave it,
@@ -117,7 +113,7 @@ impl Exchange {
             stall_timeout,
             base_url,
             origin,
-            urls: Mutex::new(UrlCache::default()),
+            urls: PerRoute::default(),
         }
     }
 
@@ -131,21 +127,10 @@ impl Exchange {
         self.carrier
     }
 
-    /// The URL of a route without variables, parsed once per client and route.
-    fn route_url(&self, route: &'static Route) -> Result<reqwest::Url, Error> {
-        // Keyed by where the static path text lives: no hashing of the text per call.
-        let key = (route.path.as_ptr() as usize, route.path.len());
-        let mut urls = self.urls.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(url) = urls.get(&key) {
-            return Ok(url.clone());
-        }
-        let url = reqwest::Url::parse(&format!("{}{}", self.base_url, route.path))
-            .map_err(|_| Error::config(format!("the URL of {} is not a valid URL", route.operation)))?;
-        // Routes are static, so the map is as large as the program's routes; bounded anyway.
-        if urls.len() < MAX_CACHED_URLS {
-            urls.insert(key, url.clone());
-        }
-        Ok(url)
+    /// The URL of a route without variables, parsed once per client and route: a clone of
+    /// it is a reference count.
+    fn route_url(&self, route: &'static Route) -> Result<http::Uri, Error> {
+        self.urls.get_or_make(route, || parse_url(&format!("{}{}", self.base_url, route.path), route))
     }
 
     /// One exchange, given until `deadline` (`timeout` after the attempt began): send,
@@ -167,10 +152,10 @@ impl Exchange {
         // The request's parts are made in a block of their own and handed over whole: the
         // attempt's future keeps no room for them while the exchange runs.
         let sending = {
-            let url = match &request.url {
-                Some(url) => reqwest::Url::parse(url).map_err(|_| {
-                    Error::config(format!("the URL of {} is not a valid URL", route.operation))
-                })?,
+            // Taken apart by value: the future keeps no room for the headers once sent.
+            let AttemptHeaders { bearer, account, request_id, added, fresh_connection } = adds;
+            let uri = match &request.url {
+                Some(url) => parse_url(url, route)?,
                 None => self.route_url(route)?,
             };
             let mut headers = HeaderMap::with_capacity(8);
@@ -182,12 +167,12 @@ impl Exchange {
                 headers.append(USER_AGENT, user_agent.clone());
             }
             // Unless the operation sets its own (an explicit header wins).
-            if let Some((name, account_id)) = adds.account
+            if let Some((name, account_id)) = account
                 && !request.headers.iter().any(|(set, _)| set == name)
             {
                 headers.append(name.clone(), account_id.clone());
             }
-            if let Some(bearer) = adds.bearer {
+            if let Some(bearer) = bearer {
                 headers.append(AUTHORIZATION, bearer.clone());
             }
             for (name, value) in &request.headers {
@@ -196,10 +181,10 @@ impl Exchange {
             if let Some((name, value)) = &request.idempotency {
                 headers.append(name.clone(), value.clone());
             }
-            if let Some((name, value)) = adds.request_id {
+            if let Some((name, value)) = request_id {
                 headers.append(name.clone(), value);
             }
-            for (name, value) in adds.added {
+            for (name, value) in added {
                 headers.append(name, value);
             }
             // Handed to the transport before the exchange starts: the exchange's future
@@ -207,11 +192,11 @@ impl Exchange {
             self.transport.send(Outgoing {
                 route,
                 method: http_method(route.method),
-                url,
+                uri,
                 headers,
                 // A clone of the bytes written once: a reference count, not a copy.
                 body: request.body.clone(),
-                fresh_connection: adds.fresh_connection,
+                fresh_connection,
                 deadline: deadline.into_std(),
             })
         };
@@ -454,31 +439,12 @@ fn describe(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// Parsed route URLs, by the address and length of the route's static path text.
-type UrlCache = HashMap<(usize, usize), reqwest::Url, BuildHasherDefault<AddressHasher>>;
-
-/// Mixes the two words of a [`UrlCache`] key (addresses need no keyed hash).
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.write_u64(u64::from(*byte));
-        }
-    }
-
-    fn write_usize(&mut self, word: usize) {
-        self.write_u64(word as u64);
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(26) ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+/// A request's URL as the transports take it, an `http::Uri` over the text. The base URL
+/// was read as a URL when the client was built (`request_base`) and the writer encodes
+/// every value, so the text is a URI as it stands and is not read as a URL again.
+fn parse_url(text: &str, route: &Route) -> Result<http::Uri, Error> {
+    http::Uri::try_from(text)
+        .map_err(|_| Error::config(format!("the URL of {} is not a valid URL", route.operation)))
 }
 
 #[cfg(test)]
@@ -521,7 +487,7 @@ mod tests {
             base.clone(),
             base,
         );
-        let cached = || exchange.urls.lock().map(|urls| urls.len()).unwrap_or_default();
+        let cached = || exchange.urls.len();
         let first = route_at("/v1/a".to_owned());
         let url = |route| exchange.route_url(route).map(|u| u.to_string()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(url(first), "http://127.0.0.1:9/v1/a");
@@ -532,10 +498,10 @@ mod tests {
         assert_eq!(url(twin), "http://127.0.0.1:9/v1/a");
         assert_eq!(cached(), 2);
         // Past the bound, URLs are still right, parsed each time and not kept.
-        for i in 0..MAX_CACHED_URLS + 10 {
+        for i in 0..PerRoute::<http::Uri>::MAX + 10 {
             let route = route_at(format!("/v1/r{i}"));
             assert_eq!(url(route), format!("http://127.0.0.1:9/v1/r{i}"));
         }
-        assert_eq!(cached(), MAX_CACHED_URLS);
+        assert_eq!(cached(), PerRoute::<http::Uri>::MAX);
     }
 }

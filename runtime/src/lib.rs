@@ -44,6 +44,7 @@ mod meta;
 mod orchestrate;
 mod pace;
 mod pages;
+mod per_route;
 mod redact;
 mod request;
 mod retry;

@@ -184,16 +184,41 @@ pub(crate) enum RequestId {
 }
 
 impl RequestId {
-    /// A fresh id of the client's: unpredictable, and unique (each `RandomState` has keys
-    /// of its own), made without any lock or shared counter.
+    /// A fresh id of the client's: unique, and not guessable from another process's,
+    /// made without any lock or shared counter. Each thread draws two random 64-bit seeds
+    /// once (from `RandomState`, which the platform's randomness keys) and then numbers its
+    /// ids: the id is the SplitMix64 finaliser, a bijection, of each seed advanced by the
+    /// count, so two ids of one thread never repeat and those of two threads or processes
+    /// coincide only if their random seeds do. A call pays a thread-local read and two
+    /// mixes rather than a hash keyed afresh.
     pub(crate) fn new() -> RequestId {
+        use std::cell::Cell;
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let state = std::collections::hash_map::RandomState::new();
-        let bits = [state.hash_one(0u8), state.hash_one(1u8)];
+        const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+        thread_local! {
+            static NEXT: Cell<(u64, u64)> = Cell::new({
+                let state = std::collections::hash_map::RandomState::new();
+                (state.hash_one(0u8), state.hash_one(1u8))
+            });
+        }
+        fn mix(mut z: u64) -> u64 {
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        let (high, low) = NEXT.with(|next| {
+            let (a, b) = next.get();
+            let advanced = (a.wrapping_add(GOLDEN), b.wrapping_add(GOLDEN));
+            next.set(advanced);
+            advanced
+        });
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&mix(high).to_be_bytes());
+        bytes[8..].copy_from_slice(&mix(low).to_be_bytes());
         let mut text = [0u8; 32];
-        for (i, byte) in text.iter_mut().enumerate() {
-            let word = bits[i / 16];
-            *byte = HEX[((word >> (60 - 4 * (i % 16))) & 0xf) as usize];
+        for (pair, byte) in text.chunks_exact_mut(2).zip(bytes) {
+            pair[0] = HEX[usize::from(byte >> 4)];
+            pair[1] = HEX[usize::from(byte & 0xf)];
         }
         RequestId::Own(text)
     }

@@ -260,7 +260,7 @@ impl Transport for Script {
             self.lock().sent.push(Sent {
                 operation: route.operation,
                 method: request.method,
-                url: request.url.into(),
+                url: request.uri.to_string(),
                 headers: request.headers,
                 body: request.body,
             });

@@ -43,6 +43,15 @@ pub(super) fn shown_url(value: &str) -> String {
     }
 }
 
+/// The base URL as every request's URL begins: as it reads as a URL (its host written in
+/// ASCII and lowercased, a default port dropped), without the slash a URL with no path is
+/// written with. A request's URL is then this and the writer's encoded path and query,
+/// which is a URI as it stands: no request reads it as a URL again.
+pub(super) fn request_base(parsed: &reqwest::Url) -> String {
+    let text = parsed.as_str();
+    text.strip_suffix('/').unwrap_or(text).to_owned()
+}
+
 /// The base URL parsed, or an error that shows it (credentials removed) and says what to
 /// write instead.
 pub(super) fn check_base_url(value: &str) -> Result<reqwest::Url, Error> {
@@ -85,4 +94,24 @@ pub(super) fn check_version_prefix(parsed: &reqwest::Url, service: &Service) -> 
          (`{path}`): calls would go to `/{last}/{last}/...` and find nothing. Give the base URL without \
          it: `{without}`"
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_url_begins_with_the_base_as_it_reads_as_a_url() {
+        let base = |text: &str| {
+            let BaseUrl(text) = BaseUrl::from(text);
+            request_base(&check_base_url(&text).unwrap_or_else(|e| panic!("{e}")))
+        };
+        assert_eq!(base("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
+        assert_eq!(base("HTTPS://Api.Example.COM:443/"), "https://api.example.com");
+        assert_eq!(base("https://api.example.com/prefix/"), "https://api.example.com/prefix");
+        assert_eq!(base("https://bücher.example/p ath"), "https://xn--bcher-kva.example/p%20ath");
+        // What follows it, the writer's encoded path and query, makes a URI as it stands.
+        let uri = format!("{}/v1/transfers/a%2Fb?limit=5", base("https://bücher.example/p ath"));
+        assert!(http::Uri::try_from(uri.as_str()).is_ok(), "{uri}");
+    }
 }

@@ -18,7 +18,7 @@ mod blocking;
 mod env;
 
 pub use self::base_url::BaseUrl;
-use self::base_url::{check_base_url, check_version_prefix};
+use self::base_url::{check_base_url, check_version_prefix, request_base};
 pub use self::blocking::BlockingRuntime;
 use crate::attempt::Exchange;
 use crate::auth::Identity;
@@ -487,7 +487,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             user_agent,
             self.max_answer_bytes,
             self.stall_timeout,
-            base_url,
+            request_base(&parsed),
             parsed.origin().ascii_serialization(),
         );
         let orchestrator = Orchestrator::new(Parts {

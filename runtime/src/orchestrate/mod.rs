@@ -262,7 +262,9 @@ impl Orchestrator {
             tracing::debug!(attempt, "sending");
             let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
             let protected = [self.identity.account_header(), self.request_id.as_ref()];
-            let added = match self.hooks.before(route, number, meta.request_id(), protected) {
+            // Without hooks nothing reads the id's text.
+            let shown_id = if self.hooks.is_empty() { None } else { meta.request_id() };
+            let added = match self.hooks.before(route, number, shown_id, protected) {
                 Ok(added) => added,
                 Err(reason) => {
                     meta.finish(started.elapsed(), self.request_id.as_ref());
@@ -445,7 +447,10 @@ impl Orchestrator {
     ) -> Result<Box<RawAnswer>, AttemptFailure> {
         let route = request.route;
         adds.account = self.identity.account_for(route)?;
-        if route.auth.sends_bearer() && adds.bearer.is_none() {
+        // Read from a copy, `adds` never borrowed: a borrowed local keeps room in the future
+        // after it moved into the exchange.
+        let bearer = adds.bearer;
+        if route.auth.sends_bearer() && bearer.is_none() {
             return Err(
                 Error::invalid("no access token was available for an operation that needs one").into()
             );

@@ -103,8 +103,10 @@ pub struct Outgoing {
     pub route: &'static crate::service::Route,
     /// The HTTP method.
     pub method: http::Method,
-    /// The whole URL: the base URL, the route with its values, the query.
-    pub url: ::reqwest::Url,
+    /// The whole URL: the base URL, the route with its values, the query. An `http::Uri`,
+    /// as hyper and tower take it: a route without values reuses one parsed per client
+    /// (a clone is a reference count).
+    pub uri: http::Uri,
     /// Every header the request carries, the token and the idempotency key among them.
     pub headers: HeaderMap,
     /// The JSON body, if the request has one.
@@ -127,16 +129,12 @@ pub struct Outgoing {
 impl Outgoing {
     /// The request as an `http::Request` with a body of any type made from bytes
     /// (`http_body_util::Full<Bytes>`, `reqwest::Body`, `Bytes`).
-    ///
-    /// # Errors
-    /// When the URL is not one `http` can carry (it always is for a client's requests).
-    pub fn into_http<B: From<Bytes>>(self) -> Result<http::Request<B>, TransportError> {
-        let uri: http::Uri = self.url.as_str().parse().map_err(TransportError::not_sent)?;
+    pub fn into_http<B: From<Bytes>>(self) -> http::Request<B> {
         let mut request = http::Request::new(B::from(self.body.unwrap_or_default()));
         *request.method_mut() = self.method;
-        *request.uri_mut() = uri;
+        *request.uri_mut() = self.uri;
         *request.headers_mut() = self.headers;
-        Ok(request)
+        request
     }
 }
 
@@ -152,6 +150,8 @@ pub struct Incoming {
 pub(crate) enum AnswerBody {
     /// reqwest's answer, its body read through reqwest (no stream boxed around it).
     Reqwest(::reqwest::Response),
+    /// hyper's body, as the client's own sender receives it (not boxed either).
+    Hyper(hyper::body::Incoming),
     /// A body already whole (a test double's), taken once.
     Full(Option<Bytes>),
     /// A body that arrives in frames.
@@ -181,6 +181,17 @@ impl Incoming {
             status,
             headers,
             body: AnswerBody::Stream(body.map_err(Into::into).boxed_unsync()),
+            redirected_to: None,
+        }
+    }
+
+    /// hyper's answer as the client's own sender receives it, its body read as it comes.
+    pub(crate) fn from_hyper(response: http::Response<hyper::body::Incoming>) -> Self {
+        let (parts, body) = response.into_parts();
+        Incoming {
+            status: parts.status.as_u16(),
+            headers: parts.headers,
+            body: AnswerBody::Hyper(body),
             redirected_to: None,
         }
     }
@@ -220,10 +231,14 @@ impl Incoming {
         match &self.body {
             AnswerBody::Full(body) => body.as_ref().map(|b| b.len() as u64),
             AnswerBody::Reqwest(response) => response.content_length(),
-            AnswerBody::Stream(body) => body.size_hint().exact().or_else(|| {
-                self.headers.get(http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
-            }),
+            AnswerBody::Hyper(body) => body.size_hint().exact().or_else(|| self.declared_by_header()),
+            AnswerBody::Stream(body) => body.size_hint().exact().or_else(|| self.declared_by_header()),
         }
+    }
+
+    /// The length the `Content-Length` header declares.
+    fn declared_by_header(&self) -> Option<u64> {
+        self.headers.get(http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
     }
 
     /// The body's next piece of data, `None` at its end (trailers are skipped).
@@ -233,18 +248,27 @@ impl Incoming {
             AnswerBody::Reqwest(response) => {
                 response.chunk().await.map_err(|e| TransportError::sent(e.without_url()))
             }
-            AnswerBody::Stream(body) => loop {
-                let frame = std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await;
-                match frame {
-                    None => return Ok(None),
-                    Some(Err(e)) => return Err(TransportError::sent(e)),
-                    Some(Ok(frame)) => {
-                        if let Ok(data) = frame.into_data() {
-                            return Ok(Some(data));
-                        }
-                    }
+            AnswerBody::Hyper(body) => next_data(body).await,
+            AnswerBody::Stream(body) => next_data(body).await,
+        }
+    }
+}
+
+/// A body's next piece of data, `None` at its end; trailers are skipped.
+async fn next_data<B>(body: &mut B) -> Result<Option<Bytes>, TransportError>
+where
+    B: http_body::Body<Data = Bytes> + Unpin,
+    B::Error: Into<BoxError>,
+{
+    loop {
+        match std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(TransportError::sent(e)),
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    return Ok(Some(data));
                 }
-            },
+            }
         }
     }
 }
@@ -413,13 +437,13 @@ mod tests {
         let request = Outgoing {
             route: &ROUTE,
             method: http::Method::POST,
-            url: ::reqwest::Url::parse("http://127.0.0.1:9/v1/a?b=c").unwrap_or_else(|e| panic!("{e}")),
+            uri: http::Uri::from_static("http://127.0.0.1:9/v1/a?b=c"),
             headers: HeaderMap::new(),
             body: Some(Bytes::from_static(b"{}")),
             fresh_connection: false,
             deadline: std::time::Instant::now(),
         };
-        let http: http::Request<Bytes> = request.into_http().unwrap_or_else(|e| panic!("{e}"));
+        let http: http::Request<Bytes> = request.into_http();
         assert_eq!(http.method(), http::Method::POST);
         assert_eq!(http.uri(), "http://127.0.0.1:9/v1/a?b=c");
         assert_eq!(http.body().as_ref(), b"{}");

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::connect::within_attempt;
 use super::{AnswerBody, Incoming, Outgoing, SendFuture, Transport, TransportError};
+use crate::per_route::PerRoute;
 
 /// A `reqwest::Client` as a transport.
 pub(crate) struct ReqwestTransport {
@@ -21,17 +22,34 @@ pub(crate) struct ReqwestTransport {
     /// not open by the attempt's end (`ConnectTimeoutLayer`); none for one of the
     /// application's.
     connect_timeout: Option<Duration>,
+    /// The URL of each route, as sent last with the `Uri` it was read from.
+    urls: PerRoute<(http::Uri, reqwest::Url)>,
 }
 
 impl ReqwestTransport {
     /// A client built here with the connect timeout its connector keeps.
     pub(crate) fn built(client: reqwest::Client, connect_timeout: Duration) -> Self {
-        ReqwestTransport { client, shared: false, connect_timeout: Some(connect_timeout) }
+        ReqwestTransport {
+            client,
+            shared: false,
+            connect_timeout: Some(connect_timeout),
+            urls: PerRoute::default(),
+        }
     }
 
     /// The application's own client, which may follow a redirect.
     pub(crate) fn shared(client: reqwest::Client) -> Self {
-        ReqwestTransport { client, shared: true, connect_timeout: None }
+        ReqwestTransport { client, shared: true, connect_timeout: None, urls: PerRoute::default() }
+    }
+}
+
+impl ReqwestTransport {
+    /// The request's URL as reqwest takes it, a `Url`: read from the request's text (which
+    /// was read as a URL), once per route when the route's URL is the same every time.
+    fn url(&self, request: &Outgoing) -> Result<reqwest::Url, TransportError> {
+        let parse = || reqwest::Url::parse(&request.uri.to_string()).map_err(TransportError::not_sent);
+        let (uri, url) = self.urls.get_or_make(request.route, || Ok((request.uri.clone(), parse()?)))?;
+        if same_uri(&uri, &request.uri) { Ok(url) } else { parse() }
     }
 }
 
@@ -39,8 +57,12 @@ impl Transport for ReqwestTransport {
     fn send(&self, request: Outgoing) -> SendFuture<'_> {
         let deadline = tokio::time::Instant::from_std(request.deadline);
         // Where it was sent, when a redirect it follows must be told apart.
-        let sent_to = self.shared.then(|| request.url.clone());
-        let mut outgoing = reqwest::Request::new(request.method, request.url);
+        let url = match self.url(&request) {
+            Ok(url) => url,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
+        let sent_to = self.shared.then(|| url.clone());
+        let mut outgoing = reqwest::Request::new(request.method, url);
         *outgoing.headers_mut() = request.headers;
         // A clone of the bytes written once: a reference count, not a copy.
         *outgoing.body_mut() = request.body.map(reqwest::Body::from);
@@ -70,6 +92,16 @@ impl Transport for ReqwestTransport {
     }
 }
 
+/// Whether two URIs are the same: at once when one is a clone of the other (a route's URL
+/// parsed once per client), whose parts are the same bytes; compared otherwise.
+fn same_uri(a: &http::Uri, b: &http::Uri) -> bool {
+    let parts = |uri: &http::Uri| {
+        let at = |text: &str| (text.as_ptr(), text.len());
+        (uri.authority().map(|a| at(a.as_str())), uri.path_and_query().map(|p| at(p.as_str())))
+    };
+    parts(a) == parts(b) || a == b
+}
+
 /// A reqwest failure as a transport's: one before the request was written (connect, DNS,
 /// TLS handshake, a connect timeout) never left; a timeout of reqwest's own may have.
 fn sent_or_not(e: reqwest::Error) -> TransportError {
@@ -80,5 +112,55 @@ fn sent_or_not(e: reqwest::Error) -> TransportError {
         TransportError::timed_out(e)
     } else {
         TransportError::sent(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static ROUTE: crate::Route = crate::Route {
+        operation: "op",
+        group: "g",
+        method: crate::Method::Get,
+        path: "/v1/a/{id}",
+        aliases: &[],
+        auth: crate::Auth::None,
+        effect: crate::Effect::Read,
+        reserved: &[],
+        idempotency_header: None,
+        answers: &crate::service::fixture::ANSWERS,
+    };
+
+    fn outgoing(uri: http::Uri) -> Outgoing {
+        Outgoing {
+            route: &ROUTE,
+            method: http::Method::GET,
+            uri,
+            headers: http::HeaderMap::new(),
+            body: None,
+            fresh_connection: false,
+            deadline: std::time::Instant::now(),
+        }
+    }
+
+    #[test]
+    fn a_routes_url_is_read_once_and_another_url_of_the_route_is_its_own() {
+        super::super::tls::install_tls_provider();
+        let client = reqwest::Client::builder().build().unwrap_or_else(|e| panic!("{e}"));
+        let transport = ReqwestTransport::shared(client);
+        let url = |uri: &http::Uri| transport.url(&outgoing(uri.clone())).map(String::from);
+        let first = http::Uri::from_static("http://127.0.0.1:9/v1/a/1");
+        assert_eq!(url(&first).ok().as_deref(), Some("http://127.0.0.1:9/v1/a/1"));
+        // A clone shares the text: the kept URL, without comparing.
+        assert!(same_uri(&first, &first.clone()));
+        assert_eq!(url(&first).ok().as_deref(), Some("http://127.0.0.1:9/v1/a/1"));
+        // The same text parsed again is the same URI, compared.
+        assert!(same_uri(&first, &http::Uri::from_static("http://127.0.0.1:9/v1/a/1")));
+        // Another value of the route's variable is another URL, never the kept one.
+        let second = http::Uri::from_static("http://127.0.0.1:9/v1/a/2?limit=5");
+        assert!(!same_uri(&first, &second));
+        assert_eq!(url(&second).ok().as_deref(), Some("http://127.0.0.1:9/v1/a/2?limit=5"));
+        assert_eq!(url(&first).ok().as_deref(), Some("http://127.0.0.1:9/v1/a/1"));
     }
 }

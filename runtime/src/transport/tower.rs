@@ -61,7 +61,7 @@ where
         let mut service = self.service.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
         let deadline = tokio::time::Instant::from_std(request.deadline);
         Box::pin(async move {
-            let request = request.into_http::<Full<Bytes>>()?;
+            let request = request.into_http::<Full<Bytes>>();
             std::future::poll_fn(|cx| service.poll_ready(cx))
                 .await
                 // Not handed the request: nothing of it left.

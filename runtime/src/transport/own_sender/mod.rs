@@ -71,7 +71,7 @@ impl Transport for OwnSender {
         let fresh = request.fresh_connection;
         let deadline = tokio::time::Instant::from_std(request.deadline);
         Box::pin(async move {
-            let request = request.into_http::<Full<Bytes>>()?;
+            let request = request.into_http::<Full<Bytes>>();
             let answering = self.connections.request(fresh, request);
             // The attempt's end bounds its connection too when it comes before the connect
             // timeout would: a connection not had by then fails as not sent.
@@ -89,7 +89,7 @@ impl Transport for OwnSender {
             if !fresh {
                 self.connections.heed(response.headers());
             }
-            Ok(Incoming::from_http(response))
+            Ok(Incoming::from_hyper(response))
         })
     }
 }
