@@ -453,18 +453,8 @@ mod tests {
 
     /// A route at a path of its own, leaked to be `'static` as generated routes are.
     fn route_at(path: String) -> &'static Route {
-        Box::leak(Box::new(Route {
-            operation: "op",
-            group: "g",
-            method: crate::Method::Get,
-            path: Box::leak(path.into_boxed_str()),
-            aliases: &[],
-            auth: crate::Auth::None,
-            effect: crate::Effect::Read,
-            reserved: &[],
-            idempotency_header: None,
-            answers: &crate::service::fixture::ANSWERS,
-        }))
+        let path = Box::leak(path.into_boxed_str());
+        Box::leak(Box::new(crate::service::fixture::route(crate::Method::Get, path, crate::Effect::Read)))
     }
 
     struct Nowhere;

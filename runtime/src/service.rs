@@ -186,7 +186,23 @@ pub struct TokenGrantKeys {
 /// Conventions of an imaginary service for the runtime's own tests.
 #[cfg(test)]
 pub(crate) mod fixture {
-    use super::{Answers, EnvelopeKeys, EnvelopeKind};
+    use super::{Answers, Auth, Effect, EnvelopeKeys, EnvelopeKind, Method, Route};
+
+    /// A route of the imaginary service: operation `op`, no credentials, [`ANSWERS`].
+    pub(crate) const fn route(method: Method, path: &'static str, effect: Effect) -> Route {
+        Route {
+            operation: "op",
+            group: "g",
+            method,
+            path,
+            aliases: &[],
+            auth: Auth::None,
+            effect,
+            reserved: &[],
+            idempotency_header: None,
+            answers: &ANSWERS,
+        }
+    }
 
     /// An envelope with two spellings of its code and description, and a flag.
     pub(crate) static KEYS: EnvelopeKeys = EnvelopeKeys {

@@ -22,6 +22,18 @@ pub(crate) struct TransferBody<'a> {
     account_name: &'a str,
 }
 
+impl TransferBody<'static> {
+    /// The transfer both hand-written calls send, as the generated client's.
+    const BENCH: Self = TransferBody {
+        amount: 2500.00,
+        account_number: "0123456789",
+        bank_code: "058",
+        narration: "rent",
+        merchant_tx_ref: "tx-bench-1",
+        account_name: "Ada Obi",
+    };
+}
+
 /// What the hand-written call reads: the envelope around an operation's data.
 #[derive(Deserialize)]
 #[serde(crate = "payspec_client::runtime::serde")]
@@ -180,14 +192,7 @@ impl HandWritten {
     }
 
     pub(crate) async fn transfer(&self) -> RawEnvelope<RawTransfer> {
-        let body = TransferBody {
-            amount: 2500.00,
-            account_number: "0123456789",
-            bank_code: "058",
-            narration: "rent",
-            merchant_tx_ref: "tx-bench-1",
-            account_name: "Ada Obi",
-        };
+        let body = TransferBody::BENCH;
         let answer = self
             .http
             .post(self.transfer_url.as_str())
@@ -309,14 +314,7 @@ impl HandWrittenHyper {
     }
 
     pub(crate) async fn transfer(&self) -> RawEnvelope<RawTransfer> {
-        let body = TransferBody {
-            amount: 2500.00,
-            account_number: "0123456789",
-            bank_code: "058",
-            narration: "rent",
-            merchant_tx_ref: "tx-bench-1",
-            account_name: "Ada Obi",
-        };
+        let body = TransferBody::BENCH;
         let request = self
             .request(http::Method::POST, &self.transfer_uri)
             .header(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"))

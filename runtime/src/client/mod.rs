@@ -25,7 +25,7 @@ use crate::auth::Identity;
 use crate::error::Error;
 use crate::headers::RateLimitNames;
 use crate::hooks::{Hook, Hooks};
-use crate::orchestrate::{Orchestrator, Parts};
+use crate::orchestrate::Orchestrator;
 use crate::pace::Pace;
 use crate::retry::RetryPolicy;
 use crate::service::Service;
@@ -490,7 +490,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             request_base(&parsed),
             parsed.origin().ascii_serialization(),
         );
-        let orchestrator = Orchestrator::new(Parts {
+        let orchestrator = Orchestrator {
             exchange,
             identity: Identity::new(credentials, account, self.service.tokens, self.refresh_margin),
             pace: Pace::new(self.pacer, self.service.rate_limit.map(RateLimitNames::new)),
@@ -502,7 +502,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             fresh_connections: self.fresh_connections,
             host: host.to_owned(),
             port: parsed.port_or_known_default().unwrap_or_default(),
-        });
+        };
         Ok(C::from(Session::new(orchestrator)))
     }
 }

@@ -34,25 +34,26 @@ use crate::retry::RetryPolicy;
 use crate::service::Route;
 use crate::values::Credentials;
 
-/// What every call of a session runs through, shared by the session's clones.
+/// What every call of a session runs through, shared by the session's clones: each
+/// phase's part and the client's policies, as the builder hands them over.
 pub(crate) struct Orchestrator {
-    exchange: Exchange,
-    identity: Identity,
-    pace: Pace,
-    hooks: Hooks,
-    retry: RetryPolicy,
+    pub(crate) exchange: Exchange,
+    pub(crate) identity: Identity,
+    pub(crate) pace: Pace,
+    pub(crate) hooks: Hooks,
+    pub(crate) retry: RetryPolicy,
     /// The longest one attempt may take.
-    timeout: Duration,
+    pub(crate) timeout: Duration,
     /// The longest a whole call may take.
-    call_timeout: Duration,
+    pub(crate) call_timeout: Duration,
     /// The header each call sends its request id in, and reads the service's from.
-    request_id: Option<HeaderName>,
+    pub(crate) request_id: Option<HeaderName>,
     /// A request the service would apply twice asks for a new connection
     /// (`Outgoing::fresh_connection`); off with `ClientBuilder::pool_every_request`.
-    fresh_connections: bool,
+    pub(crate) fresh_connections: bool,
     /// The base URL's host and port, which traces name (`server.address`, `server.port`).
-    host: String,
-    port: u16,
+    pub(crate) host: String,
+    pub(crate) port: u16,
 }
 
 /// What one kind of request does: a call of the caller's, or a token request.
@@ -76,51 +77,7 @@ enum BearerFrom<'p> {
     Given(Option<&'p HeaderValue>),
 }
 
-/// What the builder hands the orchestrator: each phase's part, and the client's policies.
-pub(crate) struct Parts {
-    pub exchange: Exchange,
-    pub identity: Identity,
-    pub pace: Pace,
-    pub hooks: Hooks,
-    pub retry: RetryPolicy,
-    pub timeout: Duration,
-    pub call_timeout: Duration,
-    pub request_id: Option<HeaderName>,
-    pub fresh_connections: bool,
-    pub host: String,
-    pub port: u16,
-}
-
 impl Orchestrator {
-    pub(crate) fn new(parts: Parts) -> Self {
-        let Parts {
-            exchange,
-            identity,
-            pace,
-            hooks,
-            retry,
-            timeout,
-            call_timeout,
-            request_id,
-            fresh_connections,
-            host,
-            port,
-        } = parts;
-        Orchestrator {
-            exchange,
-            identity,
-            pace,
-            hooks,
-            retry,
-            timeout,
-            call_timeout,
-            request_id,
-            fresh_connections,
-            host,
-            port,
-        }
-    }
-
     /// The base URL every route's path follows.
     pub(crate) fn base_url(&self) -> &str {
         self.exchange.base_url()

@@ -419,18 +419,8 @@ mod tests {
         assert_eq!(TransportError::classify("timed out").reach, Reach::MaySent);
     }
 
-    static ROUTE: crate::Route = crate::Route {
-        operation: "op",
-        group: "g",
-        method: crate::Method::Post,
-        path: "/v1/a",
-        aliases: &[],
-        auth: crate::Auth::None,
-        effect: crate::Effect::Write,
-        reserved: &[],
-        idempotency_header: None,
-        answers: &crate::service::fixture::ANSWERS,
-    };
+    static ROUTE: crate::Route =
+        crate::service::fixture::route(crate::Method::Post, "/v1/a", crate::Effect::Write);
 
     #[test]
     fn a_request_becomes_an_http_request_whole() {

@@ -119,18 +119,8 @@ fn sent_or_not(e: reqwest::Error) -> TransportError {
 mod tests {
     use super::*;
 
-    static ROUTE: crate::Route = crate::Route {
-        operation: "op",
-        group: "g",
-        method: crate::Method::Get,
-        path: "/v1/a/{id}",
-        aliases: &[],
-        auth: crate::Auth::None,
-        effect: crate::Effect::Read,
-        reserved: &[],
-        idempotency_header: None,
-        answers: &crate::service::fixture::ANSWERS,
-    };
+    static ROUTE: crate::Route =
+        crate::service::fixture::route(crate::Method::Get, "/v1/a/{id}", crate::Effect::Read);
 
     fn outgoing(uri: http::Uri) -> Outgoing {
         Outgoing {
