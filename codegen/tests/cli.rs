@@ -267,50 +267,8 @@ fn audit_json_prints_one_finding_per_line() {
     assert_eq!(mandate["literal"]["operation"], "fetch_mandate_status");
 }
 
-const UNDECLARED_IDENTICAL_ROUTE: &str = "\
-format: 1
-service:
-  title: Inline
-  environments:
-    live: https://api.example.com
-  token_operations:
-    issue: issue_token
-    refresh: refresh_token
-    revoke: revoke_token
-groups:
-  things:
-    title: Things
-operations:
-  fetch_thing:
-    group: things
-    summary: Fetches a thing.
-    method: GET
-    path: /v1/things/{id}
-    params:
-      id: { in: path, type: string }
-  fetch_thing_again:
-    group: things
-    summary: Fetches a thing again.
-    method: GET
-    path: /v1/things/{thingId}
-    params:
-      thing_id: { in: path, type: string }
-  issue_token:
-    group: things
-    summary: Obtains an access token.
-    method: POST
-    path: /v1/auth/token/issue
-  refresh_token:
-    group: things
-    summary: Refreshes an access token.
-    method: POST
-    path: /v1/auth/token/refresh
-  revoke_token:
-    group: things
-    summary: Revokes an access token.
-    method: POST
-    path: /v1/auth/token/revoke
-";
+/// Two operations on one route; the second is not declared `same_route_as` the first.
+const UNDECLARED_IDENTICAL_ROUTE: &str = include_str!("../../tests/fixtures/undeclared-identical-route.yaml");
 
 #[test]
 fn audit_of_a_spec_with_an_undeclared_identical_route_exits_1() {
@@ -322,7 +280,7 @@ fn audit_of_a_spec_with_an_undeclared_identical_route_exits_1() {
         err.lines().next(),
         Some(
             format!(
-                "{}:25:11: error: operations.fetch_thing_again.path: `fetch_thing_again` has the same route as `fetch_thing`: GET /v1/things/{{thingId}} and GET /v1/things/{{id}}",
+                "{}:26:11: error: operations.fetch_thing_again.path: `fetch_thing_again` has the same route as `fetch_thing`: GET /v1/things/{{thingId}} and GET /v1/things/{{id}}",
                 spec.path()
             )
             .as_str()
