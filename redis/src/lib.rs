@@ -7,6 +7,9 @@
 //! - [`RedisReplayGuard`]: claim, then confirm. A delivery is claimed with a lease
 //!   (`SET NX PX`) before its handler runs, marked handled when it succeeded, and released
 //!   (compare-and-delete, only by its holder) when it failed.
+//! - [`RedisBatchStore`]: a payout batch's items, each claimed (for good) before it is
+//!   sent, held by one runner at a time with a lease, and its end recorded: any replica's
+//!   run of the batch resumes what another left.
 //! - [`RedisWatchStore`]: a final state a verified webhook names is recorded under the
 //!   payment's key with a time to live and published; every replica's waiting settle hears
 //!   it at once, and one that starts later finds it.
@@ -39,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+mod batch;
 mod guard;
 mod pace;
 pub mod testing;
@@ -51,6 +55,7 @@ use std::time::Duration;
 use payspec_runtime::store::StoreError;
 use redis::aio::ConnectionManager;
 
+pub use batch::RedisBatchStore;
 pub use guard::RedisReplayGuard;
 pub use pace::RedisPaceStore;
 pub use watch::RedisWatchStore;
@@ -63,7 +68,8 @@ pub struct RedisOptions {
     limit: Option<(u32, Duration)>,
     replicas: u32,
     watch_ttl: Duration,
-    lease: Duration,
+    alive: Duration,
+    batch_ttl: Duration,
 }
 
 impl RedisOptions {
@@ -76,7 +82,8 @@ impl RedisOptions {
             limit: None,
             replicas: 1,
             watch_ttl: Duration::from_secs(24 * 3_600),
-            lease: Duration::from_secs(120),
+            alive: Duration::from_secs(5),
+            batch_ttl: Duration::from_secs(30 * 24 * 3_600),
         }
     }
 
@@ -109,10 +116,23 @@ impl RedisOptions {
         self
     }
 
-    /// The longest a reservation holds its place in the limit when its replica never says
-    /// it ended (it died): two minutes unless set; longer than a call's whole deadline.
-    pub fn reservation_lease(mut self, lease: Duration) -> Self {
-        self.lease = lease.max(Duration::from_secs(1));
+    /// How long a payout batch's records are kept after their last change (30 days unless
+    /// set): a run of the batch within it resumes it; after it, the batch reads as new.
+    pub fn batch_ttl(mut self, ttl: Duration) -> Self {
+        self.batch_ttl = ttl.max(Duration::from_secs(60));
+        self
+    }
+
+    /// How long a replica that has said nothing to Redis is taken as alive (five seconds
+    /// unless set). A replica holding places in the limit says so at least four times in
+    /// that span; one that stopped (killed, or cut off from Redis) has its places freed by
+    /// the next reservation of another replica after it, each counting a window from then.
+    /// A place is never held past its call's own deadline in any case. Shorter frees a dead
+    /// replica's places sooner; a replica whose runtime stalls longer than this (every
+    /// thread blocked) may see its places counted early, which the service's `429` and
+    /// `Retry-After` then correct.
+    pub fn replica_timeout(mut self, timeout: Duration) -> Self {
+        self.alive = timeout.max(Duration::from_millis(200));
         self
     }
 
@@ -121,7 +141,7 @@ impl RedisOptions {
     }
 }
 
-/// The three stores over one Redis connection (cheap to clone: clones share it).
+/// The stores over one Redis connection (cheap to clone: clones share it).
 #[derive(Clone)]
 pub struct RedisStores {
     client: redis::Client,
@@ -169,6 +189,11 @@ impl RedisStores {
     /// The webhook guard: `Verifier::replay_guard(stores.guard())`.
     pub fn guard(&self) -> RedisReplayGuard {
         RedisReplayGuard::new(self.connection.clone(), &self.options)
+    }
+
+    /// The payout batches' store: `PayoutBatch::new(id, stores.batches())`.
+    pub fn batches(&self) -> RedisBatchStore {
+        RedisBatchStore::new(self.connection.clone(), &self.options)
     }
 
     /// The settlement watch's store: `SettlementWatch::with_store(stores.watch())`. It

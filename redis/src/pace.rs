@@ -1,7 +1,7 @@
 //! One rate limit for every replica, decided inside Redis.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,22 +16,26 @@ use crate::{RedisOptions, bounded, millis};
 /// The reservation, and the releases queued since the last one, in one script on Redis's
 /// clock (`TIME`): no two replicas' clocks are ever compared.
 ///
-/// KEYS: the reservations in flight (a sorted set: member, then the time its lease ends),
-/// the ended requests (member, then when it ended), the learned state (a hash: limit,
-/// window, margin, spent). ARGV: within (ms, or -1 to release only), the new member, its
-/// lease (ms), the documented limit and window (0 when unknown), the first margin (ms), the
-/// keys' time to live (ms), the count of releases, then eight values per release: member,
-/// `s` (sent) or `n` (not sent), how long ago it ended (ms), and what its answer announced:
-/// limit (-1 when no answer came), window (ms), refused (1 or 0), Retry-After (ms),
-/// remaining (-1 for none); last, how soon to ask again while the first answer is awaited.
+/// KEYS: the reservations in flight (a sorted set: member, then the end of the call's own
+/// deadline, past which its request cannot be under way), the ended requests (member, then
+/// when it ended), the learned state (a hash: limit, window, margin, spent, when replicas
+/// were last looked at), the replicas alive (a hash: replica, then until when it is taken as
+/// alive), the planned departures (a hash: member, then when its request may leave, for a
+/// reservation granted with a wait). ARGV: within (ms, or -1 to release only), the new
+/// member, this replica's name, the documented limit and window (0 when unknown), the first
+/// margin (ms), the keys' time to live (ms), the count of releases, then eight values per
+/// release: member, `s` (sent) or `n` (not sent), how long ago it ended (ms), and what its
+/// answer announced: limit (-1 when no answer came), window (ms), refused (1 or 0),
+/// Retry-After (ms), remaining (-1 for none); last, how soon to ask again while the first
+/// answer is awaited, and how long this replica is taken as alive without a word (ms).
 ///
 /// Answers `{1, wait}` for a reservation held from now, `{0, after}` for none (ask again
 /// after), `{2, 0}` for releases only.
 const PACE_SCRIPT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local flight, ended, state = KEYS[1], KEYS[2], KEYS[3]
-local within, member, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local flight, ended, state, alive, leave = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local within, member, replica = tonumber(ARGV[1]), ARGV[2], ARGV[3]
 local first_margin, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
 local limit = tonumber(redis.call('HGET', state, 'limit') or ARGV[4])
 local window = tonumber(redis.call('HGET', state, 'window') or ARGV[5])
@@ -39,12 +43,15 @@ local margin = tonumber(redis.call('HGET', state, 'margin') or first_margin)
 local spent = tonumber(redis.call('HGET', state, 'spent') or 0)
 local heard = tonumber(redis.call('HGET', state, 'heard') or 0)
 local n, i = tonumber(ARGV[8]), 9
+local alive_ms = tonumber(ARGV[10 + 8 * n])
+redis.call('HSET', alive, replica, now + alive_ms)
 for _ = 1, n do
   local m, kind, at = ARGV[i], ARGV[i + 1], now - tonumber(ARGV[i + 2])
   local a_limit, a_window = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
   local refused, retry, remaining = ARGV[i + 5], tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7])
   i = i + 8
   redis.call('ZREM', flight, m)
+  redis.call('HDEL', leave, m)
   if kind == 's' then
     redis.call('ZADD', ended, at, m)
     if a_limit >= 0 then heard = 1 end
@@ -62,17 +69,45 @@ for _ = 1, n do
     redis.call('ZREM', ended, m)
   end
 end
--- A reservation whose replica never said it ended (it died) ended when its lease did.
+-- A reservation whose replica never said it ended ended, at the latest, with its call's
+-- deadline: its request cannot be under way after it.
 local lapsed = redis.call('ZRANGEBYSCORE', flight, '-inf', now, 'WITHSCORES')
 for j = 1, #lapsed, 2 do
   redis.call('ZADD', ended, lapsed[j + 1], lapsed[j])
   redis.call('ZREM', flight, lapsed[j])
+  redis.call('HDEL', leave, lapsed[j])
+end
+-- A replica that has said nothing for longer than it is taken as alive has stopped (killed,
+-- or cut off from Redis, when it paces by its own share): its reservations end now, or
+-- when their request was to leave if that is later, and count a window from then.
+local scan = tonumber(redis.call('HGET', state, 'scan') or 0)
+if now >= scan then
+  local verdicts = {}
+  for _, m in ipairs(redis.call('ZRANGE', flight, 0, -1)) do
+    local r = string.match(m, '^(.*):[^:]*$')
+    if r and r ~= replica then
+      if verdicts[r] == nil then
+        verdicts[r] = tonumber(redis.call('HGET', alive, r) or 0) < now
+      end
+      if verdicts[r] then
+        redis.call('ZADD', ended, math.max(now, tonumber(redis.call('HGET', leave, m) or now)), m)
+        redis.call('ZREM', flight, m)
+        redis.call('HDEL', leave, m)
+      end
+    end
+  end
+  for r, dead in pairs(verdicts) do
+    if dead then redis.call('HDEL', alive, r) end
+  end
+  redis.call('HSET', state, 'scan', now + math.floor(alive_ms / 4))
 end
 redis.call('ZREMRANGEBYSCORE', ended, '-inf', now - window - margin)
 redis.call('HSET', state, 'limit', limit, 'window', window, 'margin', margin, 'spent', spent, 'heard', heard)
 redis.call('PEXPIRE', state, ttl)
 redis.call('PEXPIRE', ended, ttl)
 redis.call('PEXPIRE', flight, ttl)
+redis.call('PEXPIRE', alive, ttl)
+redis.call('PEXPIRE', leave, ttl)
 if within < 0 then return {2, 0} end
 local at = math.max(now, spent)
 if limit == 0 and heard == 0 and redis.call('ZCARD', flight) > 0 then
@@ -91,7 +126,11 @@ if limit > 0 and window > 0 then
 end
 local wait = at - now
 if wait > within then return {0, wait} end
-redis.call('ZADD', flight, at + lease, member)
+redis.call('ZADD', flight, now + within, member)
+if wait > 0 then
+  redis.call('HSET', leave, member, at)
+  redis.call('PEXPIRE', leave, ttl)
+end
 redis.call('PEXPIRE', flight, ttl)
 return {1, wait}
 ";
@@ -125,12 +164,17 @@ pub struct RedisPaceStore {
 struct Inner {
     connection: ConnectionManager,
     script: redis::Script,
-    keys: [String; 3],
+    keys: [String; 5],
     replica: String,
     next: AtomicU64,
     timeout: Duration,
-    lease: Duration,
+    /// How long this replica is taken as alive without a word.
+    alive: Duration,
     ttl: Duration,
+    /// Reservations granted through Redis and not yet released: while there are any, a
+    /// heartbeat tells Redis this replica is alive.
+    holding: AtomicUsize,
+    heartbeat: AtomicBool,
     documented: Option<(u32, Duration)>,
     /// Releases not yet sent.
     queued: Mutex<Vec<Release>>,
@@ -166,12 +210,20 @@ impl RedisPaceStore {
             inner: Arc::new(Inner {
                 connection,
                 script: redis::Script::new(PACE_SCRIPT),
-                keys: [options.key("pace:flight"), options.key("pace:ended"), options.key("pace:state")],
+                keys: [
+                    options.key("pace:flight"),
+                    options.key("pace:ended"),
+                    options.key("pace:state"),
+                    options.key("pace:alive"),
+                    options.key("pace:leave"),
+                ],
                 replica: payspec_runtime::store::unique_name(),
                 next: AtomicU64::new(0),
                 timeout: options.command_timeout,
-                lease: options.lease,
-                ttl: options.lease.max(Duration::from_secs(600)),
+                alive: options.alive,
+                ttl: options.alive.max(Duration::from_secs(600)),
+                holding: AtomicUsize::new(0),
+                heartbeat: AtomicBool::new(false),
                 documented: options.limit,
                 queued: Mutex::new(Vec::new()),
                 flush_planned: AtomicBool::new(false),
@@ -213,11 +265,13 @@ impl Inner {
         let (limit, window) =
             self.documented.map_or((0, 0), |(limit, window)| (u64::from(limit), millis(window)));
         let mut invocation = self.script.prepare_invoke();
-        invocation.key(&self.keys[0]).key(&self.keys[1]).key(&self.keys[2]);
+        for key in &self.keys {
+            invocation.key(key);
+        }
         invocation
             .arg(within.map_or(-1, |w| i64::try_from(w.as_millis()).unwrap_or(i64::MAX)))
             .arg(self.member(id))
-            .arg(millis(self.lease))
+            .arg(&self.replica)
             .arg(limit)
             .arg(window)
             .arg(millis(FIRST_MARGIN))
@@ -240,7 +294,7 @@ impl Inner {
                 .arg(announced.retry_after.map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
                 .arg(announced.remaining.map_or(-1, |r| i64::try_from(r).unwrap_or(i64::MAX)));
         }
-        invocation.arg(millis(PROBE_WAIT));
+        invocation.arg(millis(PROBE_WAIT)).arg(millis(self.alive));
         let mut connection = self.connection.clone();
         bounded(
             self.timeout,
@@ -275,6 +329,41 @@ impl Inner {
     }
 }
 
+/// Tells Redis this replica is alive while it holds places, a quarter of
+/// [`RedisOptions::replica_timeout`] apart, with the releases queued meanwhile; ends when the
+/// replica holds none, or the store is dropped.
+async fn heartbeat(inner: std::sync::Weak<Inner>) {
+    loop {
+        let Some(every) = inner.upgrade().map(|inner| inner.alive / 4) else { return };
+        tokio::time::sleep(every).await;
+        let Some(strong) = inner.upgrade() else { return };
+        if strong.holding.load(Ordering::SeqCst) == 0 {
+            strong.heartbeat.store(false, Ordering::SeqCst);
+            // One granted between the look and the store started no heartbeat: look again.
+            if strong.holding.load(Ordering::SeqCst) == 0 || strong.heartbeat.swap(true, Ordering::SeqCst) {
+                return;
+            }
+        }
+        let releases = strong.take_queued();
+        if let Err(error) = strong.run(None, 0, &releases).await {
+            strong.queued.lock().unwrap_or_else(|p| p.into_inner()).extend(releases);
+            tracing::debug!(%error, "the shared pacer's heartbeat failed");
+        }
+    }
+}
+
+impl Inner {
+    /// One more place held through Redis: the heartbeat runs while any is.
+    fn holds_one(self: &Arc<Self>) {
+        self.holding.fetch_add(1, Ordering::SeqCst);
+        if !self.heartbeat.swap(true, Ordering::SeqCst)
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(heartbeat(Arc::downgrade(self)));
+        }
+    }
+}
+
 impl PaceStore for RedisPaceStore {
     fn reserve(&self, within: Duration) -> StoreFuture<'_, Reservation> {
         let inner = &self.inner;
@@ -285,7 +374,10 @@ impl PaceStore for RedisPaceStore {
             let id = inner.next.fetch_add(1, Ordering::Relaxed) & !LOCAL;
             let releases = inner.take_queued();
             match inner.run(Some(within), id, &releases).await {
-                Ok((1, wait)) => Reservation::Granted(PaceSlot::new(id, Duration::from_millis(wait))),
+                Ok((1, wait)) => {
+                    inner.holds_one();
+                    Reservation::Granted(PaceSlot::new(id, Duration::from_millis(wait)))
+                }
                 Ok((_, after)) => Reservation::Retry(Duration::from_millis(after.max(1))),
                 Err(error) => {
                     // Whether the script ran is unknown: its releases are sent again (a
@@ -316,6 +408,7 @@ impl PaceStore for RedisPaceStore {
         // What a 429 or a new limit said is for every replica at once; the rest rides on
         // the next reservation.
         let urgent = announced.is_some_and(|a| a.refused || a.limit.is_some() && !self.knows_limit());
+        self.inner.holding.fetch_sub(1, Ordering::SeqCst);
         self.inner.queued.lock().unwrap_or_else(|p| p.into_inner()).push(Release {
             id: slot.id(),
             sent,

@@ -44,6 +44,7 @@ mod meta;
 mod orchestrate;
 mod pace;
 mod pages;
+pub mod payout;
 mod per_route;
 mod redact;
 mod request;

@@ -144,6 +144,9 @@ pub mod groups {
                 settle_methods(out, spec, op, names, gates);
             }
             out.push("    }\n");
+            for op in spec.operations.iter().filter(|op| op.group == group.key) {
+                payment_impl(out, spec, op, gates);
+            }
         });
     }
     out.push("}\n");
@@ -543,6 +546,51 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
             }}
         }}",
         read_ty = request_type(read),
+    );
+}
+
+/// `rt::payout::Payment` for the request of a money operation that settles by one
+/// reference the request carries, so that a `PayoutBatch` sends, follows and resumes it.
+fn payment_impl(out: &mut Code, spec: &Spec, op: &Operation, gates: &Gates) {
+    let Some(ByReference { args, groups, .. }) = by_reference(spec, op) else { return };
+    let [reference] = args.as_slice() else { return };
+    if !reference.required {
+        return;
+    }
+    let Some(first) =
+        op.settle.as_ref().and_then(|s| s.lookups.first()).and_then(|l| spec.operation(&l.operation))
+    else {
+        return;
+    };
+    let name = &op.name;
+    let ty = request_type(op);
+    let answer = data_type(first, "super::types");
+    let group = field_ident(&op.group.to_snake_case());
+    let field = field_ident(&reference.name);
+    out.doc_line(
+        "    ",
+        &format!("A `{name}` as an item of a [`PayoutBatch`](rt::payout::PayoutBatch): sent once, followed to its final state, resumed by its `{}`.", reference.name),
+    );
+    if let Some(gate) = gates.all(groups.iter().copied()) {
+        writeln!(out, "    {gate}");
+    }
+    write!(
+        out,
+        "    impl rt::payout::Payment<super::Client> for requests::{ty} {{
+        type Answer = {answer};
+        fn reference(&self) -> String {{ self.{field}.to_string() }}
+        fn pay<'a>(&'a self, client: &'a super::Client, options: rt::SettleOptions) -> rt::futures::future::BoxFuture<'a, Result<rt::Settled<Self::Answer>, rt::payout::PayFailure>> {{
+            Box::pin(async move {{
+                let outcome = client.{group}().{name}(self.clone()).await.map_err(rt::payout::PayFailure::Send)?;
+                client.{group}().settle_{name}(self, &outcome, options).await.map_err(rt::payout::PayFailure::Settle)
+            }})
+        }}
+        fn settle_by_reference<'a>(client: &'a super::Client, reference: &'a str, options: rt::SettleOptions) -> rt::futures::future::BoxFuture<'a, Result<rt::Settled<Self::Answer>, rt::Error>> {{
+            Box::pin(client.{group}().settle_{name}_by_reference(reference, options))
+        }}
+    }}
+",
+        name = field_ident(name),
     );
 }
 

@@ -37,6 +37,12 @@ impl SettleOptions {
         }
     }
 
+    /// The same options with a deadline no later than `most`.
+    pub(crate) fn capped(mut self, most: Duration) -> Self {
+        self.deadline = self.deadline.min(most);
+        self
+    }
+
     /// The wait before the first request after a pending answer, and the first backoff.
     pub fn first_wait(mut self, wait: Duration) -> Self {
         self.first_wait = wait;

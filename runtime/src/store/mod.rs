@@ -1,7 +1,8 @@
 //! What several replicas of one merchant share, as traits with a store in this process's
 //! memory beside each: the pacer's ([`PaceStore`], [`MemoryPaceStore`]), the settlement
 //! watch's ([`WatchStore`], [`MemoryWatchStore`]) and the webhook receiver's replay guard
-//! ([`ReplayGuard`], [`MemoryReplayGuard`]). A store over the network (Redis, in
+//! ([`ReplayGuard`], [`MemoryReplayGuard`]), and the payout batch's ([`BatchStore`],
+//! [`MemoryBatchStore`]). A store over the network (Redis, in
 //! `payspec-redis`) implements the same traits, and needs nothing else of this crate.
 //!
 //! Each answers with a [`StoreFuture`], ready at once for a store in this process's memory
@@ -11,17 +12,20 @@
 //!
 //! - `pace`: [`PaceStore`], the slots it reserves and what answers said of the limit;
 //! - `watch`: [`WatchStore`], the final states verified webhooks named;
-//! - `replay`: [`ReplayGuard`], the deliveries claimed and handled.
+//! - `replay`: [`ReplayGuard`], the deliveries claimed and handled;
+//! - `batch`: [`BatchStore`], a payout batch's items claimed, resumed and ended.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+mod batch;
 mod pace;
 mod replay;
 mod watch;
 
+pub use batch::{BatchStore, ItemClaim, ItemEnd, MemoryBatchStore};
 pub use pace::{MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, RateLimitNotice, Reservation, SlotEnd};
 pub use replay::{Claim, MemoryReplayGuard, ReplayGuard};
 pub use watch::{FinalState, MemoryWatchStore, WATCH_MEMORY, WatchStore};
