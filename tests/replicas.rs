@@ -359,6 +359,158 @@ async fn a_payout_killed_halfway_and_restarted_pays_every_vendor_exactly_once() 
     let _ = std::fs::remove_file(&journal);
 }
 
+fn batch(service: &LimitedService, redis: &str, run: &str, extra: &[String]) -> Replica {
+    let mut args = vec![
+        kv("base", service.url()),
+        kv("redis", redis),
+        kv("prefix", run),
+        kv("id", run),
+        kv("count", 150),
+        kv("concurrency", 40),
+        kv("limit", 40),
+        kv("window_ms", 1000),
+        kv("replicas", 2),
+    ];
+    args.extend_from_slice(extra);
+    Replica::start("batch", &args)
+}
+
+/// How many fields the hash `key` holds in the Redis at `url` (`HLEN`, over a plain socket).
+fn hlen(url: &str, key: &str) -> usize {
+    use std::io::{Read, Write};
+    let address = url.trim_start_matches("redis://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).unwrap_or_else(|e| panic!("Redis: {e}"));
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    write!(stream, "*2\r\n$4\r\nHLEN\r\n${}\r\n{key}\r\n", key.len()).unwrap_or_else(|e| panic!("{e}"));
+    let mut answer = [0u8; 32];
+    let read = stream.read(&mut answer).unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&answer[..read]);
+    text.trim().trim_start_matches(':').parse().unwrap_or_else(|e| panic!("HLEN answered {text:?}: {e}"))
+}
+
+/// Waits until the server applied `count` transfers.
+async fn applied(service: &LimitedService, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while service.counted().transfers.len() < count {
+        assert!(Instant::now() < deadline, "the batch never applied {count}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Each replica's last line said every item ended; the server applied each once.
+fn each_once(service: &LimitedService, lines: &[String]) {
+    for line in lines {
+        assert_eq!(field(line, "unknown"), "0", "{line}");
+        assert_eq!(field(line, "failed"), "0", "{line}");
+    }
+    let counted = service.counted();
+    assert_eq!(counted.transfers.len(), 150, "{lines:?}");
+    assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
+    assert_eq!(counted.refused, 0, "answered 429");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_killed_with_40_in_flight_resumes_at_the_limit_and_pays_each_vendor_once() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    for kill_at in [55, 100] {
+        let service =
+            LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+        let run = prefix(&format!("batch-kill-{kill_at}"));
+        let first = batch(&service, &redis.url, &run, &[]);
+        applied(&service, kill_at).await;
+        // SIGKILL with 40 claimed and paced (in flight, or holding their place in the limit).
+        first.kill();
+        let killed_at = service.counted().transfers.len();
+        // Claimed and not ended: sent and unanswered, or waiting for their place in the limit.
+        let claimed = hlen(&redis.url, &format!("payspec:{run}:batch:{run}:claims"));
+        assert!(claimed >= 20, "killed with only {claimed} claimed and not ended");
+        let restarted = Instant::now();
+        let second = batch(&service, &redis.url, &run, &[]);
+        // The dead replica's places in the shared limit are freed within its replica
+        // timeout (five seconds), not held for two minutes: the restart runs at the limit.
+        let fresh = (150 - killed_at).min(30);
+        applied(&service, killed_at + fresh).await;
+        let to_fresh = restarted.elapsed();
+        let line = second.finish(Duration::from_secs(150));
+        let took = restarted.elapsed();
+        let busiest = {
+            let counted = service.counted();
+            let after: Vec<Instant> =
+                counted.answered.iter().copied().filter(|at| *at >= restarted).collect();
+            after
+                .iter()
+                .map(|first| {
+                    after
+                        .iter()
+                        .filter(|at| **at >= *first && at.duration_since(*first) < Duration::from_secs(1))
+                        .count()
+                })
+                .max()
+                .unwrap_or(0)
+        };
+        println!(
+            "killed at {killed_at} applied, {claimed} claimed: the restart applied {fresh} more in {to_fresh:.2?}, its busiest second carried {busiest}, all done in {took:.2?}: {line}"
+        );
+        if (150 - killed_at).saturating_sub(40) >= fresh {
+            // Items no run claimed: they wait only for the places the dead replica held.
+            assert!(
+                to_fresh < Duration::from_secs(10),
+                "{fresh} transfers took {to_fresh:?} after the restart"
+            );
+            assert!(busiest >= 30, "the restart's busiest second carried {busiest}");
+        }
+        // The dead replica's claims wait out their lease (eight seconds), then are asked for.
+        assert!(took < Duration::from_secs(25), "the restart took {took:?}");
+        each_once(&service, &[line]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_resuming_one_batch_at_once_share_it_and_pay_each_vendor_once() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("batch-two");
+    let first = batch(&service, &redis.url, &run, &[]);
+    applied(&service, 70).await;
+    first.kill();
+    let (a, b) = (batch(&service, &redis.url, &run, &[]), batch(&service, &redis.url, &run, &[]));
+    let lines = [a.finish(Duration::from_secs(150)), b.finish(Duration::from_secs(150))];
+    println!("two replicas resumed one batch: {lines:?}");
+    each_once(&service, &lines);
+    // Both took part: the items were shared, not run twice.
+    let sent = |line: &str| -> usize {
+        field(line, "sent").parse::<usize>().unwrap_or(0)
+            + field(line, "resent").parse::<usize>().unwrap_or(0)
+    };
+    assert!(sent(&lines[0]) > 0 && sent(&lines[1]) > 0, "{lines:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_restarted_mid_batch_loses_nothing_and_sends_nothing_twice() {
+    let _one = SERIAL.lock().await;
+    let dir = std::env::temp_dir().join(prefix("payspec-redis-aof"));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let mut redis = RedisServer::start_persistent(&dir);
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("batch-redis");
+    let replica = batch(&service, &redis.url, &run, &[]);
+    applied(&service, 60).await;
+    redis.restart();
+    let line = replica.finish(Duration::from_secs(150));
+    println!("Redis restarted at 60 applied: {line}");
+    each_once(&service, &[line]);
+    // Run again after it all: every item is found ended in Redis; nothing is sent.
+    let again = batch(&service, &redis.url, &run, &[]).finish(Duration::from_secs(60));
+    assert_eq!(
+        (field(&again, "sent"), field(&again, "resent"), field(&again, "paid")),
+        ("0", "0", "150"),
+        "{again}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An answer as the service's headers announce it.
 fn announced(
     limit: u64,

@@ -29,6 +29,8 @@ const READY_WITHIN: Duration = Duration::from_secs(10);
 pub struct RedisServer {
     child: Option<Child>,
     url: String,
+    port: u16,
+    options: Vec<String>,
 }
 
 impl RedisServer {
@@ -36,7 +38,7 @@ impl RedisServer {
     /// ([`start_own`](Self::start_own)).
     pub fn start() -> io::Result<RedisServer> {
         match std::env::var("PAYSPEC_REDIS_URL") {
-            Ok(url) if !url.is_empty() => Ok(RedisServer { child: None, url }),
+            Ok(url) if !url.is_empty() => Ok(RedisServer { child: None, url, port: 0, options: Vec::new() }),
             _ => Self::start_own(),
         }
     }
@@ -45,19 +47,45 @@ impl RedisServer {
     /// `PAYSPEC_REDIS_URL` says (a test that kills its Redis must not kill a shared one),
     /// and waits until it answers. The error says what to install when it cannot start.
     pub fn start_own() -> io::Result<RedisServer> {
+        Self::spawn(vec!["--save".into(), String::new(), "--appendonly".into(), "no".into()])
+    }
+
+    /// Starts one of this test's own that writes every command to an append-only file in
+    /// `dir` before it answers (`appendonly yes`, `appendfsync always`), as a Redis that
+    /// must not lose a record is run: [`restart`](Self::restart)ed, it has what it had.
+    pub fn start_persistent(dir: &std::path::Path) -> io::Result<RedisServer> {
+        let dir = dir.to_str().ok_or_else(|| io::Error::other("the Redis directory is not UTF-8"))?;
+        Self::spawn(
+            ["--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir]
+                .map(String::from)
+                .to_vec(),
+        )
+    }
+
+    fn spawn(options: Vec<String>) -> io::Result<RedisServer> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let mut server =
+            RedisServer { child: None, url: format!("redis://127.0.0.1:{port}/"), port, options };
+        server.run()?;
+        Ok(server)
+    }
+
+    /// Starts the server on its port and waits until it answers.
+    fn run(&mut self) -> io::Result<()> {
+        let port = self.port;
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(&self.options)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| io::Error::new(e.kind(), format!("cannot start redis-server ({e}): {HOW}")))?;
-        let mut server = RedisServer { child: Some(child), url: format!("redis://127.0.0.1:{port}/") };
+        self.child = Some(child);
         let deadline = Instant::now() + READY_WITHIN;
         while !ping(port) {
-            let exited = server.child.as_mut().and_then(|child| child.try_wait().ok().flatten());
+            let exited = self.child.as_mut().and_then(|child| child.try_wait().ok().flatten());
             if exited.is_some() || Instant::now() >= deadline {
-                server.kill();
+                self.kill();
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!("redis-server did not answer PING on port {port} within {READY_WITHIN:?}: {HOW}"),
@@ -65,7 +93,17 @@ impl RedisServer {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(server)
+        Ok(())
+    }
+
+    /// Kills a server this test started (SIGKILL) and starts it again on the same port
+    /// with the same options; a shared one is left alone.
+    pub fn restart(&mut self) -> io::Result<()> {
+        if self.child.is_none() {
+            return Ok(());
+        }
+        self.kill();
+        self.run()
     }
 
     /// Its URL, `redis://127.0.0.1:PORT/`.

@@ -12,6 +12,11 @@
 //!   same journal after a `kill -9`, it first resumes what the journal holds undone (settle
 //!   by the reference; a transfer the service does not know is sent again as it was), then
 //!   pays the rest. Prints `payout paid=.. resent=.. errors=.. first=..`.
+//! - `batch base=URL redis=URL prefix=P id=B count=C concurrency=K limit=L window_ms=W replicas=R [check_first=1]`:
+//!   pays vendors `P-0` up to `P-(C-1)` as the payout batch `B`, its items in Redis and
+//!   every request paced through Redis. Started again (or twice at once) after a `kill -9`,
+//!   it resumes the batch. Prints `batch paid=.. failed=.. unknown=.. sent=.. resent=..
+//!   first=..`.
 //! - `settle base=URL redis=URL prefix=P reference=REF deadline_ms=D`: settles the
 //!   transfer with that reference, its wait ended by webhooks other replicas hear. Prints
 //!   `settled state=.. polls=.. at_ms=..` (the wall clock when it ended).
@@ -26,6 +31,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use payspec_client::requests::BankTransfer;
 use payspec_client::runtime::futures::{StreamExt, stream};
+use payspec_client::runtime::payout::PayoutBatch;
 use payspec_client::runtime::{SettleOptions, Settled, SettlementWatch, Standing};
 use payspec_client::store::MemoryPaceStore;
 use payspec_client::webhook::Verifier;
@@ -50,6 +56,7 @@ fn main() -> ExitCode {
         match role.as_str() {
             "pay" => pay(&args).await,
             "payout" => payout(&args).await,
+            "batch" => batch(&args).await,
             "settle" => settle(&args).await,
             "receive" => receive(&args).await,
             other => Err(format!("no role `{other}`")),
@@ -256,6 +263,34 @@ async fn payout(args: &Args) -> Result<String, String> {
         results.len() - errors.len(),
         errors.len(),
         errors.first().map_or("-", |e| e.as_str())
+    ))
+}
+
+async fn batch(args: &Args) -> Result<String, String> {
+    let stores = stores(args)?;
+    let client = client(args)?.pace(stores.pace()).build().map_err(|e| e.to_string())?;
+    let prefix = arg(args, "prefix")?;
+    let items: Vec<BankTransfer> = (0..number(args, "count")?)
+        .map(|n| vendor_transfer(&format!("{prefix}-{n}")))
+        .collect::<Result<_, _>>()?;
+    let concurrency = usize::try_from(number(args, "concurrency")?).unwrap_or(1);
+    let report = PayoutBatch::new(arg(args, "id")?, stores.batches())
+        .concurrency(concurrency)
+        .settle(SettleOptions::within(Duration::from_secs(10)))
+        .check_first(args.get("check_first").is_some_and(|v| v == "1"))
+        .within(Duration::from_secs(150))
+        .run(&client, items)
+        .await
+        .map_err(|e| e.to_string())?;
+    let summary = report.summary;
+    Ok(format!(
+        "batch paid={} failed={} unknown={} sent={} resent={} first={}",
+        summary.paid,
+        summary.failed,
+        summary.unknown + summary.in_flight,
+        report.sent,
+        report.resent,
+        report.unknown.first().map_or("-".to_owned(), |(r, why)| format!("{r}: {why}"))
     ))
 }
 

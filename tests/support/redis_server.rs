@@ -23,6 +23,12 @@ impl RedisServer {
         Self::had(testing::RedisServer::start_own())
     }
 
+    /// Starts one of the test's own that keeps every command on disk in `dir` before it
+    /// answers, so that a [`restart`](Self::restart) loses nothing.
+    pub fn start_persistent(dir: &std::path::Path) -> RedisServer {
+        Self::had(testing::RedisServer::start_persistent(dir))
+    }
+
     fn had(started: std::io::Result<testing::RedisServer>) -> RedisServer {
         let inner = started.unwrap_or_else(|e| panic!("the Redis tests need a Redis: {e}"));
         let url = inner.url().to_owned();
@@ -32,5 +38,10 @@ impl RedisServer {
     /// Stops it at once (SIGKILL), as a Redis that dies.
     pub fn kill(&mut self) {
         self.inner.kill();
+    }
+
+    /// Kills it and starts it again on its port, as a Redis that restarts.
+    pub fn restart(&mut self) {
+        self.inner.restart().unwrap_or_else(|e| panic!("Redis did not start again: {e}"));
     }
 }

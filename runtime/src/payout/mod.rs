@@ -192,7 +192,7 @@ impl fmt::Debug for PayoutBatch {
 }
 
 /// How long an item's claim lasts unless renewed, unless set.
-const LEASE: Duration = Duration::from_secs(15);
+const LEASE: Duration = Duration::from_secs(8);
 
 /// The longest wait between two passes over the items still unknown.
 const MOST_BETWEEN_PASSES: Duration = Duration::from_secs(5);
@@ -243,7 +243,7 @@ impl PayoutBatch {
         self
     }
 
-    /// How long an item's claim lasts unless its runner renews it (15 seconds unless set;
+    /// How long an item's claim lasts unless its runner renews it (8 seconds unless set;
     /// renewed every third of it while the item is worked on): how long an item whose
     /// runner died waits for another.
     pub fn lease(mut self, lease: Duration) -> Self {
