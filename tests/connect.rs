@@ -218,6 +218,7 @@ static OPEN_PAYMENT: payspec_client::Route = payspec_client::Route {
     reserved: &[],
     idempotency_header: None,
     answers: &payspec_client::Answers::PLAIN,
+    settle_by_reference: None,
 };
 
 struct OpenPayment;

@@ -357,6 +357,12 @@ async fn a_charge_resent_under_its_used_order_reference_may_have_been_applied() 
     assert!(error.may_have_been_applied(), "{error}");
     assert_eq!(error.status(), Some(400));
     assert!(error.to_string().contains("settle it by that reference"), "{error}");
+    // The service's own reason, where it put it (the data's message), and the method to
+    // settle by.
+    let ErrorDetail::ReferenceUsed { reason, .. } = error.detail() else { unreachable!() };
+    assert!(reason.as_deref().is_some_and(|r| r.contains("already exists")), "{reason:?}");
+    assert!(error.to_string().contains(&format!("\"{}\"", reason.as_deref().unwrap_or_default())), "{error}");
+    assert!(error.to_string().contains("`settle_charge_tokenized_card_by_reference`"), "{error}");
     assert_eq!(server.count("POST", "/v1/checkout/tokenized-card-payment"), 2, "the client resent nothing");
     Ok(())
 }

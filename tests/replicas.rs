@@ -406,7 +406,6 @@ fn each_once(service: &LimitedService, lines: &[String]) {
     let counted = service.counted();
     assert_eq!(counted.transfers.len(), 150, "{lines:?}");
     assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
-    assert_eq!(counted.refused, 0, "answered 429");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -463,6 +462,7 @@ async fn a_batch_killed_with_40_in_flight_resumes_at_the_limit_and_pays_each_ven
         // The dead replica's claims wait out their lease (eight seconds), then are asked for.
         assert!(took < Duration::from_secs(25), "the restart took {took:?}");
         each_once(&service, &[line]);
+        assert_eq!(service.counted().refused, 0, "answered 429");
     }
 }
 
@@ -479,6 +479,7 @@ async fn two_replicas_resuming_one_batch_at_once_share_it_and_pay_each_vendor_on
     let lines = [a.finish(Duration::from_secs(150)), b.finish(Duration::from_secs(150))];
     println!("two replicas resumed one batch: {lines:?}");
     each_once(&service, &lines);
+    assert_eq!(service.counted().refused, 0, "answered 429");
     // Both took part: the items were shared, not run twice.
     let sent = |line: &str| -> usize {
         field(line, "sent").parse::<usize>().unwrap_or(0)
@@ -499,7 +500,9 @@ async fn redis_restarted_mid_batch_loses_nothing_and_sends_nothing_twice() {
     applied(&service, 60).await;
     redis.restart();
     let line = replica.finish(Duration::from_secs(150));
-    println!("Redis restarted at 60 applied: {line}");
+    // While Redis is away each replica paces by its share, and the service's 429s are the
+    // authority (docs/replicas.md): they may come, and are answered by waiting.
+    println!("Redis restarted at 60 applied: {line}; {} answered 429", service.counted().refused);
     each_once(&service, &[line]);
     // Run again after it all: every item is found ended in Redis; nothing is sent.
     let again = batch(&service, &redis.url, &run, &[]).finish(Duration::from_secs(60));

@@ -579,6 +579,7 @@ static OPEN_READ: payspec_client::Route = payspec_client::Route {
     reserved: &[],
     idempotency_header: None,
     answers: &support::STANDARD,
+    settle_by_reference: None,
 };
 
 /// An operation that sends no credentials at all.

@@ -608,17 +608,22 @@ async fn the_axum_receiver_feeds_the_watch_and_a_waiting_settle_ends_at_once() -
     use std::sync::atomic::{AtomicUsize, Ordering};
     let handled = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = std::sync::Arc::clone(&handled);
-    let (url, watch) = axum_receiver(std::sync::Arc::new(move |_: &_, payload: &_| {
-        // The payout's payload, typed: the sandbox's delivery carries the narration.
-        match payload {
-            payspec_client::webhook::Payload::PayoutSuccess(data) => {
-                let narration = data.transaction.as_ref().and_then(|t| t.narration.clone());
-                assert_eq!(narration.as_deref(), Some("axum payout"));
+    let (url, watch) = axum_receiver(webhook_axum_example::handler(move |_, payload| {
+        let counted = std::sync::Arc::clone(&counted);
+        async move {
+            // Awaits, as a handler writing to a database does.
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            // The payout's payload, typed: the sandbox's delivery carries the narration.
+            match payload {
+                payspec_client::webhook::Payload::PayoutSuccess(data) => {
+                    let narration = data.transaction.as_ref().and_then(|t| t.narration.clone());
+                    assert_eq!(narration.as_deref(), Some("axum payout"));
+                }
+                other => return Err(format!("unexpected {other:?}")),
             }
-            other => return Err(format!("unexpected {other:?}")),
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(())
         }
-        counted.fetch_add(1, Ordering::SeqCst);
-        Ok(())
     }))
     .await?;
     let sandbox = Sandbox::builder().webhook(url, SIGNING_KEY).start().await?;
@@ -655,9 +660,10 @@ async fn a_delivery_whose_handler_failed_is_accepted_again_and_a_handled_one_is_
     use std::sync::atomic::{AtomicUsize, Ordering};
     let calls = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = std::sync::Arc::clone(&calls);
-    let (url, _watch) = axum_receiver(std::sync::Arc::new(move |_: &_, _: &_| {
+    let (url, _watch) = axum_receiver(webhook_axum_example::handler(move |_, _| {
         // The first attempt fails (a database down, say); the next succeeds.
-        if counted.fetch_add(1, Ordering::SeqCst) == 0 { Err("not now".to_owned()) } else { Ok(()) }
+        let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
+        async move { if first { Err("not now".to_owned()) } else { Ok(()) } }
     }))
     .await?;
     let body = br#"{"event_type":"payout_success","requestId":"req-axum-1","data":{"merchant":{"userId":"u-1","walletId":"w-1","walletBalance":10.5},"terminal":{},"transaction":{"transactionId":"t-axum-1","type":"transfer","transactionAmount":40,"fee":0,"responseCode":"","time":"2026-01-01T00:00:00Z"},"customer":{"bankCode":"058"}}}"#;

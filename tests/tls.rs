@@ -52,6 +52,24 @@ async fn refused(certificate: Certificate, root: Option<&str>, what: &str) {
 }
 
 #[tokio::test]
+async fn a_refused_certificate_is_not_tried_again_whatever_the_retry_policy() {
+    // A retry cannot make the server's certificate trusted: one connection, one refusal.
+    let ca = authority();
+    let (port, seen) = server(Some(leaf(&["localhost"], Some(&ca), false)), Behaviour::default()).await;
+    let client = Client::builder()
+        .environment(Environment::Custom(format!("https://localhost:{port}")))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(200), Duration::from_millis(500)))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = std::time::Instant::now();
+    let error = transfer(&client).await.expect_err("an untrusted issuer");
+    assert!(error.to_string().contains("not signed by a root this client trusts"), "{error}");
+    assert_eq!(seen.connections.load(Ordering::SeqCst), 1, "tried again: {error}");
+    assert!(started.elapsed() < Duration::from_millis(200), "waited {:?} for retries", started.elapsed());
+}
+
+#[tokio::test]
 async fn an_issuer_the_client_does_not_trust_is_refused_with_nothing_sent() {
     let ca = authority();
     refused(leaf(&["localhost"], Some(&ca), false), None, "not signed by a root this client trusts").await;

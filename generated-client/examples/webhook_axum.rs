@@ -15,6 +15,7 @@
 //! It listens on 127.0.0.1:9000 (or `PAYSPEC_WEBHOOK_PORT`) at `/webhooks` and prints each
 //! event's kind and signed transaction id: nothing personal and nothing unsigned.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
@@ -23,11 +24,22 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use payspec_client::runtime::SettlementWatch;
+use payspec_client::runtime::futures::future::BoxFuture;
 use payspec_client::webhook::{Payload, Verifier, WebhookEvent};
 
-/// The merchant's work for one verified delivery: `Err` when it could not be done now (the
-/// delivery is answered `500` and the service sends it again).
-pub type Handler = dyn Fn(&WebhookEvent, &Payload) -> Result<(), String> + Send + Sync;
+/// The merchant's work for one verified delivery, async (it may await a database, a queue,
+/// another service): `Err` when it could not be done now (the delivery is answered `500`
+/// and the service sends it again). It gets the event and its typed payload as its own.
+pub type Handler = dyn Fn(WebhookEvent, Payload) -> BoxFuture<'static, Result<(), String>> + Send + Sync;
+
+/// A [`Handler`] of an async function or closure: `handler(|event, payload| async move { .. })`.
+pub fn handler<F, Fut>(work: F) -> Arc<Handler>
+where
+    F: Fn(WebhookEvent, Payload) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), String>> + Send + 'static,
+{
+    Arc::new(move |event, payload| Box::pin(work(event, payload)))
+}
 
 /// What every request to the endpoint shares.
 #[derive(Clone)]
@@ -65,7 +77,7 @@ async fn receive(State(receiver): State<Receiver>, headers: HeaderMap, body: Byt
         eprintln!("{error}");
     }
     let (payload, _unread) = event.payload();
-    match (receiver.handler)(event, &payload) {
+    match (receiver.handler)(event.clone(), payload).await {
         Ok(()) => {
             // Marked handled; a mark the store could not keep is said, and the delivery is
             // answered 200 all the same (its work is done).
@@ -98,7 +110,9 @@ async fn main() -> std::process::ExitCode {
     let receiver = Receiver {
         verifier: Arc::new(verifier),
         watch: SettlementWatch::new(),
-        handler: Arc::new(|event: &WebhookEvent, _payload: &Payload| {
+        handler: handler(|event: WebhookEvent, _payload: Payload| async move {
+            // Where a database write would be awaited.
+            tokio::task::yield_now().await;
             println!("{} {}", event.event_type, event.signed.transaction_id.as_deref().unwrap_or("-"));
             Ok(())
         }),

@@ -296,10 +296,12 @@ impl Exchange {
             let description =
                 description.map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values));
             let excerpt = redact::answer_excerpt(&body, &secrets, route.answers.secret_values);
-            let error = if (400..500).contains(&status) && reference_taken(&body, route.answers) {
+            let taken = (400..500).contains(&status).then(|| reference_taken(&body, route.answers)).flatten();
+            let error = if let Some(reason) = taken {
                 // A refusal that says the reference is taken: an earlier attempt with it
                 // (a resend after a timeout, the caller's own retry) may have been applied.
-                ErrorDetail::ReferenceUsed { status, code, description, excerpt }
+                let reason = Some(redact::answer_text(&reason, &secrets, route.answers.secret_values).into());
+                ErrorDetail::ReferenceUsed { status, code, description, reason, excerpt }
             } else {
                 ErrorDetail::Status { status, code, description, excerpt }
             };
@@ -321,18 +323,25 @@ impl Exchange {
         let host = self.origin.clone();
         let reason = redact::answer_text(&describe(&*e.source), secrets, false);
         let detail = match e.reach {
-            Reach::NotSent => ErrorDetail::Transport {
-                reason: tls::explain(&reason, &self.origin).unwrap_or(reason),
-                host,
-                may_have_reached_server: false,
-            },
+            Reach::NotSent => {
+                // What TLS refused no retry changes.
+                let explained = tls::explain(&reason, &self.origin);
+                ErrorDetail::Transport {
+                    lasting: explained.is_some(),
+                    reason: explained.unwrap_or(reason),
+                    host,
+                    may_have_reached_server: false,
+                }
+            }
             Reach::TimedOut => ErrorDetail::Timeout {
                 after: timeout,
                 waiting_for_token: false,
                 phase: TimeoutPhase::Answer,
                 may_have_reached_server: true,
             },
-            Reach::MaySent => ErrorDetail::Transport { host, may_have_reached_server: true, reason },
+            Reach::MaySent => {
+                ErrorDetail::Transport { host, may_have_reached_server: true, reason, lasting: false }
+            }
         };
         detail.into()
     }

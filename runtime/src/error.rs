@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::meta::Meta;
-use crate::service::Effect;
+use crate::service::{Effect, Route};
 
 /// Why a call failed: what went wrong ([`detail`](Self::detail), matched by kind), the
 /// call's record ([`meta`](Self::meta)) and what the operation does
@@ -31,6 +31,11 @@ pub struct Error {
     effect: Option<Effect>,
     /// What the call's exchanges were, when it made any.
     meta: Option<Box<Meta>>,
+    /// The generated method that follows the operation to its final state by its
+    /// reference, when it has one: what the message says to do when the request may have
+    /// been applied.
+    /// (A reference to the route's own field: one word, so that the error stays small.)
+    settle: Option<&'static &'static str>,
 }
 
 /// What went wrong, by kind ([`Error::detail`]): match on it to decide what to do. The
@@ -50,6 +55,10 @@ pub enum ErrorDetail {
         may_have_reached_server: bool,
         /// What went wrong at the connection level, without addresses or values.
         reason: String,
+        /// The server refused what no retry can change (its certificate not trusted or not
+        /// for this host, no TLS version in common, plain HTTP where TLS was asked): the
+        /// call is not tried again.
+        lasting: bool,
     },
     /// The call ran out of time: an attempt got no whole answer within its timeout, or
     /// the call's deadline passed (waiting for a token or between attempts).
@@ -111,6 +120,9 @@ pub enum ErrorDetail {
         code: Option<String>,
         /// The envelope's description, if the answer had one.
         description: Option<String>,
+        /// The service's own words that the reference was used ("An order already exists
+        /// with this order reference"), wherever in the answer they stood, secrets removed.
+        reason: Option<Box<str>>,
         /// The beginning of the answer body, secrets removed.
         excerpt: String,
     },
@@ -279,12 +291,13 @@ impl ErrorKind {
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.detail {
-            ErrorDetail::Transport { host, may_have_reached_server, reason } => {
+            ErrorDetail::Transport { host, may_have_reached_server, reason, .. } => {
                 write!(
                     f,
                     "could not exchange the request with {host} ({}): {reason}",
                     reach_text(*may_have_reached_server)
-                )
+                )?;
+                self.next_step(f)
             }
             ErrorDetail::Timeout { after, phase, may_have_reached_server, .. } => {
                 // The call's whole time, when it ran clearly longer than the time that ran out
@@ -298,15 +311,16 @@ impl std::fmt::Display for Error {
                         after.as_millis(),
                         phase.text(),
                         reach_text(*may_have_reached_server)
-                    ),
+                    )?,
                     None => write!(
                         f,
                         "the call timed out after {} ms {} ({})",
                         after.as_millis(),
                         phase.text(),
                         reach_text(*may_have_reached_server)
-                    ),
+                    )?,
                 }
+                self.next_step(f)
             }
             ErrorDetail::Redirect { status, location } => write!(
                 f,
@@ -316,28 +330,47 @@ impl std::fmt::Display for Error {
             ErrorDetail::AnswerTooLarge { status, limit } => {
                 write!(f, "the service's answer (HTTP {status}) is larger than the limit of {limit} bytes")
             }
-            ErrorDetail::OutcomeUnknown { code, description, .. } => write!(
-                f,
-                "the service answered code {code} ({description}), which does not say whether the money moved"
-            ),
-            ErrorDetail::Status { status, code, description, .. } => write!(
-                f,
-                "the service answered HTTP {status}{}",
-                code_text(code.as_deref(), description.as_deref())
-            ),
-            ErrorDetail::ReferenceUsed { status, code, description, .. } => write!(
-                f,
-                "the service answered HTTP {status}{}: the reference was used already, so an earlier attempt with it may have been applied; settle it by that reference before anything else, and never send it again under a new one",
-                code_text(code.as_deref(), description.as_deref())
-            ),
+            ErrorDetail::OutcomeUnknown { code, description, .. } => {
+                write!(
+                    f,
+                    "the service answered code {code} ({description}), which does not say whether the money moved"
+                )?;
+                self.next_step(f)
+            }
+            ErrorDetail::Status { status, code, description, .. } => {
+                write!(
+                    f,
+                    "the service answered HTTP {status}{}",
+                    code_text(code.as_deref(), description.as_deref())
+                )?;
+                self.next_step(f)
+            }
+            ErrorDetail::ReferenceUsed { status, code, description, reason, .. } => {
+                write!(
+                    f,
+                    "the service answered HTTP {status}{}",
+                    code_text(code.as_deref(), description.as_deref())
+                )?;
+                if let Some(reason) = reason.as_deref().filter(|r| Some(*r) != description.as_deref()) {
+                    write!(f, ": \"{reason}\"")?;
+                }
+                write!(
+                    f,
+                    ": the reference was used already, so an earlier attempt with it may have been applied; settle it by that reference{} before anything else, and never send it again under a new one",
+                    method_text(self.settle.copied())
+                )
+            }
             ErrorDetail::Service { code, description } => {
                 write!(f, "the service refused the request with code {code} ({description})")
             }
-            ErrorDetail::Decode { status, operation, path, reason, .. } => write!(
-                f,
-                "the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}",
-                path_text(path.as_deref())
-            ),
+            ErrorDetail::Decode { status, operation, path, reason, .. } => {
+                write!(
+                    f,
+                    "the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}",
+                    path_text(path.as_deref())
+                )?;
+                self.next_step(f)
+            }
             ErrorDetail::RateLimited { retry_after, .. } => {
                 write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
             }
@@ -365,7 +398,7 @@ impl std::error::Error for Error {}
 
 impl From<ErrorDetail> for Error {
     fn from(detail: ErrorDetail) -> Self {
-        Error { detail, effect: None, meta: None }
+        Error { detail, effect: None, meta: None, settle: None }
     }
 }
 
@@ -396,6 +429,12 @@ impl TimeoutPhase {
             TimeoutPhase::Reading => "reading the answer, whose head had come",
         }
     }
+}
+
+/// ` (`settle_…_by_reference`)`, the method that follows the operation by its reference,
+/// when it has one.
+fn method_text(method: Option<&'static str>) -> String {
+    method.map_or_else(String::new, |m| format!(" (`{m}`)"))
 }
 
 fn reach_text(may_have_reached: bool) -> &'static str {
@@ -461,6 +500,35 @@ impl Error {
         }
         self.effect = Some(effect);
         self
+    }
+
+    /// The same error of a call of `route`: its record, what it does, and how it is
+    /// followed by its reference.
+    pub(crate) fn of_route(self, record: Option<Box<Meta>>, route: &'static Route) -> Self {
+        self.in_call(record, route.effect).settled_by(route.settle_by_reference.as_ref())
+    }
+
+    /// The same error, its operation followed by its reference with `method`.
+    pub(crate) fn settled_by(mut self, method: Option<&'static &'static str>) -> Self {
+        self.settle = method;
+        self
+    }
+
+    /// What to do next, after a message whose request may have been applied: follow it by
+    /// its reference before anything else.
+    fn next_step(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.may_have_been_applied() {
+            return Ok(());
+        }
+        match self.settle {
+            Some(method) => write!(
+                f,
+                "; it may have been applied: settle it by its reference (`{method}`) before sending it again, and never send it under a new reference"
+            ),
+            None => f.write_str(
+                "; it may have been applied: look it up by its reference before sending it again, and never send it under a new reference",
+            ),
+        }
     }
 
     /// A request refused before sending, for `reason` ([`ErrorDetail::InvalidRequest`]
@@ -638,6 +706,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_error_whose_request_may_have_been_applied_says_to_settle_it_by_its_reference() {
+        static MONEY: Route = Route {
+            settle_by_reference: Some("settle_bank_transfer_by_reference"),
+            ..crate::service::fixture::route(crate::Method::Post, "/x", Effect::Money)
+        };
+        let status = |code: u16| -> Error {
+            ErrorDetail::Status { status: code, code: None, description: None, excerpt: String::new() }.into()
+        };
+        let failed = status(500).of_route(None, &MONEY).to_string();
+        assert_eq!(
+            failed,
+            "the service answered HTTP 500; it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`) before sending it again, and never send it under a new reference"
+        );
+        // Without a method of its own: look it up.
+        let unnamed = status(502).in_call(None, Effect::Money).to_string();
+        assert!(
+            unnamed.ends_with(
+                "look it up by its reference before sending it again, and never send it under a new reference"
+            ),
+            "{unnamed}"
+        );
+        // Refused (nothing applied), or a read: what happened, and no more.
+        assert_eq!(status(400).of_route(None, &MONEY).to_string(), "the service answered HTTP 400");
+        assert_eq!(status(500).in_call(None, Effect::Read).to_string(), "the service answered HTTP 500");
+        let timed_out: Error = ErrorDetail::Timeout {
+            after: Duration::from_secs(30),
+            waiting_for_token: false,
+            phase: TimeoutPhase::Answer,
+            may_have_reached_server: true,
+        }
+        .into();
+        let text = timed_out.of_route(None, &MONEY).to_string();
+        assert!(text.contains("(the request may have reached it); it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`)"), "{text}");
+    }
+
+    #[test]
     fn the_code_is_the_services_own_text_and_the_context_is_set_once() {
         let refused = Error::service("01", "try again");
         assert_eq!(refused.code(), Some("01"));
@@ -645,6 +749,7 @@ mod tests {
             host: String::new(),
             may_have_reached_server: true,
             reason: String::new(),
+            lasting: false,
         }
         .into();
         assert_eq!((transport.code(), transport.effect()), (None, None));

@@ -92,6 +92,10 @@ impl RetryPolicy {
 
 /// Whether sending the same request again cannot apply it twice.
 fn is_safe_to_resend(route: &Route, has_idempotency_key: bool, error: &Error) -> bool {
+    if lasting(error) {
+        // Safe, and useless: the server refused what no retry changes.
+        return false;
+    }
     if never_reached_server(error) {
         return match route.effect {
             Effect::Read | Effect::Write => true,
@@ -105,6 +109,16 @@ fn is_safe_to_resend(route: &Route, has_idempotency_key: bool, error: &Error) ->
         return is_transient(error) || matches!(error.detail(), ErrorDetail::Status { status: 500, .. });
     }
     route.effect == Effect::Read && is_transient(error)
+}
+
+/// The server refused what no retry changes (its certificate, no TLS in common), for the
+/// request or for the token it waited on.
+fn lasting(error: &Error) -> bool {
+    match error.detail() {
+        ErrorDetail::Transport { lasting, .. } => *lasting,
+        ErrorDetail::Auth { cause } => lasting(cause),
+        _ => false,
+    }
 }
 
 /// The failure happened before the request was written: nothing can have been applied.
@@ -162,6 +176,7 @@ mod tests {
             reserved: &[],
             idempotency_header,
             answers: &crate::service::fixture::ANSWERS,
+            settle_by_reference: None,
         }
     }
 
@@ -178,6 +193,7 @@ mod tests {
             host: "http://x".into(),
             may_have_reached_server: reached,
             reason: "x".into(),
+            lasting: false,
         }
         .into()
     }

@@ -43,6 +43,10 @@ pub struct Route {
     pub idempotency_header: Option<&'static str>,
     /// How answers are read.
     pub answers: &'static Answers,
+    /// The generated method that follows the operation to its final state by its
+    /// reference alone (`settle_bank_transfer_by_reference`), when it has one: an error
+    /// whose request may have been applied names it as what to do next.
+    pub settle_by_reference: Option<&'static str>,
 }
 
 impl Route {
@@ -201,6 +205,7 @@ pub(crate) mod fixture {
             reserved: &[],
             idempotency_header: None,
             answers: &ANSWERS,
+            settle_by_reference: None,
         }
     }
 

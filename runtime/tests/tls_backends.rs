@@ -30,6 +30,7 @@ static PING: Route = Route {
     reserved: &[],
     idempotency_header: None,
     answers: &Answers::PLAIN,
+    settle_by_reference: None,
 };
 
 struct Ping;

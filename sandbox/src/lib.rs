@@ -119,8 +119,13 @@ pub enum SandboxError {
     /// reads a request key or writes an answer field the spec's operation lacks (each
     /// problem on a line of its own).
     Handlers(String),
-    /// The port could not be bound.
-    Bind(std::io::Error),
+    /// The port could not be listened on.
+    Bind {
+        /// The port asked for (0: a free one).
+        port: u16,
+        /// Why.
+        error: std::io::Error,
+    },
     /// A control call named no operation of the spec.
     UnknownOperation(String),
     /// The sandbox refused a control call (an unknown order, say).
@@ -134,7 +139,13 @@ impl std::fmt::Display for SandboxError {
             SandboxError::Handlers(problems) => {
                 write!(f, "the sandbox's handlers do not fit the spec:\n{problems}")
             }
-            SandboxError::Bind(error) => write!(f, "cannot listen: {error}"),
+            SandboxError::Bind { port, error } => {
+                write!(f, "cannot listen on 127.0.0.1:{port}: {error}")?;
+                if error.kind() == std::io::ErrorKind::AddrInUse {
+                    write!(f, " (another program listens there: choose another port, or 0 for a free one)")?;
+                }
+                Ok(())
+            }
             SandboxError::UnknownOperation(name) => write!(f, "no operation `{name}` in the spec"),
             SandboxError::Refused(refusal) => write!(f, "{} ({})", refusal.description, refusal.status),
         }
@@ -261,8 +272,8 @@ impl SandboxBuilder {
         let handlers = Table::mount(&spec, self.spec.is_none()).map_err(SandboxError::Handlers)?;
         let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], self.port)))
             .await
-            .map_err(SandboxError::Bind)?;
-        let address = listener.local_addr().map_err(SandboxError::Bind)?;
+            .map_err(|error| SandboxError::Bind { port: self.port, error })?;
+        let address = listener.local_addr().map_err(|error| SandboxError::Bind { port: self.port, error })?;
         let scheme = spec.webhooks.as_ref().map(|webhooks| webhooks.scheme.clone());
         let shared = Arc::new(Shared {
             routes: RouteTable::new(&spec),

@@ -5,6 +5,10 @@
 //! payspec-sandbox trigger EVENT --url URL
 //! payspec-sandbox resend DELIVERY_ID --url URL
 //! payspec-sandbox payment ID_OR_REFERENCE --url URL
+//! payspec-sandbox settle [success|failed|refund] --url URL
+//! payspec-sandbox deliveries --url URL
+//! payspec-sandbox state --url URL
+//! payspec-sandbox --version
 //! ```
 
 use std::process::ExitCode;
@@ -14,6 +18,10 @@ const USAGE: &str =
        payspec-sandbox trigger EVENT --url URL
        payspec-sandbox resend DELIVERY_ID --url URL
        payspec-sandbox payment ID_OR_REFERENCE --url URL
+       payspec-sandbox settle [success|failed|refund] --url URL
+       payspec-sandbox deliveries --url URL
+       payspec-sandbox state --url URL
+       payspec-sandbox --version
 
 Serves every operation of the spec on 127.0.0.1:N (a free port when N is 0 or absent)
 until stopped, behaving like the service: it accepts what the service is known to accept
@@ -29,15 +37,37 @@ transfers to {\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>
 payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger
 ({\"event\": \"payment_success\"}, or any of the six kinds), PUT webhook.
 
-trigger, resend and payment call that control API of a sandbox running at URL: trigger makes
-EVENT (payment_success, payment_failed, payment_reversal, payout_success, payout_failed,
-payout_refund) happen to a payment of the sandbox's own and delivers it; resend sends a
-delivery again now; payment prints one payment with its deliveries and their attempts.";
+The other commands call that control API of a sandbox running at URL and print its answer:
+trigger makes EVENT (payment_success, payment_failed, payment_reversal, payout_success,
+payout_failed, payout_refund) happen to a payment of the sandbox's own and delivers it;
+resend sends a delivery again now, to the webhook URL in force, and again on the service's
+schedule while it is not answered 2xx; payment prints one payment with its deliveries and
+their attempts; settle ends every pending transfer (as success unless told); deliveries
+lists every delivery with its attempts; state prints what the sandbox holds.";
+
+/// The commands that call a running sandbox's control API, and what each needs named.
+const COMMANDS: &[(&str, Option<&str>)] = &[
+    (
+        "trigger",
+        Some(
+            "name the event to make happen (payment_success, payment_failed, payment_reversal, payout_success, payout_failed or payout_refund)",
+        ),
+    ),
+    ("resend", Some("name the delivery to send again (its id, as `deliveries` lists it)")),
+    ("payment", Some("name the payment to show (its id or its reference)")),
+    ("settle", None),
+    ("deliveries", None),
+    ("state", None),
+];
 
 fn main() -> ExitCode {
     let all: Vec<String> = std::env::args().skip(1).collect();
-    if let Some(command) = all.first().filter(|a| matches!(a.as_str(), "trigger" | "resend" | "payment")) {
+    if let Some(command) = all.first().filter(|a| COMMANDS.iter().any(|(name, _)| name == a)) {
         return control(command, &all[1..]);
+    }
+    if all.iter().any(|a| a == "--version" || a == "-V") {
+        println!("payspec-sandbox {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
     }
     let mut builder = payspec_sandbox::Sandbox::builder();
     let mut args = all.into_iter();
@@ -127,8 +157,8 @@ fn main() -> ExitCode {
     })
 }
 
-/// `trigger`, `resend` or `payment`: one call of the control API of the sandbox at `--url`,
-/// its answer printed.
+/// One of the [`COMMANDS`]: one call of the control API of the sandbox at `--url`, its
+/// answer printed.
 fn control(command: &str, args: &[String]) -> ExitCode {
     let mut target = None;
     let mut url = None;
@@ -143,11 +173,20 @@ fn control(command: &str, args: &[String]) -> ExitCode {
             }
         }
     }
-    let (Some(target), Some(url)) = (target, url) else {
+    let needs = COMMANDS.iter().find(|(name, _)| *name == command).and_then(|(_, needs)| *needs);
+    let Some(url) = url else {
         eprintln!(
-            "payspec-sandbox {command}: give what to {command} and --url of the running sandbox\n\n{USAGE}"
+            "payspec-sandbox {command}: give the URL of the running sandbox with --url (as it printed when it started)\n\n{USAGE}"
         );
         return ExitCode::from(2);
+    };
+    let target = match (target, needs) {
+        (Some(target), _) => target,
+        (None, None) => String::new(),
+        (None, Some(needs)) => {
+            eprintln!("payspec-sandbox {command}: {needs}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
     };
     let base = url.trim_end_matches('/');
     let (method, path, body) = match command {
@@ -155,6 +194,12 @@ fn control(command: &str, args: &[String]) -> ExitCode {
             (reqwest::Method::POST, "trigger".to_owned(), serde_json::json!({"event": target}).to_string())
         }
         "resend" => (reqwest::Method::POST, format!("deliveries/{target}/resend"), String::new()),
+        "settle" => {
+            let to = if target.is_empty() { "success" } else { target.as_str() };
+            (reqwest::Method::POST, "settle".to_owned(), serde_json::json!({"to": to}).to_string())
+        }
+        "deliveries" => (reqwest::Method::GET, "deliveries".to_owned(), String::new()),
+        "state" => (reqwest::Method::GET, "state".to_owned(), String::new()),
         _ => (reqwest::Method::GET, format!("payments/{target}"), String::new()),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {

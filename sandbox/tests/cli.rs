@@ -14,6 +14,11 @@ const PROGRAM: &str = env!("CARGO_BIN_EXE_payspec-sandbox");
 
 /// A receiver on loopback that answers every request `200` and counts them.
 fn receiver() -> (String, Arc<AtomicUsize>) {
+    refusing_first(0)
+}
+
+/// A receiver that answers its first `refused` requests `503`, then `200`; counts them all.
+fn refusing_first(refused: usize) -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
     let url = format!("http://{}/hooks", listener.local_addr().unwrap_or_else(|e| panic!("{e}")));
     let count = Arc::new(AtomicUsize::new(0));
@@ -43,8 +48,13 @@ fn receiver() -> (String, Arc<AtomicUsize>) {
                     }
                 }
             }
-            counted.fetch_add(1, Ordering::SeqCst);
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+            let seen = counted.fetch_add(1, Ordering::SeqCst);
+            let answer: &[u8] = if seen < refused {
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 4\r\nconnection: close\r\n\r\nbusy"
+            } else {
+                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"
+            };
+            let _ = stream.write_all(answer);
         }
     });
     (url, count)
@@ -133,4 +143,83 @@ fn trigger_payment_and_resend_from_the_shell() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stdout).contains("payout_refund"));
+}
+
+/// Runs the program with `args`; its exit code, standard output and standard error.
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::new(PROGRAM).args(args).output().unwrap_or_else(|e| panic!("{e}"));
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn deliveries_state_and_settle_from_the_shell_and_a_resend_goes_to_the_url_in_force_retried_as_a_first_delivery()
+ {
+    let (old, to_old) = receiver();
+    let sandbox = start(&old);
+    command(&["trigger", "payout_success"], &sandbox.1);
+    wait_for(&to_old, 1);
+    let listed = command(&["deliveries"], &sandbox.1);
+    let delivery_id = listed["deliveries"][0]["id"].as_str().unwrap_or_else(|| panic!("{listed}")).to_owned();
+    let state = command(&["state"], &sandbox.1);
+    assert!(state.is_object(), "{state}");
+    let settled = command(&["settle"], &sandbox.1);
+    assert!(settled.is_object(), "{settled}");
+
+    // The merchant moved its receiver: a resend goes to the new one, and one it refuses
+    // (503) is sent again on the service's schedule (scaled down here), as a re-push is.
+    let (new, to_new) = refusing_first(1);
+    let body = format!(r#"{{"url":"{new}","signing_key":"cli-key"}}"#);
+    let put = put(&format!("{}/__sandbox/webhook", sandbox.1), &body);
+    assert_eq!(put, 200);
+    command(&["resend", &delivery_id], &sandbox.1);
+    wait_for(&to_new, 2);
+    assert_eq!(to_new.load(Ordering::SeqCst), 2, "the 503 was not followed by a retry at the new URL");
+    assert_eq!(to_old.load(Ordering::SeqCst), 1, "a resend went to the old URL");
+}
+
+/// A PUT with a JSON body over a plain socket; the answer's status.
+fn put(url: &str, body: &str) -> u16 {
+    let rest = url.strip_prefix("http://").unwrap_or_else(|| panic!("{url}"));
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut stream = std::net::TcpStream::connect(authority).unwrap_or_else(|e| panic!("{e}"));
+    write!(
+        stream,
+        "PUT /{path} HTTP/1.1\r\nhost: {authority}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{answer}"))
+}
+
+#[test]
+fn usage_reads_as_sentences_the_port_in_use_is_named_and_the_version_is_printed() {
+    let (code, out, _) = run(&["--version"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.trim(), format!("payspec-sandbox {}", env!("CARGO_PKG_VERSION")));
+
+    let (code, _, err) = run(&["payment", "--url", "http://127.0.0.1:9"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("payspec-sandbox payment: name the payment to show (its id or its reference)"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["resend", "sbx-hook-1"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("payspec-sandbox resend: give the URL of the running sandbox with --url"),
+        "{err}"
+    );
+
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = taken.local_addr().unwrap_or_else(|e| panic!("{e}")).port().to_string();
+    let (code, _, err) = run(&["--port", &port]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{err}");
+    assert!(err.contains("choose another port"), "{err}");
 }

@@ -45,6 +45,7 @@ const fn route(
         reserved: &[],
         idempotency_header: None,
         answers: &STANDARD,
+        settle_by_reference: None,
     }
 }
 
@@ -176,6 +177,7 @@ pub static FETCH_BALANCE: Route = Route {
     reserved: &[],
     idempotency_header: None,
     answers: &STANDARD,
+    settle_by_reference: None,
 };
 
 /// A read.
@@ -215,6 +217,7 @@ pub static BANK_TRANSFER: Route = Route {
     reserved: &[],
     idempotency_header: None,
     answers: &TRANSFER_ANSWERS,
+    settle_by_reference: None,
 };
 
 /// A money-moving call; its reference makes a retry safe when set.
@@ -267,6 +270,7 @@ pub static CREATE_VIRTUAL_ACCOUNT: Route = Route {
     reserved: &[],
     idempotency_header: None,
     answers: &STANDARD,
+    settle_by_reference: None,
 };
 
 /// A write that moves no money.
@@ -297,6 +301,7 @@ pub static FETCH_MANDATE: Route = Route {
     }],
     idempotency_header: None,
     answers: &STANDARD,
+    settle_by_reference: None,
 };
 
 /// A read whose path value may collide with a literal route.
@@ -323,6 +328,7 @@ pub static CHARGE_CARD: Route = Route {
     reserved: &[],
     idempotency_header: None,
     answers: &STANDARD,
+    settle_by_reference: None,
 };
 
 /// A bearer-only call (card payment sequence): no `accountId` header.

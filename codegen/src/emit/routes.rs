@@ -63,9 +63,15 @@ pub mod routes {
         reserved: &[{segments}],
         idempotency_header: {idempotency_header},
         answers: &{answers},
+        settle_by_reference: {settle_by_reference},
     }};
 ",
             name = route_const(op),
+            settle_by_reference = opt_lit(
+                super::client::by_reference(spec, op)
+                    .map(|_| format!("settle_{}_by_reference", op.name))
+                    .as_deref()
+            ),
             operation = Lit(&op.name),
             group = Lit(&op.group),
             method = rust::value(&op.method, "rt"),

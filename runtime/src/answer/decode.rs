@@ -124,4 +124,5 @@ fn unreadable(answer: &RawAnswer, path: Option<String>, reason: String, secrets:
         excerpt,
     })
     .in_call(answer.meta.clone().map(Box::new), answer.effect)
+    .settled_by(answer.settle_by_reference)
 }

@@ -22,6 +22,8 @@ pub(crate) struct RawAnswer {
     pub(crate) operation: &'static str,
     /// What the operation does, for errors.
     pub(crate) effect: Effect,
+    /// The method that follows the operation by its reference, for errors.
+    pub(crate) settle_by_reference: Option<&'static &'static str>,
     pub(crate) code: String,
     pub(crate) description: String,
     /// Where the data lies in `body` (never a `null`).
@@ -245,7 +247,7 @@ impl RawAnswer {
 pub(crate) fn read_success<'s>(
     status: u16,
     body: &bytes::Bytes,
-    route: &Route,
+    route: &'static Route,
     secrets: &dyn Fn() -> Secrets<'s>,
 ) -> Result<Box<RawAnswer>, Error> {
     let unreadable = |reason: String| {
@@ -263,6 +265,7 @@ pub(crate) fn read_success<'s>(
                 status,
                 operation: route.operation,
                 effect: route.effect,
+                settle_by_reference: route.settle_by_reference.as_ref(),
                 code,
                 description,
                 data: data.filter(|d| !body.get(d.start..).unwrap_or_default().starts_with(b"null")),
@@ -360,12 +363,13 @@ pub(crate) fn read_success<'s>(
         return Ok(answer(code, description, data, pending, flag));
     }
     let description = redact::answer_text(&description, &secrets(), route.answers.secret_values);
-    if reference_taken(body, answers) {
+    if let Some(reason) = reference_taken(body, answers) {
         let excerpt = redact::answer_excerpt(body, &secrets(), route.answers.secret_values);
         return Err(ErrorDetail::ReferenceUsed {
             status,
             code: Some(code),
             description: Some(description),
+            reason: Some(redact::answer_text(&reason, &secrets(), route.answers.secret_values).into()),
             excerpt,
         }
         .into());
@@ -404,12 +408,29 @@ pub(crate) fn settled_state(answer: &RawAnswer, status: Option<&str>, flag: Opti
 
 /// Whether a refusal's body says the request's reference was used already (one of the
 /// route's `reference_taken` texts, ignoring ASCII case), wherever in the body it stands:
-/// the service puts it in the description or in the data's message.
-pub(crate) fn reference_taken(body: &[u8], answers: &Answers) -> bool {
-    answers.reference_taken.iter().any(|text| {
+/// the service puts it in the description or in the data's message. `Some` with the JSON
+/// string that holds it, as the service wrote it (unescaped; the text alone when it stands
+/// in no string).
+pub(crate) fn reference_taken(body: &[u8], answers: &Answers) -> Option<String> {
+    answers.reference_taken.iter().find_map(|text| {
         let needle = text.as_bytes();
-        !needle.is_empty() && body.windows(needle.len()).any(|window| window.eq_ignore_ascii_case(needle))
+        if needle.is_empty() {
+            return None;
+        }
+        let at = body.windows(needle.len()).position(|window| window.eq_ignore_ascii_case(needle))?;
+        Some(enclosing_string(body, at, at + needle.len()).unwrap_or_else(|| (*text).to_owned()))
     })
+}
+
+/// The JSON string of `body` around `start..end` (which holds no quote), unescaped.
+fn enclosing_string(body: &[u8], start: usize, end: usize) -> Option<String> {
+    // A quote not escaped: preceded by an even number of backslashes.
+    let unescaped = |i: usize| body[..i].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 0;
+    let open = (0..start).rev().find(|&i| body[i] == b'"' && unescaped(i))?;
+    let close = (end..body.len()).find(|&i| body[i] == b'"' && unescaped(i))?;
+    let quoted = std::str::from_utf8(body.get(open..=close)?).ok()?;
+    // A string of a few hundred bytes at most is the service's words; longer is not.
+    (quoted.len() <= 512).then(|| serde_json::from_str::<String>(quoted).ok()).flatten()
 }
 
 /// The first `awaiting` rule of the route whose field, in the data, holds its text.
@@ -511,10 +532,13 @@ mod tests {
             reserved: &[],
             idempotency_header: None,
             answers,
+            settle_by_reference: None,
         }
     }
 
     fn read(status: u16, body: &str, route: &Route) -> Result<Box<RawAnswer>, Error> {
+        // The reader takes a route of the generated code's, which lives as long as the program.
+        let route: &'static Route = Box::leak(Box::new(*route));
         read_success(status, &bytes::Bytes::copy_from_slice(body.as_bytes()), route, &Secrets::none)
     }
 

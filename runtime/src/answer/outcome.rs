@@ -163,6 +163,12 @@ impl<T> Outcome<T> {
         matches!(self, Outcome::Failed(_))
     }
 
+    /// Whether the answer says the operation was done (for a money operation: the money
+    /// moved).
+    pub fn is_done(&self) -> bool {
+        matches!(self, Outcome::Done(_))
+    }
+
     /// The whole answer, whichever the outcome.
     pub fn envelope(&self) -> &Envelope<T> {
         match self {

@@ -614,6 +614,7 @@ mod tests {
             reserved: &[],
             idempotency_header: None,
             answers: &crate::Answers::PLAIN,
+            settle_by_reference: None,
         }
     }
     static ISSUE: crate::Route = token_route("issue_token", "/v1/auth/token/issue");

@@ -227,7 +227,7 @@ impl Orchestrator {
                     meta.finish(started.elapsed(), self.request_id.as_ref());
                     return Err(match last {
                         // An attempt went out: its error says whether it may have applied.
-                        Some(error) => error.in_call(Some(Box::new(meta)), route.effect),
+                        Some(error) => error.of_route(Some(Box::new(meta)), route),
                         None => ErrorDetail::Hook { reason }.into(),
                     });
                 }
@@ -343,7 +343,7 @@ impl Orchestrator {
                     }
                     _ => {
                         meta.finish(started.elapsed(), self.request_id.as_ref());
-                        return Err(failure.error.in_call(Some(Box::new(meta)), route.effect));
+                        return Err(failure.error.of_route(Some(Box::new(meta)), route));
                     }
                 }
             };

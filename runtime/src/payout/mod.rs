@@ -153,7 +153,7 @@ type Progress = Arc<dyn Fn(&PayoutEvent<'_>, &PayoutSummary) + Send + Sync>;
 /// of the same batch: see the [module](self).
 ///
 /// ```no_run
-/// # async fn run<C: Sync, P: payspec_runtime::payout::Payment<C>>(client: &C, items: Vec<P>) {
+/// # async fn run<C: Sync, P: payspec_runtime::payout::Payment<C>>(client: &C, items: Vec<P>) -> Result<(), payspec_runtime::Error> {
 /// use std::time::Duration;
 /// use payspec_runtime::payout::PayoutBatch;
 /// use payspec_runtime::store::MemoryBatchStore;
@@ -162,9 +162,9 @@ type Progress = Arc<dyn Fn(&PayoutEvent<'_>, &PayoutSummary) + Send + Sync>;
 ///     .concurrency(16)
 ///     .on_progress(|_event, summary| eprintln!("{summary}"))
 ///     .run(client, items)
-///     .await;
+///     .await?;
 /// assert!(report.is_done());
-/// # }
+/// # Ok(()) }
 /// ```
 #[derive(Clone)]
 pub struct PayoutBatch {

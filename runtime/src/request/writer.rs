@@ -845,6 +845,7 @@ mod tests {
         }],
         idempotency_header: None,
         answers: &crate::service::fixture::ANSWERS,
+        settle_by_reference: None,
     };
 
     fn prepared(w: RequestWriter) -> PreparedRequest {
@@ -1091,6 +1092,7 @@ mod tests {
             reserved: &[],
             idempotency_header: None,
             answers: &crate::service::fixture::ANSWERS,
+            settle_by_reference: None,
         };
         let mut w = RequestWriter::new(&GET);
         let mut extra = ExtraFields::new();

@@ -49,41 +49,63 @@ pub(crate) fn deliver<S: OutboxHost>(shared: &Arc<S>, webhooks: Vec<Notification
         };
         let task_shared = Arc::clone(shared);
         shared.runtime().spawn(async move {
-            let shared = task_shared;
-            if attempt(&shared, &id, "first").await.is_some_and(|s| (200..300).contains(&s)) {
-                return;
-            }
-            let first_failure = tokio::time::Instant::now();
-            let scale = shared.state().config.webhook_time_scale.max(1);
-            for after in RETRY_AFTER_FIRST_FAILURE {
-                tokio::time::sleep_until(first_failure + after / scale).await;
-                // Taken meanwhile (a resend the receiver answered): no more retries.
-                if shared.state().deliveries.iter().any(|d| d.id == id && d.taken()) {
-                    return;
-                }
-                if attempt(&shared, &id, "retry").await.is_some_and(|s| (200..300).contains(&s)) {
-                    return;
-                }
+            if !taken(attempt(&task_shared, &id, "first").await) {
+                retries(&task_shared, &id).await;
             }
         });
     }
 }
 
-/// Sends the delivery `id` once more, now, signed anew (a re-push, the control API's
-/// resend); its answer, or `None` when there is no such delivery or no receiver answered.
+fn taken(status: Option<u16>) -> bool {
+    status.is_some_and(|s| (200..300).contains(&s))
+}
+
+/// Sends the delivery `id` again on the service's schedule after a failed attempt, until
+/// the receiver answers `2xx` (five more attempts at most).
+async fn retries<S: OutboxHost>(shared: &Arc<S>, id: &str) {
+    let first_failure = tokio::time::Instant::now();
+    let scale = shared.state().config.webhook_time_scale.max(1);
+    for after in RETRY_AFTER_FIRST_FAILURE {
+        tokio::time::sleep_until(first_failure + after / scale).await;
+        // Taken meanwhile (a resend the receiver answered): no more retries.
+        if shared.state().deliveries.iter().any(|d| d.id == id && d.taken()) {
+            return;
+        }
+        if taken(attempt(shared, id, "retry").await) {
+            return;
+        }
+    }
+}
+
+/// Sends the delivery `id` once more, now, signed anew, to the webhook URL in force (a
+/// re-push, the control API's resend); when it is not answered `2xx`, again on the
+/// service's schedule, as a first delivery is. Its answer, or `None` when no receiver
+/// answered; `Err` when there is no such delivery.
 pub(crate) async fn resend<S: OutboxHost>(shared: &Arc<S>, id: &str) -> Result<Option<u16>, ()> {
     if !shared.state().deliveries.iter().any(|d| d.id == id) {
         return Err(());
     }
-    Ok(attempt(shared, id, "resend").await)
+    let status = attempt(shared, id, "resend").await;
+    if !taken(status) {
+        let (task_shared, id) = (Arc::clone(shared), id.to_owned());
+        shared.runtime().spawn(async move { retries(&task_shared, &id).await });
+    }
+    Ok(status)
 }
 
-/// One attempt of the delivery `id`: signed now, sent, its answer recorded.
+/// One attempt of the delivery `id`: signed now, sent to the webhook URL in force (the
+/// delivery's own when none is set), its answer recorded.
 async fn attempt<S: OutboxHost>(shared: &Arc<S>, id: &str, why: &'static str) -> Option<u16> {
     let (url, body, key) = {
-        let state = shared.state();
-        let delivery = state.deliveries.iter().find(|d| d.id == id)?;
-        let key = state.config.webhook.as_ref().map(|(_, key)| key.clone()).unwrap_or_default();
+        let mut state = shared.state();
+        let (in_force, key) = match &state.config.webhook {
+            Some((url, key)) => (Some(url.clone()), key.clone()),
+            None => (None, String::new()),
+        };
+        let delivery = state.deliveries.iter_mut().find(|d| d.id == id)?;
+        if let Some(url) = in_force {
+            delivery.url = url;
+        }
         (delivery.url.clone(), delivery.body.clone(), key)
     };
     // A spec without a signature scheme gets its deliveries unsigned; a key the runtime
