@@ -70,6 +70,7 @@ pub struct RedisOptions {
     watch_ttl: Duration,
     alive: Duration,
     batch_ttl: Duration,
+    roots: Option<Vec<u8>>,
 }
 
 impl RedisOptions {
@@ -84,6 +85,7 @@ impl RedisOptions {
             watch_ttl: Duration::from_secs(24 * 3_600),
             alive: Duration::from_secs(5),
             batch_ttl: Duration::from_secs(30 * 24 * 3_600),
+            roots: None,
         }
     }
 
@@ -136,6 +138,13 @@ impl RedisOptions {
         self
     }
 
+    /// Root certificates (PEM) a `rediss://` Redis's certificate is checked against instead
+    /// of the platform's: a managed Redis's own CA, or a private one (the `tls` feature).
+    pub fn root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.roots = Some(pem.into());
+        self
+    }
+
     fn key(&self, name: &str) -> String {
         format!("{}{name}", self.prefix)
     }
@@ -157,8 +166,10 @@ impl fmt::Debug for RedisStores {
 }
 
 impl RedisStores {
-    /// The stores over the Redis at `url` (`redis://host:port/db`, with a password if it
-    /// needs one). Nothing is sent yet: the connection is made on first use and remade
+    /// The stores over the Redis at `url`: `redis://host:port/db`, with an ACL user and
+    /// its password if it needs them (`redis://user:password@host:port/`), or `rediss://`
+    /// for TLS (the `tls` feature, on by default: the platform's roots, or
+    /// [`RedisOptions::root_certificates_pem`]'s). Nothing is sent yet: the connection is made on first use and remade
     /// after a failure, so a Redis that is down now does not stop the application from
     /// starting. Must be called inside a tokio runtime.
     pub fn open(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
@@ -170,7 +181,7 @@ impl RedisStores {
                  `Runtime::enter`)",
             ));
         }
-        let client = redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))?;
+        let client = client(url, &options)?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(Some(options.command_timeout))
             .set_response_timeout(Some(options.command_timeout))
@@ -202,6 +213,29 @@ impl RedisStores {
     pub fn watch(&self) -> RedisWatchStore {
         RedisWatchStore::new(self.client.clone(), self.connection.clone(), &self.options)
     }
+}
+
+/// The Redis client of `url`, with TLS as `options` say.
+fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError> {
+    let tls = url.starts_with("rediss://");
+    if tls {
+        // The TLS of the redis crate asks for the process's rustls provider.
+        payspec_runtime::install_tls_provider();
+    }
+    #[cfg(feature = "tls")]
+    if let (true, Some(roots)) = (tls, &options.roots) {
+        let certificates = redis::TlsCertificates { client_tls: None, root_cert: Some(roots.clone()) };
+        return redis::Client::build_with_tls(url, certificates)
+            .map_err(|e| failed("the Redis URL or its root certificates are not valid", &e));
+    }
+    if tls && !cfg!(feature = "tls") {
+        return Err(StoreError::new(
+            "Redis",
+            "a `rediss://` URL needs TLS: build payspec-redis with its `tls` feature",
+        ));
+    }
+    let _ = &options.roots;
+    redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))
 }
 
 /// A Redis failure as a store's error, its text without the URL (which may hold a

@@ -31,6 +31,7 @@ pub struct RedisServer {
     url: String,
     port: u16,
     options: Vec<String>,
+    tls: bool,
 }
 
 impl RedisServer {
@@ -38,7 +39,9 @@ impl RedisServer {
     /// ([`start_own`](Self::start_own)).
     pub fn start() -> io::Result<RedisServer> {
         match std::env::var("PAYSPEC_REDIS_URL") {
-            Ok(url) if !url.is_empty() => Ok(RedisServer { child: None, url, port: 0, options: Vec::new() }),
+            Ok(url) if !url.is_empty() => {
+                Ok(RedisServer { child: None, url, port: 0, options: Vec::new(), tls: false })
+            }
             _ => Self::start_own(),
         }
     }
@@ -62,10 +65,47 @@ impl RedisServer {
         )
     }
 
+    /// Starts one of this test's own with more `options` (`redis-server`'s own, such as
+    /// `--user shop on >secret ~* &* +@all --user default off` for an ACL user): its URL
+    /// names no user, the test adds its own.
+    pub fn start_with(options: &[&str]) -> io::Result<RedisServer> {
+        let mut all = vec!["--save".to_owned(), String::new(), "--appendonly".to_owned(), "no".to_owned()];
+        all.extend(options.iter().map(|o| (*o).to_owned()));
+        Self::spawn(all)
+    }
+
+    /// Starts one of this test's own that speaks TLS only, with the certificate and key in
+    /// the PEM files `certificate` and `key` (for `localhost`): its URL is
+    /// `rediss://localhost:PORT/`.
+    pub fn start_tls(certificate: &std::path::Path, key: &std::path::Path) -> io::Result<RedisServer> {
+        let text = |path: &std::path::Path| {
+            path.to_str().map(str::to_owned).ok_or_else(|| io::Error::other("a TLS file's path is not UTF-8"))
+        };
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let options = vec![
+            "--save".into(),
+            String::new(),
+            "--appendonly".into(),
+            "no".into(),
+            "--tls-port".into(),
+            port.to_string(),
+            "--tls-cert-file".into(),
+            text(certificate)?,
+            "--tls-key-file".into(),
+            text(key)?,
+            "--tls-auth-clients".into(),
+            "no".into(),
+        ];
+        let url = format!("rediss://localhost:{port}/");
+        let mut server = RedisServer { child: None, url, port, options, tls: true };
+        server.run()?;
+        Ok(server)
+    }
+
     fn spawn(options: Vec<String>) -> io::Result<RedisServer> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let mut server =
-            RedisServer { child: None, url: format!("redis://127.0.0.1:{port}/"), port, options };
+        let url = format!("redis://127.0.0.1:{port}/");
+        let mut server = RedisServer { child: None, url, port, options, tls: false };
         server.run()?;
         Ok(server)
     }
@@ -73,8 +113,10 @@ impl RedisServer {
     /// Starts the server on its port and waits until it answers.
     fn run(&mut self) -> io::Result<()> {
         let port = self.port;
+        // A TLS server listens on its TLS port alone.
+        let plain = if self.tls { "0".to_owned() } else { port.to_string() };
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--port", &plain, "--bind", "127.0.0.1"])
             .args(&self.options)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -82,7 +124,7 @@ impl RedisServer {
             .map_err(|e| io::Error::new(e.kind(), format!("cannot start redis-server ({e}): {HOW}")))?;
         self.child = Some(child);
         let deadline = Instant::now() + READY_WITHIN;
-        while !ping(port) {
+        while !(if self.tls { TcpStream::connect(("127.0.0.1", port)).is_ok() } else { ping(port) }) {
             let exited = self.child.as_mut().and_then(|child| child.try_wait().ok().flatten());
             if exited.is_some() || Instant::now() >= deadline {
                 self.kill();
@@ -133,6 +175,7 @@ fn ping(port: u16) -> bool {
     if stream.write_all(b"PING\r\n").is_err() {
         return false;
     }
+    // A server whose default user is off answers `-NOAUTH ...`: it is up.
     let mut answer = [0u8; 7];
-    stream.read_exact(&mut answer).is_ok() && &answer == b"+PONG\r\n"
+    stream.read_exact(&mut answer).is_ok() && (&answer == b"+PONG\r\n" || answer.starts_with(b"-NOAUTH"))
 }

@@ -65,6 +65,16 @@ pub fn leaf(names: &[&str], by: Option<&Authority>, expired: bool) -> Certificat
     (certificate.der().clone(), key)
 }
 
+/// A certificate for `names` signed by `by`, and its key, both as PEM: for a server that
+/// reads them from files (`redis-server --tls-cert-file`).
+pub fn leaf_pem(names: &[&str], by: &Authority) -> (String, String) {
+    let params = CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let key = KeyPair::generate().unwrap_or_else(|e| panic!("{e}"));
+    let certificate = params.signed_by(&key, &by.issuer).unwrap_or_else(|e| panic!("{e}"));
+    (certificate.pem(), key.serialize_pem())
+}
+
 /// How the server treats its connections.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Behaviour {

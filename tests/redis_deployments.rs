@@ -1,0 +1,89 @@
+//! The Redis merchants run in production, each started by the test: one that speaks TLS
+//! only (`rediss://`, its certificate from a private CA trusted by
+//! `RedisOptions::root_certificates_pem`), and one whose default user is off, reached as an
+//! ACL user with its password. On each, the webhook guard claims a delivery once and the
+//! shared pacer reserves and releases; a wrong password or an untrusted certificate is an
+//! error that names Redis and shows no secret.
+
+use std::time::Duration;
+
+use payspec_client::store::{Claim, PaceStore, ReplayGuard, Reservation, SlotEnd};
+use payspec_redis::testing::RedisServer;
+use payspec_redis::{RedisOptions, RedisStores};
+use payspec_tests::loopback::{authority, leaf_pem};
+
+/// The guard and the pacer over `stores` hold their guarantees: a delivery claimed once, a
+/// slot reserved and released.
+async fn both_hold(stores: &RedisStores) {
+    let guard = stores.guard();
+    let lease = Duration::from_secs(30);
+    let first = guard.claim("delivery-1", "replica-a", lease).await;
+    assert_eq!(first.as_ref().map_err(ToString::to_string), Ok(&Claim::Claimed), "{first:?}");
+    let second = guard.claim("delivery-1", "replica-b", lease).await;
+    assert_eq!(second.map_err(|e| e.to_string()), Ok(Claim::Busy));
+    let pace = stores.pace();
+    match pace.reserve(Duration::from_secs(5)).await {
+        Reservation::Granted(slot) => pace.release(slot, SlotEnd::NotSent),
+        other => panic!("no slot: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_redis_that_speaks_tls_only_is_reached_with_a_private_root_and_refused_without_it() {
+    let ca = authority();
+    let (certificate, key) = leaf_pem(&["localhost"], &ca);
+    let dir = std::env::temp_dir().join(format!("payspec-redis-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let (cert_file, key_file) = (dir.join("redis.crt"), dir.join("redis.key"));
+    std::fs::write(&cert_file, certificate).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&key_file, key).unwrap_or_else(|e| panic!("{e}"));
+    let redis = RedisServer::start_tls(&cert_file, &key_file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(redis.url().starts_with("rediss://"), "{}", redis.url());
+
+    let trusted =
+        RedisStores::open(redis.url(), RedisOptions::new("tls-shop").root_certificates_pem(ca.pem.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+    both_hold(&trusted).await;
+
+    // Without the private root, the platform's roots do not know the server's CA.
+    let untrusted =
+        RedisStores::open(redis.url(), RedisOptions::new("tls-shop")).unwrap_or_else(|e| panic!("{e}"));
+    let refused = untrusted.guard().claim("delivery-2", "replica-a", Duration::from_secs(30)).await;
+    let error = refused.expect_err("an untrusted certificate");
+    assert!(error.to_string().contains("Redis"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn an_acl_user_with_its_password_is_let_in_and_a_wrong_password_is_an_error_without_it() {
+    let redis = RedisServer::start_with(&[
+        "--user",
+        "default",
+        "off",
+        "--user",
+        "shop",
+        "on",
+        ">s3cret-word",
+        "~*",
+        "&*",
+        "+@all",
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let address = redis.url().trim_start_matches("redis://").to_owned();
+    let url = format!("redis://shop:s3cret-word@{address}");
+    let stores = RedisStores::open(&url, RedisOptions::new("acl-shop")).unwrap_or_else(|e| panic!("{e}"));
+    both_hold(&stores).await;
+
+    let wrong = format!("redis://shop:not-the-word@{address}");
+    let stores = RedisStores::open(&wrong, RedisOptions::new("acl-shop")).unwrap_or_else(|e| panic!("{e}"));
+    let error =
+        stores.guard().claim("delivery-3", "replica-a", Duration::from_secs(30)).await.expect_err("refused");
+    let text = error.to_string();
+    assert!(text.contains("Redis"), "{text}");
+    assert!(!text.contains("not-the-word"), "the password in an error: {text}");
+    assert!(!format!("{stores:?}").contains("not-the-word"), "the password in Debug");
+    // Nothing was claimed by the refused user: the right one still can.
+    let right = RedisStores::open(&url, RedisOptions::new("acl-shop")).unwrap_or_else(|e| panic!("{e}"));
+    let claimed = right.guard().claim("delivery-3", "replica-a", Duration::from_secs(30)).await;
+    assert_eq!(claimed.map_err(|e| e.to_string()), Ok(Claim::Claimed));
+}
