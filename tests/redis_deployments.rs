@@ -87,3 +87,62 @@ async fn an_acl_user_with_its_password_is_let_in_and_a_wrong_password_is_an_erro
     let claimed = right.guard().claim("delivery-3", "replica-a", Duration::from_secs(30)).await;
     assert_eq!(claimed.map_err(|e| e.to_string()), Ok(Claim::Claimed));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_of_three_primaries_keeps_the_guarantees_and_a_failover_sends_nothing_twice() {
+    use payspec_client::runtime::payout::PayoutBatch;
+    use payspec_client::store::WatchStore;
+    use payspec_client::{Client, Credentials, Environment};
+    use payspec_tests::limited::LimitedService;
+
+    let mut cluster = payspec_redis::testing::RedisCluster::start(3).unwrap_or_else(|e| panic!("{e}"));
+    let urls = cluster.urls();
+    let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let options = || RedisOptions::new("cluster-shop").limit(40, Duration::from_secs(1));
+    let stores = RedisStores::open_cluster(&urls, options()).unwrap_or_else(|e| panic!("{e}"));
+    both_hold(&stores).await;
+    // A final state recorded through one replica's stores is found through another's.
+    let other = RedisStores::open_cluster(&urls[3..], options()).unwrap_or_else(|e| panic!("{e}"));
+    stores
+        .watch()
+        .record("t-cluster-1", payspec_client::FinalState::Succeeded)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let heard = other.watch().heard(&["t-cluster-1".to_owned()]).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(heard, Some(payspec_client::FinalState::Succeeded));
+
+    // A payout batch through the cluster; the primary holding the merchant's slot is
+    // stopped mid-batch, and its replica takes over.
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let client = Client::builder()
+        .environment(Environment::Custom(service.url()))
+        .credentials(Credentials::new("client-id", "client-secret", "parent-account"))
+        .pace(stores.pace())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let items: Vec<_> = (0..80)
+        .map(|n| {
+            payspec_tests::sandboxed::transfer(&format!("cluster-{n}"), "5.00")
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    let batch =
+        PayoutBatch::new("cluster-batch", stores.batches()).concurrency(8).within(Duration::from_secs(90));
+    let running = tokio::spawn(async move { batch.run(&client, items).await });
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while service.counted().transfers.len() < 30 {
+        assert!(std::time::Instant::now() < deadline, "the batch never reached 30");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let stopped = cluster.kill_primary_of("payspec:{cluster-shop}:any").unwrap_or_else(|e| panic!("{e}"));
+
+    let report = running.await.unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "stopped the primary {stopped} at 30 applied: {} (sent {}, resent {})",
+        report.summary, report.sent, report.resent
+    );
+    assert!(report.is_done(), "{report:?}");
+    let counted = service.counted();
+    assert_eq!(counted.transfers.len(), 80);
+    assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
+}

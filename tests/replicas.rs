@@ -422,7 +422,7 @@ async fn a_batch_killed_with_40_in_flight_resumes_at_the_limit_and_pays_each_ven
         first.kill();
         let killed_at = service.counted().transfers.len();
         // Claimed and not ended: sent and unanswered, or waiting for their place in the limit.
-        let claimed = hlen(&redis.url, &format!("payspec:{run}:batch:{run}:claims"));
+        let claimed = hlen(&redis.url, &format!("payspec:{{{run}}}:batch:{run}:claims"));
         assert!(claimed >= 20, "killed with only {claimed} claimed and not ended");
         let restarted = Instant::now();
         let second = batch(&service, &redis.url, &run, &[]);

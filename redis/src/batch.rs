@@ -3,8 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::connection::Connection;
 use payspec_runtime::store::{BatchStore, ItemClaim, ItemEnd, StoreError, StoreFuture};
-use redis::aio::ConnectionManager;
 
 use crate::{RedisOptions, bounded, millis};
 
@@ -78,7 +78,7 @@ return 0
 /// and the service, asked by each reference, stays the authority.
 #[derive(Clone)]
 pub struct RedisBatchStore {
-    connection: ConnectionManager,
+    connection: Connection,
     scripts: [redis::Script; 4],
     prefix: String,
     timeout: Duration,
@@ -92,7 +92,7 @@ impl fmt::Debug for RedisBatchStore {
 }
 
 impl RedisBatchStore {
-    pub(crate) fn new(connection: ConnectionManager, options: &RedisOptions) -> Self {
+    pub(crate) fn new(connection: Connection, options: &RedisOptions) -> Self {
         RedisBatchStore {
             connection,
             scripts: [CLAIM_SCRIPT, RENEW_SCRIPT, FINISH_SCRIPT, RELEASE_SCRIPT].map(redis::Script::new),

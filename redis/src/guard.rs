@@ -3,8 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::connection::Connection;
 use payspec_runtime::store::{Claim, ReplayGuard, StoreError, StoreFuture};
-use redis::aio::ConnectionManager;
 
 use crate::{RedisOptions, bounded, millis};
 
@@ -42,7 +42,7 @@ return 0
 /// (the service delivers it again), so nothing is handled without a record.
 #[derive(Clone)]
 pub struct RedisReplayGuard {
-    connection: ConnectionManager,
+    connection: Connection,
     claim: redis::Script,
     release: redis::Script,
     prefix: String,
@@ -56,7 +56,7 @@ impl fmt::Debug for RedisReplayGuard {
 }
 
 impl RedisReplayGuard {
-    pub(crate) fn new(connection: ConnectionManager, options: &RedisOptions) -> Self {
+    pub(crate) fn new(connection: Connection, options: &RedisOptions) -> Self {
         RedisReplayGuard {
             connection,
             claim: redis::Script::new(CLAIM_SCRIPT),

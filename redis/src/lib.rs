@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod connection;
 mod guard;
 mod pace;
 pub mod testing;
@@ -52,6 +53,7 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
+use connection::Connection;
 use payspec_runtime::store::StoreError;
 use redis::aio::ConnectionManager;
 
@@ -74,11 +76,14 @@ pub struct RedisOptions {
 }
 
 impl RedisOptions {
-    /// Options for the stores of one merchant: every key starts with `payspec:{merchant}:`,
-    /// so that merchants (or environments) sharing a Redis never meet.
+    /// Options for the stores of one merchant: every key starts with `payspec:{merchant}:`
+    /// (the braces are part of the key: in a Redis Cluster, all of a merchant's keys are in
+    /// one slot), so that merchants (or environments) sharing a Redis never meet.
     pub fn new(merchant: &str) -> Self {
         RedisOptions {
-            prefix: format!("payspec:{merchant}:"),
+            // The merchant's name in braces: a hash tag, so that all its keys are in one
+            // slot of a Redis Cluster (the stores' scripts read several at once).
+            prefix: format!("payspec:{{{merchant}}}:"),
             command_timeout: Duration::from_millis(250),
             limit: None,
             replicas: 1,
@@ -153,8 +158,10 @@ impl RedisOptions {
 /// The stores over one Redis connection (cheap to clone: clones share it).
 #[derive(Clone)]
 pub struct RedisStores {
-    client: redis::Client,
-    connection: ConnectionManager,
+    /// Where the settlement watch listens: one node (the first that answers, for a
+    /// cluster, which publishes to every node).
+    listen: Vec<redis::Client>,
+    connection: Connection,
     options: RedisOptions,
 }
 
@@ -189,7 +196,36 @@ impl RedisStores {
             .set_max_delay(Duration::from_millis(500));
         let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
             .map_err(|e| failed("cannot set up the Redis connection", &e))?;
-        Ok(RedisStores { client, connection, options })
+        Ok(RedisStores { listen: vec![client], connection: Connection::Single(connection), options })
+    }
+
+    /// The stores over the Redis Cluster whose nodes include `urls` (any of its nodes: the
+    /// rest are found; `redis://` or `rediss://`, with an ACL user as in [`open`](Self::open)).
+    /// Each command goes to the node that holds its key (all of a merchant's keys are in one
+    /// slot), and the connection follows the cluster through a failover. Nothing is sent
+    /// yet: the connection is made on first use. Must be called inside a tokio runtime (the
+    /// `cluster` feature, on by default).
+    #[cfg(feature = "cluster")]
+    pub fn open_cluster(urls: &[&str], options: RedisOptions) -> Result<Self, StoreError> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(StoreError::new("Redis", "the stores must be opened inside a tokio runtime"));
+        }
+        if urls.is_empty() {
+            return Err(StoreError::new("Redis", "a cluster needs the URL of at least one of its nodes"));
+        }
+        let listen = urls.iter().map(|url| client(url, &options)).collect::<Result<Vec<_>, _>>()?;
+        let mut builder = redis::cluster::ClusterClient::builder(urls.iter().copied())
+            .connection_timeout(options.command_timeout)
+            .response_timeout(options.command_timeout)
+            .retries(2);
+        #[cfg(feature = "tls")]
+        if let Some(roots) = &options.roots {
+            builder =
+                builder.certs(redis::TlsCertificates { client_tls: None, root_cert: Some(roots.clone()) });
+        }
+        let cluster = builder.build().map_err(|e| failed("the Redis Cluster URLs are not valid", &e))?;
+        let connection = Connection::Cluster(std::sync::Arc::new(connection::cluster::Lazy::new(cluster)));
+        Ok(RedisStores { listen, connection, options })
     }
 
     /// The rate-limit pacer: `ClientBuilder::pace(stores.pace())`.
@@ -211,7 +247,7 @@ impl RedisStores {
     /// listens for other replicas' notices on a connection of its own (made again after a
     /// failure), for as long as the store lives.
     pub fn watch(&self) -> RedisWatchStore {
-        RedisWatchStore::new(self.client.clone(), self.connection.clone(), &self.options)
+        RedisWatchStore::new(self.listen.clone(), self.connection.clone(), &self.options)
     }
 }
 

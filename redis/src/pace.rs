@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::connection::Connection;
 use payspec_runtime::store::{
     MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, RateLimitNotice, Reservation, SlotEnd, StoreFuture,
 };
-use redis::aio::ConnectionManager;
 use tokio::time::Instant;
 
 use crate::{RedisOptions, bounded, millis};
@@ -162,7 +162,7 @@ pub struct RedisPaceStore {
 }
 
 struct Inner {
-    connection: ConnectionManager,
+    connection: Connection,
     script: redis::Script,
     keys: [String; 5],
     replica: String,
@@ -200,7 +200,7 @@ impl fmt::Debug for RedisPaceStore {
 }
 
 impl RedisPaceStore {
-    pub(crate) fn new(connection: ConnectionManager, options: &RedisOptions) -> Self {
+    pub(crate) fn new(connection: Connection, options: &RedisOptions) -> Self {
         let share = |limit: u32| (limit / options.replicas).max(1);
         let local = match options.limit {
             Some((limit, window)) => MemoryPaceStore::with_limit(share(limit), window),

@@ -163,6 +163,13 @@ impl RedisServer {
     }
 }
 
+impl RedisServer {
+    /// Whether a server this test started still runs.
+    fn is_running(&mut self) -> bool {
+        self.child.as_mut().is_some_and(|child| child.try_wait().ok().flatten().is_none())
+    }
+}
+
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
@@ -178,4 +185,161 @@ fn ping(port: u16) -> bool {
     // A server whose default user is off answers `-NOAUTH ...`: it is up.
     let mut answer = [0u8; 7];
     stream.read_exact(&mut answer).is_ok() && (&answer == b"+PONG\r\n" || answer.starts_with(b"-NOAUTH"))
+}
+
+/// A Redis Cluster of a test's own on loopback: `masters` primaries, each with one replica
+/// (`redis-server --cluster-enabled`, joined with `redis-cli --cluster create`), a node
+/// timeout of one second (a stopped primary's replica takes over in about two), nothing
+/// saved to disk but the nodes' own files in a directory of its own. Stopped when dropped.
+#[derive(Debug)]
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+    dir: std::path::PathBuf,
+}
+
+impl RedisCluster {
+    /// Starts the nodes, joins them, and waits until the cluster serves every slot.
+    pub fn start(masters: usize) -> io::Result<RedisCluster> {
+        let dir = std::env::temp_dir().join(format!(
+            "payspec-redis-cluster-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir)?;
+        let mut nodes = Vec::new();
+        for n in 0..masters * 2 {
+            let node_dir = dir.join(n.to_string());
+            std::fs::create_dir_all(&node_dir)?;
+            let node_dir =
+                node_dir.to_str().ok_or_else(|| io::Error::other("a cluster path is not UTF-8"))?.to_owned();
+            nodes.push(RedisServer::spawn(
+                [
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-node-timeout",
+                    "1000",
+                    "--dir",
+                    &node_dir,
+                ]
+                .map(String::from)
+                .to_vec(),
+            )?);
+        }
+        let mut cluster = RedisCluster { nodes, dir };
+        let addresses: Vec<String> = cluster.nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
+        let created = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addresses)
+            .args(["--cluster-replicas", "1", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot run redis-cli ({e}): {HOW}")))?;
+        if !created.success() {
+            return Err(io::Error::other("redis-cli --cluster create failed"));
+        }
+        cluster.wait_until_ok(READY_WITHIN)?;
+        // A replica that never copied its primary cannot take over from it.
+        let deadline = Instant::now() + READY_WITHIN;
+        while !cluster.nodes.iter().all(|n| replica_linked(n.port)) {
+            if Instant::now() >= deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the cluster's replicas did not copy their primaries",
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(cluster)
+    }
+
+    /// The URL of every node, primaries and replicas.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.url.clone()).collect()
+    }
+
+    /// Waits until every running node says the cluster is `ok` (all slots served).
+    pub fn wait_until_ok(&mut self, within: Duration) -> io::Result<()> {
+        let deadline = Instant::now() + within;
+        loop {
+            let running: Vec<u16> =
+                self.nodes.iter_mut().filter_map(|n| n.is_running().then_some(n.port)).collect();
+            let ok = running.into_iter().all(cluster_ok);
+            if ok {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("the cluster was not ok within {within:?}"),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Stops (SIGKILL) the primary that serves the slot of `key`; its URL.
+    pub fn kill_primary_of(&mut self, key: &str) -> io::Result<String> {
+        let first_port = self
+            .nodes
+            .iter_mut()
+            .find_map(|n| n.is_running().then_some(n.port))
+            .ok_or_else(|| io::Error::other("no node runs"))?;
+        let output = Command::new("redis-cli")
+            .args(["-p", &first_port.to_string(), "cluster", "keyslot", key])
+            .output()?;
+        let slot: u16 = String::from_utf8_lossy(&output.stdout).trim().parse().map_err(io::Error::other)?;
+        let output =
+            Command::new("redis-cli").args(["-p", &first_port.to_string(), "cluster", "slots"]).output()?;
+        // `cluster slots`, one value a line: start, end, then the primary's host and port.
+        let lines: Vec<String> = String::from_utf8_lossy(&output.stdout).lines().map(str::to_owned).collect();
+        let mut port = None;
+        for (i, line) in lines.iter().enumerate() {
+            if let (Ok(start), Some(Ok(end))) =
+                (line.trim().parse::<u16>(), lines.get(i + 1).map(|l| l.trim().parse::<u16>()))
+            {
+                if (start..=end).contains(&slot) {
+                    port = lines.get(i + 3).and_then(|p| p.trim().parse::<u16>().ok());
+                    break;
+                }
+            }
+        }
+        let port = port.ok_or_else(|| io::Error::other(format!("no primary serves slot {slot}")))?;
+        let node = self
+            .nodes
+            .iter_mut()
+            .find(|n| n.port == port)
+            .ok_or_else(|| io::Error::other("an unknown primary"))?;
+        node.kill();
+        Ok(node.url.clone())
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            node.kill();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A primary, or a replica whose link to its primary is up.
+fn replica_linked(port: u16) -> bool {
+    Command::new("redis-cli").args(["-p", &port.to_string(), "info", "replication"]).output().is_ok_and(|o| {
+        let text = String::from_utf8_lossy(&o.stdout);
+        text.contains("role:master") || text.contains("master_link_status:up")
+    })
+}
+
+fn cluster_ok(port: u16) -> bool {
+    Command::new("redis-cli")
+        .args(["-p", &port.to_string(), "cluster", "info"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("cluster_state:ok"))
 }

@@ -4,9 +4,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use crate::connection::Connection;
 use futures_util::StreamExt as _;
 use payspec_runtime::store::{FinalState, StoreError, StoreFuture, WatchStore};
-use redis::aio::ConnectionManager;
 
 use crate::{RedisOptions, bounded, millis};
 
@@ -22,7 +22,7 @@ type Wake = Arc<dyn Fn() + Send + Sync>;
 /// looking finds nothing: settles fall back to polling the service.
 #[derive(Clone)]
 pub struct RedisWatchStore {
-    connection: ConnectionManager,
+    connection: Connection,
     shared: Arc<Shared>,
     prefix: String,
     channel: String,
@@ -42,11 +42,11 @@ impl fmt::Debug for RedisWatchStore {
 }
 
 impl RedisWatchStore {
-    pub(crate) fn new(client: redis::Client, connection: ConnectionManager, options: &RedisOptions) -> Self {
+    pub(crate) fn new(listen: Vec<redis::Client>, connection: Connection, options: &RedisOptions) -> Self {
         let shared = Arc::new(Shared { wakes: Mutex::new(Vec::new()) });
         let channel = options.key("watch");
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(listen(client, channel.clone(), Arc::downgrade(&shared)));
+            runtime.spawn(listen_on(listen, channel.clone(), Arc::downgrade(&shared)));
         } else {
             tracing::warn!(
                 "the Redis watch store was made outside a tokio runtime: it will not hear other replicas at once"
@@ -63,9 +63,10 @@ impl RedisWatchStore {
     }
 }
 
-/// Listens for notices until the store is gone, subscribing again after a failure.
-async fn listen(client: redis::Client, channel: String, shared: Weak<Shared>) {
-    loop {
+/// Listens for notices until the store is gone, subscribing again after a failure, to
+/// the next node of `clients` (a cluster publishes to every node: any one will do).
+async fn listen_on(clients: Vec<redis::Client>, channel: String, shared: Weak<Shared>) {
+    for client in clients.iter().cycle() {
         if shared.strong_count() == 0 {
             return;
         }
