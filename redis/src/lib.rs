@@ -63,7 +63,7 @@ pub use pace::RedisPaceStore;
 pub use watch::RedisWatchStore;
 
 /// How the stores reach Redis and name their keys.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RedisOptions {
     prefix: String,
     command_timeout: Duration,
@@ -73,6 +73,21 @@ pub struct RedisOptions {
     alive: Duration,
     batch_ttl: Duration,
     roots: Option<Vec<u8>>,
+}
+
+impl fmt::Debug for RedisOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisOptions")
+            .field("prefix", &self.prefix)
+            .field("command_timeout", &self.command_timeout)
+            .field("limit", &self.limit)
+            .field("replicas", &self.replicas)
+            .field("watch_ttl", &self.watch_ttl)
+            .field("replica_timeout", &self.alive)
+            .field("batch_ttl", &self.batch_ttl)
+            .field("root_certificates", &self.roots.as_ref().map(|pem| format!("{} bytes of PEM", pem.len())))
+            .finish()
+    }
 }
 
 impl RedisOptions {

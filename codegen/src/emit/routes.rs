@@ -6,7 +6,7 @@ use payspec_vocabulary::{Alias, Owned, rust};
 use super::code::{Code, Lit, join, literals, opt_lit};
 use super::names::route_const;
 use crate::model::{ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
-use heck::{ToLowerCamelCase, ToShoutySnakeCase};
+use heck::ToShoutySnakeCase;
 
 pub(super) fn routes_module(out: &mut Code, spec: &Spec, reserved: &[(&str, &str, &str, &str)]) {
     out.push(
@@ -165,7 +165,7 @@ fn token_body(spec: &Spec, name: &str) -> String {
 
 /// Where the answer of the token operation `name` holds the token: the wire keys of its
 /// shape's `access_token`, `refresh_token` and `expires_at` fields, or, for an untyped
-/// answer, the keys those fields have by default (`accessToken`, ...).
+/// answer, the keys those fields have in the spec's wire case (`accessToken`, ...).
 fn grant_keys(spec: &Spec, name: &str) -> String {
     let shape = spec.operation(name).and_then(|op| match op.response.as_ref().map(|r| &r.ty) {
         Some(Type::Shape(shape)) => spec.shapes.iter().find(|s| &s.name == shape),
@@ -173,12 +173,12 @@ fn grant_keys(spec: &Spec, name: &str) -> String {
     });
     let wire = |field: &str| match shape {
         Some(shape) => shape.fields.iter().find(|f| f.name == field).map(|f| f.wire.clone()),
-        None => Some(field.to_lower_camel_case()),
+        None => Some(spec.wire_case.of(field)),
     };
     let optional = |field: &str| opt_lit(wire(field).as_deref());
     format!(
         "rt::TokenGrantKeys {{ access_token: {}, refresh_token: {}, expires_at: {} }}",
-        Lit(&wire(TOKEN_GRANT_FIELDS[0]).unwrap_or_else(|| TOKEN_GRANT_FIELDS[0].to_lower_camel_case())),
+        Lit(&wire(TOKEN_GRANT_FIELDS[0]).unwrap_or_else(|| spec.wire_case.of(TOKEN_GRANT_FIELDS[0]))),
         optional(TOKEN_GRANT_FIELDS[1]),
         optional(TOKEN_GRANT_FIELDS[2]),
     )

@@ -67,6 +67,8 @@ pub struct RawService {
     pub request_id_header: Option<String>,
     #[serde(default)]
     pub also_paths: Vec<RawAlsoPath>,
+    #[serde(default)]
+    pub wire_case: Option<String>,
 }
 
 /// Another spelling of a path prefix the live service answers.

@@ -33,7 +33,7 @@ pub use self::operations::{
 pub use self::routes::{PathTemplate, Segment};
 pub use self::service::{
     AlsoPath, Answers, Environment, Evidence, FactSource, PageKeys, ReadingSource, ServiceCode,
-    TokenOperations,
+    TokenOperations, WireCase,
 };
 pub use self::settle::{KeySource, Lookup, Settle};
 pub use self::types::{Field, Identifier, RESERVED_TYPE_NAMES, Shape, Type};
@@ -51,6 +51,9 @@ pub struct Spec {
     /// The environment a client uses unless told otherwise (`service.default_environment`,
     /// else the first one listed).
     pub default_environment: String,
+    /// How a name without a `wire` key of its own is spelled on the wire
+    /// (`service.wire_case`).
+    pub wire_case: WireCase,
     /// The operations the client calls itself to obtain, refresh and revoke tokens.
     /// `None` for a service whose operations send no bearer token.
     pub token_operations: Option<TokenOperations>,

@@ -4,6 +4,46 @@
 
 use payspec_vocabulary::{Answers as VocabularyAnswers, EnvelopeKind, Owned};
 
+/// How a field's or parameter's name is spelled on the wire when it names no `wire` key of
+/// its own (`service.wire_case`; `camelCase` unless the spec says otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WireCase {
+    /// `accountNumber`.
+    #[default]
+    Camel,
+    /// `account_number`: the names as the spec writes them.
+    Snake,
+    /// `AccountNumber`.
+    Pascal,
+    /// `account-number`.
+    Kebab,
+    /// `ACCOUNT_NUMBER`.
+    ScreamingSnake,
+}
+
+impl WireCase {
+    /// Every case, with how the spec writes it.
+    pub const ALL: [(WireCase, &'static str); 5] = [
+        (WireCase::Camel, "camelCase"),
+        (WireCase::Snake, "snake_case"),
+        (WireCase::Pascal, "PascalCase"),
+        (WireCase::Kebab, "kebab-case"),
+        (WireCase::ScreamingSnake, "SCREAMING_SNAKE_CASE"),
+    ];
+
+    /// The wire key of the spec's `name` (snake_case) in this case.
+    pub fn of(self, name: &str) -> String {
+        use heck::{ToKebabCase, ToLowerCamelCase, ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
+        match self {
+            WireCase::Camel => name.to_lower_camel_case(),
+            WireCase::Snake => name.to_snake_case(),
+            WireCase::Pascal => name.to_upper_camel_case(),
+            WireCase::Kebab => name.to_kebab_case(),
+            WireCase::ScreamingSnake => name.to_shouty_snake_case(),
+        }
+    }
+}
+
 /// Another spelling of a path prefix that the live service answers as the documented one
 /// (`service.also_paths`), with where that is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]

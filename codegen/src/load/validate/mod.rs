@@ -31,7 +31,8 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let identifiers = identifiers(&raw.identifiers, sink);
     let known_types = TypeNames::new(&identifiers, &raw.shapes);
     let groups = groups(&raw.groups, sink);
-    let shapes = shapes(&raw.shapes, &known_types, sink);
+    let wire_case = wire_case(raw.service.wire_case.as_deref(), sink);
+    let shapes = shapes(&raw.shapes, &known_types, wire_case, sink);
     check_shape_cycles(&shapes, sink);
     let envelope = Arc::new(envelope_keys(raw.service.envelope.as_ref(), sink));
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
@@ -49,6 +50,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
             answers: &answers,
             envelope: &envelope,
             page_keys: &page_keys,
+            wire_case,
             has_tokens: raw.service.token_operations.is_some(),
         };
         operations.push(operation(name, op, &base, &context, sink));
@@ -74,6 +76,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         title: raw.service.title,
         environments,
         default_environment,
+        wire_case,
         token_operations,
         account_header,
         rate_limit,

@@ -17,6 +17,8 @@ pub(super) struct Context<'a> {
     pub(super) envelope: &'a Arc<EnvelopeKeys<Owned>>,
     /// The service's page keys, which a listing's style reads its pages by.
     pub(super) page_keys: &'a PageKeys,
+    /// How names without a `wire` key travel.
+    pub(super) wire_case: WireCase,
     /// Whether the spec names token operations: without them no operation sends a token,
     /// and `auth` defaults to `none`.
     pub(super) has_tokens: bool,
@@ -89,7 +91,7 @@ pub(super) fn operation(
     }
     let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
 
-    let params = params(&raw, base, types, sink);
+    let params = params(&raw, base, types, context.wire_case, sink);
     let one_of = one_of(&raw, &params, base, sink);
     if parsed {
         check_path_variables(&path, &params, &format!("{base}.path"), sink);

@@ -6,7 +6,13 @@ use super::common::*;
 use super::evidence::origin;
 use super::types::TypeNames;
 
-pub(super) fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &mut Sink) -> Vec<Param> {
+pub(super) fn params(
+    raw: &RawOperation,
+    base: &str,
+    types: &TypeNames,
+    case: WireCase,
+    sink: &mut Sink,
+) -> Vec<Param> {
     let mut out: Vec<Param> = Vec::with_capacity(raw.params.0.len());
     // Wire keys already taken, per location.
     let mut wires: HashMap<(ParamLocation, String), String> = HashMap::new();
@@ -15,7 +21,7 @@ pub(super) fn params(raw: &RawOperation, base: &str, types: &TypeNames, sink: &m
         check_param_name(name, &at, sink);
         let location = location(param.location);
         let ty = types.resolve(&param.ty, &at, sink);
-        let wire = param.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
+        let wire = param.wire.clone().unwrap_or_else(|| case.of(name));
         check_wire(&wire, location, &at, sink);
         if let Some(other) = wires.insert((location, wire.clone()), name.clone()) {
             sink.error(

@@ -348,6 +348,21 @@ pub(super) fn also_paths(raw: &[RawAlsoPath], operations: &[Operation], sink: &m
     out
 }
 
+/// `service.wire_case`: how names without a `wire` key of their own travel.
+pub(super) fn wire_case(raw: Option<&str>, sink: &mut Sink) -> WireCase {
+    let Some(text) = raw else { return WireCase::default() };
+    if let Some((case, _)) = WireCase::ALL.iter().find(|(_, name)| *name == text) {
+        return *case;
+    }
+    let names: Vec<&str> = WireCase::ALL.iter().map(|(_, name)| *name).collect();
+    sink.error(
+        "service.wire_case",
+        format!("`{text}` is not a wire case"),
+        format!("write one of {}", names.join(", ")),
+    );
+    WireCase::default()
+}
+
 pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
     let Some(name) = raw else { return "accountId".to_owned() };
     if !is_header_name(name) {
@@ -592,5 +607,31 @@ mod tests {
             1,
         );
         assert_refused(&text, "service.account_header");
+    }
+
+    #[test]
+    fn a_wire_case_names_how_unnamed_keys_travel_and_an_unknown_one_is_refused() {
+        let with = |case: &str| {
+            small().replacen(
+                "  token_operations:\n",
+                &format!("  wire_case: {case}\n  token_operations:\n"),
+                1,
+            )
+        };
+        let spec = crate::load_str("small.yaml", &with("snake_case")).unwrap_or_else(|e| panic!("{e}"));
+        let transfer = spec.operations.iter().find(|op| op.name == "bank_transfer_from_sub_account");
+        let param = transfer.and_then(|op| op.params.iter().find(|p| p.name == "merchant_tx_ref"));
+        assert_eq!(param.map(|p| p.wire.as_str()), Some("merchant_tx_ref"));
+        // A `wire` key of the field's own still wins.
+        let named = transfer.and_then(|op| op.params.iter().find(|p| p.name == "destination_account_number"));
+        assert_eq!(named.map(|p| p.wire.as_str()), Some("accountNumber"));
+        let default = crate::load_str("small.yaml", &small()).unwrap_or_else(|e| panic!("{e}"));
+        let param = default.operations.iter().flat_map(|op| &op.params).find(|p| p.name == "merchant_tx_ref");
+        assert_eq!(param.map(|p| p.wire.as_str()), Some("merchantTxRef"));
+        assert_refused(&with("snakecase"), "service.wire_case: `snakecase` is not a wire case");
+        assert_refused(
+            &with("snakecase"),
+            "write one of camelCase, snake_case, PascalCase, kebab-case, SCREAMING_SNAKE_CASE",
+        );
     }
 }

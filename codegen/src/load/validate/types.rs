@@ -113,7 +113,12 @@ impl TypeNames {
     }
 }
 
-pub(super) fn shapes(raw: &Ordered<RawShape>, types: &TypeNames, sink: &mut Sink) -> Vec<Shape> {
+pub(super) fn shapes(
+    raw: &Ordered<RawShape>,
+    types: &TypeNames,
+    case: WireCase,
+    sink: &mut Sink,
+) -> Vec<Shape> {
     let mut out = Vec::new();
     for (name, shape) in &raw.0 {
         let base = format!("shapes.{name}");
@@ -132,7 +137,15 @@ pub(super) fn shapes(raw: &Ordered<RawShape>, types: &TypeNames, sink: &mut Sink
             .0
             .iter()
             .map(|(field_name, field)| {
-                shape_field(field_name, field, &format!("{base}.fields.{field_name}"), types, &mut seen, sink)
+                shape_field(
+                    field_name,
+                    field,
+                    &format!("{base}.fields.{field_name}"),
+                    types,
+                    case,
+                    &mut seen,
+                    sink,
+                )
             })
             .collect();
         out.push(Shape { name: name.clone(), doc: lines(shape.doc.as_deref()), fields });
@@ -145,6 +158,7 @@ pub(super) fn shape_field(
     raw: &RawField,
     path: &str,
     types: &TypeNames,
+    case: WireCase,
     seen: &mut HashSet<String>,
     sink: &mut Sink,
 ) -> Field {
@@ -158,7 +172,7 @@ pub(super) fn shape_field(
     }
     let ty = types.resolve_answer(&raw.ty, path, sink);
     check_values(&raw.values, &ty, &format!("{path}.values"), sink);
-    let wire = raw.wire.clone().unwrap_or_else(|| name.to_lower_camel_case());
+    let wire = raw.wire.clone().unwrap_or_else(|| case.of(name));
     if !seen.insert(wire.clone()) {
         sink.error(
             &format!("{path}.wire"),
