@@ -53,9 +53,9 @@ pub(crate) mod cluster {
     use redis::cluster::ClusterClient;
     use redis::cluster_async::ClusterConnection;
 
-    /// A cluster connection made on first use, and made again (its slots read afresh from
-    /// any node that answers) after a command failed for want of its node: a primary
-    /// stopped, whose replica took over.
+    /// A cluster connection made on first use (tried again on the next use when it could not
+    /// be made); once made, it reads the cluster's slots again by itself when a node is lost
+    /// and its replica takes over.
     pub(crate) struct Lazy {
         client: ClusterClient,
         connection: std::sync::Mutex<Option<ClusterConnection>>,
@@ -77,19 +77,6 @@ pub(crate) mod cluster {
             let connection = self.client.get_async_connection().await?;
             *self.held() = Some(connection.clone());
             Ok(connection)
-        }
-
-        /// `result`, forgetting the connection when it failed for want of a node.
-        pub(crate) fn after<T>(&self, result: RedisResult<T>) -> RedisResult<T> {
-            if let Err(error) = &result
-                && (error.is_io_error()
-                    || error.is_timeout()
-                    || error.is_connection_dropped()
-                    || error.is_connection_refusal())
-            {
-                *self.held() = None;
-            }
-            result
         }
     }
 }

@@ -229,15 +229,17 @@ impl RedisStores {
             return Err(StoreError::new("Redis", "a cluster needs the URL of at least one of its nodes"));
         }
         let listen = urls.iter().map(|url| client(url, &options)).collect::<Result<Vec<_>, _>>()?;
-        let mut builder = redis::cluster::ClusterClient::builder(urls.iter().copied())
+        let builder = redis::cluster::ClusterClient::builder(urls.iter().copied())
             .connection_timeout(options.command_timeout)
             .response_timeout(options.command_timeout)
             .retries(2);
         #[cfg(feature = "tls")]
-        if let Some(roots) = &options.roots {
-            builder =
-                builder.certs(redis::TlsCertificates { client_tls: None, root_cert: Some(roots.clone()) });
-        }
+        let builder = match &options.roots {
+            Some(roots) => {
+                builder.certs(redis::TlsCertificates { client_tls: None, root_cert: Some(roots.clone()) })
+            }
+            None => builder,
+        };
         let cluster = builder.build().map_err(|e| failed("the Redis Cluster URLs are not valid", &e))?;
         let connection = Connection::Cluster(std::sync::Arc::new(connection::cluster::Lazy::new(cluster)));
         Ok(RedisStores { listen, connection, options })

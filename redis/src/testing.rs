@@ -302,11 +302,10 @@ impl RedisCluster {
         for (i, line) in lines.iter().enumerate() {
             if let (Ok(start), Some(Ok(end))) =
                 (line.trim().parse::<u16>(), lines.get(i + 1).map(|l| l.trim().parse::<u16>()))
+                && (start..=end).contains(&slot)
             {
-                if (start..=end).contains(&slot) {
-                    port = lines.get(i + 3).and_then(|p| p.trim().parse::<u16>().ok());
-                    break;
-                }
+                port = lines.get(i + 3).and_then(|p| p.trim().parse::<u16>().ok());
+                break;
             }
         }
         let port = port.ok_or_else(|| io::Error::other(format!("no primary serves slot {slot}")))?;
