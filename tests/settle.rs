@@ -650,6 +650,11 @@ async fn the_axum_receiver_feeds_the_watch_and_a_waiting_settle_ends_at_once() -
     let settled = client.transfers().settle_bank_transfer(&request, &outcome, options).await?;
     assert_eq!(settled.final_state(), Some(FinalState::Succeeded), "{settled:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    // The receiver feeds the watch before it awaits the handler: the handler ends soon after.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while handled.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert_eq!(handled.load(Ordering::SeqCst), 1, "the delivery was handled once");
     assert_eq!(sandbox.received("bank_transfer"), 1);
     Ok(())
