@@ -49,6 +49,8 @@ pub(crate) struct AttemptHeaders<'a> {
     pub bearer: Option<&'a HeaderValue>,
     /// The account header and its value, when the operation sends it.
     pub account: Option<&'a (HeaderName, HeaderValue)>,
+    /// The key credential's header and its value, when the operation sends one.
+    pub key: Option<&'a (HeaderName, HeaderValue)>,
     /// The request-id header and the call's id.
     pub request_id: Option<(&'a HeaderName, HeaderValue)>,
     /// What the hooks added (never a credential, the body's framing or the idempotency
@@ -153,7 +155,7 @@ impl Exchange {
         // attempt's future keeps no room for them while the exchange runs.
         let sending = {
             // Taken apart by value: the future keeps no room for the headers once sent.
-            let AttemptHeaders { bearer, account, request_id, added, fresh_connection } = adds;
+            let AttemptHeaders { bearer, account, key, request_id, added, fresh_connection } = adds;
             let uri = match &request.url {
                 Some(url) => parse_url(url, route)?,
                 None => self.route_url(route)?,
@@ -174,6 +176,9 @@ impl Exchange {
             }
             if let Some(bearer) = bearer {
                 headers.append(AUTHORIZATION, bearer.clone());
+            }
+            if let Some((name, value)) = key {
+                headers.append(name.clone(), value.clone());
             }
             for (name, value) in &request.headers {
                 headers.append(name.clone(), value.clone());

@@ -85,7 +85,7 @@ pub struct BeforeAttempt<'a> {
     pub(crate) route: &'static Route,
     pub(crate) attempt: u32,
     pub(crate) request_id: Option<&'a str>,
-    pub(crate) protected: [Option<&'a HeaderName>; 2],
+    pub(crate) protected: [Option<&'a HeaderName>; 3],
     pub(crate) added: Vec<(HeaderName, HeaderValue)>,
 }
 
@@ -214,14 +214,14 @@ impl Hooks {
     }
 
     /// The headers the hooks add to attempt `attempt` of a call of `route`, or why it may
-    /// not be sent. `protected` are the service's own headers (account, request id), which
+    /// not be sent. `protected` are the service's own headers (account, request id, the key credential the operation sends), which
     /// no hook may set.
     pub(crate) fn before(
         &self,
         route: &'static Route,
         attempt: u32,
         request_id: Option<&str>,
-        protected: [Option<&HeaderName>; 2],
+        protected: [Option<&HeaderName>; 3],
     ) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
         if self.0.is_empty() {
             return Ok(Vec::new());

@@ -85,8 +85,8 @@ pub use request::{
 };
 pub use retry::RetryPolicy;
 pub use service::{
-    AuthRoutes, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys, TokenValue,
-    find_route,
+    AuthRoutes, KeyCredential, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys,
+    TokenValue, find_route,
 };
 pub use session::Session;
 pub use settle::{

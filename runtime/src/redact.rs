@@ -70,6 +70,7 @@ pub(crate) struct Secrets<'a> {
     client: Option<&'a str>,
     token: Option<Arc<[Secret]>>,
     request: &'a [String],
+    keys: &'a [Option<crate::auth::HeldKey>],
 }
 
 impl<'a> Secrets<'a> {
@@ -82,7 +83,13 @@ impl<'a> Secrets<'a> {
     /// A client's secrets: its client secret, its current token's values and the secret
     /// parameters of the request at hand, in that order.
     pub(crate) fn of(client: Option<&'a str>, token: Option<Arc<[Secret]>>, request: &'a [String]) -> Self {
-        Secrets { client, token, request }
+        Secrets { client, token, request, keys: &[] }
+    }
+
+    /// The same, with the client's key credentials (those that are secret).
+    pub(crate) fn with_keys(mut self, keys: &'a [Option<crate::auth::HeldKey>]) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// The values to remove, in order. Values shorter than [`MIN_SECRET_CHARS`] cannot be
@@ -90,7 +97,9 @@ impl<'a> Secrets<'a> {
     /// twice; the second finds it masked already.
     fn values(&self) -> impl Iterator<Item = &str> {
         let token = self.token.iter().flat_map(|values| values.iter().map(Secret::expose));
-        let all = self.client.into_iter().chain(token).chain(self.request.iter().map(String::as_str));
+        let keys = self.keys.iter().flatten().filter_map(|key| key.secret.as_ref().map(Secret::expose));
+        let all =
+            self.client.into_iter().chain(token).chain(keys).chain(self.request.iter().map(String::as_str));
         all.filter(|value| value.chars().count() >= MIN_SECRET_CHARS)
     }
 }

@@ -108,13 +108,47 @@ pub struct Service {
     /// The environments the spec names, `(name, base URL)`: what
     /// [`ClientBuilder::from_env`](crate::ClientBuilder::from_env) reads a name against.
     pub environments: &'static [(&'static str, &'static str)],
+    /// The credentials of the service's own that operations send as they are, each in a
+    /// header of its own ([`Auth::Key`] names one by its place here).
+    pub keys: &'static [KeyCredential],
 }
 
 impl Service {
     /// A service with no account header, no tokens and no rate-limit headers: every
     /// operation sends nothing but its own parameters.
-    pub const PLAIN: Service =
-        Service { account_header: None, tokens: None, rate_limit: None, request_id: None, environments: &[] };
+    pub const PLAIN: Service = Service {
+        account_header: None,
+        tokens: None,
+        rate_limit: None,
+        request_id: None,
+        environments: &[],
+        keys: &[],
+    };
+}
+
+/// A credential a service takes as it is, in a header of its own (`service.credentials`):
+/// a static secret key (`Authorization: Bearer sk_live_...`), a public key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyCredential {
+    /// Its name in the spec (`secret_key`): what
+    /// [`ClientBuilder::key`](crate::ClientBuilder::key) takes it by, and `PAYSPEC_<NAME>`
+    /// is the variable [`ClientBuilder::from_env`](crate::ClientBuilder::from_env) reads.
+    pub name: &'static str,
+    /// The header it travels in.
+    pub header: &'static str,
+    /// What the header's value starts with before the credential (`Bearer `), or nothing.
+    pub prefix: &'static str,
+    /// Whether it is a secret: kept out of every error, log and `Debug`, and marked
+    /// sensitive in the header.
+    pub secret: bool,
+}
+
+impl KeyCredential {
+    /// The environment variable [`ClientBuilder::from_env`](crate::ClientBuilder::from_env)
+    /// reads it from: `PAYSPEC_` and its name in capitals.
+    pub fn variable(&self) -> String {
+        format!("PAYSPEC_{}", self.name.to_ascii_uppercase())
+    }
 }
 
 /// The names of the headers a service announces its rate limit in (lowercase, as HTTP/2

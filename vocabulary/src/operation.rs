@@ -63,6 +63,9 @@ pub enum Auth {
     Account,
     /// No credentials at all.
     None,
+    /// A credential of the service's own, sent as it is in a header of its own: a static
+    /// secret key, a public key (`service.credentials`, by its place in that list).
+    Key(u8),
 }
 
 impl Auth {
@@ -73,6 +76,15 @@ impl Auth {
             Auth::Bearer => "bearer",
             Auth::Account => "account",
             Auth::None => "none",
+            Auth::Key(_) => "key",
+        }
+    }
+
+    /// The place of the service's credential the operation sends, when it sends one.
+    pub const fn key(self) -> Option<u8> {
+        match self {
+            Auth::Key(index) => Some(index),
+            _ => None,
         }
     }
 

@@ -124,6 +124,20 @@ pub mod routes {
     let environments: Vec<String> =
         spec.environments.iter().map(|e| format!("({}, {})", Lit(&e.name), Lit(&e.url))).collect();
     let environments = environments.join(", ");
+    let keys: Vec<String> = spec
+        .credentials
+        .iter()
+        .map(|c| {
+            format!(
+                "rt::KeyCredential {{ name: {}, header: {}, prefix: {}, secret: {} }}",
+                Lit(&c.name),
+                Lit(&c.header),
+                Lit(&c.prefix),
+                c.secret
+            )
+        })
+        .collect();
+    let keys = keys.join(", ");
     write!(
         out,
         "    /// Every route of the spec, in spec order.
@@ -133,9 +147,9 @@ pub mod routes {
     /// operations send no token).
     pub const TOKEN: Option<rt::AuthRoutes> = {token};
     /// What the client's builder is given: the account header, the token operations, the
-    /// headers the service announces its rate limit in, the request-id header, and the
-    /// environments by name.
-    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit}, request_id: {request_id}, environments: &[{environments}] }};
+    /// headers the service announces its rate limit in, the request-id header, the
+    /// environments by name, and the credentials operations send as they are.
+    pub const SERVICE: rt::Service = rt::Service {{ account_header: {account_header}, tokens: TOKEN, rate_limit: {rate_limit}, request_id: {request_id}, environments: &[{environments}], keys: &[{keys}] }};
     /// The route of an operation of this spec, by its name (`bank_transfer`) or by
     /// any of its forms (`POST /v2/transfers/bank`, aliases included).
     pub fn find(name_or_route: &str) -> Option<&'static Route> {{

@@ -69,6 +69,8 @@ pub struct RawService {
     pub also_paths: Vec<RawAlsoPath>,
     #[serde(default)]
     pub wire_case: Option<String>,
+    #[serde(default)]
+    pub credentials: Option<Ordered<RawCredential>>,
 }
 
 /// Another spelling of a path prefix the live service answers.
@@ -443,14 +445,42 @@ pub enum RawOrigin {
     Extension,
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// An operation's `auth`: one of the format's words, or the name of a credential of
+/// `service.credentials`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(from = "String")]
 pub enum RawAuth {
     #[default]
     BearerAndAccount,
     Bearer,
     Account,
     None,
+    Named(String),
+}
+
+impl From<String> for RawAuth {
+    fn from(word: String) -> Self {
+        match word.as_str() {
+            "bearer_and_account" => RawAuth::BearerAndAccount,
+            "bearer" => RawAuth::Bearer,
+            "account" => RawAuth::Account,
+            "none" => RawAuth::None,
+            _ => RawAuth::Named(word),
+        }
+    }
+}
+
+/// A credential of `service.credentials`: sent as it is, in a header of its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCredential {
+    pub header: String,
+    #[serde(default)]
+    pub prefix: Option<String>,
+    #[serde(default)]
+    pub secret: Option<bool>,
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

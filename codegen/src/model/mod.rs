@@ -32,7 +32,7 @@ pub use self::operations::{
 };
 pub use self::routes::{PathTemplate, Segment};
 pub use self::service::{
-    AlsoPath, Answers, Environment, Evidence, FactSource, PageKeys, ReadingSource, ServiceCode,
+    AlsoPath, Answers, Credential, Environment, Evidence, FactSource, PageKeys, ReadingSource, ServiceCode,
     TokenOperations, WireCase,
 };
 pub use self::settle::{KeySource, Lookup, Settle};
@@ -54,6 +54,9 @@ pub struct Spec {
     /// How a name without a `wire` key of its own is spelled on the wire
     /// (`service.wire_case`).
     pub wire_case: WireCase,
+    /// The credentials operations send as they are, each in a header of its own
+    /// (`service.credentials`); an operation's `Auth::Key` names one by its place here.
+    pub credentials: Vec<Credential>,
     /// The operations the client calls itself to obtain, refresh and revoke tokens.
     /// `None` for a service whose operations send no bearer token.
     pub token_operations: Option<TokenOperations>,

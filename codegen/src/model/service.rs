@@ -4,6 +4,23 @@
 
 use payspec_vocabulary::{Answers as VocabularyAnswers, EnvelopeKind, Owned};
 
+/// A credential the service takes as it is, in a header of its own
+/// (`service.credentials`): a static secret key, a public key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    /// Its name (snake_case): what an operation's `auth` names, the builder's `key(name, ..)`
+    /// and `PAYSPEC_<NAME>`.
+    pub name: String,
+    /// The header it travels in.
+    pub header: String,
+    /// What the header's value starts with before it (`Bearer `), or nothing.
+    pub prefix: String,
+    /// Whether it is a secret (unless the spec says `secret: false`, as for a public key).
+    pub secret: bool,
+    /// What a reader is told of it.
+    pub note: Option<String>,
+}
+
 /// How a field's or parameter's name is spelled on the wire when it names no `wire` key of
 /// its own (`service.wire_case`; `camelCase` unless the spec says otherwise).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

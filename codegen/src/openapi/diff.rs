@@ -668,7 +668,8 @@ fn compare_auth(op: &Operation, doc: &ApiOperation, push: &mut Push<'_>) {
         Auth::BearerAndAccount => (true, true),
         Auth::Bearer => (true, false),
         Auth::Account => (false, true),
-        Auth::None => (false, false),
+        // A credential of the service's own: neither the token nor the account id.
+        Auth::None | Auth::Key(_) => (false, false),
     };
     let says = |needed: bool| Some(if needed { "required" } else { "not sent" }.to_owned());
     if bearer != doc.bearer {

@@ -67,13 +67,26 @@ pub fn export(spec: &Spec) -> Value {
         "tags": spec.groups.iter().map(|g| json!({"name": g.key, "description": g.title})).collect::<Vec<_>>(),
         "paths": paths,
         "components": {
-            "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer", "description": "The access token from the token operations."},
-                "accountId": {"type": "apiKey", "in": "header", "name": spec.account_header, "description": "The parent account's id."},
-            },
+            "securitySchemes": security_schemes(spec),
             "schemas": schemas,
         },
     })
+}
+
+/// The token and the account id, and each credential of the spec's own (`apiKey` in its
+/// header).
+fn security_schemes(spec: &Spec) -> Value {
+    let mut schemes = json!({
+        "bearer": {"type": "http", "scheme": "bearer", "description": "The access token from the token operations."},
+        "accountId": {"type": "apiKey", "in": "header", "name": spec.account_header, "description": "The parent account's id."},
+    });
+    for credential in &spec.credentials {
+        let description =
+            credential.note.clone().unwrap_or_else(|| format!("The `{}` credential.", credential.name));
+        schemes[credential.name.as_str()] =
+            json!({"type": "apiKey", "in": "header", "name": credential.header, "description": description});
+    }
+    schemes
 }
 
 fn insert(paths: &mut Map<String, Value>, path: &str, method: &str, object: Value) {
@@ -165,6 +178,10 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
         Auth::Bearer => json!([{"bearer": []}]),
         Auth::Account => json!([{"accountId": []}]),
         Auth::None => json!([]),
+        Auth::Key(place) => match spec.credentials.get(usize::from(place)) {
+            Some(credential) => json!([{ credential.name.as_str(): [] }]),
+            None => json!([]),
+        },
     };
     object.insert("security".to_owned(), security);
     object.insert("x-payspec-effect".to_owned(), json!(op.effect.as_str()));

@@ -20,7 +20,7 @@ use crate::answer::RawAnswer;
 use crate::error::Error;
 use crate::redact::{HoldsSecrets, Secrets};
 use crate::request::{PreparedRequest, RequestWriter};
-use crate::service::{AuthRoutes, Route, TokenField, TokenValue};
+use crate::service::{AuthRoutes, Route, Service, TokenField, TokenValue};
 use crate::values::{Credentials, Secret};
 
 /// Who the client is to the service: the merchant's credentials, the account header they
@@ -34,6 +34,46 @@ pub(crate) struct Identity {
     refresh_margin: Duration,
     /// Shared with the renewal's task, which publishes into it.
     tokens: Arc<TokenCell>,
+    /// The service's key credentials, by their place in the spec's list (`None`: not given).
+    keys: Vec<Option<HeldKey>>,
+    /// What the spec declares of them.
+    declared: &'static [crate::service::KeyCredential],
+}
+
+/// A key credential given to the client, ready to send.
+pub(crate) struct HeldKey {
+    header: (HeaderName, HeaderValue),
+    /// The value, when it is a secret: removed from every error.
+    pub(crate) secret: Option<Secret>,
+}
+
+/// The key credentials `given` (by the spec's name) for `service`, each made into its header
+/// (its prefix, then the value; marked sensitive when secret). A name the spec does not
+/// declare, or a value a header cannot carry, is a configuration error.
+pub(crate) fn keys(service: &Service, given: Vec<(String, Secret)>) -> Result<Vec<Option<HeldKey>>, Error> {
+    let mut held: Vec<Option<HeldKey>> = service.keys.iter().map(|_| None).collect();
+    for (name, value) in given {
+        let Some(place) = service.keys.iter().position(|key| key.name == name) else {
+            let known: Vec<&str> = service.keys.iter().map(|key| key.name).collect();
+            return Err(Error::config(if known.is_empty() {
+                format!("the spec declares no credential `{name}` (its `service.credentials` is empty)")
+            } else {
+                format!("the spec declares no credential `{name}`: it declares {}", known.join(", "))
+            }));
+        };
+        let key = &service.keys[place];
+        let header = HeaderName::from_bytes(key.header.as_bytes())
+            .map_err(|_| Error::config(format!("the spec's header `{}` is not a header name", key.header)))?;
+        let header_value =
+            HeaderValue::from_str(&format!("{}{}", key.prefix, value.expose())).map_err(|_| {
+                Error::config(format!("the credential `{name}` has characters a header cannot carry"))
+            })?;
+        let mut header_value = header_value;
+        header_value.set_sensitive(key.secret);
+        let secret = key.secret.then_some(value);
+        held[place] = Some(HeldKey { header: (header, header_value), secret });
+    }
+    Ok(held)
 }
 
 impl Identity {
@@ -42,8 +82,27 @@ impl Identity {
         account: Option<(HeaderName, HeaderValue)>,
         routes: Option<AuthRoutes>,
         refresh_margin: Duration,
+        (keys, declared): (Vec<Option<HeldKey>>, &'static [crate::service::KeyCredential]),
     ) -> Self {
-        Identity { credentials, account, routes, refresh_margin, tokens: Arc::default() }
+        Identity { credentials, account, routes, refresh_margin, tokens: Arc::default(), keys, declared }
+    }
+
+    /// The header of the key credential an operation of `route` sends, if it sends one:
+    /// refused before sending when the client was not given it.
+    pub(crate) fn key_for(&self, route: &Route) -> Result<Option<&(HeaderName, HeaderValue)>, Error> {
+        let Some(place) = route.auth.key() else { return Ok(None) };
+        match self.keys.get(usize::from(place)) {
+            Some(Some(key)) => Ok(Some(&key.header)),
+            _ => match self.declared.get(usize::from(place)) {
+                Some(key) => Err(Error::invalid(format!(
+                    "the operation sends the credential `{}`: give it to the client (`ClientBuilder::key(\"{}\", ..)`, or {})",
+                    key.name,
+                    key.name,
+                    key.variable()
+                ))),
+                None => Err(Error::invalid("the operation sends a credential the service does not declare")),
+            },
+        }
     }
 
     /// The token held, and its renewal.
@@ -122,7 +181,7 @@ impl HoldsSecrets for Identity {
     /// The client secret, the tokens held, and the secret parameters of `request`.
     fn secrets<'a>(&'a self, request: &'a [String]) -> Secrets<'a> {
         let client = self.credentials.as_ref().map(|c| c.client_secret.expose());
-        Secrets::of(client, self.tokens.values(), request)
+        Secrets::of(client, self.tokens.values(), request).with_keys(&self.keys)
     }
 }
 

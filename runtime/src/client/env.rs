@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::base_url::{check_base_url, shown_url};
 use crate::error::{Error, ErrorDetail};
 use crate::service::Service;
-use crate::values::Credentials;
+use crate::values::{Credentials, Secret};
 
 /// The variable the base URL is read from.
 pub(super) const BASE_URL_VAR: &str = "PAYSPEC_BASE_URL";
@@ -24,6 +24,8 @@ pub(super) const CALL_TIMEOUT_VAR: &str = "PAYSPEC_CALL_TIMEOUT";
 pub(super) struct FromEnv {
     pub(super) environment: Option<String>,
     pub(super) credentials: Option<Credentials>,
+    /// The service's key credentials set (`PAYSPEC_<NAME>`), by name.
+    pub(super) keys: Vec<(&'static str, Secret)>,
     pub(super) timeout: Option<Duration>,
     pub(super) call_timeout: Option<Duration>,
 }
@@ -73,6 +75,11 @@ pub(super) fn read(
         match Credentials::from_vars(var) {
             Ok(credentials) => found.credentials = Some(credentials),
             Err(error) => problems.push(reason(error)),
+        }
+    }
+    for key in service.keys {
+        if let Some(value) = var(&key.variable()) {
+            found.keys.push((key.name, Secret::new(value)));
         }
     }
     for name in [TIMEOUT_VAR, CALL_TIMEOUT_VAR] {

@@ -21,7 +21,7 @@ pub use self::base_url::BaseUrl;
 use self::base_url::{check_base_url, check_version_prefix, request_base};
 pub use self::blocking::BlockingRuntime;
 use crate::attempt::Exchange;
-use crate::auth::Identity;
+use crate::auth::{Identity, keys};
 use crate::error::Error;
 use crate::headers::RateLimitNames;
 use crate::hooks::{Hook, Hooks};
@@ -36,6 +36,7 @@ use crate::transport::own_sender::{OwnSender, Settings};
 use crate::transport::reqwest::ReqwestTransport;
 use crate::transport::{Transport, is_loopback, tls};
 use crate::values::Credentials;
+use crate::values::Secret;
 
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
@@ -44,6 +45,8 @@ pub struct ClientBuilder<C = Session> {
     service: &'static Service,
     environment: Option<BaseUrl>,
     credentials: Option<Credentials>,
+    /// The key credentials given, by the spec's name.
+    keys: Vec<(String, Secret)>,
     /// Credentials may go to a plain-HTTP base URL beyond this machine.
     cleartext: bool,
     /// Root certificates trusted beside the platform's: PEM text, each one or more.
@@ -123,6 +126,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             service,
             environment: None,
             credentials: None,
+            keys: Vec::new(),
             cleartext: false,
             extra_roots: Vec::new(),
             http: None,
@@ -155,6 +159,15 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// service without them, only operations that send the account id header need them.
     pub fn credentials(mut self, credentials: Credentials) -> Self {
         self.credentials = Some(credentials);
+        self
+    }
+
+    /// The value of the service's credential `name` (`service.credentials` in the spec: a
+    /// static secret key, a public key), sent in its header by the operations that name it.
+    /// A name the spec does not declare is refused when the client is built.
+    pub fn key(mut self, name: &str, value: impl Into<Secret>) -> Self {
+        self.keys.retain(|(given, _)| given != name);
+        self.keys.push((name.to_owned(), value.into()));
         self
     }
 
@@ -369,6 +382,9 @@ impl<C: From<Session>> ClientBuilder<C> {
         if let Some(credentials) = found.credentials {
             self = self.credentials(credentials);
         }
+        for (name, value) in found.keys {
+            self = self.key(name, value);
+        }
         if let Some(timeout) = found.timeout {
             self = self.timeout(timeout);
         }
@@ -401,9 +417,15 @@ impl<C: From<Session>> ClientBuilder<C> {
             }
             _ => None,
         };
+        let keys = keys(self.service, self.keys)?;
         // Credentials never cross a network in clear text unless the caller says so.
         let host = parsed.host_str().unwrap_or_default();
-        if parsed.scheme() == "http" && credentials.is_some() && !self.cleartext && !is_loopback(host) {
+        let secret_keys = keys.iter().flatten().any(|key| key.secret.is_some());
+        if parsed.scheme() == "http"
+            && (credentials.is_some() || secret_keys)
+            && !self.cleartext
+            && !is_loopback(host)
+        {
             return Err(Error::config(format!(
                 "the base URL is plain HTTP to `{host}`, beyond this machine: the client secret and \
                  tokens would cross the network in clear text. Write `https://`, or call \
@@ -492,7 +514,13 @@ impl<C: From<Session>> ClientBuilder<C> {
         );
         let orchestrator = Orchestrator {
             exchange,
-            identity: Identity::new(credentials, account, self.service.tokens, self.refresh_margin),
+            identity: Identity::new(
+                credentials,
+                account,
+                self.service.tokens,
+                self.refresh_margin,
+                (keys, self.service.keys),
+            ),
             pace: Pace::new(self.pacer, self.service.rate_limit.map(RateLimitNames::new)),
             hooks: self.hooks,
             retry: self.retry,

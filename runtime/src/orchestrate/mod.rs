@@ -218,7 +218,8 @@ impl Orchestrator {
         loop {
             tracing::debug!(attempt, "sending");
             let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
-            let protected = [self.identity.account_header(), self.request_id.as_ref()];
+            let key = self.identity.key_for(route).ok().flatten().map(|(name, _)| name);
+            let protected = [self.identity.account_header(), self.request_id.as_ref(), key];
             // Without hooks nothing reads the id's text.
             let shown_id = if self.hooks.is_empty() { None } else { meta.request_id() };
             let added = match self.hooks.before(route, number, shown_id, protected) {
@@ -261,6 +262,7 @@ impl Orchestrator {
                         let adds = AttemptHeaders {
                             bearer: bearer.as_ref().map(|b| &b.header),
                             account: None,
+                            key: None,
                             request_id: self.request_id.as_ref().zip(id),
                             added,
                             fresh_connection,
@@ -404,6 +406,7 @@ impl Orchestrator {
     ) -> Result<Box<RawAnswer>, AttemptFailure> {
         let route = request.route;
         adds.account = self.identity.account_for(route)?;
+        adds.key = self.identity.key_for(route)?;
         // Read from a copy, `adds` never borrowed: a borrowed local keeps room in the future
         // after it moved into the exchange.
         let bearer = adds.bearer;

@@ -134,8 +134,7 @@ async fn answer_operation(
     let outcome = {
         let mut state = shared.state();
         let state = &mut *state;
-        let authorized =
-            authorize(state, op.auth, &shared.spec.account_header, op.name == "refresh_token", &header);
+        let authorized = authorize(state, op.auth, &shared.spec, op.name == "refresh_token", &header);
         let result = authorized
             .and_then(|()| check_request(op, vars, query.as_deref(), &body, state.config.strictness))
             .and_then(|checked| {
@@ -152,19 +151,39 @@ async fn answer_operation(
     Ok(json_response(outcome.status, &outcome.body))
 }
 
-/// The token and the account header the operation's authentication asks for.
+/// The token and the account header the operation's authentication asks for, or the
+/// credential of the spec's own it names (any value, after its prefix: the sandbox keeps no
+/// merchant's keys).
 fn authorize(
     state: &State,
     auth: Auth,
-    account_header: &str,
+    spec: &payspec_codegen::model::Spec,
     refresh: bool,
     header: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), Refusal> {
+    let account_header = spec.account_header.as_str();
     let (bearer, account) = match auth {
         Auth::BearerAndAccount => (true, true),
         Auth::Bearer => (true, false),
         Auth::Account => (false, true),
         Auth::None => (false, false),
+        Auth::Key(place) => {
+            let Some(credential) = spec.credentials.get(usize::from(place)) else {
+                return Err(Refusal::unauthorized(
+                    "the operation names a credential the spec does not declare",
+                ));
+            };
+            let given = header(&credential.header)
+                .ok_or_else(|| Refusal::unauthorized(format!("no {} header", credential.header)))?;
+            let value = given.strip_prefix(credential.prefix.as_str()).map(str::trim).unwrap_or_default();
+            if value.is_empty() {
+                return Err(Refusal::unauthorized(format!(
+                    "the {} header is not `{}<{}>`",
+                    credential.header, credential.prefix, credential.name
+                )));
+            }
+            (false, false)
+        }
     };
     if bearer {
         let given =

@@ -4,10 +4,10 @@
 
 pub(super) use super::super::diagnostics::Sink;
 pub(super) use super::super::raw::{
-    Ordered, RawAlsoPath, RawAnswers, RawAuth, RawCode, RawDisagreementEntry, RawEffect, RawEnvelope,
-    RawEnvelopeKeys, RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup, RawIdempotencyHeader,
-    RawLocation, RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle, RawParam, RawRateLimit,
-    RawReadingSource, RawService, RawSettle, RawShape, RawTextFormat, RawWebhooks,
+    Ordered, RawAlsoPath, RawAnswers, RawAuth, RawCode, RawCredential, RawDisagreementEntry, RawEffect,
+    RawEnvelope, RawEnvelopeKeys, RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup,
+    RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle,
+    RawParam, RawRateLimit, RawReadingSource, RawService, RawSettle, RawShape, RawTextFormat, RawWebhooks,
 };
 pub(super) use crate::model::*;
 pub(super) use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};

@@ -32,6 +32,8 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let known_types = TypeNames::new(&identifiers, &raw.shapes);
     let groups = groups(&raw.groups, sink);
     let wire_case = wire_case(raw.service.wire_case.as_deref(), sink);
+    let account_header = account_header(raw.service.account_header.as_deref(), sink);
+    let credentials = credentials(raw.service.credentials.as_ref(), &account_header, sink);
     let shapes = shapes(&raw.shapes, &known_types, wire_case, sink);
     check_shape_cycles(&shapes, sink);
     let envelope = Arc::new(envelope_keys(raw.service.envelope.as_ref(), sink));
@@ -51,6 +53,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
             envelope: &envelope,
             page_keys: &page_keys,
             wire_case,
+            credentials: &credentials,
             has_tokens: raw.service.token_operations.is_some(),
         };
         operations.push(operation(name, op, &base, &context, sink));
@@ -64,7 +67,6 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     for op in &mut operations {
         op.answers.reading.secret_values = token_operations.as_ref().is_some_and(|t| t.includes(&op.name));
     }
-    let account_header = account_header(raw.service.account_header.as_deref(), sink);
     let rate_limit = raw.service.rate_limit.as_ref().map(|raw| rate_limit(raw, sink));
     let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
     let also_paths = also_paths(&raw.service.also_paths, &operations, sink);
@@ -77,6 +79,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
         environments,
         default_environment,
         wire_case,
+        credentials,
         token_operations,
         account_header,
         rate_limit,

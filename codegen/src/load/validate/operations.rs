@@ -19,6 +19,8 @@ pub(super) struct Context<'a> {
     pub(super) page_keys: &'a PageKeys,
     /// How names without a `wire` key travel.
     pub(super) wire_case: WireCase,
+    /// The credentials an operation's `auth` may name.
+    pub(super) credentials: &'a [Credential],
     /// Whether the spec names token operations: without them no operation sends a token,
     /// and `auth` defaults to `none`.
     pub(super) has_tokens: bool,
@@ -92,6 +94,7 @@ pub(super) fn operation(
     let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
 
     let params = params(&raw, base, types, context.wire_case, sink);
+    check_credential_headers(&params, context.credentials, base, sink);
     let one_of = one_of(&raw, &params, base, sink);
     if parsed {
         check_path_variables(&path, &params, &format!("{base}.path"), sink);
@@ -227,6 +230,7 @@ pub(super) fn operation(
             Some(RawAuth::Bearer) => Auth::Bearer,
             Some(RawAuth::Account) => Auth::Account,
             Some(RawAuth::None) => Auth::None,
+            Some(RawAuth::Named(name)) => named_auth(&name, context.credentials, base, sink),
         },
         effect,
         idempotency: raw.idempotency,
@@ -538,6 +542,49 @@ pub(super) fn page_style(
         }
     }
     style
+}
+
+/// An `auth` that names a credential of `service.credentials`: its place there.
+fn named_auth(name: &str, credentials: &[Credential], base: &str, sink: &mut Sink) -> Auth {
+    if let Some(place) = credentials.iter().position(|c| c.name == name).and_then(|p| u8::try_from(p).ok()) {
+        return Auth::Key(place);
+    }
+    let mut words = vec!["bearer_and_account", "bearer", "account", "none"];
+    words.extend(credentials.iter().map(|c| c.name.as_str()));
+    let fix = if credentials.is_empty() {
+        format!(
+            "write one of {}, or declare `{name}` under `service.credentials` (its header, its prefix)",
+            words.join(", ")
+        )
+    } else {
+        format!("write one of {}", words.join(", "))
+    };
+    sink.error(&format!("{base}.auth"), format!("`{name}` is not an auth the spec knows"), fix);
+    Auth::None
+}
+
+/// A header parameter that would carry a credential (`Authorization`, or a header of
+/// `service.credentials`) is refused: the client sets those from what it was given, and
+/// refuses an operation's own.
+fn check_credential_headers(params: &[Param], credentials: &[Credential], base: &str, sink: &mut Sink) {
+    for param in params.iter().filter(|p| p.location == ParamLocation::Header) {
+        let credential = credentials.iter().find(|c| c.header.eq_ignore_ascii_case(&param.wire));
+        if credential.is_none() && !param.wire.eq_ignore_ascii_case("authorization") {
+            continue;
+        }
+        let fix = match credential {
+            Some(credential) => format!("remove the parameter and write `auth: {}`", credential.name),
+            None => "remove the parameter; declare the credential under `service.credentials` (its header, its prefix) and name it in `auth`".to_owned(),
+        };
+        sink.error(
+            &format!("{base}.params.{}", param.name),
+            format!(
+                "`{}` travels in the `{}` header, which the client sets from its credentials",
+                param.name, param.wire
+            ),
+            fix,
+        );
+    }
 }
 
 #[cfg(test)]

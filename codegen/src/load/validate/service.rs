@@ -348,6 +348,71 @@ pub(super) fn also_paths(raw: &[RawAlsoPath], operations: &[Operation], sink: &m
     out
 }
 
+/// `service.credentials`: each a snake_case name, a header that is not the account header,
+/// an optional prefix a header can carry.
+pub(super) fn credentials(
+    raw: Option<&Ordered<RawCredential>>,
+    account_header: &str,
+    sink: &mut Sink,
+) -> Vec<Credential> {
+    let Some(raw) = raw else { return Vec::new() };
+    check_count(raw.0.len(), usize::from(u8::MAX), "credentials", "service.credentials", sink);
+    let mut out: Vec<Credential> = Vec::new();
+    for (name, credential) in &raw.0 {
+        let at = format!("service.credentials.{name}");
+        if !is_snake_case(name) {
+            sink.error(
+                &at,
+                format!("`{name}` is not a snake_case name"),
+                "name it in snake_case, e.g. `secret_key`",
+            );
+        }
+        if ["bearer_and_account", "bearer", "account", "none"].contains(&name.as_str()) {
+            sink.error(
+                &at,
+                format!("`{name}` is a word of `auth` already"),
+                "name the credential after what it is, e.g. `secret_key`",
+            );
+        }
+        let header = credential.header.trim();
+        if !is_header_name(header) {
+            sink.error(
+                &format!("{at}.header"),
+                format!("`{header}` is not a header name"),
+                "write the header's name, e.g. `Authorization`",
+            );
+        } else if header.eq_ignore_ascii_case(account_header) {
+            sink.error(
+                &format!("{at}.header"),
+                format!("`{header}` is the account header"),
+                "give the credential a header of its own",
+            );
+        } else if let Some(other) = out.iter().find(|c| c.header.eq_ignore_ascii_case(header)) {
+            sink.error(
+                &format!("{at}.header"),
+                format!("`{name}` and `{}` both travel in `{header}`", other.name),
+                "give each credential a header of its own",
+            );
+        }
+        let prefix = credential.prefix.clone().unwrap_or_default();
+        if prefix.chars().any(|c| c.is_control() || !c.is_ascii()) {
+            sink.error(
+                &format!("{at}.prefix"),
+                "the prefix has characters a header cannot carry",
+                "write it in plain ASCII, e.g. `Bearer `",
+            );
+        }
+        out.push(Credential {
+            name: name.clone(),
+            header: header.to_owned(),
+            prefix,
+            secret: credential.secret.unwrap_or(true),
+            note: credential.note.clone(),
+        });
+    }
+    out
+}
+
 /// `service.wire_case`: how names without a `wire` key of their own travel.
 pub(super) fn wire_case(raw: Option<&str>, sink: &mut Sink) -> WireCase {
     let Some(text) = raw else { return WireCase::default() };
