@@ -70,7 +70,7 @@ pub(crate) struct Secrets<'a> {
     client: Option<&'a str>,
     token: Option<Arc<[Secret]>>,
     request: &'a [String],
-    keys: &'a [Option<crate::auth::HeldKey>],
+    keys: &'a [Secret],
 }
 
 impl<'a> Secrets<'a> {
@@ -86,8 +86,8 @@ impl<'a> Secrets<'a> {
         Secrets { client, token, request, keys: &[] }
     }
 
-    /// The same, with the client's key credentials (those that are secret).
-    pub(crate) fn with_keys(mut self, keys: &'a [Option<crate::auth::HeldKey>]) -> Self {
+    /// The same, with the client's secret key credentials.
+    pub(crate) fn with_keys(mut self, keys: &'a [Secret]) -> Self {
         self.keys = keys;
         self
     }
@@ -97,7 +97,7 @@ impl<'a> Secrets<'a> {
     /// twice; the second finds it masked already.
     fn values(&self) -> impl Iterator<Item = &str> {
         let token = self.token.iter().flat_map(|values| values.iter().map(Secret::expose));
-        let keys = self.keys.iter().flatten().filter_map(|key| key.secret.as_ref().map(Secret::expose));
+        let keys = self.keys.iter().map(Secret::expose);
         let all =
             self.client.into_iter().chain(token).chain(keys).chain(self.request.iter().map(String::as_str));
         all.filter(|value| value.chars().count() >= MIN_SECRET_CHARS)

@@ -38,13 +38,22 @@ pub(crate) struct Identity {
     keys: Vec<Option<HeldKey>>,
     /// What the spec declares of them.
     declared: &'static [crate::service::KeyCredential],
+    /// The values of the secret ones, removed from every error.
+    key_secrets: Vec<Secret>,
 }
 
 /// A key credential given to the client, ready to send.
 pub(crate) struct HeldKey {
     header: (HeaderName, HeaderValue),
     /// The value, when it is a secret: removed from every error.
-    pub(crate) secret: Option<Secret>,
+    secret: Option<Secret>,
+}
+
+impl HeldKey {
+    /// Whether it is a secret (which must not cross a network in clear text).
+    pub(crate) fn is_secret(&self) -> bool {
+        self.secret.is_some()
+    }
 }
 
 /// The key credentials `given` (by the spec's name) for `service`, each made into its header
@@ -84,7 +93,17 @@ impl Identity {
         refresh_margin: Duration,
         (keys, declared): (Vec<Option<HeldKey>>, &'static [crate::service::KeyCredential]),
     ) -> Self {
-        Identity { credentials, account, routes, refresh_margin, tokens: Arc::default(), keys, declared }
+        let key_secrets = keys.iter().flatten().filter_map(|key| key.secret.clone()).collect();
+        Identity {
+            credentials,
+            account,
+            routes,
+            refresh_margin,
+            tokens: Arc::default(),
+            keys,
+            declared,
+            key_secrets,
+        }
     }
 
     /// The header of the key credential an operation of `route` sends, if it sends one:
@@ -181,7 +200,7 @@ impl HoldsSecrets for Identity {
     /// The client secret, the tokens held, and the secret parameters of `request`.
     fn secrets<'a>(&'a self, request: &'a [String]) -> Secrets<'a> {
         let client = self.credentials.as_ref().map(|c| c.client_secret.expose());
-        Secrets::of(client, self.tokens.values(), request).with_keys(&self.keys)
+        Secrets::of(client, self.tokens.values(), request).with_keys(&self.key_secrets)
     }
 }
 

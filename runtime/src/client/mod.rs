@@ -21,7 +21,7 @@ pub use self::base_url::BaseUrl;
 use self::base_url::{check_base_url, check_version_prefix, request_base};
 pub use self::blocking::BlockingRuntime;
 use crate::attempt::Exchange;
-use crate::auth::{Identity, keys};
+use crate::auth::{HeldKey, Identity, keys};
 use crate::error::Error;
 use crate::headers::RateLimitNames;
 use crate::hooks::{Hook, Hooks};
@@ -420,7 +420,7 @@ impl<C: From<Session>> ClientBuilder<C> {
         let keys = keys(self.service, self.keys)?;
         // Credentials never cross a network in clear text unless the caller says so.
         let host = parsed.host_str().unwrap_or_default();
-        let secret_keys = keys.iter().flatten().any(|key| key.secret.is_some());
+        let secret_keys = keys.iter().flatten().any(HeldKey::is_secret);
         if parsed.scheme() == "http"
             && (credentials.is_some() || secret_keys)
             && !self.cleartext
