@@ -6,7 +6,8 @@ use std::time::Duration;
 use crate::connection::Connection;
 use payspec_runtime::store::{BatchStore, ItemClaim, ItemEnd, StoreError, StoreFuture};
 
-use crate::{RedisOptions, bounded, millis};
+use crate::command::{bounded, millis};
+use crate::options::RedisOptions;
 
 /// Claims ARGV[1] for ARGV[2] for ARGV[3] ms, on Redis's clock. KEYS: the items (a hash:
 /// reference, then `c` for claimed or `e:<end>` once ended), the claims (a hash: reference,

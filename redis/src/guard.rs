@@ -6,7 +6,8 @@ use std::time::Duration;
 use crate::connection::Connection;
 use payspec_runtime::store::{Claim, ReplayGuard, StoreError, StoreFuture};
 
-use crate::{RedisOptions, bounded, millis};
+use crate::command::{bounded, millis};
+use crate::options::RedisOptions;
 
 /// What a handled delivery's key holds; a claim's holder name is never this.
 const HANDLED: &str = "handled";

@@ -43,14 +43,15 @@
 #![warn(missing_docs)]
 
 mod batch;
+mod command;
 mod connection;
 mod guard;
+mod options;
 mod pace;
 pub mod testing;
 mod watch;
 
 use std::fmt;
-use std::future::Future;
 use std::time::Duration;
 
 use connection::Connection;
@@ -58,117 +59,11 @@ use payspec_runtime::store::StoreError;
 use redis::aio::ConnectionManager;
 
 pub use batch::RedisBatchStore;
+use command::failed;
 pub use guard::RedisReplayGuard;
+pub use options::RedisOptions;
 pub use pace::RedisPaceStore;
 pub use watch::RedisWatchStore;
-
-/// How the stores reach Redis and name their keys.
-#[derive(Clone)]
-pub struct RedisOptions {
-    prefix: String,
-    command_timeout: Duration,
-    limit: Option<(u32, Duration)>,
-    replicas: u32,
-    watch_ttl: Duration,
-    alive: Duration,
-    batch_ttl: Duration,
-    roots: Option<Vec<u8>>,
-}
-
-impl fmt::Debug for RedisOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RedisOptions")
-            .field("prefix", &self.prefix)
-            .field("command_timeout", &self.command_timeout)
-            .field("limit", &self.limit)
-            .field("replicas", &self.replicas)
-            .field("watch_ttl", &self.watch_ttl)
-            .field("replica_timeout", &self.alive)
-            .field("batch_ttl", &self.batch_ttl)
-            .field("root_certificates", &self.roots.as_ref().map(|pem| format!("{} bytes of PEM", pem.len())))
-            .finish()
-    }
-}
-
-impl RedisOptions {
-    /// Options for the stores of one merchant: every key starts with `payspec:{merchant}:`
-    /// (the braces are part of the key: in a Redis Cluster, all of a merchant's keys are in
-    /// one slot), so that merchants (or environments) sharing a Redis never meet.
-    pub fn new(merchant: &str) -> Self {
-        RedisOptions {
-            // The merchant's name in braces: a hash tag, so that all its keys are in one
-            // slot of a Redis Cluster (the stores' scripts read several at once).
-            prefix: format!("payspec:{{{merchant}}}:"),
-            command_timeout: Duration::from_millis(250),
-            limit: None,
-            replicas: 1,
-            watch_ttl: Duration::from_secs(24 * 3_600),
-            alive: Duration::from_secs(5),
-            batch_ttl: Duration::from_secs(30 * 24 * 3_600),
-            roots: None,
-        }
-    }
-
-    /// The longest any command waits for Redis (250 ms unless set): past it, the store
-    /// does what it does when Redis is down.
-    pub fn command_timeout(mut self, timeout: Duration) -> Self {
-        self.command_timeout = timeout.max(Duration::from_millis(1));
-        self
-    }
-
-    /// The service's limit, as documented (`limit` requests per `window`), so that the
-    /// first requests keep within it before an answer announces it. An announced limit
-    /// replaces it, for every replica.
-    pub fn limit(mut self, limit: u32, window: Duration) -> Self {
-        self.limit = (limit > 0 && !window.is_zero()).then_some((limit, window));
-        self
-    }
-
-    /// How many replicas share the limit: while Redis is down, each paces by its share
-    /// (the limit divided by this, rounded down, at least one).
-    pub fn replicas(mut self, replicas: u32) -> Self {
-        self.replicas = replicas.max(1);
-        self
-    }
-
-    /// How long a final state a webhook named is kept for settles to find (a day unless
-    /// set).
-    pub fn watch_ttl(mut self, ttl: Duration) -> Self {
-        self.watch_ttl = ttl.max(Duration::from_secs(1));
-        self
-    }
-
-    /// How long a payout batch's records are kept after their last change (30 days unless
-    /// set): a run of the batch within it resumes it; after it, the batch reads as new.
-    pub fn batch_ttl(mut self, ttl: Duration) -> Self {
-        self.batch_ttl = ttl.max(Duration::from_secs(60));
-        self
-    }
-
-    /// How long a replica that has said nothing to Redis is taken as alive (five seconds
-    /// unless set). A replica holding places in the limit says so at least four times in
-    /// that span; one that stopped (killed, or cut off from Redis) has its places freed by
-    /// the next reservation of another replica after it, each counting a window from then.
-    /// A place is never held past its call's own deadline in any case. Shorter frees a dead
-    /// replica's places sooner; a replica whose runtime stalls longer than this (every
-    /// thread blocked) may see its places counted early, which the service's `429` and
-    /// `Retry-After` then correct.
-    pub fn replica_timeout(mut self, timeout: Duration) -> Self {
-        self.alive = timeout.max(Duration::from_millis(200));
-        self
-    }
-
-    /// Root certificates (PEM) a `rediss://` Redis's certificate is checked against instead
-    /// of the platform's: a managed Redis's own CA, or a private one (the `tls` feature).
-    pub fn root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
-        self.roots = Some(pem.into());
-        self
-    }
-
-    fn key(&self, name: &str) -> String {
-        format!("{}{name}", self.prefix)
-    }
-}
 
 /// The stores over one Redis connection (cheap to clone: clones share it).
 #[derive(Clone)]
@@ -289,32 +184,6 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
     }
     let _ = &options.roots;
     redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))
-}
-
-/// A Redis failure as a store's error, its text without the URL (which may hold a
-/// password: the redis crate's errors do not carry it).
-fn failed(what: &str, error: &redis::RedisError) -> StoreError {
-    StoreError::new("Redis", format!("{what}: {error}"))
-}
-
-/// Runs one Redis command within `timeout`: a Redis that does not answer is an error.
-async fn bounded<T>(
-    timeout: Duration,
-    what: &str,
-    command: impl Future<Output = redis::RedisResult<T>>,
-) -> Result<T, StoreError> {
-    match tokio::time::timeout(timeout, command).await {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(failed(what, &error)),
-        Err(_) => {
-            Err(StoreError::new("Redis", format!("{what}: no answer within {} ms", timeout.as_millis())))
-        }
-    }
-}
-
-/// Whole milliseconds, for Redis's arguments, at least one.
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 #[cfg(test)]

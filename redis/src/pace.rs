@@ -11,7 +11,8 @@ use payspec_runtime::store::{
 };
 use tokio::time::Instant;
 
-use crate::{RedisOptions, bounded, millis};
+use crate::command::{bounded, millis};
+use crate::options::RedisOptions;
 
 /// The reservation, and the releases queued since the last one, in one script on Redis's
 /// clock (`TIME`): no two replicas' clocks are ever compared.

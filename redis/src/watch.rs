@@ -8,7 +8,8 @@ use crate::connection::Connection;
 use futures_util::StreamExt as _;
 use payspec_runtime::store::{FinalState, StoreError, StoreFuture, WatchStore};
 
-use crate::{RedisOptions, bounded, millis};
+use crate::command::{bounded, millis};
+use crate::options::RedisOptions;
 
 type Wake = Arc<dyn Fn() + Send + Sync>;
 
