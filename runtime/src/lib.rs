@@ -75,8 +75,8 @@ pub use meta::{Attempt, Meta, REDACTED};
 pub use orchestrate::CallOptions;
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use payspec_vocabulary::{
-    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Method,
-    PageStyle, SignedValue, TextFormat, WebhookScheme,
+    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest,
+    Method, PageStyle, SignatureEncoding, SignedValue, TextFormat, WebhookScheme,
 };
 pub use redact::Redacted;
 pub use request::{

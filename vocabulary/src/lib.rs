@@ -39,7 +39,7 @@ pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind};
 pub use operation::{Alias, Auth, Effect, Method};
 pub use pages::PageStyle;
 pub use values::{DateLayout, FinalState, TextFormat};
-pub use webhook::{SignedValue, WebhookScheme};
+pub use webhook::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
 
 /// What a value of a [`Form`] may hold: anything plain, comparable and shareable.
 pub trait Plain: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {}

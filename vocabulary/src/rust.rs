@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use crate::{
-    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Form, Method,
-    PageStyle, SignedValue, TextFormat, WebhookScheme,
+    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Form,
+    HmacDigest, Method, PageStyle, SignatureEncoding, SignedValue, TextFormat, WebhookScheme,
 };
 
 /// Writes itself as a Rust expression of the `Static` form.
@@ -101,7 +101,7 @@ macro_rules! fieldless {
     )*};
 }
 
-fieldless!(Method, Auth, Effect, DateLayout, TextFormat, FinalState);
+fieldless!(Method, Auth, Effect, DateLayout, TextFormat, FinalState, HmacDigest, SignatureEncoding);
 
 /// A struct word: `rt::Name { field: value, .. }`.
 macro_rules! fields {
@@ -215,6 +215,8 @@ where
         }
         fields!(out, rt, "WebhookScheme",
             signature_header: &*self.signature_header,
+            digest: &self.digest,
+            encoding: &self.encoding,
             timestamp_header: &*self.timestamp_header,
             algorithm: pair(&self.algorithm),
             version: pair(&self.version),

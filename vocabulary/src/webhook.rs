@@ -1,5 +1,5 @@
-//! How a service signs its webhook notifications: an HMAC-SHA256, base64 in a header, over
-//! chosen values of the body and the timestamp header, joined with `:`.
+//! How a service signs its webhook notifications: an HMAC (SHA-256 or SHA-512), base64 or
+//! hex in a header, over chosen values of the body and the timestamp header, joined with `:`.
 
 use crate::{Form, Static};
 
@@ -7,8 +7,12 @@ use crate::{Form, Static};
 /// `service.webhooks`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebhookScheme<F: Form = Static> {
-    /// The header that carries the base64 HMAC-SHA256 signature.
+    /// The header that carries the signature.
     pub signature_header: F::Text,
+    /// The HMAC's hash.
+    pub digest: HmacDigest,
+    /// How the signature is written in its header.
+    pub encoding: SignatureEncoding,
     /// The header that carries the RFC 3339 signing time, the last signed value.
     pub timestamp_header: F::Text,
     /// A header naming the algorithm and its value (e.g. `HmacSHA256`): sent with every
@@ -25,6 +29,46 @@ pub struct WebhookScheme<F: Form = Static> {
 }
 
 impl Copy for WebhookScheme<Static> {}
+
+/// The hash of a webhook signature's HMAC.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum HmacDigest {
+    /// HMAC-SHA256.
+    #[default]
+    Sha256,
+    /// HMAC-SHA512.
+    Sha512,
+}
+
+impl HmacDigest {
+    /// The spec's word for it: `sha256`, `sha512`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HmacDigest::Sha256 => "sha256",
+            HmacDigest::Sha512 => "sha512",
+        }
+    }
+}
+
+/// How a webhook signature is written in its header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SignatureEncoding {
+    /// Standard base64, padded or not.
+    #[default]
+    Base64,
+    /// Hexadecimal digits (read in either case, written in lower case).
+    Hex,
+}
+
+impl SignatureEncoding {
+    /// The spec's word for it: `base64`, `hex`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SignatureEncoding::Base64 => "base64",
+            SignatureEncoding::Hex => "hex",
+        }
+    }
+}
 
 /// One signed value of a notification's body.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -29,7 +29,7 @@ pub mod webhook {
         "    /// How the service signs its notifications.\n    pub static SCHEME: rt::WebhookScheme = {};",
         payspec_vocabulary::rust::value(&webhooks.scheme, "rt")
     );
-    writeln!(out, "    /// The header carrying the base64 signature.");
+    writeln!(out, "    /// The header carrying the signature.");
     writeln!(out, "    pub const SIGNATURE_HEADER: &str = {};", Lit(&webhooks.scheme.signature_header));
     writeln!(out, "    /// The header carrying the RFC 3339 signing time, the last value signed.");
     writeln!(out, "    pub const TIMESTAMP_HEADER: &str = {};", Lit(&webhooks.scheme.timestamp_header));

@@ -110,6 +110,10 @@ pub struct RawCode {
 #[serde(deny_unknown_fields)]
 pub struct RawWebhooks {
     pub signature_header: String,
+    #[serde(default)]
+    pub digest: Option<String>,
+    #[serde(default)]
+    pub encoding: Option<String>,
     pub timestamp_header: String,
     #[serde(default)]
     pub algorithm: Option<RawFixedHeader>,

@@ -21,8 +21,8 @@ mod types;
 mod webhooks;
 
 pub use payspec_vocabulary::{
-    Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Method, Owned, PageStyle,
-    SignedValue, TextFormat, WebhookScheme,
+    Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest, Method, Owned,
+    PageStyle, SignatureEncoding, SignedValue, TextFormat, WebhookScheme,
 };
 
 pub use self::location::Location;

@@ -21,12 +21,14 @@
 //!
 //! ```
 //! use payspec_runtime::webhook::{self, Verifier};
-//! use payspec_runtime::{SignedValue, WebhookScheme};
+//! use payspec_runtime::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
 //! use std::time::SystemTime;
 //!
 //! // A service's scheme, as a generated crate declares it.
 //! const SCHEME: WebhookScheme = WebhookScheme {
 //!     signature_header: "x-signature",
+//!     digest: HmacDigest::Sha256,
+//!     encoding: SignatureEncoding::Base64,
 //!     timestamp_header: "x-timestamp",
 //!     algorithm: None,
 //!     version: None,

@@ -4,19 +4,17 @@
 
 use std::time::SystemTime;
 
-use base64::Engine as _;
-use hmac::Mac as _;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use payspec_vocabulary::{Form, WebhookScheme};
 
 use super::WebhookError;
-use super::signed::{BASE64, mac, signed_text_of};
+use super::signed::{Signer, signed_text_of};
 use crate::values::timestamp::format_rfc3339;
 
 /// A notification signed as the service signs it.
 #[derive(Clone, Debug)]
 pub struct SignedNotification {
-    /// The base64 signature.
+    /// The signature, written as the scheme says (base64 or hex).
     pub signature: String,
     /// The RFC 3339 timestamp.
     pub timestamp: String,
@@ -42,9 +40,9 @@ pub fn sign<F: Form>(
 ) -> Result<SignedNotification, WebhookError> {
     let timestamp = format_rfc3339(at);
     let message = signed_text_of(scheme, body, &timestamp)?;
-    let mut mac = mac(signing_key.as_ref())?;
-    mac.update(message.as_bytes());
-    let signature = BASE64.encode(mac.finalize().into_bytes());
+    let mut signer = Signer::new(scheme.digest, signing_key.as_ref())?;
+    signer.update(message.as_bytes());
+    let signature = signer.finish(scheme.encoding);
     let mut headers = HeaderMap::new();
     fn pair<T: std::ops::Deref<Target = str>>(pair: &Option<(T, T)>) -> Option<(&str, &str)> {
         pair.as_ref().map(|(name, value)| (&**name, &**value))

@@ -8,8 +8,8 @@ use std::time::SystemTime;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
 use http::HeaderMap;
-use payspec_vocabulary::{Form, SignedValue, WebhookScheme};
-use sha2::Sha256;
+use payspec_vocabulary::{Form, HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
+use sha2::{Sha256, Sha512};
 
 use super::WebhookError;
 use crate::json::Json;
@@ -150,11 +150,68 @@ fn join_signed(values: &[String], timestamp: &str) -> String {
     message
 }
 
-pub(super) fn mac(key: &[u8]) -> Result<Hmac<Sha256>, WebhookError> {
-    if key.is_empty() {
-        return Err(WebhookError::EmptyKey);
+/// The HMAC of a scheme's digest, keyed: what signs and what checks a signature.
+pub(super) enum Signer {
+    Sha256(Hmac<Sha256>),
+    Sha512(Hmac<Sha512>),
+}
+
+impl Signer {
+    /// An HMAC of `digest` with `key`; an empty key is refused.
+    pub(super) fn new(digest: HmacDigest, key: &[u8]) -> Result<Self, WebhookError> {
+        if key.is_empty() {
+            return Err(WebhookError::EmptyKey);
+        }
+        let signer = match digest {
+            HmacDigest::Sha256 => Hmac::<Sha256>::new_from_slice(key).map(Signer::Sha256),
+            HmacDigest::Sha512 => Hmac::<Sha512>::new_from_slice(key).map(Signer::Sha512),
+        };
+        signer.map_err(|_| WebhookError::EmptyKey)
     }
-    Hmac::<Sha256>::new_from_slice(key).map_err(|_| WebhookError::EmptyKey)
+
+    pub(super) fn update(&mut self, bytes: &[u8]) {
+        match self {
+            Signer::Sha256(mac) => mac.update(bytes),
+            Signer::Sha512(mac) => mac.update(bytes),
+        }
+    }
+
+    /// The signature, written as `encoding` says.
+    pub(super) fn finish(self, encoding: SignatureEncoding) -> String {
+        let bytes = match self {
+            Signer::Sha256(mac) => mac.finalize().into_bytes().to_vec(),
+            Signer::Sha512(mac) => mac.finalize().into_bytes().to_vec(),
+        };
+        match encoding {
+            SignatureEncoding::Base64 => base64::Engine::encode(&BASE64, bytes),
+            SignatureEncoding::Hex => bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+
+    /// Whether `signature` (written as `encoding` says) is this HMAC's, compared in
+    /// constant time.
+    pub(super) fn check(self, signature: &str, encoding: SignatureEncoding) -> Result<(), WebhookError> {
+        let signature = signature.trim();
+        let bytes = match encoding {
+            SignatureEncoding::Base64 => base64::Engine::decode(&BASE64, signature).ok(),
+            SignatureEncoding::Hex => from_hex(signature),
+        }
+        .ok_or(WebhookError::SignatureEncoding)?;
+        let checked = match self {
+            Signer::Sha256(mac) => mac.verify_slice(&bytes),
+            Signer::Sha512(mac) => mac.verify_slice(&bytes),
+        };
+        checked.map_err(|_| WebhookError::SignatureMismatch)
+    }
+}
+
+/// Hexadecimal digits (either case) as bytes; `None` for anything else.
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16);
+    text.as_bytes().chunks(2).map(|pair| u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()).collect()
 }
 
 /// The headers of a notification that take part in verification.

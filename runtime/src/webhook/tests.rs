@@ -3,19 +3,19 @@
 
 use std::time::{Duration, SystemTime};
 
-use base64::Engine as _;
-use hmac::Mac as _;
 use http::{HeaderMap, HeaderValue};
 
-use super::signed::{BASE64, mac};
+use super::signed::Signer;
 use super::*;
 use crate::store::{Claim, MemoryReplayGuard, ReplayGuard};
 use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
-use crate::{SignedValue, WebhookScheme};
+use crate::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
 
 /// A scheme shaped like a real service's (test data, not the runtime's).
 static SCHEME: WebhookScheme = WebhookScheme {
     signature_header: SIGNATURE_HEADER,
+    digest: HmacDigest::Sha256,
+    encoding: SignatureEncoding::Base64,
     timestamp_header: TIMESTAMP_HEADER,
     algorithm: Some((ALGORITHM_HEADER, "HmacSHA256")),
     version: Some(("x-signature-version", "1.0.0")),
@@ -165,9 +165,9 @@ fn old_future_and_unreadable_timestamps_are_refused() {
     );
     // A correctly signed timestamp that is no instant at all.
     let message = "payment_success:req-7781:usr-12:wal-34:txn-9001:vact_transfer:2025-03-01T12:30:40Z::soon";
-    let mut mac = mac(KEY.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
-    mac.update(message.as_bytes());
-    let signature = BASE64.encode(mac.finalize().into_bytes());
+    let mut signer = Signer::new(HmacDigest::Sha256, KEY.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    signer.update(message.as_bytes());
+    let signature = signer.finish(SignatureEncoding::Base64);
     assert_eq!(verify_at(BODY, &signature, "soon", TIMESTAMP).err(), Some(WebhookError::InvalidTimestamp));
 }
 
@@ -268,4 +268,47 @@ fn header_map_checks_the_algorithm() {
     assert_eq!(read(&map).err(), Some(WebhookError::UnsupportedAlgorithm));
     map.remove(TIMESTAMP_HEADER);
     assert_eq!(read(&map).err(), Some(WebhookError::MissingHeader(TIMESTAMP_HEADER)));
+}
+
+#[test]
+fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notification_of_its_scheme() {
+    // The HMAC-SHA512 of the pangram with the key `key`, as RFC 4231's examples are
+    // commonly checked (and with python3's hmac module).
+    let mut signer = Signer::new(HmacDigest::Sha512, b"key").unwrap_or_else(|e| panic!("{e}"));
+    signer.update(b"The quick brown fox jumps over the lazy dog");
+    assert_eq!(
+        signer.finish(SignatureEncoding::Hex),
+        "b42af09057bac1e2d41708e48a902e09b5ff7f12ab428a4fe86653c73dd248fb82f948a549f7b791a5b41915ee4d1ec3935357e4e2317250d0372afa2ebeeb3a"
+    );
+    // A scheme of SHA-512 in hex signs and verifies; the same signature read as the other
+    // encoding, or a digit changed, does not.
+    static SHA512_HEX: WebhookScheme =
+        WebhookScheme { digest: HmacDigest::Sha512, encoding: SignatureEncoding::Hex, ..SCHEME };
+    let signed = sign(&SHA512_HEX, BODY.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(signed.signature.len(), 128, "{}", signed.signature);
+    assert!(signed.signature.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    let verifier = Verifier::new(&SHA512_HEX, KEY).unwrap_or_else(|e| panic!("{e}"));
+    fn headers(signature: &str) -> SignedHeaders<'_> {
+        SignedHeaders { signature, timestamp: TIMESTAMP, algorithm: None }
+    }
+    assert!(verifier.verify_at(&headers(&signed.signature), BODY.as_bytes(), at(TIMESTAMP)).is_ok());
+    assert!(
+        verifier
+            .verify_at(&headers(&signed.signature.to_uppercase()), BODY.as_bytes(), at(TIMESTAMP))
+            .is_ok()
+    );
+    let mut changed = signed.signature.clone().into_bytes();
+    changed[0] = if changed[0] == b'0' { b'1' } else { b'0' };
+    let changed = String::from_utf8(changed).unwrap_or_default();
+    assert_eq!(
+        verifier.verify_at(&headers(&changed), BODY.as_bytes(), at(TIMESTAMP)).err(),
+        Some(WebhookError::SignatureMismatch)
+    );
+    assert_eq!(
+        verifier.verify_at(&headers("not hex!"), BODY.as_bytes(), at(TIMESTAMP)).err(),
+        Some(WebhookError::SignatureEncoding)
+    );
+    // The SHA-256 base64 scheme does not take it.
+    let other = Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
+    assert!(other.verify_at(&headers(&signed.signature), BODY.as_bytes(), at(TIMESTAMP)).is_err());
 }

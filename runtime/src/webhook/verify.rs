@@ -6,13 +6,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use base64::Engine as _;
-use hmac::Mac as _;
 use http::HeaderMap;
 use payspec_vocabulary::WebhookScheme;
 
 use super::delivery::HeldClaim;
-use super::signed::{BASE64, mac, signed_values};
+use super::signed::{Signer, signed_values};
 use super::{Delivery, SignedHeaders, UnsignedData, WebhookError, WebhookEvent};
 use crate::store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
 
@@ -52,7 +50,7 @@ impl Verifier {
     /// [`MemoryReplayGuard`]. An empty key is refused.
     pub fn new(scheme: &'static WebhookScheme, signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
         let key = signing_key.as_ref().to_vec();
-        mac(&key)?;
+        Signer::new(scheme.digest, &key)?;
         Ok(Verifier {
             scheme,
             key,
@@ -157,13 +155,11 @@ impl Verifier {
         {
             return Err(WebhookError::UnsupportedAlgorithm);
         }
-        let signature =
-            BASE64.decode(headers.signature.trim()).map_err(|_| WebhookError::SignatureEncoding)?;
         let raw = body;
         let (signed, body) = signed_values(self.scheme, body, headers.timestamp)?;
-        let mut mac = mac(&self.key)?;
-        mac.update(signed.message().as_bytes());
-        mac.verify_slice(&signature).map_err(|_| WebhookError::SignatureMismatch)?;
+        let mut signer = Signer::new(self.scheme.digest, &self.key)?;
+        signer.update(signed.message().as_bytes());
+        signer.check(headers.signature, self.scheme.encoding)?;
 
         let signed_at = signed.check_unambiguous()?;
         let off_by = match signed_at.duration_since(now) {

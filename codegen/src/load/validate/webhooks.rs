@@ -144,6 +144,20 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         settles,
         scheme: WebhookScheme {
             signature_header: raw.signature_header.to_ascii_lowercase(),
+            digest: word(
+                raw.digest.as_deref(),
+                &[HmacDigest::Sha256, HmacDigest::Sha512],
+                HmacDigest::as_str,
+                "digest",
+                sink,
+            ),
+            encoding: word(
+                raw.encoding.as_deref(),
+                &[SignatureEncoding::Base64, SignatureEncoding::Hex],
+                SignatureEncoding::as_str,
+                "encoding",
+                sink,
+            ),
             timestamp_header: raw.timestamp_header.to_ascii_lowercase(),
             algorithm,
             version,
@@ -154,6 +168,28 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         events: raw.events.clone(),
         claimed_amount: raw.claimed_amount.clone(),
     }
+}
+
+/// One of `words` by its spec word (`sha256`, `hex`, ...), the default when unset; an unknown
+/// word is refused with the list.
+fn word<T: Copy + Default>(
+    raw: Option<&str>,
+    words: &[T],
+    name: fn(T) -> &'static str,
+    key: &str,
+    sink: &mut Sink,
+) -> T {
+    let Some(text) = raw else { return T::default() };
+    if let Some(found) = words.iter().find(|w| name(**w) == text.trim()) {
+        return *found;
+    }
+    let all: Vec<&str> = words.iter().map(|w| name(*w)).collect();
+    sink.error(
+        &format!("service.webhooks.{key}"),
+        format!("`{text}` is not a signature {key}"),
+        format!("write one of {}", all.join(", ")),
+    );
+    T::default()
 }
 
 /// `payload` and `payloads`: a top-level key, and for each event kind listed a shape that
@@ -241,5 +277,27 @@ mod tests {
         );
         let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
         assert!(errors.contains("service.webhooks: missing key `signature_header`"), "{errors}");
+    }
+
+    #[test]
+    fn a_scheme_names_its_digest_and_encoding_and_an_unknown_one_is_refused() {
+        let with = |digest: &str, encoding: &str| {
+            let scheme = format!(
+                "  webhooks:\n    signature_header: x-sig\n    digest: {digest}\n    encoding: {encoding}\n    timestamp_header: x-time\n    event_type: kind\n    request_id: id\n    signed: {{ kind: kind, id: id }}\n  token_operations:\n"
+            );
+            small().replacen("  token_operations:\n", &scheme, 1)
+        };
+        let spec = crate::load_str("small.yaml", &with("sha512", "hex")).unwrap_or_else(|e| panic!("{e}"));
+        let scheme = spec.webhooks.map(|w| w.scheme).unwrap_or_else(|| panic!("no webhooks"));
+        use crate::model::{HmacDigest, SignatureEncoding};
+        assert_eq!((scheme.digest, scheme.encoding), (HmacDigest::Sha512, SignatureEncoding::Hex));
+        let errors =
+            crate::load_str("small.yaml", &with("sha1", "base32")).map(|_| ()).unwrap_err().to_string();
+        assert!(errors.contains("service.webhooks.digest: `sha1` is not a signature digest"), "{errors}");
+        assert!(errors.contains("write one of sha256, sha512"), "{errors}");
+        assert!(
+            errors.contains("service.webhooks.encoding: `base32` is not a signature encoding"),
+            "{errors}"
+        );
     }
 }
