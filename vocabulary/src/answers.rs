@@ -2,7 +2,7 @@
 //! prove a refusal, which states mean the operation is still in flight or failed, and how
 //! the answer wraps its data.
 
-use crate::{Form, Owned, Static};
+use crate::form::{Form, Owned, Static};
 
 /// How the service's answers to one operation are read: which codes mean success, which
 /// prove a refusal, and which states (the data's `status`, or the field named) mean the

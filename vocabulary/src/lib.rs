@@ -25,10 +25,8 @@
 
 #![warn(missing_docs)]
 
-use std::fmt::Debug;
-use std::ops::Deref;
-
 mod answers;
+mod form;
 mod operation;
 mod pages;
 pub mod rust;
@@ -36,43 +34,8 @@ mod values;
 mod webhook;
 
 pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind};
+pub use form::{Form, Owned, Plain, Static};
 pub use operation::{Alias, Auth, Effect, Method};
 pub use pages::PageStyle;
 pub use values::{DateLayout, FinalState, TextFormat};
 pub use webhook::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
-
-/// What a value of a [`Form`] may hold: anything plain, comparable and shareable.
-pub trait Plain: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {}
-
-impl<T: Clone + Debug + PartialEq + Eq + Send + Sync + 'static> Plain for T {}
-
-/// How a word holds its text, its lists and the words it points at.
-pub trait Form: Plain + Copy + Default {
-    /// Text.
-    type Text: Plain + Deref<Target = str>;
-    /// A list.
-    type List<T: Plain>: Plain + Deref<Target = [T]>;
-    /// Another word, held by reference.
-    type Ref<T: Plain>: Plain + Deref<Target = T>;
-}
-
-/// The form generated code writes as constants: text, lists and words borrowed for the life
-/// of the program.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Static;
-
-impl Form for Static {
-    type Text = &'static str;
-    type List<T: Plain> = &'static [T];
-    type Ref<T: Plain> = &'static T;
-}
-
-/// The form a spec loaded at run time holds: text and lists owned, words shared.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Owned;
-
-impl Form for Owned {
-    type Text = String;
-    type List<T: Plain> = Vec<T>;
-    type Ref<T: Plain> = std::sync::Arc<T>;
-}

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::{Form, Static};
+use crate::form::{Form, Static};
 
 /// An HTTP method used by an operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,7 +1,7 @@
 //! How a listing asks for its next page, and where its page's data says the next one
 //! starts.
 
-use crate::{Form, Static};
+use crate::form::{Form, Static};
 
 /// How a listing operation asks for its next page, and the keys of its page's data that
 /// say where the next one starts (the spec's `service.pagination`).

@@ -1,7 +1,7 @@
 //! How a service signs its webhook notifications: an HMAC (SHA-256 or SHA-512), base64 or
 //! hex in a header, over chosen values of the body and the timestamp header, joined with `:`.
 
-use crate::{Form, Static};
+use crate::form::{Form, Static};
 
 /// A service's signature scheme for webhook notifications (the spec's
 /// `service.webhooks`).
