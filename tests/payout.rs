@@ -156,3 +156,27 @@ async fn an_item_the_service_refuses_ends_refused_and_the_rest_are_paid() -> Tes
     assert_eq!(sandbox.received("bank_transfer"), 4);
     Ok(())
 }
+
+#[tokio::test]
+async fn a_client_the_service_does_not_let_in_ends_no_item_and_a_mended_run_pays_them() -> TestResult {
+    use payspec_client::{Client, Credentials, Environment};
+    let sandbox = Sandbox::start().await?;
+    let store = Arc::new(MemoryBatchStore::new());
+    // Wrong credentials: no token, so nothing is sent; the items are not recorded as ended.
+    let locked_out = Client::builder()
+        .environment(Environment::Custom(sandbox.base_url().to_owned()))
+        .credentials(Credentials::new("sandbox-client", "not-the-secret", "sandbox-parent-account"))
+        .build()?;
+    let report = PayoutBatch::new("mended", Arc::clone(&store))
+        .within(Duration::from_secs(2))
+        .run(&locked_out, transfers("mended", 3)?)
+        .await?;
+    assert!(!report.is_done(), "{report:?}");
+    assert_eq!(report.items.iter().filter(|(_, end)| end.is_some()).count(), 0, "{report:?}");
+    assert_eq!(sandbox.received("bank_transfer"), 0);
+    // The same batch with the credentials mended: every item paid, each once.
+    let report = PayoutBatch::new("mended", store).run(&client(&sandbox)?, transfers("mended", 3)?).await?;
+    assert_eq!(paid(&report.items), 3, "{report:?}");
+    assert_eq!(sandbox.received("bank_transfer"), 3);
+    Ok(())
+}

@@ -28,8 +28,8 @@ use crate::settle::{SettleOptions, Settled, Standing};
 use crate::store::{BatchStore, ItemClaim, ItemEnd};
 
 /// One kind of payment a [`PayoutBatch`] sends, implemented by the generated request of a
-/// money operation that settles by a reference (`requests::BankTransfer`, ...), over the
-/// client `C` that sends it.
+/// money operation that settles by one reference of its request, over the client `C` that
+/// sends it.
 pub trait Payment<C: ?Sized>: Send + Sync {
     /// The status answer's data.
     type Answer: Send;
@@ -470,7 +470,8 @@ impl Run<'_> {
         P: Payment<C>,
     {
         let claim = self.store().claim(&self.batch.id, reference, &self.holder, self.batch.lease).await;
-        let resume = match claim {
+        // Whether to ask the service first, and whether a send would be a resend.
+        let (look_first, again) = match claim {
             Ok(ItemClaim::Ended(end)) => {
                 self.tell(Some(&PayoutEvent::Ended { reference, end }), Move::Found(end));
                 return Step::Ended(end);
@@ -486,12 +487,12 @@ impl Run<'_> {
                 self.tell(Some(&PayoutEvent::Later { reference, why: &reason }), Move::Stay);
                 return Step::Later { wait: Duration::from_secs(1), reason };
             }
-            Ok(ItemClaim::Fresh) => self.batch.check_first,
-            Ok(ItemClaim::Resume) => true,
+            Ok(ItemClaim::Fresh) => (self.batch.check_first, false),
+            Ok(ItemClaim::Resume) => (true, true),
         };
         self.held.lock().unwrap_or_else(|p| p.into_inner()).insert(reference.to_owned());
         self.tell(None, Move::Begin);
-        let step = self.work(client, item, reference, resume, deadline).await;
+        let step = self.work(client, item, reference, (look_first, again), deadline).await;
         self.held.lock().unwrap_or_else(|p| p.into_inner()).remove(reference);
         match &step {
             Step::Ended(end) => {
@@ -512,14 +513,22 @@ impl Run<'_> {
     }
 
     /// The claimed item: asked for by its reference first when an earlier run may have
-    /// sent it, sent when the service does not know it, and followed to its final state.
-    async fn work<C, P>(&self, client: &C, item: &P, reference: &str, resume: bool, deadline: Instant) -> Step
+    /// sent it (or `check_first` says so: `look_first`), sent when the service does not know
+    /// it (`again` when an earlier run claimed it), and followed to its final state.
+    async fn work<C, P>(
+        &self,
+        client: &C,
+        item: &P,
+        reference: &str,
+        (look_first, again): (bool, bool),
+        deadline: Instant,
+    ) -> Step
     where
         C: Sync + ?Sized,
         P: Payment<C>,
     {
         let left = deadline.saturating_duration_since(Instant::now());
-        if resume {
+        if look_first {
             let options = self.batch.lookup.clone().capped(left);
             match P::settle_by_reference(client, reference, options).await {
                 Ok(settled) => match reading(&settled) {
@@ -530,7 +539,7 @@ impl Run<'_> {
                 Err(error) => return later(format!("the lookup failed: {error}")),
             }
         }
-        self.tell(Some(&PayoutEvent::Sending { reference, again: resume }), Move::Stay);
+        self.tell(Some(&PayoutEvent::Sending { reference, again }), Move::Stay);
         let options = self.batch.settle.clone().capped(left);
         match item.pay(client, options).await {
             Ok(settled) => match reading(&settled) {
@@ -583,12 +592,18 @@ fn reading<T>(settled: &Settled<T>) -> Reading {
     }
 }
 
-/// Whether a failed send is the service's refusal of the request as it is (nothing
-/// applied; sending it again would be refused again), not a failure to reach it.
+/// Whether a failed send is the service's refusal of this request as it is (nothing
+/// applied; sending it again would be refused again): a documented refusal code, a `400`
+/// or `422`, or a request refused before it left. A failure of the client's own setting
+/// (its token, a `401` or `403`, a redirect, a rate limit) is not recorded as the item's
+/// end: a later pass, or a later run with the setting mended, sends it.
 fn refused(error: &Error) -> bool {
-    !error.may_have_been_applied()
-        && matches!(
-            error.kind(),
-            ErrorKind::Status | ErrorKind::Service | ErrorKind::InvalidRequest | ErrorKind::Redirect
-        )
+    if error.may_have_been_applied() || error.during_auth() {
+        return false;
+    }
+    match error.kind() {
+        ErrorKind::Service | ErrorKind::InvalidRequest => true,
+        ErrorKind::Status => matches!(error.status(), Some(400 | 422)),
+        _ => false,
+    }
 }
