@@ -162,6 +162,8 @@ fn reference_answer(reference: &Reference, spec: &Spec, op: &Operation) -> Optio
     {
         let data = data.take();
         let code = op.answers.reading.success_codes.first().cloned().unwrap_or_default();
+        let (code_key, description_key) =
+            (code_key.unwrap_or("code"), description_key.unwrap_or("description"));
         body = json!({code_key: code, description_key: "ok", "data": data});
     }
     Some(body)
@@ -374,7 +376,10 @@ async fn {test}() -> CaseResult {{
 /// data (where a reader that stops early never looks), once in the data.
 fn repeat_case(spec: &Spec, op: &Operation, out: &mut String) {
     use payspec_codegen::model::EnvelopeKind;
-    let (code, description) = op.answers.reading.envelope.spelled().unwrap_or(("code", "description"));
+    let (code, description) = match op.answers.reading.envelope.spelled() {
+        Some((code, description)) => (code.unwrap_or("code"), description.unwrap_or("description")),
+        None => ("code", "description"),
+    };
     let bodies = match op.answers.reading.envelope {
         EnvelopeKind::Unwrapped => [
             r#"{"results":[],"status":"SUCCESS","results":[]}"#.to_owned(),

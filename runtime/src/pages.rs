@@ -22,59 +22,104 @@ use crate::service::PageStyle;
 /// [`ErrorDetail::Pagination`] after this many pages, not never.
 pub const DEFAULT_MAX_PAGES: u32 = 1000;
 
-/// The continuation fields of a page's `data`, whatever their JSON type (numbers with
-/// their exact text), read at the keys the listing's [`PageStyle`] names.
+/// The continuation fields of a page, whatever their JSON type (numbers with their exact
+/// text), read at the paths the listing's [`PageStyle`] names: keys joined with `.`, from
+/// the page's data (`cursor`, `meta.page`), or from the whole answer when the path starts
+/// with `$.` (`$.meta.pageCount`).
 #[derive(Default)]
 struct Continuation {
     /// The next cursor, or the next page's number.
     next: Option<Json>,
     /// Whether more pages follow.
     more: Option<Json>,
-    /// This page's number (the first of the style's keys present).
+    /// This page's number (the first of the style's paths present).
     current: Option<Json>,
     /// The number of pages.
     total: Option<Json>,
 }
 
+/// Where a path of a [`PageStyle`] starts when it starts at the whole answer.
+const FROM_ANSWER: &str = "$.";
+
 impl Continuation {
-    /// The fields from a page's data (the first of each key; `null` is none). Data that
-    /// is not JSON has none: reading it into the page's type reports it.
-    fn read(mut reader: Reader<'_>, style: PageStyle) -> Self {
-        let mut found = Continuation::default();
-        // The rank of the key each `current` came from (a key listed earlier wins).
-        let mut current_rank = usize::MAX;
-        let mut seen = [false; 3];
-        let at = Path::root("data");
-        // Data that is not an object has no continuation.
-        let _ = reader.object(&at, |key, reader| {
-            let (index, slot) = match style {
-                PageStyle::Cursor { next } if key == next => (0, &mut found.next),
-                PageStyle::Page { next, .. } if key == next => (0, &mut found.next),
-                PageStyle::Page { current, .. } => match current.iter().position(|k| *k == key) {
-                    Some(rank) if rank < current_rank => {
-                        let value = reader.json(&at)?;
-                        if !matches!(value, Json::Null) {
-                            current_rank = rank;
-                            found.current = Some(value);
-                        }
-                        return Ok(());
-                    }
-                    _ => return reader.skip(&at),
-                },
-                PageStyle::PageSize { more, .. } if key == more => (0, &mut found.more),
-                PageStyle::PageSize { current, .. } if key == current => (1, &mut found.current),
-                PageStyle::PageSize { total, .. } if key == total => (2, &mut found.total),
-                _ => return reader.skip(&at),
-            };
-            if std::mem::replace(&mut seen[index], true) {
-                return reader.skip(&at);
+    /// The fields of a page (the first of each; `null` is none). A page that is not JSON,
+    /// or whose path leads through something other than an object, has none there: reading
+    /// it into the page's type reports it.
+    fn read(answer: &RawAnswer, data: &crate::answer::DataAt, style: PageStyle) -> Self {
+        // Each wanted path with its slot: 0 next, 1 more, 2 total, 3.. this page's number
+        // by the rank of its path.
+        let mut wanted: Vec<(usize, &str)> = Vec::with_capacity(4);
+        match style {
+            PageStyle::Cursor { next } => wanted.push((0, next)),
+            PageStyle::Page { next, current } => {
+                wanted.push((0, next));
+                wanted.extend(current.iter().enumerate().map(|(rank, path)| (3 + rank, *path)));
             }
-            let value = reader.json(&at)?;
-            *slot = Some(value).filter(|v| !matches!(v, Json::Null));
-            Ok(())
-        });
-        found
+            PageStyle::PageSize { more, current, total } => {
+                wanted.extend([(1, more), (3, current), (2, total)]);
+            }
+        }
+        let mut values: Vec<Option<Json>> = vec![None; 3 + wanted.len()];
+        let (from_answer, from_data): (Vec<(usize, &str)>, Vec<(usize, &str)>) =
+            wanted.into_iter().partition(|(_, path)| path.starts_with(FROM_ANSWER));
+        if !from_data.is_empty() {
+            let _ = collect(&mut answer.data_reader(data), &Path::root("data"), &from_data, &mut values);
+        }
+        if !from_answer.is_empty() {
+            let from_answer: Vec<(usize, &str)> =
+                from_answer.into_iter().map(|(slot, path)| (slot, &path[FROM_ANSWER.len()..])).collect();
+            let _ = collect(&mut Reader::new(&answer.body), &Path::root("answer"), &from_answer, &mut values);
+        }
+        let mut values = values.into_iter();
+        let mut take = || values.next().flatten();
+        let (next, more, total) = (take(), take(), take());
+        Continuation { next, more, total, current: values.flatten().next() }
     }
+}
+
+/// Reads the values at `wanted` paths (each with its slot in `out`) from the object that
+/// comes next in `reader`: the first of each key, `null` as none. What is not an object is
+/// stepped over.
+fn collect(
+    reader: &mut Reader<'_>,
+    at: &Path<'_>,
+    wanted: &[(usize, &str)],
+    out: &mut [Option<Json>],
+) -> Result<(), crate::json::DecodeError> {
+    if reader.kind() != "an object" {
+        return reader.skip(at);
+    }
+    reader.object(at, |key, reader| {
+        let here: Vec<(usize, &str)> = wanted
+            .iter()
+            .filter_map(|(slot, path)| {
+                let (head, rest) = path.split_once('.').unwrap_or((path, ""));
+                (head == key).then_some((*slot, rest))
+            })
+            .collect();
+        if here.is_empty() {
+            return reader.skip(at);
+        }
+        if here.iter().all(|(_, rest)| !rest.is_empty()) {
+            return collect(reader, &at.key(key), &here, out);
+        }
+        // The value itself is wanted (and perhaps paths within it).
+        let value = reader.json(at)?;
+        for (slot, rest) in here {
+            let found = if rest.is_empty() {
+                Some(&value)
+            } else {
+                rest.split('.').try_fold(&value, |node, key| node.get(key))
+            };
+            if let (Some(place), Some(found)) = (out.get_mut(slot), found)
+                && place.is_none()
+                && !matches!(found, Json::Null)
+            {
+                *place = Some(found.clone());
+            }
+        }
+        Ok(())
+    })
 }
 
 /// A cursor, as text: a number is sent back exactly as it came.
@@ -346,7 +391,7 @@ pub(crate) fn pages<'a, O: Paginated + 'a>(
             let Some(data) = answer.data.clone() else {
                 return Ok(None);
             };
-            let next = Continuation::read(answer.data_reader(&data), O::STYLE);
+            let next = Continuation::read(&answer, &data, O::STYLE);
             let item: O::Data = orchestrator.decode_data(&answer, &data)?;
             listing.advance(next);
             Ok(Some((item, listing)))

@@ -4,7 +4,9 @@
 //! credentials, effects, answer readings, page styles). Data only: the runtime decides,
 //! this describes.
 
-pub use payspec_vocabulary::{Alias, Answers, Auth, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle};
+pub use payspec_vocabulary::{
+    Alias, Answers, Auth, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle, SuccessBy,
+};
 
 /// A path value the runtime refuses for one variable, because the server would route a
 /// request carrying it to a different operation.
@@ -245,6 +247,7 @@ pub(crate) mod fixture {
 
     /// An envelope with two spellings of its code and description, and a flag.
     pub(crate) static KEYS: EnvelopeKeys = EnvelopeKeys {
+        success: super::SuccessBy::Code,
         code: &["code", "responseCode"],
         description: &["description", "responseMessage", "message"],
         data: "data",

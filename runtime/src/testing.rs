@@ -340,10 +340,12 @@ fn success(answers: &Answers, data: &str, pace: Pace) -> Bytes {
     };
     let mut body = String::from("{");
     // As the operation's answers spell the code and the description.
-    if let Some(code) = code {
-        let _ = write!(body, "{}:{},", quoted(code_key), quoted(code));
+    if let (Some(key), Some(code)) = (code_key, code) {
+        let _ = write!(body, "{}:{},", quoted(key), quoted(code));
     }
-    let _ = write!(body, "{}:{},", quoted(description_key), quoted(description));
+    if let Some(key) = description_key {
+        let _ = write!(body, "{}:{},", quoted(key), quoted(description));
+    }
     if let Some(flag) = keys.flag {
         let _ = write!(body, "{}:true,", quoted(flag));
     }
@@ -351,22 +353,25 @@ fn success(answers: &Answers, data: &str, pace: Pace) -> Bytes {
     body.into()
 }
 
-/// A refusal's body: the code and description in the envelope (or alone, unwrapped).
+/// A refusal's body: the code and description in the envelope (or alone, unwrapped), and
+/// a false flag where the envelope has one.
 fn refusal(answers: &Answers, code: &str, description: &str) -> Bytes {
-    let (code_key, description_key) = answers.envelope.spelled().unwrap_or(("code", "message"));
+    let (code_key, description_key) = match answers.envelope.spelled() {
+        Some((code_key, description_key)) => (code_key, description_key),
+        None => (Some("code"), Some("message")),
+    };
     let flag = answers.envelope.keys().and_then(|keys| keys.flag);
-    let mut body = format!(
-        "{{{}:{},{}:{}",
-        quoted(code_key),
-        quoted(code),
-        quoted(description_key),
-        quoted(description)
-    );
-    if let Some(flag) = flag {
-        let _ = write!(body, ",{}:false", quoted(flag));
+    let mut fields = Vec::new();
+    if let Some(key) = code_key {
+        fields.push(format!("{}:{}", quoted(key), quoted(code)));
     }
-    body.push('}');
-    body.into()
+    if let Some(key) = description_key {
+        fields.push(format!("{}:{}", quoted(key), quoted(description)));
+    }
+    if let Some(flag) = flag {
+        fields.push(format!("{}:false", quoted(flag)));
+    }
+    format!("{{{}}}", fields.join(",")).into()
 }
 
 /// `data` (JSON text) with `field` set to `state`, unless it is not an object or has the
@@ -389,6 +394,7 @@ mod tests {
     use crate::service::{EnvelopeKeys, fixture};
 
     static KEYS: EnvelopeKeys = EnvelopeKeys {
+        success: crate::SuccessBy::Code,
         code: &["responseCode"],
         description: &["responseMessage"],
         data: "data",

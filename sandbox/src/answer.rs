@@ -5,7 +5,7 @@
 //! so a field the shape does not have is never added (an answer always fits the exported
 //! OpenAPI document) and a wrong key is an error, not a field that silently vanishes.
 
-use payspec_codegen::model::{AnswerType, Operation, Spec, Type};
+use payspec_codegen::model::{AnswerType, Operation, Spec, SuccessBy, Type};
 use serde_json::{Map, Value, json};
 
 /// How deep shapes inside shapes are filled; below that, objects are left empty.
@@ -109,8 +109,16 @@ pub(crate) fn envelope_coded(op: &Operation, data: Value, code: &str, descriptio
         return data;
     };
     let mut body = Map::new();
-    body.insert(code_key.to_owned(), json!(code));
-    body.insert(description_key.to_owned(), json!(description));
+    if let Some(key) = code_key {
+        body.insert(key.to_owned(), json!(code));
+    }
+    if let Some(key) = description_key {
+        body.insert(key.to_owned(), json!(description));
+    }
+    // An envelope whose flag says success carries it with every success.
+    if let (SuccessBy::Flag, Some(flag)) = (keys.success, &keys.flag) {
+        body.insert(flag.clone(), json!(true));
+    }
     body.insert(keys.data.clone(), data);
     Value::Object(body)
 }

@@ -203,6 +203,7 @@ fn envelope(op: &Operation, data: Value) -> Reply {
     let success = op.answers.reading.success_codes.first().cloned().unwrap_or_default();
     match op.answers.reading.envelope.spelled() {
         Some((code, description)) => {
+            let (code, description) = (code.unwrap_or("code"), description.unwrap_or("description"));
             Reply::json(200, json!({code: success, description: "ok", "data": data}))
         }
         None => Reply::json(200, data),

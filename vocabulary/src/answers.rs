@@ -126,13 +126,15 @@ impl<F: Form> EnvelopeKind<F> {
         }
     }
 
-    /// The code's and the description's keys this operation's answers carry.
-    pub fn spelled(&self) -> Option<(&str, &str)> {
+    /// The code's and the description's keys this operation's answers carry, for a
+    /// wrapped answer: each `None` when the envelope has no such key (an envelope whose
+    /// success is its flag or the HTTP status may carry no code).
+    pub fn spelled(&self) -> Option<(Option<&str>, Option<&str>)> {
         let EnvelopeKind::Wrapped { keys, spelling } = self else { return None };
         fn pick<T: std::ops::Deref<Target = str>>(list: &[T], spelling: usize) -> Option<&str> {
             list.get(spelling).or(list.first()).map(|key| &**key)
         }
-        Some((pick(&keys.code, *spelling)?, pick(&keys.description, *spelling)?))
+        Some((pick(&keys.code, *spelling), pick(&keys.description, *spelling)))
     }
 }
 
@@ -140,15 +142,47 @@ impl<F: Form> EnvelopeKind<F> {
 /// (`service.envelope`). Where several keys are listed, the first one present counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EnvelopeKeys<F: Form = Static> {
-    /// The keys of the answer's code (text, or a number kept as its text).
+    /// What says a `2xx` answer is a success: its code, its flag or the HTTP status.
+    pub success: SuccessBy,
+    /// The keys of the answer's code (text, or a number kept as its text); none when the
+    /// service sends no code.
     pub code: F::List<F::Text>,
-    /// The keys of its description.
+    /// The keys of its description; none when the service sends none.
     pub description: F::List<F::Text>,
     /// The key of its data.
     pub data: F::Text,
     /// The key of the envelope's own success flag (`true`/`false`), if the service sends
-    /// one beside its code.
+    /// one.
     pub flag: Option<F::Text>,
+}
+
+/// What says a `2xx` answer is a success (the spec's `service.envelope.success`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SuccessBy {
+    /// The envelope's code is one of the answers' success codes; any other code is a
+    /// refusal (or, for money, an outcome the answer does not settle).
+    #[default]
+    Code,
+    /// The envelope's flag is `true`; `false` is a refusal. An answer without the flag
+    /// cannot be read.
+    Flag,
+    /// The HTTP status: every `2xx` answer is a success, its code (if any) kept as sent.
+    Status,
+}
+
+impl SuccessBy {
+    /// Every way with the spec's word for it.
+    pub const ALL: [(SuccessBy, &'static str); 3] =
+        [(SuccessBy::Code, "code"), (SuccessBy::Flag, "flag"), (SuccessBy::Status, "status")];
+
+    /// The spec's word for it: `code`, `flag`, `status`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SuccessBy::Code => "code",
+            SuccessBy::Flag => "flag",
+            SuccessBy::Status => "status",
+        }
+    }
 }
 
 impl Copy for EnvelopeKeys<Static> {}

@@ -33,7 +33,7 @@ pub mod rust;
 mod values;
 mod webhook;
 
-pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind};
+pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind, SuccessBy};
 pub use form::{Form, Owned, Plain, Static};
 pub use operation::{Alias, Auth, Effect, Method};
 pub use pages::PageStyle;

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::{
     Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Form,
-    HmacDigest, Method, PageStyle, SignatureEncoding, SignedValue, TextFormat, WebhookScheme,
+    HmacDigest, Method, PageStyle, SignatureEncoding, SignedValue, SuccessBy, TextFormat, WebhookScheme,
 };
 
 /// Writes itself as a Rust expression of the `Static` form.
@@ -101,7 +101,17 @@ macro_rules! fieldless {
     )*};
 }
 
-fieldless!(Method, Auth, Effect, DateLayout, TextFormat, FinalState, HmacDigest, SignatureEncoding);
+fieldless!(
+    Method,
+    Auth,
+    Effect,
+    DateLayout,
+    TextFormat,
+    FinalState,
+    HmacDigest,
+    SignatureEncoding,
+    SuccessBy
+);
 
 /// A struct word: `rt::Name { field: value, .. }`.
 macro_rules! fields {
@@ -171,6 +181,7 @@ where
 {
     fn write(&self, out: &mut String, rt: &str) {
         fields!(out, rt, "EnvelopeKeys",
+            success: self.success,
             code: &*self.code,
             description: &*self.description,
             data: &*self.data,
@@ -250,6 +261,7 @@ mod tests {
     #[test]
     fn a_word_is_written_as_the_constant_it_is() {
         static KEYS: EnvelopeKeys = EnvelopeKeys {
+            success: SuccessBy::Code,
             code: &["code", "responseCode"],
             description: &["description"],
             data: "data",
@@ -266,7 +278,7 @@ mod tests {
             text.starts_with("rt::Answers { success_codes: &[\"00\", \"a \\\"quoted\\\" code\"], "),
             "{text}"
         );
-        assert!(text.contains("envelope: rt::EnvelopeKind::Wrapped { keys: &rt::EnvelopeKeys { code: &[\"code\", \"responseCode\"], description: &[\"description\"], data: \"data\", flag: None, }, spelling: 1 }"), "{text}");
+        assert!(text.contains("envelope: rt::EnvelopeKind::Wrapped { keys: &rt::EnvelopeKeys { success: rt::SuccessBy::Code, code: &[\"code\", \"responseCode\"], description: &[\"description\"], data: \"data\", flag: None, }, spelling: 1 }"), "{text}");
         assert!(
             text.contains(
                 "awaiting: &[rt::Awaiting { field: \"message\", contains: \"OTP\", awaits: \"the OTP\", }]"
@@ -278,6 +290,7 @@ mod tests {
             success_codes: vec!["00".to_owned(), "a \"quoted\" code".to_owned()],
             envelope: EnvelopeKind::Wrapped {
                 keys: std::sync::Arc::new(EnvelopeKeys {
+                    success: SuccessBy::Code,
                     code: vec!["code".to_owned(), "responseCode".to_owned()],
                     description: vec!["description".to_owned()],
                     data: "data".to_owned(),

@@ -4,7 +4,7 @@
 
 use super::client::{ByReference, by_reference, group_accessors, reference_params};
 use super::code::Code;
-use super::names::{Gates, Names, data_type, field_ident, request_type};
+use super::names::{Gates, Names, data_type, field_ident, page_item, request_type};
 use crate::model::{Operation, Spec};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
@@ -65,8 +65,8 @@ fn blocking_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, 
     }}
 "
     );
-    if let Some((shape, field)) = spec.page_items(op) {
-        let item = names.field_item_type(&shape.name, field, "super::types");
+    if let Some(items) = spec.page_items(op) {
+        let (item, _) = page_item(items, names, "super::types");
         let items = format!("{}_items", op.name);
         out.doc_line(
             "    ",

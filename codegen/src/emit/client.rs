@@ -1,7 +1,7 @@
 //! The client: one accessor per group, one method per operation.
 
 use super::code::Code;
-use super::names::{Gates, Names, data_type, field_ident, request_type};
+use super::names::{Gates, Names, data_type, field_ident, page_item, request_type};
 use super::requests::{operation_doc, settable};
 use crate::model::{KeySource, Lookup, Operation, Param, Settle, Spec};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
@@ -261,8 +261,8 @@ fn client_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         }}
 "
     );
-    if let Some((shape, field)) = spec.page_items(op) {
-        let item = names.field_item_type(&shape.name, field, "super::types");
+    if let Some(items) = spec.page_items(op) {
+        let (item, _) = page_item(items, names, "super::types");
         let name = &op.name;
         out.doc(
             "        ",

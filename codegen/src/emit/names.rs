@@ -2,7 +2,7 @@
 //! emitter shares: a leaf of `emit`, importing nothing of its siblings but `code`.
 
 use super::code;
-use crate::model::{AnswerType, Field, Operation, Param, Spec, Type};
+use crate::model::{AnswerType, Field, Operation, PageItems, Param, Spec, Type};
 use heck::{ToShoutySnakeCase, ToUpperCamelCase};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -302,6 +302,23 @@ fn answer_type(ty: &Type, types_path: &str) -> String {
         Type::DateTime => "rt::Timestamp".to_owned(),
         Type::Json => "rt::Json".to_owned(),
         other => rust_type(other, types_path),
+    }
+}
+
+/// The type of one record of a listing (`item`), and how a page's data (`page`) becomes
+/// its records (`take`), as seen from the module `types_path` names.
+pub(super) fn page_item(items: PageItems<'_>, names: &Names, types_path: &str) -> (String, String) {
+    match items {
+        PageItems::Field(shape, field) => {
+            let ident = field_ident(&field.name);
+            let take = if field.required {
+                format!("page.{ident}")
+            } else {
+                format!("page.{ident}.unwrap_or_default()")
+            };
+            (names.field_item_type(&shape.name, field, types_path), take)
+        }
+        PageItems::Data(ty) => (answer_type(ty, types_path), "page".to_owned()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::code::{Code, Lit, join};
 use super::names::{
-    Gates, Names, data_type, field_ident, is_secret_text, request_type, route_const, takes_into,
+    Gates, Names, data_type, field_ident, is_secret_text, page_item, request_type, route_const, takes_into,
 };
 use crate::model::{OneOf, Operation, Param, ParamLocation, Spec, Type};
 use heck::ToUpperCamelCase;
@@ -310,14 +310,8 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     out.push("    }\n");
     if let Some(style) = &op.pagination {
         writeln!(out, "    impl rt::Paginated for {ty} {{");
-        if let Some((shape, field)) = spec.page_items(op) {
-            let item = names.field_item_type(&shape.name, field, "super::types");
-            let ident = field_ident(&field.name);
-            let take = if field.required {
-                format!("page.{ident}")
-            } else {
-                format!("page.{ident}.unwrap_or_default()")
-            };
+        if let Some(items) = spec.page_items(op) {
+            let (item, take) = page_item(items, names, "super::types");
             write!(
                 out,
                 "        type Item = {item};\n        fn items(page: Self::Data) -> Vec<Self::Item> {{ {take} }}\n"

@@ -235,6 +235,9 @@ pub struct RawFixedHeader {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawEnvelopeKeys {
+    /// What says a `2xx` answer is a success: `code` (the default), `flag`, `status`.
+    #[serde(default)]
+    pub success: Option<String>,
     #[serde(default)]
     pub code: Option<Vec<String>>,
     #[serde(default)]

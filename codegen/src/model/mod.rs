@@ -22,7 +22,7 @@ mod webhooks;
 
 pub use payspec_vocabulary::{
     Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest, Method, Owned,
-    PageStyle, SignatureEncoding, SignedValue, TextFormat, WebhookScheme,
+    PageStyle, SignatureEncoding, SignedValue, SuccessBy, TextFormat, WebhookScheme,
 };
 
 pub use self::location::Location;
@@ -38,6 +38,15 @@ pub use self::service::{
 pub use self::settle::{KeySource, Lookup, Settle};
 pub use self::types::{Field, Identifier, RESERVED_TYPE_NAMES, Shape, Type};
 pub use self::webhooks::{WebhookPayload, WebhookSettles, Webhooks};
+
+/// Where a page holds a listing's records.
+#[derive(Debug, Clone, Copy)]
+pub enum PageItems<'s> {
+    /// The one list field of the page's shape.
+    Field(&'s Shape, &'s Field),
+    /// The page's data, which is the list of records of this type.
+    Data(&'s Type),
+}
 
 /// A validated spec.
 #[derive(Debug, Clone)]
@@ -141,16 +150,22 @@ impl Spec {
         })
     }
 
-    /// The field of a listing's answer that holds its records: the one list field of its
-    /// answer shape (validation makes sure there is exactly one).
-    pub fn page_items(&self, op: &Operation) -> Option<(&Shape, &Field)> {
+    /// Where a listing's answer holds its records: the one list field of its answer shape
+    /// (validation makes sure there is exactly one), or its data itself, when that is the
+    /// list.
+    pub fn page_items<'s>(&'s self, op: &'s Operation) -> Option<PageItems<'s>> {
         op.pagination.as_ref()?;
-        let Some(AnswerType { ty: Type::Shape(name), list: false }) = &op.response else { return None };
-        let shape = self.shape(name)?;
-        let mut lists = shape.fields.iter().filter(|f| f.list);
-        match (lists.next(), lists.next()) {
-            (Some(field), None) => Some((shape, field)),
-            _ => None,
+        match op.response.as_ref()? {
+            AnswerType { ty, list: true } => Some(PageItems::Data(ty)),
+            AnswerType { ty: Type::Shape(name), list: false } => {
+                let shape = self.shape(name)?;
+                let mut lists = shape.fields.iter().filter(|f| f.list);
+                match (lists.next(), lists.next()) {
+                    (Some(field), None) => Some(PageItems::Field(shape, field)),
+                    _ => None,
+                }
+            }
+            AnswerType { list: false, .. } => None,
         }
     }
 

@@ -10,7 +10,10 @@
 
 use super::diff::{answer_wire_type, param_wire_type};
 use super::read::WireType;
-use crate::model::{AnswerType, Auth, DateLayout, Operation, Param, ParamLocation, Shape, Spec, Type};
+use crate::model::{
+    AnswerType, Auth, DateLayout, EnvelopeKeys, Operation, Owned, Param, ParamLocation, Shape, Spec,
+    SuccessBy, Type,
+};
 use serde_json::{Map, Value, json};
 
 /// The OpenAPI version written.
@@ -43,18 +46,13 @@ pub fn export(spec: &Spec) -> Value {
     for shape in &spec.shapes {
         schemas.insert(shape.name.clone(), shape_schema(spec, shape));
     }
-    schemas.insert(
-        "Error".to_owned(),
-        json!({
-            "type": "object",
-            "description": "The service's error envelope: a code and a description that says what went wrong.",
-            "properties": {
-                "code": {"type": "string"},
-                "description": {"type": "string"},
-            },
-            "required": ["code", "description"],
-        }),
-    );
+    // The error envelope under the spec's keys: its first code and description keys,
+    // and its flag, where it has them.
+    let keys = &*spec.envelope;
+    let spelled = (keys.code.first().map(String::as_str), keys.description.first().map(String::as_str));
+    let mut error = envelope_schema(keys, spelled, None);
+    error["description"] = json!("The service's error envelope: what went wrong.");
+    schemas.insert("Error".to_owned(), error);
     json!({
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -73,13 +71,17 @@ pub fn export(spec: &Spec) -> Value {
     })
 }
 
-/// The token and the account id, and each credential of the spec's own (`apiKey` in its
-/// header).
+/// The token and the account id where operations send them, and each credential of the
+/// spec's own (`apiKey` in its header).
 fn security_schemes(spec: &Spec) -> Value {
-    let mut schemes = json!({
-        "bearer": {"type": "http", "scheme": "bearer", "description": "The access token from the token operations."},
-        "accountId": {"type": "apiKey", "in": "header", "name": spec.account_header, "description": "The parent account's id."},
-    });
+    let mut schemes = json!({});
+    let sends = |auths: &[Auth]| spec.operations.iter().any(|op| auths.contains(&op.auth));
+    if spec.token_operations.is_some() && sends(&[Auth::Bearer, Auth::BearerAndAccount]) {
+        schemes["bearer"] = json!({"type": "http", "scheme": "bearer", "description": "The access token from the token operations."});
+    }
+    if sends(&[Auth::Account, Auth::BearerAndAccount]) {
+        schemes["accountId"] = json!({"type": "apiKey", "in": "header", "name": spec.account_header, "description": "The parent account's id."});
+    }
     for credential in &spec.credentials {
         let description =
             credential.note.clone().unwrap_or_else(|| format!("The `{}` credential.", credential.name));
@@ -164,7 +166,7 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
         "responses".to_owned(),
         json!({
             "200": {
-                "description": "The service's answer envelope; `data` is the answer.",
+                "description": "The service's answer.",
                 "content": {"application/json": {"schema": answer_schema(spec, op)}},
             },
             "default": {
@@ -284,12 +286,38 @@ fn answer_schema(spec: &Spec, op: &Operation) -> Value {
     };
     // The envelope's keys as this operation's answers spell them.
     let envelope = &op.answers.reading.envelope;
-    let (Some((code, description)), Some(keys)) = (envelope.spelled(), envelope.keys()) else { return data };
-    json!({
-        "type": "object",
-        "properties": {code: {"type": "string"}, description: {"type": "string"}, keys.data.as_str(): data},
-        "required": [code],
-    })
+    let (Some(spelled), Some(keys)) = (envelope.spelled(), envelope.keys()) else { return data };
+    envelope_schema(keys, spelled, Some(data))
+}
+
+/// An envelope under `keys`: its code and description as spelled, its flag, and `data`
+/// under its data key when given; what says success is required.
+fn envelope_schema(
+    keys: &EnvelopeKeys<Owned>,
+    (code, description): (Option<&str>, Option<&str>),
+    data: Option<Value>,
+) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    if let Some(code) = code {
+        properties.insert(code.to_owned(), json!({"type": "string"}));
+        if keys.success == SuccessBy::Code {
+            required.push(code.to_owned());
+        }
+    }
+    if let Some(description) = description {
+        properties.insert(description.to_owned(), json!({"type": "string"}));
+    }
+    if let Some(flag) = &keys.flag {
+        properties.insert(flag.clone(), json!({"type": "boolean"}));
+        if keys.success == SuccessBy::Flag {
+            required.push(flag.clone());
+        }
+    }
+    if let Some(data) = data {
+        properties.insert(keys.data.clone(), data);
+    }
+    json!({"type": "object", "properties": properties, "required": required})
 }
 
 /// An answer value's schema; a shape is a reference to its component.

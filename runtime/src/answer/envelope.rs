@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorDetail};
 use crate::json::{Json, Reader, Unread};
 use crate::meta::Meta;
 use crate::redact::{self, Secrets};
-use crate::service::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route};
+use crate::service::{Answers, Effect, EnvelopeKeys, EnvelopeKind, Route, SuccessBy};
 
 /// A successful answer: the envelope's code and description are read, and its data is
 /// found, to be read straight into the operation's type. A finished answer's data is
@@ -307,8 +307,12 @@ pub(crate) fn read_success<'s>(
         // other answer is checked whole below.
         if key == keys.data && data.is_none() {
             let start = parser.at();
-            if room && peek.code[0].is_some() && peek.description[0].is_some() && parser.peek() != Some(b'n')
-            {
+            // All the envelope says is known once each of its keys it declares has come
+            // (the first of each list), and, when its flag says success, the flag.
+            let known = (keys.code.is_empty() || peek.code[0].is_some())
+                && (keys.description.is_empty() || peek.description[0].is_some())
+                && (keys.success != SuccessBy::Flag || flag.is_some());
+            if room && known && parser.peek() != Some(b'n') {
                 // Nothing later can change what the envelope says; its flag, if it follows
                 // the data, is read with the rest of the envelope.
                 data = Some(DataAt { start, end: None, keys_before });
@@ -328,12 +332,27 @@ pub(crate) fn read_success<'s>(
         let error = crate::json::span(body).err().unwrap_or(error);
         return Err(unreadable(error.to_string()));
     }
-    let Some(code) = peek.code() else {
-        return Err(unreadable("the answer has no code".to_owned()));
+    let answers = route.answers;
+    // What says success: the code, the flag (its text the code when the envelope has no
+    // code), or the HTTP status (its number the code when the envelope has none).
+    let (code, success) = match keys.success {
+        SuccessBy::Code => {
+            let Some(code) = peek.code() else {
+                return Err(unreadable("the answer has no code".to_owned()));
+            };
+            let success = answers.success_codes.contains(&code.as_str());
+            (code, success)
+        }
+        SuccessBy::Flag => {
+            let Some(said) = flag else {
+                let key = keys.flag.unwrap_or_default();
+                return Err(unreadable(format!("the answer has no `{key}` flag (true or false)")));
+            };
+            (peek.code().unwrap_or_else(|| said.to_string()), said)
+        }
+        SuccessBy::Status => (peek.code().unwrap_or_else(|| status.to_string()), true),
     };
     let description = peek.description().unwrap_or_default();
-    let answers = route.answers;
-    let success = answers.success_codes.contains(&code.as_str());
     // A success's `data.status` is read with its data (`ClientInner::decode_outcome`); any
     // other answer's, here.
     let by_status = || {
@@ -374,7 +393,10 @@ pub(crate) fn read_success<'s>(
         }
         .into());
     }
-    if route.effect == Effect::Money && !answers.refusal_codes.contains(&code.as_str()) {
+    // A false flag is the service's own word that it refused; a code is a refusal only
+    // when the spec lists it as one.
+    let refused = keys.success == SuccessBy::Flag || answers.refusal_codes.contains(&code.as_str());
+    if route.effect == Effect::Money && !refused {
         return Err(ErrorDetail::OutcomeUnknown { status, code, description }.into());
     }
     Err(ErrorDetail::Service { code, description }.into())
@@ -498,8 +520,13 @@ mod tests {
             (Some("401".to_owned()), None)
         );
         // Another service's keys: only they count.
-        static OTHER: EnvelopeKeys =
-            EnvelopeKeys { code: &["rc"], description: &["msg"], data: "body", flag: None };
+        static OTHER: EnvelopeKeys = EnvelopeKeys {
+            success: SuccessBy::Code,
+            code: &["rc"],
+            description: &["msg"],
+            data: "body",
+            flag: None,
+        };
         static OTHER_ANSWERS: Answers = Answers {
             success_codes: &["ok"],
             envelope: EnvelopeKind::Wrapped { keys: &OTHER, spelling: 0 },
@@ -540,6 +567,67 @@ mod tests {
         // The reader takes a route of the generated code's, which lives as long as the program.
         let route: &'static Route = Box::leak(Box::new(*route));
         read_success(status, &bytes::Bytes::copy_from_slice(body.as_bytes()), route, &Secrets::none)
+    }
+
+    /// `{status: true|false, message, data}`: success by the flag, no code.
+    static FLAG_KEYS: EnvelopeKeys = EnvelopeKeys {
+        success: SuccessBy::Flag,
+        code: &[],
+        description: &["message"],
+        data: "data",
+        flag: Some("status"),
+    };
+    static FLAG_ANSWERS: Answers =
+        Answers { envelope: EnvelopeKind::Wrapped { keys: &FLAG_KEYS, spelling: 0 }, ..Answers::PLAIN };
+    /// `{message, data}`: every 2xx a success.
+    static STATUS_KEYS: EnvelopeKeys = EnvelopeKeys {
+        success: SuccessBy::Status,
+        code: &[],
+        description: &["message"],
+        data: "data",
+        flag: None,
+    };
+    static STATUS_ANSWERS: Answers =
+        Answers { envelope: EnvelopeKind::Wrapped { keys: &STATUS_KEYS, spelling: 0 }, ..Answers::PLAIN };
+
+    #[test]
+    fn a_flag_or_the_status_says_success_where_the_spec_says_so() {
+        let money = route(Effect::Money, &FLAG_ANSWERS);
+        // The flag before the data: read straight into the data's type, the rest after it.
+        let ok = read(200, r#"{"status":true,"message":"Transfer has been queued","data":{"a":1}}"#, &money)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (ok.code.as_str(), ok.description.as_str(), ok.flag),
+            ("true", "Transfer has been queued", Some(true))
+        );
+        assert!(ok.data.as_ref().is_some_and(|d| d.end.is_none()), "the fast path reads the data once");
+        // The flag after the data: the data is stepped over, the flag decides.
+        let late = read(200, r#"{"message":"ok","data":[1,2],"status":true}"#, &money);
+        assert!(late.is_ok_and(|a| a.code == "true" && a.data.is_some()));
+        // A false flag is the service's refusal, never an unknown outcome, even for money.
+        let refused = read(200, r#"{"status":false,"message":"Insufficient balance"}"#, &money)
+            .err()
+            .map(|e| e.detail().clone());
+        assert!(
+            matches!(&refused, Some(ErrorDetail::Service { code, description }) if code == "false" && description == "Insufficient balance"),
+            "{refused:?}"
+        );
+        // No flag at all: the answer cannot be read, and says which key it lacked.
+        let bare = read(200, r#"{"message":"ok","data":{}}"#, &money).err().map(|e| e.to_string());
+        assert!(bare.as_deref().is_some_and(|e| e.contains("no `status` flag")), "{bare:?}");
+        // The flag as text counts (services write it either way); a number is no flag.
+        assert!(
+            read(200, r#"{"status":"true","message":"ok","data":{}}"#, &money)
+                .is_ok_and(|a| a.code == "true")
+        );
+        assert!(read(200, r#"{"status":1,"message":"ok","data":{}}"#, &money).is_err());
+
+        // By the HTTP status: any 2xx is a success, its status the code.
+        let by_status = route(Effect::Money, &STATUS_ANSWERS);
+        let ok = read(201, r#"{"message":"created","data":{"id":"x"}}"#, &by_status);
+        assert!(ok.is_ok_and(|a| a.code == "201" && a.description == "created" && a.data.is_some()));
+        let no_description = read(200, r#"{"data":{"id":"x"}}"#, &by_status);
+        assert!(no_description.is_ok_and(|a| a.code == "200" && a.description.is_empty()));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use http_body_util::Full;
 use hyper::Response;
 use hyper::StatusCode;
 use hyper::header::{CONTENT_TYPE, HeaderValue};
-use payspec_codegen::model::Spec;
+use payspec_codegen::model::{Spec, SuccessBy};
 use serde_json::{Value, json};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -86,8 +86,14 @@ pub(crate) fn json_response(status: u16, body: &Value) -> Answer {
 pub(crate) fn refusal(spec: &Spec, refusal: &Refusal) -> Answer {
     let keys = &spec.envelope;
     let mut body = serde_json::Map::new();
-    let first = |list: &[String]| list.first().cloned().unwrap_or_default();
-    body.insert(first(&keys.code), json!(refusal.code));
+    if let Some(key) = keys.code.first() {
+        body.insert(key.clone(), json!(refusal.code));
+    }
+    // An envelope whose flag says success says a refusal with a false flag, whatever the
+    // status.
+    if let (SuccessBy::Flag, Some(flag)) = (keys.success, &keys.flag) {
+        body.insert(flag.clone(), json!(false));
+    }
     // A refusal the service sends with HTTP 200 carries its reason in `message` (the last
     // spelling of the description the spec lists) beside a false flag, with no data
     // (published live traffic: a refused virtual account name).
@@ -95,10 +101,14 @@ pub(crate) fn refusal(spec: &Spec, refusal: &Refusal) -> Answer {
         if let Some(flag) = &keys.flag {
             body.insert(flag.clone(), json!(false));
         }
-        body.insert(keys.description.last().cloned().unwrap_or_default(), json!(refusal.description));
+        if let Some(key) = keys.description.last() {
+            body.insert(key.clone(), json!(refusal.description));
+        }
         return json_response(200, &Value::Object(body));
     }
-    body.insert(first(&keys.description), json!(refusal.description));
+    if let Some(key) = keys.description.first() {
+        body.insert(key.clone(), json!(refusal.description));
+    }
     body.insert(keys.data.clone(), json!(refusal.data));
     json_response(refusal.status, &Value::Object(body))
 }

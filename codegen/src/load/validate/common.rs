@@ -11,7 +11,7 @@ pub(super) use super::super::raw::{
 };
 pub(super) use crate::model::*;
 pub(super) use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
-pub(super) use payspec_vocabulary::Answers as VocabularyAnswers;
+pub(super) use payspec_vocabulary::{Answers as VocabularyAnswers, SuccessBy};
 pub(super) use std::collections::{HashMap, HashSet};
 pub(super) use std::sync::Arc;
 

@@ -330,12 +330,13 @@ pub(super) fn one_of(raw: &RawOperation, params: &[Param], base: &str, sink: &mu
     sets
 }
 
-/// A listing's answer is a shape with exactly one list field: its records, which the
-/// generated item stream yields one by one.
+/// A listing's answer is a list (its records), or a shape with exactly one list field (its
+/// records): what the generated item stream yields one by one.
 pub(super) fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
     for op in operations.iter().filter(|op| op.pagination.is_some()) {
         let at = format!("operations.{}.response", op.name);
         let shape = match &op.response {
+            Some(AnswerType { list: true, .. }) => continue,
             Some(AnswerType { ty: Type::Shape(name), list: false }) => {
                 shapes.iter().find(|s| &s.name == name)
             }
@@ -344,8 +345,8 @@ pub(super) fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &
                 let at = if other.is_none() { format!("operations.{}.pagination", op.name) } else { at };
                 sink.error(
                     &at,
-                    "a listing's answer must be a shape (a page)",
-                    "add `response:` naming the shape of one page, whose one list field holds the records",
+                    "a listing's answer must be its records or a page that holds them",
+                    "name the records' shape with `response_list: true`, or a page's shape whose one list field holds the records",
                 );
                 continue;
             }

@@ -3,13 +3,15 @@
 use super::common::*;
 use super::evidence::{evidence, fact_source};
 
-/// The answers a spec that says nothing about them gets: `"00"` is success, no code proves
-/// a refusal (so a money operation never reads an unknown code as one), and the answers are
-/// wrapped in the service's envelope, `keys`, with its first spellings.
+/// The answers a spec that says nothing about them gets: `"00"` is success where a code
+/// says it (none where the flag or the status does), no code proves a refusal (so a money
+/// operation never reads an unknown code as one), and the answers are wrapped in the
+/// service's envelope, `keys`, with its first spellings.
 pub(super) fn service_default_answers(keys: &Arc<EnvelopeKeys<Owned>>) -> Answers {
+    let by_code = keys.success == SuccessBy::Code;
     Answers {
         reading: VocabularyAnswers {
-            success_codes: vec!["00".to_owned()],
+            success_codes: if by_code { vec!["00".to_owned()] } else { Vec::new() },
             envelope: EnvelopeKind::Wrapped { keys: Arc::clone(keys), spelling: 0 },
             ..VocabularyAnswers::plain()
         },
@@ -445,26 +447,43 @@ pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
 pub(super) const MAX_ENVELOPE_KEYS: usize = 4;
 
 /// `service.envelope` over the format's default (`{code, description, data}`, with the
-/// `response_code` spellings and a `status` flag).
+/// `response_code` spellings and a `status` flag, success by the code). An envelope whose
+/// success is its flag or the HTTP status keeps only the code keys it lists.
 pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> EnvelopeKeys<Owned> {
     let strings = |list: &[&str]| list.iter().map(|k| (*k).to_owned()).collect::<Vec<String>>();
     let mut keys = EnvelopeKeys {
+        success: SuccessBy::Code,
         code: strings(&["code", "responseCode"]),
         description: strings(&["description", "responseMessage", "message"]),
         data: "data".to_owned(),
         flag: Some("status".to_owned()),
     };
     let Some(raw) = raw else { return keys };
+    if let Some(word) = &raw.success {
+        match SuccessBy::ALL.iter().find(|(_, w)| w == word) {
+            Some((by, _)) => keys.success = *by,
+            None => sink.error(
+                "service.envelope.success",
+                format!("`{word}` is not a way of saying success"),
+                "write `code` (a success code), `flag` (a true flag) or `status` (any 2xx)",
+            ),
+        }
+        if keys.success != SuccessBy::Code && raw.code.is_none() {
+            keys.code.clear();
+        }
+    }
     for (list, own, key) in
         [(&mut keys.code, &raw.code, "code"), (&mut keys.description, &raw.description, "description")]
     {
         let Some(own) = own else { continue };
         let path = format!("service.envelope.{key}");
-        if own.is_empty() || own.len() > MAX_ENVELOPE_KEYS {
+        // Only the code a success is read by must be there; a description may be absent.
+        let least = usize::from(key == "code" && keys.success == SuccessBy::Code);
+        if own.len() < least || own.len() > MAX_ENVELOPE_KEYS {
             sink.error(
                 &path,
                 format!("{} keys", own.len()),
-                format!("list 1 to {MAX_ENVELOPE_KEYS} keys, the one the service sends most first"),
+                format!("list {least} to {MAX_ENVELOPE_KEYS} keys, the one the service sends most first"),
             );
         }
         own.clone_into(list);
@@ -475,16 +494,31 @@ pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> E
     if let Some(flag) = &raw.flag {
         flag.clone_into(&mut keys.flag);
     }
+    if keys.success == SuccessBy::Flag && keys.flag.is_none() {
+        sink.error(
+            "service.envelope.flag",
+            "`success: flag` but no flag key",
+            "name the key of the envelope's true/false flag, e.g. `flag: status`",
+        );
+    }
     let mut seen = HashSet::new();
     let all = keys.code.iter().chain(&keys.description).chain([&keys.data]).chain(&keys.flag);
     for key in all {
         if key.is_empty() {
             sink.error("service.envelope", "an empty key", "name each key as the service sends it");
+        } else if key.contains('.') {
+            // The envelope is read one level deep: a dotted key would never be found.
+            sink.error(
+                "service.envelope",
+                format!("`{key}` is a path; the envelope's keys are its top-level keys"),
+                "name the top-level key the service sends; keys further in belong to the data",
+            );
         } else if !seen.insert(key.as_str()) {
             sink.error(
                 "service.envelope",
                 format!("`{key}` is listed twice"),
-                "give each of the code, the description, the data and the flag keys of their own",
+                "give each of the code, the description, the data and the flag keys of their own \
+                 (a flag that says success is `success: flag`, not a code)",
             );
         }
     }
@@ -510,27 +544,69 @@ pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys 
         (&mut keys.total_pages, &raw.total_pages, "total_pages"),
     ] {
         if let Some(own) = own {
-            if own.is_empty() {
+            if !is_page_path(own) {
                 sink.error(
                     &format!("service.pagination.{key}"),
-                    "an empty key",
-                    "name the key as the service sends it",
+                    format!("`{own}` is not a path of the page"),
+                    PAGE_PATH_FIX,
                 );
             }
             own.clone_into(slot);
         }
     }
     if let Some(own) = &raw.current_page {
-        if own.is_empty() || own.iter().any(String::is_empty) {
+        if own.is_empty() {
             sink.error(
                 "service.pagination.current_page",
-                "no key, or an empty one",
-                "list the keys of the page's number, the one the service sends most first",
+                "no key",
+                "list the paths of the page's number, the one the service sends most first",
+            );
+        }
+        for (i, path) in own.iter().enumerate().filter(|(_, path)| !is_page_path(path)) {
+            sink.error(
+                &format!("service.pagination.current_page[{i}]"),
+                format!("`{path}` is not a path of the page"),
+                PAGE_PATH_FIX,
             );
         }
         own.clone_into(&mut keys.current_page);
     }
     keys
+}
+
+/// What a page's path is: keys joined with `.`, from the page's data, or from the whole
+/// answer after `$.`.
+const PAGE_PATH_FIX: &str = "write the keys joined with `.`, from the page's data (`cursor`, `meta.page`), \
+     or from the whole answer after `$.` (`$.meta.pageCount`)";
+
+/// Whether `path` is keys joined with `.`, after an optional `$.`: none empty, none
+/// spaced.
+fn is_page_path(path: &str) -> bool {
+    let keys = path.strip_prefix("$.").unwrap_or(path);
+    keys.split('.').all(|key| !key.is_empty() && key.trim() == key && !key.contains(['[', ']', '$']))
+}
+
+/// Every key of `service.pagination` the spec names is read by a listing of its style, or
+/// refused: a key no listing reads would pass unnoticed.
+pub(super) fn check_page_keys_read(raw: Option<&RawPageKeys>, operations: &[Operation], sink: &mut Sink) {
+    let Some(raw) = raw else { return };
+    let styles: HashSet<&str> =
+        operations.iter().filter_map(|op| op.pagination.as_ref()).map(|s| s.as_str()).collect();
+    let named = [
+        ("cursor", raw.cursor.is_some(), "cursor"),
+        ("next_page", raw.next_page.is_some(), "page"),
+        ("current_page", raw.current_page.is_some(), "page"),
+        ("has_more", raw.has_more.is_some(), "page_size"),
+        ("page", raw.page.is_some(), "page_size"),
+        ("total_pages", raw.total_pages.is_some(), "page_size"),
+    ];
+    for (key, _, style) in named.iter().filter(|(_, named, style)| *named && !styles.contains(style)) {
+        sink.error(
+            &format!("service.pagination.{key}"),
+            format!("no listing pages by `{style}`, so `{key}` is never read"),
+            format!("remove `{key}`, or give the listing that reads it `pagination: {style}`"),
+        );
+    }
 }
 
 /// `service.codes`: each a name that makes a variant of its own.
