@@ -296,8 +296,11 @@ async fn every_real_delivery_verifies_and_the_sandbox_sends_the_same_shape() {
                 )
                 .map(SystemTime::from)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-                let headers =
-                    payspec_client::webhook::SignedHeaders { signature, timestamp, algorithm: None };
+                let headers = payspec_client::webhook::SignedHeaders {
+                    signature,
+                    timestamp: Some(timestamp),
+                    algorithm: None,
+                };
                 verifier.verify_at(&headers, body, at).unwrap_or_else(|e| panic!("{name}: {e}"))
             }
             None => {

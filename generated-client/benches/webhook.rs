@@ -96,7 +96,7 @@ fn median(values: &mut [f64]) -> f64 {
 
 fn main() {
     let verifier = Verifier::new(KEY).expect("a key");
-    let headers = SignedHeaders { signature: SIGNATURE, timestamp: TIMESTAMP, algorithm: None };
+    let headers = SignedHeaders { signature: SIGNATURE, timestamp: Some(TIMESTAMP), algorithm: None };
     let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_759_143_104);
     let event = verifier.verify_at(&headers, BODY.as_bytes(), at).expect("the guide's sample verifies");
     assert!(matches!(event.payload().0, Payload::PaymentSuccess(_)));

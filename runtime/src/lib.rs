@@ -76,7 +76,7 @@ pub use orchestrate::CallOptions;
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use payspec_vocabulary::{
     Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest,
-    Method, PageStyle, SignatureEncoding, SignedValue, SuccessBy, TextFormat, WebhookScheme,
+    Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat, WebhookScheme,
 };
 pub use redact::Redacted;
 pub use request::{

@@ -38,4 +38,4 @@ pub use form::{Form, Owned, Plain, Static};
 pub use operation::{Alias, Auth, Effect, Method};
 pub use pages::PageStyle;
 pub use values::{DateLayout, FinalState, TextFormat};
-pub use webhook::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
+pub use webhook::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use crate::{
     Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Form,
-    HmacDigest, Method, PageStyle, SignatureEncoding, SignedValue, SuccessBy, TextFormat, WebhookScheme,
+    HmacDigest, Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat,
+    WebhookScheme,
 };
 
 /// Writes itself as a Rust expression of the `Static` form.
@@ -43,6 +44,12 @@ impl Rust for bool {
 }
 
 impl Rust for usize {
+    fn write(&self, out: &mut String, _: &str) {
+        let _ = write!(out, "{self}");
+    }
+}
+
+impl Rust for u32 {
     fn write(&self, out: &mut String, _: &str) {
         let _ = write!(out, "{self}");
     }
@@ -110,6 +117,7 @@ fieldless!(
     FinalState,
     HmacDigest,
     SignatureEncoding,
+    SignedOver,
     SuccessBy
 );
 
@@ -228,7 +236,9 @@ where
             signature_header: &*self.signature_header,
             digest: &self.digest,
             encoding: &self.encoding,
-            timestamp_header: &*self.timestamp_header,
+            signs: &self.signs,
+            timestamp_header: self.timestamp_header.as_deref(),
+            tolerance_seconds: self.tolerance_seconds,
             algorithm: pair(&self.algorithm),
             version: pair(&self.version),
             event_type: &*self.event_type,

@@ -1,5 +1,6 @@
 //! How a service signs its webhook notifications: an HMAC (SHA-256 or SHA-512), base64 or
-//! hex in a header, over chosen values of the body and the timestamp header, joined with `:`.
+//! hex in a header, over chosen values of the body and the timestamp header (if it sends
+//! one) joined with `:`, or over the raw body.
 
 use crate::form::{Form, Static};
 
@@ -13,8 +14,15 @@ pub struct WebhookScheme<F: Form = Static> {
     pub digest: HmacDigest,
     /// How the signature is written in its header.
     pub encoding: SignatureEncoding,
-    /// The header that carries the RFC 3339 signing time, the last signed value.
-    pub timestamp_header: F::Text,
+    /// What the HMAC is computed over.
+    pub signs: SignedOver,
+    /// The header that carries the RFC 3339 signing time, the last signed value, if the
+    /// service sends one (only with [`SignedOver::Values`]: a time the signature does not
+    /// cover proves nothing).
+    pub timestamp_header: Option<F::Text>,
+    /// How far the signing time may be from now, in seconds, unless a verifier says
+    /// otherwise; `None`: the runtime's default. Only with a timestamp header.
+    pub tolerance_seconds: Option<u32>,
     /// A header naming the algorithm and its value (e.g. `HmacSHA256`): sent with every
     /// notification signed, and when a notification carries it, it must name this.
     pub algorithm: Option<(F::Text, F::Text)>,
@@ -29,6 +37,27 @@ pub struct WebhookScheme<F: Form = Static> {
 }
 
 impl Copy for WebhookScheme<Static> {}
+
+/// What a webhook signature's HMAC is computed over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SignedOver {
+    /// The scheme's [`SignedValue`]s of the body, in order, then the timestamp header (if
+    /// any), joined with `:`.
+    #[default]
+    Values,
+    /// The body's bytes exactly as they came: every value in it is covered.
+    Body,
+}
+
+impl SignedOver {
+    /// The spec's word for it: `values`, `body`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SignedOver::Values => "values",
+            SignedOver::Body => "body",
+        }
+    }
+}
 
 /// The hash of a webhook signature's HMAC.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

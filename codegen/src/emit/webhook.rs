@@ -31,8 +31,10 @@ pub mod webhook {
     );
     writeln!(out, "    /// The header carrying the signature.");
     writeln!(out, "    pub const SIGNATURE_HEADER: &str = {};", Lit(&webhooks.scheme.signature_header));
-    writeln!(out, "    /// The header carrying the RFC 3339 signing time, the last value signed.");
-    writeln!(out, "    pub const TIMESTAMP_HEADER: &str = {};", Lit(&webhooks.scheme.timestamp_header));
+    if let Some(header) = &webhooks.scheme.timestamp_header {
+        writeln!(out, "    /// The header carrying the RFC 3339 signing time, the last value signed.");
+        writeln!(out, "    pub const TIMESTAMP_HEADER: &str = {};", Lit(header));
+    }
     if let Some((header, value)) = &webhooks.scheme.algorithm {
         writeln!(out, "    /// The header naming the signature algorithm.");
         writeln!(out, "    pub const ALGORITHM_HEADER: &str = {};", Lit(header));
@@ -120,8 +122,8 @@ fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
         writeln!(out, "        pub {}: Option<String>,", field_ident(&value.name));
     }
     out.push(
-        "        /// The timestamp header.
-        pub timestamp: String,
+        "        /// The timestamp header, where the scheme signs one.
+        pub timestamp: Option<String>,
     }
     impl From<SignedValues> for SignedFields {
         fn from(signed: SignedValues) -> Self {
@@ -146,8 +148,8 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
     pub struct WebhookEvent {
         /// The kind of event.
         pub event_type: EventType,
-        /// When the service signed it (the timestamp header).
-        pub signed_at: ::std::time::SystemTime,
+        /// When the service signed it (the timestamp header), where the scheme signs one.
+        pub signed_at: ::core::option::Option<::std::time::SystemTime>,
         /// Every value the signature covers.
         pub signed: SignedFields,
         /// Everything else: not covered by the signature. See [`UnsignedData`].

@@ -114,7 +114,13 @@ pub struct RawWebhooks {
     pub digest: Option<String>,
     #[serde(default)]
     pub encoding: Option<String>,
-    pub timestamp_header: String,
+    /// What is signed: `values` (the default) or `body`.
+    #[serde(default)]
+    pub signs: Option<String>,
+    #[serde(default)]
+    pub timestamp_header: Option<String>,
+    #[serde(default)]
+    pub tolerance_seconds: Option<u32>,
     #[serde(default)]
     pub algorithm: Option<RawFixedHeader>,
     #[serde(default)]

@@ -22,7 +22,7 @@ mod webhooks;
 
 pub use payspec_vocabulary::{
     Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest, Method, Owned,
-    PageStyle, SignatureEncoding, SignedValue, SuccessBy, TextFormat, WebhookScheme,
+    PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat, WebhookScheme,
 };
 
 pub use self::location::Location;

@@ -16,8 +16,8 @@ use crate::values::Amount;
 pub struct WebhookEvent {
     /// The event's kind, as signed.
     pub event_type: String,
-    /// When the service signed it (the timestamp header).
-    pub signed_at: SystemTime,
+    /// When the service signed it (the timestamp header), for a scheme that has one.
+    pub signed_at: Option<SystemTime>,
     /// Every value the signature covers.
     pub signed: SignedValues,
     /// Everything else: not covered by the signature. See [`UnsignedData`].

@@ -1,14 +1,16 @@
-//! Verifying and reading webhook notifications signed with HMAC-SHA256, by a scheme the
-//! spec declares (`service.webhooks`; a generated crate's `webhook::SCHEME`).
+//! Verifying and reading webhook notifications signed with an HMAC (SHA-256 or SHA-512), by
+//! a scheme the spec declares (`service.webhooks`; a generated crate's `webhook::SCHEME`).
 //!
-//! The service signs each notification with its merchant's signing key, over the values of
-//! the scheme's [`signed`](crate::WebhookScheme::signed) keys of the body, in order, then the timestamp
-//! header, joined with `:` (a missing value is an empty string), and sends the signature
-//! base64-encoded in the scheme's [`signature_header`](crate::WebhookScheme::signature_header).
+//! The service signs each notification with its merchant's signing key, either over the
+//! values of the scheme's [`signed`](crate::WebhookScheme::signed) keys of the body, in
+//! order, then the timestamp header if it has one, joined with `:` (a missing value is an
+//! empty string), or over the raw body ([`SignedOver`](crate::SignedOver)), and sends the
+//! signature (base64 or hex) in the scheme's
+//! [`signature_header`](crate::WebhookScheme::signature_header).
 //!
 //! A [`Verifier`] accepts a notification only when that signature matches, its timestamp
-//! is a real instant within a tolerance of now (5 minutes unless set), and its signed
-//! values cannot be read another
+//! (where the scheme has one) is a real instant within a tolerance of now (the scheme's, 5
+//! minutes unless it says), and its signed values cannot be read another
 //! way: since the values are joined with `:`, a value that would let the colons be moved (a
 //! colon anywhere but in a signed instant) is refused. [`Verifier::receive`] then claims
 //! the delivery from a [`ReplayGuard`](crate::store::ReplayGuard), so that one handled already (by this receiver or
@@ -21,7 +23,7 @@
 //!
 //! ```
 //! use payspec_runtime::webhook::{self, Verifier};
-//! use payspec_runtime::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
+//! use payspec_runtime::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 //! use std::time::SystemTime;
 //!
 //! // A service's scheme, as a generated crate declares it.
@@ -29,7 +31,9 @@
 //!     signature_header: "x-signature",
 //!     digest: HmacDigest::Sha256,
 //!     encoding: SignatureEncoding::Base64,
-//!     timestamp_header: "x-timestamp",
+//!     signs: SignedOver::Values,
+//!     timestamp_header: Some("x-timestamp"),
+//!     tolerance_seconds: None,
 //!     algorithm: None,
 //!     version: None,
 //!     event_type: "event",

@@ -16,8 +16,8 @@ use crate::values::timestamp::format_rfc3339;
 pub struct SignedNotification {
     /// The signature, written as the scheme says (base64 or hex).
     pub signature: String,
-    /// The RFC 3339 timestamp.
-    pub timestamp: String,
+    /// The RFC 3339 timestamp, for a scheme with a timestamp header.
+    pub timestamp: Option<String>,
     /// The headers the service sends with it.
     headers: HeaderMap,
 }
@@ -38,10 +38,11 @@ pub fn sign<F: Form>(
     at: SystemTime,
     signing_key: impl AsRef<[u8]>,
 ) -> Result<SignedNotification, WebhookError> {
-    let timestamp = format_rfc3339(at);
-    let message = signed_text_of(scheme, body, &timestamp)?;
+    // A scheme without a timestamp header signs no time, so `at` is not sent.
+    let timestamp = scheme.timestamp_header.as_ref().map(|_| format_rfc3339(at));
+    let message = signed_text_of(scheme, body, timestamp.as_deref())?;
     let mut signer = Signer::new(scheme.digest, signing_key.as_ref())?;
-    signer.update(message.as_bytes());
+    signer.update(&message);
     let signature = signer.finish(scheme.encoding);
     let mut headers = HeaderMap::new();
     fn pair<T: std::ops::Deref<Target = str>>(pair: &Option<(T, T)>) -> Option<(&str, &str)> {
@@ -49,7 +50,7 @@ pub fn sign<F: Form>(
     }
     let values = [
         Some((&*scheme.signature_header, signature.as_str())),
-        Some((&*scheme.timestamp_header, timestamp.as_str())),
+        scheme.timestamp_header.as_deref().zip(timestamp.as_deref()),
         pair(&scheme.algorithm),
         pair(&scheme.version),
     ];

@@ -1,6 +1,7 @@
 //! What a signature covers: the scheme's values read from a notification's body, in
-//! order, and the timestamp header, joined with `:` ([`SignedValues`]); and the headers
-//! that take part ([`SignedHeaders`]).
+//! order, and the timestamp header (if the scheme has one), joined with `:`, or the raw
+//! body ([`SignedValues`] names the values either way); and the headers that take part
+//! ([`SignedHeaders`]).
 
 use std::fmt;
 use std::time::SystemTime;
@@ -8,7 +9,7 @@ use std::time::SystemTime;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
 use http::HeaderMap;
-use payspec_vocabulary::{Form, HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
+use payspec_vocabulary::{Form, HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 use sha2::{Sha256, Sha512};
 
 use super::WebhookError;
@@ -31,8 +32,8 @@ pub struct SignedValues {
     values: Vec<String>,
     /// Whether the delivery has each value (one it lacks is signed as empty text).
     present: Vec<bool>,
-    /// The timestamp header, the last value signed.
-    pub timestamp: String,
+    /// The timestamp header, the last value signed, where the scheme has one.
+    pub timestamp: Option<String>,
 }
 
 impl fmt::Debug for SignedValues {
@@ -66,13 +67,15 @@ impl SignedValues {
 
     /// The text that is signed: the values and the timestamp joined with `:`.
     pub(super) fn message(&self) -> String {
-        join_signed(&self.values, &self.timestamp)
+        join_signed(&self.values, self.timestamp.as_deref())
     }
 
     /// Refuses values that would let the joined text be split another way: only instants
-    /// may hold colons, and each must be a whole RFC 3339 instant. The signing time.
-    pub(super) fn check_unambiguous(&self) -> Result<SystemTime, WebhookError> {
-        for (value, signed) in self.values.iter().zip(self.scheme) {
+    /// may hold colons, and each must be a whole RFC 3339 instant (for a scheme that signs
+    /// the raw body, nothing is joined and nothing can move). The signing time, where the
+    /// scheme has one.
+    pub(super) fn check_unambiguous(&self, signs: SignedOver) -> Result<Option<SystemTime>, WebhookError> {
+        for (value, signed) in self.values.iter().zip(self.scheme).filter(|_| signs == SignedOver::Values) {
             let ambiguous = if signed.instant {
                 !value.is_empty() && parse_rfc3339(value).is_none()
             } else {
@@ -82,7 +85,10 @@ impl SignedValues {
                 return Err(WebhookError::AmbiguousValue(signed.path));
             }
         }
-        parse_rfc3339(&self.timestamp).ok_or(WebhookError::InvalidTimestamp)
+        self.timestamp
+            .as_deref()
+            .map(|at| parse_rfc3339(at).ok_or(WebhookError::InvalidTimestamp))
+            .transpose()
     }
 }
 
@@ -122,32 +128,33 @@ fn read_signed<F: Form>(
 pub(super) fn signed_values(
     scheme: &'static WebhookScheme,
     body: &[u8],
-    timestamp: &str,
+    timestamp: Option<&str>,
 ) -> Result<(SignedValues, Json), WebhookError> {
     let (values, present, body) = read_signed(scheme.signed, body)?;
-    Ok((SignedValues { scheme: scheme.signed, values, present, timestamp: timestamp.to_owned() }, body))
+    let timestamp = timestamp.map(str::to_owned);
+    Ok((SignedValues { scheme: scheme.signed, values, present, timestamp }, body))
 }
 
-/// The text a notification's body is signed over under `scheme` (of either form), with
-/// `timestamp`: the signed values and the timestamp, joined with `:`.
+/// The bytes a notification's body is signed over under `scheme` (of either form), with
+/// `timestamp`: the signed values and the timestamp joined with `:`, or the body itself.
+/// The body is checked as a JSON object either way.
 pub(super) fn signed_text_of<F: Form>(
     scheme: &WebhookScheme<F>,
     body: &[u8],
-    timestamp: &str,
-) -> Result<String, WebhookError> {
+    timestamp: Option<&str>,
+) -> Result<Vec<u8>, WebhookError> {
     let (values, _, _) = read_signed(&scheme.signed, body)?;
-    Ok(join_signed(&values, timestamp))
+    Ok(match scheme.signs {
+        SignedOver::Values => join_signed(&values, timestamp).into_bytes(),
+        SignedOver::Body => body.to_vec(),
+    })
 }
 
-/// The values and the timestamp joined with `:`, as they are signed.
-fn join_signed(values: &[String], timestamp: &str) -> String {
-    let mut message = String::new();
-    for value in values {
-        message.push_str(value);
-        message.push(':');
-    }
-    message.push_str(timestamp);
-    message
+/// The values and the timestamp (if any) joined with `:`, as they are signed.
+fn join_signed(values: &[String], timestamp: Option<&str>) -> String {
+    let mut parts: Vec<&str> = values.iter().map(String::as_str).collect();
+    parts.extend(timestamp);
+    parts.join(":")
 }
 
 /// The HMAC of a scheme's digest, keyed: what signs and what checks a signature.
@@ -217,10 +224,10 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
 /// The headers of a notification that take part in verification.
 #[derive(Clone, Copy, Debug)]
 pub struct SignedHeaders<'a> {
-    /// The base64 HMAC.
+    /// The HMAC, written as the scheme says.
     pub signature: &'a str,
-    /// The signing time, part of the signed text.
-    pub timestamp: &'a str,
+    /// The signing time, part of the signed text, for a scheme with a timestamp header.
+    pub timestamp: Option<&'a str>,
     /// The algorithm header, if sent; it must name the scheme's algorithm.
     pub algorithm: Option<&'a str>,
 }
@@ -232,8 +239,10 @@ impl<'a> SignedHeaders<'a> {
         Ok(SignedHeaders {
             signature: get(scheme.signature_header)
                 .ok_or(WebhookError::MissingHeader(scheme.signature_header))?,
-            timestamp: get(scheme.timestamp_header)
-                .ok_or(WebhookError::MissingHeader(scheme.timestamp_header))?,
+            timestamp: match scheme.timestamp_header {
+                Some(header) => Some(get(header).ok_or(WebhookError::MissingHeader(header))?),
+                None => None,
+            },
             algorithm: scheme.algorithm.and_then(|(header, _)| get(header)),
         })
     }

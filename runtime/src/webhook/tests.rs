@@ -9,14 +9,16 @@ use super::signed::Signer;
 use super::*;
 use crate::store::{Claim, MemoryReplayGuard, ReplayGuard};
 use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
-use crate::{HmacDigest, SignatureEncoding, SignedValue, WebhookScheme};
+use crate::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 
 /// A scheme shaped like a real service's (test data, not the runtime's).
 static SCHEME: WebhookScheme = WebhookScheme {
     signature_header: SIGNATURE_HEADER,
     digest: HmacDigest::Sha256,
     encoding: SignatureEncoding::Base64,
-    timestamp_header: TIMESTAMP_HEADER,
+    signs: SignedOver::Values,
+    timestamp_header: Some(TIMESTAMP_HEADER),
+    tolerance_seconds: None,
     algorithm: Some((ALGORITHM_HEADER, "HmacSHA256")),
     version: Some(("x-signature-version", "1.0.0")),
     event_type: "event_type",
@@ -56,7 +58,7 @@ fn at(text: &str) -> SystemTime {
 }
 
 fn headers<'a>(signature: &'a str, timestamp: &'a str) -> SignedHeaders<'a> {
-    SignedHeaders { signature, timestamp, algorithm: None }
+    SignedHeaders { signature, timestamp: Some(timestamp), algorithm: None }
 }
 
 fn verifier() -> Verifier {
@@ -74,7 +76,7 @@ fn accepts_a_valid_notification_and_reads_it() {
         Err(e) => panic!("valid notification refused: {e}"),
     };
     assert_eq!(event.event_type, "payment_success");
-    assert_eq!(event.signed_at, at(TIMESTAMP));
+    assert_eq!(event.signed_at, Some(at(TIMESTAMP)));
     let signed = &event.signed;
     assert_eq!(signed.get("request_id").unwrap_or("-"), "req-7781");
     assert_eq!(signed.get("merchant_user_id").unwrap_or("-"), "usr-12");
@@ -91,7 +93,7 @@ fn accepts_a_valid_notification_and_reads_it() {
 #[test]
 fn the_signing_helper_matches_the_independent_vectors() {
     let signed = sign(&SCHEME, BODY.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(signed.timestamp, TIMESTAMP);
+    assert_eq!(signed.timestamp.as_deref(), Some(TIMESTAMP));
     assert_eq!(signed.signature, SIGNATURE);
     let other = sign(&SCHEME, BODY_NO_MERCHANT.as_bytes(), at(TIMESTAMP_NO_MERCHANT), KEY);
     assert_eq!(other.map(|s| s.signature).ok().as_deref(), Some(SIGNATURE_NO_MERCHANT));
@@ -148,8 +150,11 @@ fn an_empty_key_is_refused() {
 fn old_future_and_unreadable_timestamps_are_refused() {
     let old =
         sign(&SCHEME, BODY.as_bytes(), at("2001-09-09T01:46:40Z"), KEY).unwrap_or_else(|e| panic!("{e}"));
-    let result =
-        verifier().verify_at(&headers(&old.signature, &old.timestamp), BODY.as_bytes(), at(TIMESTAMP));
+    let result = verifier().verify_at(
+        &headers(&old.signature, old.timestamp.as_deref().unwrap_or_default()),
+        BODY.as_bytes(),
+        at(TIMESTAMP),
+    );
     assert!(matches!(result, Err(WebhookError::OutsideTolerance { .. })), "{result:?}");
     // Six minutes early or late: outside the default five.
     for now in ["2025-03-01T12:24:44Z", "2025-03-01T12:36:46Z"] {
@@ -177,7 +182,11 @@ async fn deliveries_without_a_request_id_are_never_replays_of_each_other() {
     let body = r#"{"event_type":"payout_success","data":{"transaction":{"transactionId":"t-1"}}}"#;
     let signed = sign(&SCHEME, body.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
     let now = at(TIMESTAMP);
-    let first = verifier.verify_at(&headers(&signed.signature, &signed.timestamp), body.as_bytes(), now);
+    let first = verifier.verify_at(
+        &headers(&signed.signature, signed.timestamp.as_deref().unwrap_or_default()),
+        body.as_bytes(),
+        now,
+    );
     let Ok(first) = first else { panic!("{first:?}") };
     assert_eq!(first.signed.get("request_id"), None);
     let claimed = verifier.claim(first.clone()).await.unwrap_or_else(|e| panic!("{e}"));
@@ -289,7 +298,7 @@ fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notificatio
     assert!(signed.signature.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
     let verifier = Verifier::new(&SHA512_HEX, KEY).unwrap_or_else(|e| panic!("{e}"));
     fn headers(signature: &str) -> SignedHeaders<'_> {
-        SignedHeaders { signature, timestamp: TIMESTAMP, algorithm: None }
+        SignedHeaders { signature, timestamp: Some(TIMESTAMP), algorithm: None }
     }
     assert!(verifier.verify_at(&headers(&signed.signature), BODY.as_bytes(), at(TIMESTAMP)).is_ok());
     assert!(
@@ -311,4 +320,87 @@ fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notificatio
     // The SHA-256 base64 scheme does not take it.
     let other = Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
     assert!(other.verify_at(&headers(&signed.signature), BODY.as_bytes(), at(TIMESTAMP)).is_err());
+}
+
+/// A scheme that signs the raw body with HMAC-SHA512 in hex, with no timestamp (as some
+/// services sign their notifications).
+static RAW_BODY: WebhookScheme = WebhookScheme {
+    signature_header: "x-body-signature",
+    digest: HmacDigest::Sha512,
+    encoding: SignatureEncoding::Hex,
+    signs: SignedOver::Body,
+    timestamp_header: None,
+    tolerance_seconds: None,
+    algorithm: None,
+    version: None,
+    event_type: "event",
+    request_id: "reference",
+    signed: &[
+        SignedValue { name: "event", path: "event", instant: false },
+        SignedValue { name: "reference", path: "data.reference", instant: false },
+    ],
+};
+const RAW_KEY: &str = "sk_test_key_a1b2";
+const RAW_BODY_TEXT: &str = r#"{"event":"charge.success","data":{"id":302961,"reference":"qTPrJoy9Bx","amount":10000,"status":"success"}}"#;
+// python3: hmac.new(b"sk_test_key_a1b2", RAW_BODY_TEXT.encode(), hashlib.sha512).hexdigest()
+const RAW_SIGNATURE: &str = "c4955e838cee649b81ab8813ae3bba071d589ab51c04b1b7892f61238acc3ff113dcaa02b0bbe7e142585b3ccb36b0d815999ddb7e44c2301bbd96b605c6d6c1";
+
+#[tokio::test]
+async fn a_raw_body_scheme_without_a_timestamp_signs_and_verifies_the_bytes_as_sent() {
+    let signed =
+        sign(&RAW_BODY, RAW_BODY_TEXT.as_bytes(), at(TIMESTAMP), RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(signed.signature, RAW_SIGNATURE);
+    assert_eq!(signed.timestamp, None, "no time is sent where none is signed");
+    let headers = signed.headers();
+    assert_eq!(headers.len(), 1, "{headers:?}");
+    let verifier = Verifier::new(&RAW_BODY, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    // No timestamp: no tolerance to fall outside of, whenever it arrives.
+    let event = verifier
+        .verify_at(
+            &SignedHeaders::from_map(&RAW_BODY, &headers).unwrap_or_else(|e| panic!("{e}")),
+            RAW_BODY_TEXT.as_bytes(),
+            at("2031-01-01T00:00:00Z"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((event.event_type.as_str(), event.signed_at), ("charge.success", None));
+    assert_eq!(event.signed.get("reference"), Some("qTPrJoy9Bx"));
+    // The signature in upper-case hex is the same signature.
+    let upper = RAW_SIGNATURE.to_ascii_uppercase();
+    let headers_of = |signature: &'static str| SignedHeaders { signature, timestamp: None, algorithm: None };
+    assert!(
+        verifier
+            .verify_at(
+                &headers_of(Box::leak(upper.into_boxed_str())),
+                RAW_BODY_TEXT.as_bytes(),
+                at(TIMESTAMP)
+            )
+            .is_ok()
+    );
+    // Every byte counts: the same JSON with a space, or an amount changed, is refused.
+    for altered in [RAW_BODY_TEXT.replacen(":", ": ", 1), RAW_BODY_TEXT.replace("10000", "90000")] {
+        let result = verifier.verify_at(&headers_of(RAW_SIGNATURE), altered.as_bytes(), at(TIMESTAMP));
+        assert_eq!(result.err(), Some(WebhookError::SignatureMismatch), "{altered}");
+    }
+    // A colon in a value is no ambiguity when the bytes themselves are signed.
+    let colon = r#"{"event":"charge.success","data":{"reference":"a:b"}}"#;
+    let signed = sign(&RAW_BODY, colon.as_bytes(), at(TIMESTAMP), RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    let delivery =
+        verifier.receive(&signed.headers(), colon.as_bytes()).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(delivery.event().signed.get("reference"), Some("a:b"));
+}
+
+#[test]
+fn a_scheme_s_tolerance_is_the_verifier_s_default() {
+    static STRICT: WebhookScheme = WebhookScheme { tolerance_seconds: Some(30), ..SCHEME };
+    let strict = Verifier::new(&STRICT, KEY).unwrap_or_else(|e| panic!("{e}"));
+    // 40 seconds late: inside the runtime's five minutes, outside the scheme's thirty.
+    let late = strict.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at("2025-03-01T12:31:25Z"));
+    assert!(matches!(late, Err(WebhookError::OutsideTolerance { .. })), "{late:?}");
+    assert!(verify_at(BODY, SIGNATURE, TIMESTAMP, "2025-03-01T12:31:25Z").is_ok());
+    // A scheme with a timestamp header refuses a delivery without it.
+    let bare = SignedHeaders { signature: SIGNATURE, timestamp: None, algorithm: None };
+    assert_eq!(
+        verifier().verify_at(&bare, BODY.as_bytes(), at(TIMESTAMP)).err(),
+        Some(WebhookError::MissingHeader(TIMESTAMP_HEADER))
+    );
 }

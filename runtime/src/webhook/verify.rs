@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use http::HeaderMap;
-use payspec_vocabulary::WebhookScheme;
+use payspec_vocabulary::{SignedOver, WebhookScheme};
 
 use super::delivery::HeldClaim;
 use super::signed::{Signer, signed_values};
@@ -46,22 +46,26 @@ impl fmt::Debug for Verifier {
 }
 
 impl Verifier {
-    /// A verifier of `scheme` for `signing_key`, with a 5-minute tolerance and a
-    /// [`MemoryReplayGuard`]. An empty key is refused.
+    /// A verifier of `scheme` for `signing_key`, with the scheme's tolerance (5 minutes
+    /// unless it says) and a [`MemoryReplayGuard`]. An empty key is refused.
     pub fn new(scheme: &'static WebhookScheme, signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
         let key = signing_key.as_ref().to_vec();
         Signer::new(scheme.digest, &key)?;
+        let tolerance = scheme
+            .tolerance_seconds
+            .map_or(DEFAULT_TOLERANCE, |seconds| Duration::from_secs(u64::from(seconds)));
         Ok(Verifier {
             scheme,
             key,
-            tolerance: DEFAULT_TOLERANCE,
+            tolerance,
             replays: Arc::new(MemoryReplayGuard::new()),
             lease: DEFAULT_CLAIM_LEASE,
             keep: DEFAULT_KEEP_HANDLED,
         })
     }
 
-    /// How far a notification's timestamp may be from now, either way.
+    /// How far a notification's timestamp may be from now, either way (for a scheme with
+    /// a timestamp header; a scheme without one has no time to hold to it).
     pub fn tolerance(mut self, tolerance: Duration) -> Self {
         self.tolerance = tolerance;
         self
@@ -141,7 +145,8 @@ impl Verifier {
     }
 
     /// Verifies a notification as of `now`: the signature (compared in constant time),
-    /// the unambiguous form of the signed values and the timestamp's distance from `now`.
+    /// the unambiguous form of the signed values and, for a scheme with a timestamp, its
+    /// distance from `now`.
     /// It does not look at the replay guard: [`receive`](Self::receive) (or
     /// [`claim`](Self::claim) after this) does.
     pub fn verify_at(
@@ -156,18 +161,28 @@ impl Verifier {
             return Err(WebhookError::UnsupportedAlgorithm);
         }
         let raw = body;
-        let (signed, body) = signed_values(self.scheme, body, headers.timestamp)?;
+        let timestamp = match (self.scheme.timestamp_header, headers.timestamp) {
+            (Some(header), None) => return Err(WebhookError::MissingHeader(header)),
+            (Some(_), sent) => sent,
+            (None, _) => None,
+        };
+        let (signed, body) = signed_values(self.scheme, raw, timestamp)?;
         let mut signer = Signer::new(self.scheme.digest, &self.key)?;
-        signer.update(signed.message().as_bytes());
+        match self.scheme.signs {
+            SignedOver::Values => signer.update(signed.message().as_bytes()),
+            SignedOver::Body => signer.update(raw),
+        }
         signer.check(headers.signature, self.scheme.encoding)?;
 
-        let signed_at = signed.check_unambiguous()?;
-        let off_by = match signed_at.duration_since(now) {
-            Ok(ahead) => ahead,
-            Err(behind) => behind.duration(),
-        };
-        if off_by > self.tolerance {
-            return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
+        let signed_at = signed.check_unambiguous(self.scheme.signs)?;
+        if let Some(signed_at) = signed_at {
+            let off_by = match signed_at.duration_since(now) {
+                Ok(ahead) => ahead,
+                Err(behind) => behind.duration(),
+            };
+            if off_by > self.tolerance {
+                return Err(WebhookError::OutsideTolerance { off_by, tolerance: self.tolerance });
+            }
         }
         Ok(WebhookEvent {
             event_type: signed.get(self.scheme.event_type).unwrap_or_default().to_owned(),

@@ -33,7 +33,36 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         }
     }
     header(&raw.signature_header, &format!("{at}.signature_header"), sink);
-    header(&raw.timestamp_header, &format!("{at}.timestamp_header"), sink);
+    if let Some(timestamp) = &raw.timestamp_header {
+        header(timestamp, &format!("{at}.timestamp_header"), sink);
+    }
+    let signs = word(
+        raw.signs.as_deref(),
+        &[SignedOver::Values, SignedOver::Body],
+        SignedOver::as_str,
+        "signs",
+        sink,
+    );
+    if signs == SignedOver::Body && raw.timestamp_header.is_some() {
+        sink.error(
+            &format!("{at}.timestamp_header"),
+            "a scheme that signs the raw body does not sign this header's time, so the time proves nothing",
+            "remove `timestamp_header`, or write `signs: values` if the service signs the time with chosen values",
+        );
+    }
+    match raw.tolerance_seconds {
+        Some(_) if raw.timestamp_header.is_none() => sink.error(
+            &format!("{at}.tolerance_seconds"),
+            "a tolerance without a timestamp: there is no signing time to hold to it",
+            "remove `tolerance_seconds`, or name the header the service sends its signing time in",
+        ),
+        Some(0) => sink.error(
+            &format!("{at}.tolerance_seconds"),
+            "a tolerance of 0 seconds refuses every delivery",
+            "write how far the signing time may be from now, in seconds (e.g. 300)",
+        ),
+        _ => {}
+    }
     let algorithm = fixed(&raw.algorithm, "algorithm", sink);
     let version = fixed(&raw.version, "version", sink);
     if raw.signed.0.is_empty() || raw.signed.0.len() > MAX_SIGNED {
@@ -158,7 +187,9 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
                 "encoding",
                 sink,
             ),
-            timestamp_header: raw.timestamp_header.to_ascii_lowercase(),
+            signs,
+            timestamp_header: raw.timestamp_header.as_deref().map(str::to_ascii_lowercase),
+            tolerance_seconds: raw.tolerance_seconds,
             algorithm,
             version,
             event_type: raw.event_type.clone(),
@@ -184,9 +215,11 @@ fn word<T: Copy + Default>(
         return *found;
     }
     let all: Vec<&str> = words.iter().map(|w| name(*w)).collect();
+    let what =
+        if key == "signs" { "what a signature covers".to_owned() } else { format!("a signature {key}") };
     sink.error(
         &format!("service.webhooks.{key}"),
-        format!("`{text}` is not a signature {key}"),
+        format!("`{text}` is not {what}"),
         format!("write one of {}", all.join(", ")),
     );
     T::default()
@@ -299,5 +332,54 @@ mod tests {
             errors.contains("service.webhooks.encoding: `base32` is not a signature encoding"),
             "{errors}"
         );
+    }
+
+    #[test]
+    fn a_scheme_says_what_it_signs_and_a_timestamp_only_where_one_is_signed() {
+        let with = |lines: &str| {
+            let scheme = format!(
+                "  webhooks:\n    signature_header: x-sig\n{lines}    event_type: kind\n    request_id: id\n    signed: {{ kind: event, id: data.id }}\n  token_operations:\n"
+            );
+            small().replacen("  token_operations:\n", &scheme, 1)
+        };
+        // The raw body, SHA-512 in hex, no timestamp: as such a service signs.
+        let spec =
+            crate::load_str("small.yaml", &with("    digest: sha512\n    encoding: hex\n    signs: body\n"))
+                .unwrap_or_else(|e| panic!("{e}"));
+        let scheme = spec.webhooks.map(|w| w.scheme).unwrap_or_else(|| panic!("no webhooks"));
+        use crate::model::SignedOver;
+        assert_eq!(
+            (scheme.signs, scheme.timestamp_header, scheme.tolerance_seconds),
+            (SignedOver::Body, None, None)
+        );
+        // Values with a timestamp and a tolerance of its own.
+        let spec =
+            crate::load_str("small.yaml", &with("    timestamp_header: X-Time\n    tolerance_seconds: 60\n"))
+                .unwrap_or_else(|e| panic!("{e}"));
+        let scheme = spec.webhooks.map(|w| w.scheme).unwrap_or_else(|| panic!("no webhooks"));
+        assert_eq!(
+            (scheme.timestamp_header.as_deref(), scheme.tolerance_seconds),
+            (Some("x-time"), Some(60))
+        );
+        // What cannot hold: an unsigned time, a tolerance with no time, a word unknown.
+        let refused =
+            |lines: &str| crate::load_str("small.yaml", &with(lines)).map(|_| ()).unwrap_err().to_string();
+        let errors = refused("    signs: body\n    timestamp_header: x-time\n");
+        assert!(
+            errors.contains("service.webhooks.timestamp_header: a scheme that signs the raw body"),
+            "{errors}"
+        );
+        assert!(errors.contains("remove `timestamp_header`"), "{errors}");
+        let errors = refused("    tolerance_seconds: 300\n");
+        assert!(
+            errors.contains("service.webhooks.tolerance_seconds: a tolerance without a timestamp"),
+            "{errors}"
+        );
+        assert!(!errors.contains("add `timestamp_header:`"), "{errors}");
+        let errors = refused("    signs: json\n");
+        assert!(errors.contains("`json` is not what a signature covers"), "{errors}");
+        assert!(errors.contains("write one of values, body"), "{errors}");
+        let errors = refused("    timestamp_header: x-time\n    tolerance_seconds: 0\n");
+        assert!(errors.contains("a tolerance of 0 seconds"), "{errors}");
     }
 }
