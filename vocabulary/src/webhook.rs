@@ -30,8 +30,10 @@ pub struct WebhookScheme<F: Form = Static> {
     pub version: Option<(F::Text, F::Text)>,
     /// The [`SignedValue::name`] that holds the event's kind.
     pub event_type: F::Text,
-    /// The [`SignedValue::name`] that holds the delivery's id: the replay guard's key.
-    pub request_id: F::Text,
+    /// The [`SignedValue::name`]s whose values, joined with `:`, identify a delivery: the
+    /// replay guard's key (one name for a service that sends a delivery id; more, such as
+    /// the event's kind and the record's id, for one that does not).
+    pub request_id: F::List<F::Text>,
     /// The signed values of the body, in the order they are signed.
     pub signed: F::List<SignedValue<F>>,
 }

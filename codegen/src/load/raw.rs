@@ -126,7 +126,8 @@ pub struct RawWebhooks {
     #[serde(default)]
     pub version: Option<RawFixedHeader>,
     pub event_type: String,
-    pub request_id: String,
+    /// One signed value's name, or several, that identify a delivery.
+    pub request_id: OneOrMany,
     pub signed: Ordered<String>,
     #[serde(default)]
     pub instants: Vec<String>,
@@ -563,7 +564,7 @@ pub enum RawFactSource {
 }
 
 /// One text or a list of texts.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(untagged)]
 pub enum OneOrMany {
     #[default]

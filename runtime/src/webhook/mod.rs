@@ -37,7 +37,7 @@
 //!     algorithm: None,
 //!     version: None,
 //!     event_type: "event",
-//!     request_id: "id",
+//!     request_id: &["id"],
 //!     signed: &[
 //!         SignedValue { name: "event", path: "event", instant: false },
 //!         SignedValue { name: "id", path: "id", instant: false },

@@ -22,7 +22,7 @@ static SCHEME: WebhookScheme = WebhookScheme {
     algorithm: Some((ALGORITHM_HEADER, "HmacSHA256")),
     version: Some(("x-signature-version", "1.0.0")),
     event_type: "event_type",
-    request_id: "request_id",
+    request_id: &["request_id"],
     signed: &[
         SignedValue { name: "event_type", path: "event_type", instant: false },
         SignedValue { name: "request_id", path: "requestId", instant: false },
@@ -334,7 +334,7 @@ static RAW_BODY: WebhookScheme = WebhookScheme {
     algorithm: None,
     version: None,
     event_type: "event",
-    request_id: "reference",
+    request_id: &["event", "reference"],
     signed: &[
         SignedValue { name: "event", path: "event", instant: false },
         SignedValue { name: "reference", path: "data.reference", instant: false },

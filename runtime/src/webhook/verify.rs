@@ -99,14 +99,18 @@ impl Verifier {
         self.claim(event).await
     }
 
-    /// Claims a verified event's delivery from the replay guard, by its signed request id:
+    /// Claims a verified event's delivery from the replay guard, by its signed request id
+    /// (the scheme's `request_id` values, joined with `:`):
     /// [`WebhookError::Replayed`] when it was handled already (answer `200`),
     /// [`WebhookError::InProgress`] while another receiver holds it, and
     /// [`WebhookError::Store`] when the guard could not answer within the lease (both
     /// answered `503`: the service delivers it again). A delivery without a request id
     /// cannot be told from another and is never refused as a replay.
     pub async fn claim(&self, event: WebhookEvent) -> Result<Delivery, WebhookError> {
-        let delivery = event.signed.get(self.scheme.request_id).unwrap_or_default().to_owned();
+        let values: Vec<&str> =
+            self.scheme.request_id.iter().map(|name| event.signed.get(name).unwrap_or_default()).collect();
+        let delivery =
+            if values.iter().all(|value| value.is_empty()) { String::new() } else { values.join(":") };
         if delivery.is_empty() {
             return Ok(Delivery { event, claim: None });
         }

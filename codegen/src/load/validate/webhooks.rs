@@ -97,7 +97,16 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
             instant: raw.instants.contains(name),
         });
     }
-    for (key, name) in [("event_type", &raw.event_type), ("request_id", &raw.request_id)] {
+    let request_id = raw.request_id.clone().into_vec();
+    if request_id.is_empty() {
+        sink.error(
+            &format!("{at}.request_id"),
+            "no value identifies a delivery",
+            "name the signed value of the delivery's id, or the values that together tell one delivery from another (e.g. `[event, transfer_id]`)",
+        );
+    }
+    let keyed = request_id.iter().map(|name| ("request_id", name));
+    for (key, name) in std::iter::once(("event_type", &raw.event_type)).chain(keyed) {
         if !names.contains(name.as_str()) {
             sink.error(
                 &format!("{at}.{key}"),
@@ -193,7 +202,7 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
             algorithm,
             version,
             event_type: raw.event_type.clone(),
-            request_id: raw.request_id.clone(),
+            request_id,
             signed,
         },
         events: raw.events.clone(),
