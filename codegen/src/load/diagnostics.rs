@@ -372,9 +372,19 @@ fn explain_serde_error(sink: &mut Sink<'_>, message: &str, path: &mut String) ->
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let key = quoted.first().copied().unwrap_or_default();
         let expected: Vec<&str> = quoted.iter().skip(1).copied().collect();
-        // serde_path_to_error already ends the path with the key; append it only if not.
-        if path.rsplit('.').next() != Some(key) {
+        // serde_path_to_error already ends the path with the key (which may hold dots);
+        // append it only if not.
+        if *path != key && !path.ends_with(&format!(".{key}")) {
             *path = join_path(path, key);
+        }
+        // Words with a space are no key anyone meant: a comma inside an unquoted value of a
+        // one-line mapping ended the value there, and the rest became a key.
+        if key.contains(' ') {
+            let hint =
+                "a comma inside an unquoted value of a one-line mapping `{ .. }` ends the value there: \
+                        quote the value (`doc: 'one, two'`)"
+                    .to_owned();
+            return (format!("unknown key `{key}`"), hint);
         }
         let hint = match sink.suggest(key, &expected) {
             Some(best) => {

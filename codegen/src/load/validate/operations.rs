@@ -665,4 +665,18 @@ mod tests {
             "`/v2/transfers` is not a path prefix",
         );
     }
+
+    #[test]
+    fn a_comma_in_an_unquoted_value_of_a_one_line_mapping_is_named_once_with_its_fix() {
+        let text = small().replacen(
+            "      amount:\n        in: body\n        type: decimal\n        required: true\n",
+            "      amount: { in: body, type: decimal, required: true, doc: The amount, in naira. }\n",
+            1,
+        );
+        let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(errors.contains("params.amount.in naira.: unknown key `in naira.`"), "{errors}");
+        assert!(errors.contains("quote the value"), "{errors}");
+        assert!(!errors.contains("did you mean"), "{errors}");
+        assert_eq!(errors.matches("unknown key").count(), 1, "{errors}");
+    }
 }

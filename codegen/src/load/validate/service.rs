@@ -126,7 +126,16 @@ pub(super) fn answers(
         evidence: evidence(raw.source, raw.seen_in.as_deref(), raw.note.is_some(), at, sink),
         declared: true,
     };
-    if answers.reading.success_codes.is_empty() {
+    // What says success where the answers are wrapped: a code needs its list; a flag or
+    // the status reads none, so a list would never be read.
+    let by = answers.reading.envelope.keys().map_or(SuccessBy::Code, |keys| keys.success);
+    if by != SuccessBy::Code && raw.success_codes.is_some() {
+        sink.error(
+            &format!("{at}.success_codes"),
+            format!("never read: the envelope's {} says success (`service.envelope.success`)", by.as_str()),
+            "remove `success_codes`",
+        );
+    } else if by == SuccessBy::Code && answers.reading.success_codes.is_empty() {
         sink.error(
             &format!("{at}.success_codes"),
             "no code would ever mean success",
