@@ -38,6 +38,9 @@ struct Continuation {
     total: Option<Json>,
 }
 
+/// A path wanted, with the slot its value goes to.
+type Wanted<'a> = (usize, &'a str);
+
 /// Where a path of a [`PageStyle`] starts when it starts at the whole answer.
 const FROM_ANSWER: &str = "$.";
 
@@ -48,7 +51,7 @@ impl Continuation {
     fn read(answer: &RawAnswer, data: &crate::answer::DataAt, style: PageStyle) -> Self {
         // Each wanted path with its slot: 0 next, 1 more, 2 total, 3.. this page's number
         // by the rank of its path.
-        let mut wanted: Vec<(usize, &str)> = Vec::with_capacity(4);
+        let mut wanted: Vec<Wanted<'_>> = Vec::with_capacity(4);
         match style {
             PageStyle::Cursor { next } => wanted.push((0, next)),
             PageStyle::Page { next, current } => {
@@ -60,7 +63,7 @@ impl Continuation {
             }
         }
         let mut values: Vec<Option<Json>> = vec![None; 3 + wanted.len()];
-        let (from_answer, from_data): (Vec<(usize, &str)>, Vec<(usize, &str)>) =
+        let (from_answer, from_data): (Vec<Wanted<'_>>, Vec<Wanted<'_>>) =
             wanted.into_iter().partition(|(_, path)| path.starts_with(FROM_ANSWER));
         if !from_data.is_empty() {
             let _ = collect(&mut answer.data_reader(data), &Path::root("data"), &from_data, &mut values);

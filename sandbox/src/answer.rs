@@ -73,6 +73,25 @@ fn put(data: &mut Value, path: &str, value: Value) {
     }
 }
 
+/// Writes `value` at the dotted `path` of `data` whatever is there, making the objects on
+/// the way: for the places a spec's paths name (a page's `meta.page`, a signed value of a
+/// delivery), which no shape declares.
+pub(crate) fn put_path(data: &mut Value, path: &str, value: Value) {
+    let mut node = data;
+    let mut keys = path.split('.').peekable();
+    while let Some(key) = keys.next() {
+        if !node.is_object() {
+            *node = json!({});
+        }
+        let Some(object) = node.as_object_mut() else { return };
+        if keys.peek().is_none() {
+            object.insert(key.to_owned(), value);
+            return;
+        }
+        node = object.entry(key.to_owned()).or_insert_with(|| json!({}));
+    }
+}
+
 /// Sets a field at a dotted path, only where the sample has it and holds the same kind of
 /// value: a stored record copied into another shape keeps that shape's types. A number
 /// where the sample has text (an amount) is written as its text.

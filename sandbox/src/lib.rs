@@ -413,7 +413,8 @@ impl Sandbox {
         Ok(id)
     }
 
-    /// Settles every transfer answered as pending to `SUCCESS` (with `payout_success`);
+    /// Settles every transfer answered as pending to `SUCCESS` (with `payout_success`), and
+    /// every money request of a spec of one's own to its success state (with its event);
     /// returns how many.
     pub fn settle_pending(&self) -> usize {
         self.settle_pending_to(SettleTo::Success)
@@ -422,7 +423,7 @@ impl Sandbox {
     /// Settles every transfer answered as pending to `to`, with the webhook the service
     /// sends for it; returns how many.
     pub fn settle_pending_to(&self, to: SettleTo) -> usize {
-        let (settled, webhooks) = handlers::settle_pending(&mut self.shared.state(), to);
+        let (settled, webhooks) = handlers::settle_pending(&self.shared.spec, &mut self.shared.state(), to);
         webhooks::deliver(&self.shared, webhooks);
         settled
     }
@@ -433,7 +434,7 @@ impl Sandbox {
         let shared = std::sync::Arc::clone(&self.shared);
         self.shared.runtime.spawn(async move {
             tokio::time::sleep(after).await;
-            let (_, webhooks) = handlers::settle_pending(&mut shared.state(), to);
+            let (_, webhooks) = handlers::settle_pending(&shared.spec, &mut shared.state(), to);
             webhooks::deliver(&shared, webhooks);
         });
     }

@@ -222,13 +222,14 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         );
         out.push("    }\n");
     }
-    let verifier = "    /// Verifies the service's notifications with one signing key (the signature, the
-    /// timestamp within a tolerance of now, 5 minutes unless set), and claims each delivery
+    let verifier = "    /// Verifies the service's notifications with one signing key (the signature, and
+    /// where the scheme signs a timestamp, its distance from now), and claims each delivery
     /// from a replay guard so that it is handled once ([`receive`](Self::receive)).
     #[derive(Debug)]
     pub struct Verifier(rt::webhook::Verifier);
     impl Verifier {
-        /// A verifier for `signing_key`, with a 5-minute tolerance and a
+        /// A verifier for `signing_key`, with the scheme's tolerance (5 minutes unless it
+        /// says) and a
         /// [`MemoryReplayGuard`](rt::store::MemoryReplayGuard). An empty key is refused.
         pub fn new(signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
             rt::webhook::Verifier::new(&SCHEME, signing_key).map(Verifier)

@@ -4,10 +4,13 @@
 //! delivery log and its re-push (over the log the `webhooks` wing keeps). Each file lists
 //! its [`Handler`]s: the operations each answers, the request keys it reads and the
 //! answer fields it writes. The table is
-//! checked against the spec when the sandbox starts: a handler whose operation lacks a key
-//! it reads or a field it writes is a start-up error, and so is a handler for an
-//! operation the built-in spec lacks (a spec of one's own leaves it unmounted). An
-//! operation with no handler gets the one generic answer: a sample of its answer shape.
+//! checked against the spec when the sandbox starts: with the built-in spec, a handler
+//! whose operation lacks a key it reads or a field it writes is a start-up error, and so is
+//! a handler for an operation it lacks; a spec of one's own leaves such a handler
+//! unmounted (its operation is another service's that shares a name), and says so. An
+//! operation no handler answers is answered by the role it plays in its spec (`roles`: a
+//! money operation that settles, its lookups, a listing), else with a sample of its
+//! answer shape.
 //! Money requests are replayed or refused here, before any handler, by idempotency key
 //! and reference.
 
@@ -18,13 +21,14 @@ mod context;
 mod cross_border;
 mod delivery_log;
 mod mandates;
+mod roles;
 mod tokens;
 mod transfers;
 
 pub(crate) use checkout::pay_order;
 pub(crate) use context::Outcome;
 use context::{Ctx, Handler};
-pub(crate) use transfers::{reverse, settle_pending};
+pub(crate) use transfers::reverse;
 
 use std::collections::HashMap;
 
@@ -34,6 +38,32 @@ use serde_json::json;
 use crate::answer::{envelope, envelope_coded, sample_data};
 use crate::check::{Checked, Refusal};
 use crate::state::{PENDING, Play, State, fingerprint, now_text};
+
+/// Settles everything pending to `to`: the payments model's transfers, and the money
+/// requests of any spec's role model (to its success, failed, or refunded state, reversed
+/// where the spec names no refunded one); how many, and the webhooks the service sends.
+pub(crate) fn settle_pending(
+    spec: &Spec,
+    state: &mut State,
+    to: crate::state::SettleTo,
+) -> (usize, Vec<crate::webhooks::Notification>) {
+    use crate::state::SettleTo;
+    use payspec_codegen::model::FinalState;
+    let (transfers, mut webhooks) = transfers::settle_pending(state, to);
+    let refund = |spec: &Spec| {
+        let named =
+            spec.operations.iter().filter_map(|op| op.settle.as_ref()).any(|s| !s.refunded.is_empty());
+        if named { FinalState::Refunded } else { FinalState::Reversed }
+    };
+    let state_to = match to {
+        SettleTo::Success => FinalState::Succeeded,
+        SettleTo::Failed => FinalState::Failed,
+        SettleTo::Refund => refund(spec),
+    };
+    let (records, more) = roles::settle_records(state, spec, state_to);
+    webhooks.extend(more);
+    (transfers + records, webhooks)
+}
 
 /// Every group's handlers.
 fn every_handler() -> impl Iterator<Item = &'static Handler> {
@@ -89,6 +119,11 @@ impl Table {
                 for writes in handler.writes {
                     lacks.extend(writes.missing(spec, op));
                 }
+                if !lacks.is_empty() && !builtin {
+                    // Another service's operation of the same name: answered by its role.
+                    table.unmounted.push(name);
+                    continue;
+                }
                 if !lacks.is_empty() {
                     problems.push(format!(
                         "the sandbox's handler of `{name}` needs {} that the spec's operation lacks: \
@@ -143,7 +178,10 @@ impl Table {
         let handler = self.by_operation.get(&op.name).map(|&index| self.handlers[index]);
         let outcome = match handler {
             Some(handler) => (handler.handle)(&mut ctx)?,
-            None => ctx.success_with(sample_data(spec, op, &ctx.now)),
+            None => match roles::answer(&mut ctx) {
+                Some(answer) => answer?,
+                None => ctx.success_with(sample_data(spec, op, &ctx.now)),
+            },
         };
         let plays_pending = handler.is_some_and(|h| h.plays_pending);
         let outcome = if play == Play::Pending && outcome.status == 200 && !plays_pending {
@@ -203,11 +241,11 @@ mod tests {
     }
 
     #[test]
-    fn a_field_a_handler_writes_missing_from_the_spec_stops_the_start() {
+    fn a_field_a_handler_writes_missing_from_the_spec_stops_the_builtin_start_and_unmounts_it_elsewhere() {
         // The virtual account's answer without its account number: the handler would
         // write it into nothing.
         let text = crate::BUILTIN_SPEC.replace("wire: \"bankAccountNumber\"", "wire: \"bankAccountNo\"");
-        match mount(&text, false) {
+        match mount(&text, true) {
             Err(problems) => assert!(
                 problems.contains("`bankAccountNumber` of its answer")
                     && problems.contains("create_virtual_account"),
@@ -215,6 +253,10 @@ mod tests {
             ),
             Ok(_) => panic!("a handler writing a field the answer lacks was mounted"),
         }
+        // In a spec of one's own, the operation is another service's: left to its role.
+        let own = mount(&text, false).unwrap_or_else(|e| panic!("{e}"));
+        assert!(own.unmounted.contains(&"create_virtual_account"), "{:?}", own.unmounted);
+        assert!(!own.by_operation.contains_key("create_virtual_account"));
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
                     );
                 }
             };
-            let (settled, webhooks) = settle_pending(&mut shared.state(), to);
+            let (settled, webhooks) = settle_pending(&shared.spec, &mut shared.state(), to);
             deliver(shared, webhooks);
             json_response(200, &json!({"settled": settled, "to": to.name()}))
         }

@@ -1,13 +1,14 @@
 //! What the sandbox remembers, one typed store per kind of thing: tokens, accounts and
 //! virtual accounts, checkout orders, transactions, mandates, cross-border collections and
 //! payouts, the money requests answered
-//! (for replays), the traffic (counts, rate window, faults, ignored keys), and the webhook
+//! (for replays), the records of a spec of any vendor's money operations, the traffic (counts, rate window, faults, ignored keys), and the webhook
 //! deliveries. Handlers change the stores; the server reads the traffic before any handler.
 
 mod accounts;
 mod cross_border;
 mod mandates;
 mod orders;
+mod records;
 mod replays;
 mod tokens;
 mod traffic;
@@ -17,6 +18,7 @@ pub(crate) use accounts::{Account, Accounts, VirtualAccounts};
 pub(crate) use cross_border::{Collection, CrossBorder, Payout};
 pub(crate) use mandates::Mandates;
 pub(crate) use orders::{Order, Orders};
+pub(crate) use records::{Record, Records, Source};
 pub(crate) use replays::{Replays, fingerprint};
 pub(crate) use tokens::Tokens;
 pub use traffic::Fault;
@@ -246,6 +248,8 @@ pub(crate) struct State {
     pub mandates: Mandates,
     pub cross_border: CrossBorder,
     pub replays: Replays,
+    /// The money requests of a spec of any vendor, as the role model answered them.
+    pub records: Records,
     pub traffic: Traffic,
     pub deliveries: Vec<Delivery>,
 }
@@ -262,6 +266,7 @@ impl State {
             mandates: Mandates::default(),
             cross_border: CrossBorder::default(),
             replays: Replays::default(),
+            records: Records::default(),
             traffic: Traffic::new(config.rate_limit),
             deliveries: Vec::new(),
             config,
@@ -280,6 +285,7 @@ impl State {
             "balances": balances,
             "received": self.traffic.received,
             "transactions": self.transactions.len(),
+            "records": self.records.len(),
             "webhooks": self.deliveries.len(),
             "ignored": ignored,
             "faults": self.traffic.faults_json(),

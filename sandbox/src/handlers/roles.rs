@@ -1,0 +1,308 @@
+//! Any spec's operations by the role each plays, for every operation the payments model's
+//! handlers do not answer: a money operation that `settle`s (its request recorded, answered
+//! in its first pending state, settled by its first lookup or the control API, with the
+//! delivery of the spec's own event for its final state), the reads its `settle` looks it
+//! up with, and a listing (`pagination`: sample records paged by the page parameters, the
+//! page's place written at the spec's paths). What a role writes comes from the spec alone:
+//! its parameters, its answer shapes, its states, its page paths and its webhook scheme.
+
+use payspec_codegen::model::{
+    Effect, FinalState, KeySource, Lookup, Operation, Owned, PageItems, PageStyle, Param, Settle, Spec, Type,
+};
+use serde_json::{Map, Value, json};
+
+use super::context::{Ctx, Outcome};
+use crate::answer::{envelope, put_path, sample_data, sample_shape};
+use crate::check::Refusal;
+use crate::state::{Record, Source, State};
+use crate::webhooks::{Notification, notify_settled};
+
+/// How many records a listing of the role model holds: enough for a few pages.
+pub(crate) const LISTING_RECORDS: usize = 7;
+
+/// The role `op` plays in `spec`, if any.
+pub(crate) enum Role<'s> {
+    /// A money operation and how it settles.
+    Money(&'s Settle),
+    /// A read that looks up a money operation's record.
+    Lookup(&'s Operation, &'s Settle, &'s Lookup),
+    /// A listing, and how it asks for its next page.
+    Listing(&'s PageStyle<Owned>),
+}
+
+pub(crate) fn role<'s>(spec: &'s Spec, op: &'s Operation) -> Option<Role<'s>> {
+    if op.effect == Effect::Money
+        && let Some(settle) = &op.settle
+    {
+        return Some(Role::Money(settle));
+    }
+    for money in &spec.operations {
+        let Some(settle) = &money.settle else { continue };
+        if let Some(lookup) = settle.lookups.iter().find(|l| l.operation == op.name) {
+            return Some(Role::Lookup(money, settle, lookup));
+        }
+    }
+    op.pagination.as_ref().map(Role::Listing)
+}
+
+/// Answers `ctx`'s operation by its role; `None` when it plays none.
+pub(crate) fn answer(ctx: &mut Ctx<'_>) -> Option<Result<Outcome, Refusal>> {
+    let (spec, op) = (ctx.spec, ctx.op);
+    Some(match role(spec, op)? {
+        Role::Money(settle) => Ok(money(ctx, settle)),
+        Role::Lookup(money, settle, lookup) => look_up(ctx, money, settle, lookup),
+        Role::Listing(style) => listing(ctx, style),
+    })
+}
+
+/// The request's values by parameter name (path, query and body alike).
+fn request_values(ctx: &Ctx<'_>) -> Map<String, Value> {
+    ctx.op
+        .params
+        .iter()
+        .filter_map(|p| Some((p.name.clone(), ctx.checked.values.get(&p.wire)?.clone())))
+        .collect()
+}
+
+/// The operation's sample data with the request's values copied where its answer has a
+/// field of the same wire key (a reference, an amount, a recipient).
+fn echoed(ctx: &Ctx<'_>, op: &Operation, request: &Map<String, Value>, from: &Operation) -> Value {
+    let mut data = sample_data(ctx.spec, op, &ctx.now);
+    if let Value::Object(fields) = &mut data {
+        for (name, value) in request {
+            let Some(param) = from.param(name) else { continue };
+            if let Some(slot) = fields.get_mut(&param.wire) {
+                *slot = value.clone();
+            }
+        }
+    }
+    data
+}
+
+/// The key of the data that holds an answer's state for `op`: the settle's own, else the
+/// operation's status field.
+fn state_field<'s>(op: &'s Operation, settle: &'s Settle) -> &'s str {
+    settle.state_field.as_deref().unwrap_or(&op.answers.reading.status_field)
+}
+
+/// The state text of `state` as the spec names it (the first of its list).
+fn state_text(settle: &Settle, state: FinalState) -> Option<&str> {
+    let list = match state {
+        FinalState::Succeeded => &settle.succeeded,
+        FinalState::Failed => &settle.failed,
+        FinalState::Refunded => &settle.refunded,
+        FinalState::Reversed => &settle.reversed,
+        _ => return None,
+    };
+    list.first().map(String::as_str)
+}
+
+/// A money request: recorded, and answered in the operation's first pending state (done,
+/// in its first success state, when the spec names no pending one), with an id of the
+/// sandbox's own where a lookup reads one from the answer.
+fn money(ctx: &mut Ctx<'_>, settle: &Settle) -> Outcome {
+    let op = ctx.op;
+    let request = request_values(ctx);
+    let id = ctx.state.ids.next("sbx-record");
+    let mut data = echoed(ctx, op, &request, op);
+    // Records told apart by their id, where the answer has one.
+    if let Some(slot) = data.get_mut("id") {
+        *slot = if slot.is_number() { json!(ctx.state.ids.last()) } else { json!(id) };
+    }
+    for lookup in &settle.lookups {
+        for (_, source) in &lookup.params {
+            if let KeySource::Answer(path) = source {
+                let number = ctx.state.ids.last();
+                // A number where the answer's sample is one, else text.
+                let sample = path.iter().try_fold(&data, |node, key| node.get(key));
+                let value = if sample.is_some_and(Value::is_number) { json!(number) } else { json!(id) };
+                put_path(&mut data, &path.join("."), value);
+            }
+        }
+    }
+    let pending = op.answers.reading.pending_statuses.first();
+    let state = pending.map(String::as_str).or_else(|| state_text(settle, FinalState::Succeeded));
+    if let Some(state) = state {
+        put_path(&mut data, &op.answers.reading.status_field, json!(state));
+    }
+    let final_state = if pending.is_some() { None } else { Some(FinalState::Succeeded) };
+    ctx.state.records.add(Record {
+        id,
+        operation: op.name.clone(),
+        request,
+        data: data.clone(),
+        state: final_state,
+    });
+    Outcome { status: 200, body: envelope(op, data, "Success"), webhooks: Vec::new() }
+}
+
+/// A lookup: the record its parameters name, settled to success if it was pending (the
+/// service has finished processing it by the time it is looked up), with the delivery of
+/// the spec's event for it; a record it does not know is refused as the service refuses one.
+fn look_up(
+    ctx: &mut Ctx<'_>,
+    money: &Operation,
+    settle: &Settle,
+    lookup: &Lookup,
+) -> Result<Outcome, Refusal> {
+    let op = ctx.op;
+    let by: Vec<(Source<'_>, &Value)> = lookup
+        .params
+        .iter()
+        .filter_map(|(name, source)| {
+            let value = ctx.checked.values.get(&op.param(name)?.wire)?;
+            let source = match source {
+                KeySource::Request(param) => Source::Request(param),
+                KeySource::Answer(path) => Source::Answer(path.first()?),
+            };
+            Some((source, value))
+        })
+        .collect();
+    let Some(record) = ctx.state.records.find(&money.name, &by).cloned() else {
+        return Err(Refusal::not_found(format!(
+            "no {} is known by these values",
+            money.name.replace('_', " ")
+        )));
+    };
+    let mut webhooks = Vec::new();
+    let state = match record.state {
+        Some(state) => state,
+        None => {
+            webhooks = settle_record(ctx.state, ctx.spec, &record.id, FinalState::Succeeded);
+            FinalState::Succeeded
+        }
+    };
+    let mut data = echoed(ctx, op, &record.request, money);
+    if let (Value::Object(fields), Value::Object(answered)) = (&mut data, &record.data) {
+        for (key, value) in answered {
+            if let Some(slot) = fields.get_mut(key)
+                && slot.is_object() == value.is_object()
+            {
+                *slot = value.clone();
+            }
+        }
+    }
+    if let Some(text) = state_text(settle, state) {
+        put_path(&mut data, state_field(op, settle), json!(text));
+    }
+    Ok(Outcome { status: 200, body: envelope(op, data, "Success"), webhooks })
+}
+
+/// Settles the record `id` to `to`: its state, and the delivery of the spec's event for
+/// that final state (none without a receiver or such an event).
+pub(crate) fn settle_record(state: &mut State, spec: &Spec, id: &str, to: FinalState) -> Vec<Notification> {
+    let Some(record) = state.records.by_id_mut(id) else { return Vec::new() };
+    record.state = Some(to);
+    let Some(money) = spec.operation(&record.operation) else { return Vec::new() };
+    if let Some(text) = money.settle.as_ref().and_then(|settle| state_text(settle, to)) {
+        put_path(&mut record.data, &money.answers.reading.status_field, json!(text));
+    }
+    let record = record.clone();
+    notify_settled(state, spec, &record, to)
+}
+
+/// Settles every pending record to `to`: how many, and their deliveries.
+pub(crate) fn settle_records(state: &mut State, spec: &Spec, to: FinalState) -> (usize, Vec<Notification>) {
+    let pending = state.records.pending();
+    let webhooks = pending.iter().flat_map(|id| settle_record(state, spec, id, to)).collect();
+    (pending.len(), webhooks)
+}
+
+/// A listing: [`LISTING_RECORDS`] sample records of its item, the page the request asks
+/// for, and where the page stands written at the spec's paths (from the data, or from the
+/// whole answer after `$.`).
+fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refusal> {
+    let (spec, op) = (ctx.spec, ctx.op);
+    let Some(items) = spec.page_items(op) else {
+        return Ok(ctx.success_with(sample_data(spec, op, &ctx.now)));
+    };
+    let wire = |name: &str| op.param(name).map(|p: &Param| p.wire.clone());
+    let number = |name: &str| wire(name).and_then(|key| ctx.checked.integer(&key));
+    let size = number(match style {
+        PageStyle::PageSize { .. } => "page_size",
+        _ => "limit",
+    })
+    .unwrap_or(2)
+    .clamp(1, 100) as usize;
+    let item_type = match items {
+        PageItems::Data(ty) => ty,
+        PageItems::Field(_, field) => &field.ty,
+    };
+    let records: Vec<Value> = (0..LISTING_RECORDS)
+        .map(|i| {
+            let mut record = match item_type {
+                Type::Shape(name) => sample_shape(spec, name, &ctx.now),
+                _ => json!("sandbox"),
+            };
+            // Records told apart by their id, where they have one.
+            if let Some(id) = record.get_mut("id") {
+                *id = if id.is_number() { json!(i + 1) } else { json!(format!("sbx-item-{}", i + 1)) };
+            }
+            record
+        })
+        .collect();
+    let pages = records.len().div_ceil(size).max(1);
+    let (start, page, next_cursor) = match style {
+        PageStyle::Cursor { .. } => {
+            let cursor = wire("cursor").and_then(|key| ctx.checked.text(&key).map(str::to_owned));
+            let start = match cursor.filter(|c| !c.is_empty()) {
+                None => 0,
+                Some(cursor) => cursor
+                    .strip_prefix("sbx-cursor-")
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .filter(|n| *n <= records.len())
+                    .ok_or_else(|| {
+                        Refusal::invalid(format!("`{cursor}` is not a cursor this sandbox gave"))
+                    })?,
+            };
+            let end = (start + size).min(records.len());
+            let next = if end < records.len() { format!("sbx-cursor-{end}") } else { String::new() };
+            (start, start / size + 1, next)
+        }
+        _ => {
+            let page = number("page").unwrap_or(1).max(1) as usize;
+            ((page - 1) * size, page, String::new())
+        }
+    };
+    let slice: Vec<Value> = records.iter().skip(start).take(size).cloned().collect();
+    let mut data = match items {
+        PageItems::Data(_) => Value::Array(slice),
+        PageItems::Field(_, field) => {
+            let mut data = sample_data(spec, op, &ctx.now);
+            put_path(&mut data, &field.wire, Value::Array(slice));
+            data
+        }
+    };
+    // Where the page stands, at the spec's paths: in the data, or in the whole answer.
+    let mut places: Vec<(&str, Value)> = Vec::new();
+    match style {
+        PageStyle::Cursor { next } => places.push((next, json!(next_cursor))),
+        PageStyle::Page { next, current } => {
+            let following = if page < pages { page + 1 } else { 0 };
+            places.push((next, json!(following)));
+            if let Some(current) = current.first() {
+                places.push((current, json!(page)));
+            }
+        }
+        PageStyle::PageSize { more, current, total } => {
+            places.extend([
+                (more.as_str(), json!(page < pages)),
+                (current, json!(page)),
+                (total, json!(pages)),
+            ]);
+        }
+    }
+    let mut whole = Vec::new();
+    for (path, value) in places {
+        match path.strip_prefix("$.") {
+            Some(path) => whole.push((path, value)),
+            None if data.is_object() => put_path(&mut data, path, value),
+            None => {}
+        }
+    }
+    let mut body = envelope(op, data, "Success");
+    for (path, value) in whole {
+        put_path(&mut body, path, value);
+    }
+    Ok(Outcome { status: 200, body, webhooks: Vec::new() })
+}
