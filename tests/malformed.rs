@@ -134,8 +134,8 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     // its mapping, line 24 (the first entry); the duplicate is at 73:3. See `known_loader_bugs`.
     (
         "duplicate_operation",
-        r#"tests/fixtures/malformed/duplicate_operation.yaml:73:3: error: operations.bank_transfer_from_sub_account: invalid YAML: operations: duplicate entry with key "bank_transfer_from_sub_account""#,
-        "each key appears once in a mapping",
+        r#"tests/fixtures/malformed/duplicate_operation.yaml:73:3: error: operations.bank_transfer_from_sub_account: `bank_transfer_from_sub_account` appears twice in this mapping"#,
+        "each operation has one name",
     ),
     (
         "duplicate_wire_key",

@@ -204,15 +204,22 @@ impl<'a> Sink<'a> {
         if let Some(start) = text.find("while scanning").and_then(|i| first_line_column(&text[i..])) {
             location = Some(start);
         }
-        let message = strip_positions(&text);
+        let mut message = format!("invalid YAML: {}", strip_positions(&text));
         let mut path = String::new();
         let hint = if message.contains("duplicate entry") {
-            let key = message.split('"').nth(1).unwrap_or_default();
-            if let Some((repeated, at)) = self.spans.repeated_key(key) {
+            let key = message.split('"').nth(1).unwrap_or_default().to_owned();
+            if let Some((repeated, at)) = self.spans.repeated_key(&key) {
                 path = repeated;
                 location = Some(at);
             }
-            "each key appears once in a mapping; rename or merge the two entries (operation names must be unique)"
+            // Said once, at the second entry's place (the path names it), not again in
+            // the parser's words.
+            message = format!("`{key}` appears twice in this mapping");
+            if path.starts_with("operations.") && path.matches('.').count() == 1 {
+                "each operation has one name: rename one of the two, or merge them"
+            } else {
+                "each key appears once in a mapping: remove or merge one of the two entries"
+            }
         } else {
             "the spec is block-style YAML indented with spaces; check the indentation and quoting near this place"
         };
@@ -220,7 +227,7 @@ impl<'a> Sink<'a> {
             file: self.file.to_owned(),
             location: location.unwrap_or(Location::START),
             path,
-            message: format!("invalid YAML: {message}"),
+            message,
             hint: hint.into(),
         });
     }

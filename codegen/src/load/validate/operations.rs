@@ -212,7 +212,37 @@ pub(super) fn operation(
         }
     }
     let response = response(&raw, types, base, sink);
-    let _ = shapes;
+    // An awaiting rule reads a top-level text of the answer's data: one whose key the
+    // data cannot have never fires.
+    if raw.answers.as_ref().is_some_and(|a| a.awaiting.is_some()) {
+        for (i, rule) in answers.reading.awaiting.iter().enumerate() {
+            let at = format!("{base}.answers.awaiting[{i}].field");
+            match &response {
+                Some(AnswerType { list: true, .. }) => sink.error(
+                    &at,
+                    "the answer's data is a list, so no key of it is read",
+                    "remove the rule, or declare the answer's shape",
+                ),
+                Some(AnswerType { ty: Type::Shape(name), list: false }) => {
+                    let shape = shapes.iter().find(|s| &s.name == name);
+                    if shape.is_some_and(|s| !s.fields.iter().any(|f| f.wire == rule.field)) {
+                        sink.error(
+                            &at,
+                            format!(
+                                "the answer's shape `{name}` has no key `{}`, so the rule never fires",
+                                rule.field
+                            ),
+                            format!(
+                                "name a text field of `{name}` by its wire key, or add `{}` to the shape",
+                                rule.field
+                            ),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
 
     Operation {
         location: sink.locate(base),
@@ -678,5 +708,25 @@ mod tests {
         assert!(errors.contains("quote the value"), "{errors}");
         assert!(!errors.contains("did you mean"), "{errors}");
         assert_eq!(errors.matches("unknown key").count(), 1, "{errors}");
+    }
+
+    #[test]
+    fn an_awaiting_rule_on_a_key_the_answer_cannot_have_is_refused() {
+        let rule = "    answers:\n      awaiting:\n        - { field: otp_message, contains: OTP, awaits: the customer's OTP }\n";
+        let with = |response: &str| {
+            small().replacen(
+                "    idempotency: merchant_tx_ref\n",
+                &format!("    idempotency: merchant_tx_ref\n{response}{rule}"),
+                1,
+            )
+        };
+        assert_refused(
+            &with("    response: TokenGrant\n"),
+            "the answer's shape `TokenGrant` has no key `otp_message`, so the rule never fires",
+        );
+        assert_refused(
+            &with("    response: TokenGrant\n    response_list: true\n"),
+            "the answer's data is a list",
+        );
     }
 }
