@@ -281,6 +281,17 @@ async fn the_sandbox_serves_the_second_vendor_s_spec_with_state_by_role() -> Tes
     let verifier = paystack::webhook::Verifier::new(SECRET_KEY)?;
     let delivery = verifier.receive(&received[0].header_map(), received[0].body.as_slice()).await?;
     assert_eq!(delivery.event().settlement(), Some(("sbx-ref-1", FinalState::Succeeded)));
+    delivery.handled().await?;
+
+    // An event of the spec's own, made to happen: delivered as the service's would be.
+    sandbox.trigger("transfer.reversed")?;
+    let deliveries = sandbox.wait_for_deliveries(2, Duration::from_secs(5)).await;
+    assert_eq!(deliveries.len(), 2, "{deliveries:?}");
+    let received = hooks.requests_to("POST", "/hooks");
+    let reversed = verifier.receive(&received[1].header_map(), received[1].body.as_slice()).await?;
+    assert_eq!(reversed.event().event_type, paystack::webhook::EventType::TransferReversed);
+    assert!(matches!(reversed.event().settlement(), Some((_, FinalState::Reversed))));
+    assert!(sandbox.trigger("payout_success").is_err(), "another vendor's event is not this spec's");
 
     // A listing to its end, by the spec's paths into the whole answer.
     let items = client.transfers().list_transfers_items(ListTransfers::new().page_size(3)).all().await?;

@@ -502,15 +502,17 @@ impl Sandbox {
             .map_err(|()| SandboxError::Refused(Refusal::not_found(format!("no delivery `{id}`"))))
     }
 
-    /// Makes `event` happen (one of `payment_success`, `payment_failed`,
-    /// `payment_reversal`, `payout_success`, `payout_failed`, `payout_refund`) to a payment
-    /// of the sandbox's own, of 1,500.00 on the parent account: its transaction recorded as
-    /// the event leaves it, the balance moved as it would be, and the event delivered,
-    /// signed with the key. Returns the transaction id ([`payment`](Self::payment) reads
-    /// it).
+    /// Makes `event` happen. A payments event (one of `payment_success`, `payment_failed`,
+    /// `payment_reversal`, `payout_success`, `payout_failed`, `payout_refund`) happens to a
+    /// payment of the sandbox's own, of 1,500.00 on the parent account: its transaction
+    /// recorded as the event leaves it, the balance moved as it would be, and the event
+    /// delivered, signed with the key; the transaction id comes back
+    /// ([`payment`](Self::payment) reads it). Under a spec of one's own, an event of its own
+    /// that settles a payment (`service.webhooks.settles`) happens to a money request the
+    /// sandbox records for it, delivered the same way; the record's id comes back.
     pub fn trigger(&self, event: &str) -> Result<String, SandboxError> {
-        let (id, webhooks) =
-            webhooks::trigger(&mut self.shared.state(), event).map_err(SandboxError::Refused)?;
+        let (id, webhooks) = handlers::trigger(&self.shared.spec, &mut self.shared.state(), event)
+            .map_err(SandboxError::Refused)?;
         webhooks::deliver(&self.shared, webhooks);
         Ok(id)
     }

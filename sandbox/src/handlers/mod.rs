@@ -65,6 +65,43 @@ pub(crate) fn settle_pending(
     (transfers + records, webhooks)
 }
 
+/// The events the sandbox can make happen under `spec`: the payments model's, where the
+/// spec lists them, and each event of the spec's own that settles a money operation.
+pub(crate) fn trigger_events(spec: &Spec) -> Vec<String> {
+    let Some(webhooks) = &spec.webhooks else { return Vec::new() };
+    let mut events: Vec<String> = crate::webhooks::EVENTS
+        .iter()
+        .filter(|e| webhooks.events.iter().any(|own| own == *e))
+        .map(|e| (*e).to_owned())
+        .collect();
+    if let Some(settles) = &webhooks.settles {
+        for (event, _) in &settles.events {
+            if !events.contains(event) {
+                events.push(event.clone());
+            }
+        }
+    }
+    events
+}
+
+/// Makes `event` happen: a payments event to a payment of the sandbox's own, or an event of
+/// the spec's own to a money request the role model makes for it. The id of what it
+/// happened to, and its delivery.
+pub(crate) fn trigger(
+    spec: &Spec,
+    state: &mut State,
+    event: &str,
+) -> Result<(String, Vec<crate::webhooks::Notification>), Refusal> {
+    let events = trigger_events(spec);
+    if !events.iter().any(|e| e == event) {
+        return Err(Refusal::invalid(format!("no event `{event}`: one of {}", events.join(", "))));
+    }
+    if crate::webhooks::EVENTS.contains(&event) {
+        return crate::webhooks::trigger(state, event);
+    }
+    roles::trigger(spec, state, event)
+}
+
 /// Every group's handlers.
 fn every_handler() -> impl Iterator<Item = &'static Handler> {
     [

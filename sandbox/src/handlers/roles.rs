@@ -306,3 +306,42 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
     }
     Ok(Outcome { status: 200, body, webhooks: Vec::new() })
 }
+
+/// Makes an event of the spec's own happen: a money request of the first operation its
+/// settling events settle, recorded with the operation's sample answer (its reference the
+/// sandbox's own), settled to the event's final state, with its delivery.
+pub(crate) fn trigger(
+    spec: &Spec,
+    state: &mut State,
+    event: &str,
+) -> Result<(String, Vec<Notification>), Refusal> {
+    let to = spec
+        .webhooks
+        .as_ref()
+        .and_then(|w| w.settles.as_ref())
+        .and_then(|settles| settles.events.iter().find(|(e, _)| e == event))
+        .map(|(_, to)| *to)
+        .ok_or_else(|| Refusal::invalid(format!("`{event}` settles no payment")))?;
+    let money = spec
+        .operations
+        .iter()
+        .find(|op| op.effect == Effect::Money && op.settle.is_some())
+        .ok_or_else(|| Refusal::invalid("the spec has no money operation that settles"))?;
+    let id = state.ids.next("sbx-record");
+    let now = crate::state::now_text();
+    let mut data = sample_data(spec, money, &now);
+    let mut request = Map::new();
+    if let Some(param) = money.idempotency.as_deref().and_then(|name| money.param(name)) {
+        let reference = format!("{id}-ref");
+        request.insert(param.name.clone(), json!(reference));
+        if let Some(slot) = data.get_mut(&param.wire) {
+            *slot = json!(reference);
+        }
+    }
+    if let Some(slot) = data.get_mut("id") {
+        *slot = if slot.is_number() { json!(state.ids.last()) } else { json!(id) };
+    }
+    state.records.add(Record { id: id.clone(), operation: money.name.clone(), request, data, state: None });
+    let webhooks = settle_record(state, spec, &id, to);
+    Ok((id, webhooks))
+}

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::shared::{Answer, Shared, json_response, refusal};
 use crate::check::Refusal;
-use crate::handlers::{pay_order, reverse, settle_pending};
+use crate::handlers::{pay_order, reverse, settle_pending, trigger, trigger_events};
 use crate::state::{Fault, Payment, SettleTo};
-use crate::webhooks::{EVENTS, deliver, resend, trigger};
+use crate::webhooks::{deliver, resend};
 
 /// The control API: faults, paying an order, settling pending transfers, the webhook
 /// receiver, and a snapshot of the state.
@@ -112,7 +112,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
         ("POST", ["trigger"]) => {
             let event = request.get("event").and_then(Value::as_str).unwrap_or_default();
             // The state's lock ends with this statement: delivering takes it again.
-            let triggered = trigger(&mut shared.state(), event);
+            let triggered = trigger(&shared.spec, &mut shared.state(), event);
             match triggered {
                 Ok((id, webhooks)) => {
                     deliver(shared, webhooks);
@@ -143,7 +143,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
             &shared.spec,
             &Refusal::not_found(format!(
                 "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, GET payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger {{\"event\": one of {}}}, PUT webhook",
-                EVENTS.join(", ")
+                trigger_events(&shared.spec).join(", ")
             )),
         ),
     }
