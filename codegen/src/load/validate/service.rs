@@ -232,6 +232,10 @@ pub(super) fn default_environment(
     if environments.iter().any(|e| &e.name == name) {
         return name.clone();
     }
+    // With no environment at all, that error (on `environments`) says what to do.
+    if environments.is_empty() {
+        return first;
+    }
     let names: Vec<&str> = environments.iter().map(|e| e.name.as_str()).collect();
     let hint = match sink.suggest(name, &names) {
         Some(best) => format!("did you mean `{best}`? the environments are: {}", names.join(", ")),
@@ -738,6 +742,23 @@ pub(super) fn token_operations(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{assert_refused, small};
+
+    #[test]
+    fn a_spec_with_no_environment_is_refused_where_it_says_so_with_the_fix() {
+        let text = small().replacen(
+            "  environments:\n    live: https://api.example.com\n    sandbox: https://sandbox.example.com\n",
+            "  environments: {}\n  default_environment: live\n",
+            1,
+        );
+        let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            errors.starts_with("small.yaml:5:3: error: service.environments: no environment is given"),
+            "{errors}"
+        );
+        assert!(errors.contains("add at least one, e.g. `live: https://api.example.com`"), "{errors}");
+        // One mistake, one error: the default naming none of no environments is not another.
+        assert_eq!(errors.matches("error:").count(), 1, "{errors}");
+    }
 
     #[test]
     fn a_reading_from_observed_traffic_names_where_it_was_seen() {
