@@ -64,6 +64,18 @@ fn request_values(ctx: &Ctx<'_>) -> Map<String, Value> {
         .collect()
 }
 
+/// Writes a page's place at `path` in the kind the answer's shape gives it there, where it
+/// gives one (a page number as text where the shape declares text), else as it is.
+fn put_place(data: &mut Value, path: &str, value: Value) {
+    let declared = path.split('.').try_fold(&*data, |node, key| node.get(key));
+    let value = match (declared, value) {
+        (Some(Value::String(_)), Value::Number(number)) => Value::String(number.to_string()),
+        (Some(Value::String(_)), Value::Bool(flag)) => Value::String(flag.to_string()),
+        (_, value) => value,
+    };
+    put_path(data, path, value);
+}
+
 /// The operation's sample data with the request's values copied where its answer has a
 /// field of the same wire key (a reference, an amount, a recipient).
 fn echoed(ctx: &Ctx<'_>, op: &Operation, request: &Map<String, Value>, from: &Operation) -> Value {
@@ -296,13 +308,13 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
     for (path, value) in places {
         match path.strip_prefix("$.") {
             Some(path) => whole.push((path, value)),
-            None if data.is_object() => put_path(&mut data, path, value),
+            None if data.is_object() => put_place(&mut data, path, value),
             None => {}
         }
     }
     let mut body = envelope(op, data, "Success");
     for (path, value) in whole {
-        put_path(&mut body, path, value);
+        put_place(&mut body, path, value);
     }
     Ok(Outcome { status: 200, body, webhooks: Vec::new() })
 }
