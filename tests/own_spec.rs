@@ -258,6 +258,13 @@ async fn the_sandbox_serves_the_second_vendor_s_spec_with_state_by_role() -> Tes
         .await?;
     let client = client(sandbox.base_url().to_owned())?;
 
+    let balance = |outcome: Outcome<Vec<paystack::types::Balance>>| {
+        outcome.data().and_then(|b| b.first()).and_then(|b| b.balance)
+    };
+    let fetch = paystack::requests::FetchBalance::new;
+    // The sandbox's opening balance (1,000,000.00), in kobo as the spec's balance says.
+    assert_eq!(balance(client.miscellaneous().fetch_balance(fetch()).await?), Some(100_000_000));
+
     // A transfer: recorded, answered pending, settled by its lookup, delivered as the
     // spec's own event and verified as the service's would be.
     let request = transfer_request(250_000, "RCP_sbx".to_owned(), "sbx-ref-1")?.reason("Invoice 7");
@@ -274,6 +281,8 @@ async fn the_sandbox_serves_the_second_vendor_s_spec_with_state_by_role() -> Tes
     assert_eq!(state, FinalState::Succeeded);
     assert_eq!(answer.data.as_ref().and_then(|t| t.amount), Some(250_000));
     assert_eq!((sandbox.received("initiate_transfer"), sandbox.received("verify_transfer")), (1, 1));
+    // The balance less the transfer that succeeded, by its `settle.amount`.
+    assert_eq!(balance(client.miscellaneous().fetch_balance(fetch()).await?), Some(99_750_000));
     let deliveries = sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;
     assert_eq!(deliveries.len(), 1, "{deliveries:?}");
     assert_eq!((deliveries[0].event_type.as_str(), deliveries[0].status), ("transfer.success", Some(200)));
@@ -307,7 +316,7 @@ async fn the_sandbox_serves_the_second_vendor_s_spec_with_state_by_role() -> Tes
         .build()?;
     let refused = keyless.miscellaneous().fetch_balance(paystack::requests::FetchBalance::new()).await.err();
     assert!(refused.is_some(), "a call without the secret key was not refused");
-    assert_eq!(sandbox.received("fetch_balance"), 0, "refused before it left");
+    assert_eq!(sandbox.received("fetch_balance"), 2, "the keyless call was refused before it left");
     Ok(())
 }
 

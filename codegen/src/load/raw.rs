@@ -178,6 +178,9 @@ pub enum RawFinalState {
 #[serde(deny_unknown_fields)]
 pub struct RawSettle {
     pub lookups: Vec<RawLookup>,
+    /// The request parameter that carries the amount the payment moves.
+    #[serde(default)]
+    pub amount: Option<String>,
     #[serde(default)]
     pub succeeded: Vec<String>,
     #[serde(default)]
@@ -272,6 +275,16 @@ pub struct RawPageKeys {
     pub page: Option<String>,
     #[serde(default)]
     pub total_pages: Option<String>,
+}
+
+/// `balance` of a read: the key of the answer that holds the balance, and how many of its
+/// units make one of the currency.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBalance {
+    pub field: String,
+    #[serde(default)]
+    pub subunits: Option<u32>,
 }
 
 /// A key that is present, even as `null`: `Some(None)`.
@@ -388,6 +401,9 @@ pub struct RawField {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawOperation {
+    /// This read answers the balance the money operations move: where, and in what unit.
+    #[serde(default)]
+    pub balance: Option<RawBalance>,
     pub group: String,
     pub summary: String,
     #[serde(default)]

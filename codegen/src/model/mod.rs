@@ -27,8 +27,8 @@ pub use payspec_vocabulary::{
 
 pub use self::location::Location;
 pub use self::operations::{
-    Alias, AnswerType, Concern, Disagreement, Group, IdempotencyHeader, Listing, OneOf, Operation, Origin,
-    Param, ParamLocation, RouteRef, TOKEN_GRANT_FIELDS, TokenRole,
+    Alias, AnswerType, Balance, Concern, Disagreement, Group, IdempotencyHeader, Listing, OneOf, Operation,
+    Origin, Param, ParamLocation, RouteRef, TOKEN_GRANT_FIELDS, TokenRole,
 };
 pub use self::routes::{PathTemplate, Segment};
 pub use self::service::{

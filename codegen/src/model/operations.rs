@@ -52,6 +52,9 @@ pub struct Operation {
     pub pagination: Option<PageStyle<Owned>>,
     /// How its final state is read, for a money operation that may answer pending.
     pub settle: Option<Settle>,
+    /// This read answers the balance the money operations move (`balance`), if the spec
+    /// says: what the sandbox keeps by the payments that settle.
+    pub balance: Option<Balance>,
     /// Why a money operation's final state cannot be looked up, when the spec says so
     /// instead of `settle`.
     pub unsettled: Option<String>,
@@ -69,6 +72,17 @@ pub struct Operation {
     pub one_of: Vec<OneOf>,
     /// Where it is declared.
     pub location: Location,
+}
+
+/// A read that answers the balance (`balance`): the key of its answer (of each record, when
+/// the answer is a list) that holds it, and how many of that key's units make one of the
+/// currency (100 for kobo or cents; 1 when the balance is written in units).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Balance {
+    /// The wire key of the balance.
+    pub field: String,
+    /// The key's units per unit of the currency.
+    pub subunits: u32,
 }
 
 /// Parameters of an operation of which exactly one is sent, each a key with its own

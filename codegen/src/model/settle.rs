@@ -8,6 +8,9 @@ use super::service::Evidence;
 pub struct Settle {
     /// The ways to look it up, in the order they are tried.
     pub lookups: Vec<Lookup>,
+    /// The request parameter that carries the amount the payment moves (in the unit of the
+    /// spec's balance), where the spec says: what a balance read gives back less.
+    pub amount: Option<String>,
     /// States that mean the money moved.
     pub succeeded: Vec<String>,
     /// States that mean it failed.

@@ -2,13 +2,16 @@
 //! handlers do not answer: a money operation that `settle`s (its request recorded, answered
 //! in its first pending state, settled by its first lookup or the control API, with the
 //! delivery of the spec's own event for its final state), the reads its `settle` looks it
-//! up with, and a listing (`pagination`: sample records paged by the page parameters, the
-//! page's place written at the spec's paths). What a role writes comes from the spec alone:
+//! up with, a read of the `balance` (the opening balance less every payment that
+//! succeeded, by its `settle.amount`), and a listing (`pagination`: sample records paged by
+//! the page parameters, the page's place written at the spec's paths). What a role writes comes from the spec alone:
 //! its parameters, its answer shapes, its states, its page paths and its webhook scheme.
 
 use payspec_codegen::model::{
-    Effect, FinalState, KeySource, Lookup, Operation, Owned, PageItems, PageStyle, Param, Settle, Spec, Type,
+    Balance, Effect, FinalState, KeySource, Lookup, Operation, Owned, PageItems, PageStyle, Param, Settle,
+    Spec, Type,
 };
+use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::context::{Ctx, Outcome};
@@ -26,6 +29,8 @@ pub(crate) enum Role<'s> {
     Money(&'s Settle),
     /// A read that looks up a money operation's record.
     Lookup(&'s Operation, &'s Settle, &'s Lookup),
+    /// A read of the balance.
+    Balance(&'s Balance),
     /// A listing, and how it asks for its next page.
     Listing(&'s PageStyle<Owned>),
 }
@@ -42,6 +47,9 @@ pub(crate) fn role<'s>(spec: &'s Spec, op: &'s Operation) -> Option<Role<'s>> {
             return Some(Role::Lookup(money, settle, lookup));
         }
     }
+    if let Some(balance) = &op.balance {
+        return Some(Role::Balance(balance));
+    }
     op.pagination.as_ref().map(Role::Listing)
 }
 
@@ -51,6 +59,7 @@ pub(crate) fn answer(ctx: &mut Ctx<'_>) -> Option<Result<Outcome, Refusal>> {
     Some(match role(spec, op)? {
         Role::Money(settle) => Ok(money(ctx, settle)),
         Role::Lookup(money, settle, lookup) => look_up(ctx, money, settle, lookup),
+        Role::Balance(balance) => Ok(balance_answer(ctx, balance)),
         Role::Listing(style) => listing(ctx, style),
     })
 }
@@ -218,6 +227,41 @@ pub(crate) fn settle_records(state: &mut State, spec: &Spec, to: FinalState) -> 
     let pending = state.records.pending();
     let webhooks = pending.iter().flat_map(|id| settle_record(state, spec, id, to)).collect();
     (pending.len(), webhooks)
+}
+
+/// The balance: the sandbox's opening balance, in the balance key's units, less the amount
+/// (`settle.amount`) of every money request that succeeded; written into the answer (each
+/// record of a list) in the kind its shape gives the key.
+fn balance_answer(ctx: &Ctx<'_>, balance: &Balance) -> Outcome {
+    let state = &*ctx.state;
+    let mut left = state.config.opening_balance * Decimal::from(balance.subunits);
+    for record in state.records.succeeded() {
+        let Some(money) = ctx.spec.operation(&record.operation) else { continue };
+        let Some(param) = money.settle.as_ref().and_then(|s| s.amount.as_deref()) else { continue };
+        let moved = match record.request.get(param) {
+            Some(Value::Number(n)) => Decimal::from_str_exact(&n.to_string()).ok(),
+            Some(Value::String(s)) => Decimal::from_str_exact(s.trim()).ok(),
+            _ => None,
+        };
+        left -= moved.unwrap_or_default();
+    }
+    let mut data = sample_data(ctx.spec, ctx.op, &ctx.now);
+    let mut write = |record: &mut Value| {
+        let Some(slot) = record.get_mut(&balance.field) else { return };
+        *slot = match slot {
+            Value::String(_) => json!(left.to_string()),
+            // An integer key holds whole units of its own (kobo, cents).
+            Value::Number(n) if n.is_i64() || n.is_u64() => {
+                json!(left.trunc().to_string().parse::<i64>().unwrap_or_default())
+            }
+            _ => serde_json::from_str(&left.to_string()).unwrap_or(Value::Null),
+        };
+    };
+    match &mut data {
+        Value::Array(records) => records.iter_mut().for_each(&mut write),
+        record => write(record),
+    }
+    ctx.success_with(data)
 }
 
 /// A listing: [`LISTING_RECORDS`] sample records of its item, the page the request asks

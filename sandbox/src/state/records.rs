@@ -45,6 +45,11 @@ impl Records {
         self.list.iter_mut().find(|record| record.id == id)
     }
 
+    /// The records that ended as succeeded.
+    pub(crate) fn succeeded(&self) -> impl Iterator<Item = &Record> {
+        self.list.iter().filter(|record| record.state == Some(FinalState::Succeeded))
+    }
+
     /// The ids of the records still pending.
     pub(crate) fn pending(&self) -> Vec<String> {
         self.list.iter().filter(|record| record.state.is_none()).map(|record| record.id.clone()).collect()

@@ -60,6 +60,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     }
     check_names(&operations, sink);
     check_listings(&operations, &shapes, sink);
+    check_balances(&operations, &shapes, sink);
     // An operation that could not be read may be the listing that reads a key.
     if raw.unreadable.is_empty() {
         check_page_keys_read(raw.service.pagination.as_ref(), &operations, sink);

@@ -268,6 +268,17 @@ pub(super) fn operation(
         answers,
         pagination,
         settle,
+        balance: raw.balance.as_ref().map(|raw| Balance {
+            field: raw.field.clone(),
+            subunits: match raw.subunits {
+                Some(0) => {
+                    sink.error(&format!("{base}.balance.subunits"), "0 units to a unit of the currency", "write how many of the key's units make one of the currency: 100 for kobo or cents, 1 for units");
+                    1
+                }
+                Some(n) => n,
+                None => 1,
+            },
+        }),
         unsettled,
         response,
         aliases,
@@ -391,6 +402,44 @@ pub(super) fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &
                     shape.name
                 ),
                 "mark the records' field `list: true`, and only that one",
+            );
+        }
+    }
+}
+
+/// A read that answers the balance names a key of its answer's shape (of each record of a
+/// list) that holds a number or its text.
+pub(super) fn check_balances(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
+    for op in operations {
+        let Some(balance) = &op.balance else { continue };
+        let at = format!("operations.{}.balance", op.name);
+        if op.effect != Effect::Read {
+            sink.error(
+                &at,
+                "only a read answers the balance",
+                "move `balance` to the operation that reads it",
+            );
+        }
+        let shape = match &op.response {
+            Some(AnswerType { ty: Type::Shape(name), .. }) => shapes.iter().find(|s| &s.name == name),
+            _ => None,
+        };
+        let Some(shape) = shape else {
+            sink.error(
+                &at,
+                "the answer has no shape to hold the balance",
+                "declare the answer's `response` shape",
+            );
+            continue;
+        };
+        let holds = shape.fields.iter().any(|f| {
+            f.wire == balance.field && !f.list && matches!(f.ty, Type::Integer | Type::Decimal | Type::String)
+        });
+        if !holds {
+            sink.error(
+                &format!("{at}.field"),
+                format!("`{}` is no number of the shape `{}`", balance.field, shape.name),
+                format!("name the wire key of `{}` that holds the balance", shape.name),
             );
         }
     }
@@ -728,5 +777,22 @@ mod tests {
             &with("    response: TokenGrant\n    response_list: true\n"),
             "the answer's data is a list",
         );
+    }
+
+    #[test]
+    fn a_balance_is_a_read_s_number_and_a_settle_s_amount_a_number_parameter() {
+        // A write that says it answers the balance, at a key that is no number.
+        let text = small().replacen(
+            "    auth: account\n    response: TokenGrant\n",
+            "    auth: account\n    response: TokenGrant\n    balance: { field: expiresAt, subunits: 0 }\n",
+            1,
+        );
+        let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            errors.contains("operations.issue_token.balance: only a read answers the balance"),
+            "{errors}"
+        );
+        assert!(errors.contains("`expiresAt` is no number of the shape `TokenGrant`"), "{errors}");
+        assert!(errors.contains("balance.subunits: 0 units to a unit of the currency"), "{errors}");
     }
 }

@@ -107,6 +107,7 @@ pub(super) fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
         .collect();
     Settle {
         lookups,
+        amount: raw.amount.clone(),
         succeeded: raw.succeeded.clone(),
         failed: raw.failed.clone(),
         refunded: raw.refunded.clone(),
@@ -134,6 +135,21 @@ pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink
                 "only a money operation settles",
                 "remove `settle`, or write `effect: money` if the operation moves money",
             );
+        }
+        if let Some(amount) = &settle.amount {
+            match op.param(amount) {
+                Some(param) if matches!(param.ty, Type::Integer | Type::Decimal) => {}
+                Some(_) => sink.error(
+                    &format!("{at}.amount"),
+                    format!("`{amount}` is not an amount"),
+                    "name the integer or decimal parameter that carries the amount the payment moves",
+                ),
+                None => sink.error(
+                    &format!("{at}.amount"),
+                    format!("the operation has no parameter `{amount}`"),
+                    "name the parameter that carries the amount the payment moves",
+                ),
+            }
         }
         let mut answered: Option<&Option<AnswerType>> = None;
         for (i, lookup) in settle.lookups.iter().enumerate() {
@@ -358,5 +374,21 @@ mod tests {
             errors.contains("operations.refresh_token.settle: only a money operation settles"),
             "{errors}"
         );
+    }
+
+    #[test]
+    fn a_settle_s_amount_names_a_number_parameter_of_the_operation() {
+        let with = |amount: &str| {
+            let settle = format!(
+                "    settle:\n      amount: {amount}\n      lookups: [{{ operation: issue_token, params: {{}} }}]\n      succeeded: [SUCCESS]\n    idempotency: merchant_tx_ref\n"
+            );
+            let text = small().replacen("    idempotency: merchant_tx_ref\n", &settle, 1);
+            crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string()
+        };
+        // (The lookup is no read: errors of its own, beside the amount's.)
+        let fine = with("amount");
+        assert!(!fine.contains(".settle.amount"), "{fine}");
+        assert!(with("narration").contains("settle.amount: `narration` is not an amount"));
+        assert!(with("nothing").contains("settle.amount: the operation has no parameter `nothing`"));
     }
 }
