@@ -216,43 +216,79 @@ async fn every_real_answer_is_read_as_the_state_it_says_and_never_an_error() {
     assert!(answers.len() >= 19);
 }
 
+/// Sends a corpus request as it was sent: its method and path (the operation's, unless the
+/// entry gives its own), its headers (the entry's exactly, else the bearer token and the
+/// account), its body. The status and body of the answer.
+async fn replay(
+    http: &payspec_client::reqwest::Client,
+    base: &str,
+    entry: &Value,
+    op: &payspec_codegen::model::Operation,
+) -> (u16, String) {
+    let name = text(entry, "name");
+    let method = entry["method"].as_str().unwrap_or(op.method.as_str());
+    let path = entry["path"].as_str().unwrap_or(op.path.as_str());
+    let mut request = http.request(
+        payspec_client::reqwest::Method::from_bytes(method.as_bytes()).unwrap_or_default(),
+        format!("{base}{path}"),
+    );
+    match entry["headers"].as_object() {
+        Some(headers) => {
+            for (header, value) in headers {
+                request = request.header(header.as_str(), value.as_str().unwrap_or_default());
+            }
+        }
+        None => {
+            request = request
+                .header("Authorization", "Bearer corpus")
+                .header("accountId", payspec_sandbox::ACCOUNT_ID);
+        }
+    }
+    let body = text(entry, "body");
+    if !body.is_empty() {
+        request = request.header("Content-Type", "application/json").body(body.to_owned());
+    }
+    let answer = request.send().await.unwrap_or_else(|e| panic!("{name}: {e}"));
+    let status = answer.status().as_u16();
+    (status, answer.text().await.unwrap_or_default())
+}
+
 #[tokio::test]
 async fn every_real_request_is_accepted_by_the_sandbox_and_described_by_the_spec() {
     let corpus = corpus();
     let requests = entries(&corpus, "requests");
     let spec = wire_check::spec().unwrap_or_else(|e| panic!("{e:?}"));
     let sandbox = Sandbox::builder().static_token("corpus").start().await.unwrap_or_else(|e| panic!("{e}"));
+    let strict =
+        Sandbox::builder().static_token("corpus").strict().start().await.unwrap_or_else(|e| panic!("{e}"));
     let http = payspec_client::reqwest::Client::new();
     let mut failures = Vec::new();
+    let mut beyond_the_document = 0;
     for entry in requests {
         let (name, operation) = (text(entry, "name"), text(entry, "operation"));
         let op = spec.operation(operation).unwrap_or_else(|| panic!("no operation {operation}"));
         let before = sandbox.received(operation);
-        let answer = http
-            .request(
-                payspec_client::reqwest::Method::from_bytes(op.method.as_str().as_bytes())
-                    .unwrap_or_default(),
-                format!("{}{}", sandbox.base_url(), op.path.as_str()),
-            )
-            .header("Authorization", "Bearer corpus")
-            .header("accountId", payspec_sandbox::ACCOUNT_ID)
-            .header("Content-Type", "application/json")
-            .body(text(entry, "body").to_owned())
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let status = answer.status().as_u16();
-        let body = answer.text().await.unwrap_or_default();
+        let (status, body) = replay(&http, sandbox.base_url(), entry, op).await;
         if status != 200 {
             failures.push(format!("{name}: {status} {body}"));
         }
         if sandbox.received(operation) != before + 1 {
             failures.push(format!("{name}: the sandbox did not count it"));
         }
+        // What the service takes beyond its document (its path, its authentication), the
+        // strict sandbox refuses.
+        if entry["document"] == Value::Bool(false) {
+            beyond_the_document += 1;
+            let (status, body) = replay(&http, strict.base_url(), entry, op).await;
+            if !(400..500).contains(&status) {
+                failures.push(format!("{name}: the strict sandbox answered {status} {body}"));
+            }
+        }
     }
     let ignored = sandbox.ignored_keys();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ignored.is_empty(), "keys of real requests the spec does not describe: {ignored:?}");
+    assert!(beyond_the_document >= 4, "{beyond_the_document} requests beyond the document");
 }
 
 /// Every key path of a JSON value (`transaction.fee`) with the kind of its value.

@@ -7,11 +7,14 @@ use std::fmt::Write as _;
 
 /// The one-line summary of `payspec check`.
 pub fn summary(spec: &Spec) -> String {
-    // Each recorded disagreement with the service's evidence, and each other spelling of a
-    // path the service answers.
+    // Each recorded disagreement with the service's evidence, each other spelling of a path
+    // the service answers, each rule it follows and each other way it takes an operation
+    // authenticated.
     let facts = |source: FactSource| {
         spec.operations.iter().flat_map(|op| &op.disagreements).filter(|d| d.source == source).count()
             + spec.also_paths.iter().filter(|a| a.source == source).count()
+            + spec.also_takes.iter().filter(|t| t.source == source).count()
+            + spec.operations.iter().flat_map(|op| &op.also_auth).filter(|a| a.source == source).count()
     };
     let readings = spec.readings();
     let cited = |source: ReadingSource| {

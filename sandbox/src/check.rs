@@ -84,12 +84,14 @@ struct Route {
     path: PathTemplate,
 }
 
-/// Every route of the spec, canonical and alternative, and the other spellings of path
-/// prefixes the live service answers (`service.also_paths`).
+/// Every route of the spec, canonical and alternative, the other spellings of path
+/// prefixes the live service answers (`service.also_paths`), and whether it answers a path
+/// written with a trailing slash as the path without (`service.also_takes`).
 #[derive(Debug)]
 pub(crate) struct RouteTable {
     routes: Vec<Route>,
     also_paths: Vec<payspec_codegen::model::AlsoPath>,
+    trailing_slash: bool,
 }
 
 impl RouteTable {
@@ -104,12 +106,17 @@ impl RouteTable {
                 path: route.path.clone(),
             })
             .collect();
-        RouteTable { routes, also_paths: spec.also_paths.clone() }
+        let trailing_slash = spec
+            .also_takes
+            .iter()
+            .any(|taken| taken.rule == payspec_codegen::model::ServiceRule::TrailingSlash);
+        RouteTable { routes, also_paths: spec.also_paths.clone(), trailing_slash }
     }
 
     /// The operation a method and path name, and its path variables (decoded). A path in a
-    /// spelling only the live service answers (`service.also_paths`) is routed as its
-    /// documented form unless the sandbox is strict.
+    /// spelling only the live service answers (`service.also_paths`, one trailing slash where
+    /// `service.also_takes` says the service takes it) is routed as its documented form
+    /// unless the sandbox is strict.
     /// `strictness` is asked only for a path no route spells.
     pub(crate) fn find(
         &self,
@@ -118,9 +125,20 @@ impl RouteTable {
         strictness: impl FnOnce() -> Strictness,
     ) -> Result<(usize, HashMap<String, String>), Refusal> {
         let found = self.find_literal(method, path);
-        if found.is_ok() || self.also_paths.is_empty() || strictness() == Strictness::Document {
+        let other_spellings = !self.also_paths.is_empty() || self.trailing_slash;
+        if found.is_ok() || !other_spellings || strictness() == Strictness::Document {
             return found;
         }
+        let trimmed = path
+            .strip_suffix('/')
+            .filter(|rest| self.trailing_slash && rest.len() > 1 && !rest.ends_with('/'));
+        let path = match trimmed {
+            Some(trimmed) => match self.find_literal(method, trimmed) {
+                Ok(route) => return Ok(route),
+                Err(_) => trimmed,
+            },
+            None => path,
+        };
         match self.also_paths.iter().find_map(|also| also.documented(path)) {
             Some(documented) => self.find_literal(method, &documented),
             None => found,

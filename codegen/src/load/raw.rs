@@ -68,6 +68,8 @@ pub struct RawService {
     #[serde(default)]
     pub also_paths: Vec<RawAlsoPath>,
     #[serde(default)]
+    pub also_takes: Vec<RawTakenRule>,
+    #[serde(default)]
     pub wire_case: Option<String>,
     #[serde(default)]
     pub credentials: Option<Ordered<RawCredential>>,
@@ -84,6 +86,31 @@ pub struct RawAlsoPath {
     #[serde(default)]
     pub seen_in: Option<String>,
     pub note: String,
+}
+
+/// A rule of the live service beyond its document (`service.also_takes`): what it takes
+/// everywhere, with where it is shown.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTakenRule {
+    pub rule: String,
+    #[serde(default)]
+    pub source: RawFactSource,
+    #[serde(default)]
+    pub seen_in: Option<String>,
+    pub note: String,
+}
+
+/// Another way an operation may be authenticated that the live service takes
+/// (`also_auth`), with where it is shown.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAlsoAuth {
+    pub auth: RawAuth,
+    #[serde(default)]
+    pub source: RawFactSource,
+    #[serde(default)]
+    pub seen_in: Option<String>,
 }
 
 /// The headers a service announces its rate limit in.
@@ -404,6 +431,9 @@ pub struct RawOperation {
     /// This read answers the balance the money operations move: where, and in what unit.
     #[serde(default)]
     pub balance: Option<RawBalance>,
+    /// Other ways the live service takes this operation authenticated.
+    #[serde(default)]
+    pub also_auth: Vec<RawAlsoAuth>,
     pub group: String,
     pub summary: String,
     #[serde(default)]

@@ -27,13 +27,13 @@ pub use payspec_vocabulary::{
 
 pub use self::location::Location;
 pub use self::operations::{
-    Alias, AnswerType, Balance, Concern, Disagreement, Group, IdempotencyHeader, Listing, OneOf, Operation,
-    Origin, Param, ParamLocation, RouteRef, TOKEN_GRANT_FIELDS, TokenRole,
+    Alias, AlsoAuth, AnswerType, Balance, Concern, Disagreement, Group, IdempotencyHeader, Listing, OneOf,
+    Operation, Origin, Param, ParamLocation, RouteRef, TOKEN_GRANT_FIELDS, TokenRole,
 };
 pub use self::routes::{PathTemplate, Segment};
 pub use self::service::{
     AlsoPath, Answers, Credential, Environment, Evidence, FactSource, PageKeys, ReadingSource, ServiceCode,
-    TokenOperations, WireCase,
+    ServiceRule, TakenRule, TokenOperations, WireCase,
 };
 pub use self::settle::{KeySource, Lookup, Settle};
 pub use self::types::{Field, Identifier, RESERVED_TYPE_NAMES, Shape, Type};
@@ -81,6 +81,9 @@ pub struct Spec {
     /// Other spellings of path prefixes the live service answers (`service.also_paths`):
     /// never sent by the client, routed by the service-like sandbox, refused by the strict one.
     pub also_paths: Vec<AlsoPath>,
+    /// Rules of the live service beyond its document, for every route
+    /// (`service.also_takes`), treated as `also_paths` are.
+    pub also_takes: Vec<TakenRule>,
     /// The keys of the answer envelope (`service.envelope`).
     pub envelope: Arc<EnvelopeKeys<Owned>>,
     /// The keys of a page's data that lead to the next page (`service.pagination`).

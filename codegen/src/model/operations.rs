@@ -55,6 +55,9 @@ pub struct Operation {
     /// This read answers the balance the money operations move (`balance`), if the spec
     /// says: what the sandbox keeps by the payments that settle.
     pub balance: Option<Balance>,
+    /// Other ways the live service takes this operation authenticated (`also_auth`): taken
+    /// by the service-like sandbox, never sent by the client (it sends `auth`).
+    pub also_auth: Vec<AlsoAuth>,
     /// Why a money operation's final state cannot be looked up, when the spec says so
     /// instead of `settle`.
     pub unsettled: Option<String>,
@@ -72,6 +75,17 @@ pub struct Operation {
     pub one_of: Vec<OneOf>,
     /// Where it is declared.
     pub location: Location,
+}
+
+/// Another way the live service takes an operation authenticated, with where it is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlsoAuth {
+    /// How.
+    pub auth: Auth,
+    /// What it rests on: a developer guide or published traffic.
+    pub source: FactSource,
+    /// Where it is shown.
+    pub seen_in: String,
 }
 
 /// A read that answers the balance (`balance`): the key of its answer (of each record, when

@@ -84,6 +84,37 @@ impl AlsoPath {
     }
 }
 
+/// A rule of the live service beyond its document, for every route (`service.also_takes`):
+/// taken by the service-like sandbox, refused by the strict one, never sent by the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ServiceRule {
+    /// A path written with one trailing slash is answered as the path without it.
+    TrailingSlash,
+}
+
+impl ServiceRule {
+    /// Every rule with the spec's word for it.
+    pub const ALL: [(ServiceRule, &'static str); 1] = [(ServiceRule::TrailingSlash, "trailing_slash")];
+
+    /// The spec's word for it.
+    pub fn as_str(self) -> &'static str {
+        ServiceRule::ALL.iter().find(|(rule, _)| *rule == self).map_or("", |(_, word)| word)
+    }
+}
+
+/// A rule the live service follows, with where it is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TakenRule {
+    /// The rule.
+    pub rule: ServiceRule,
+    /// What it rests on: a developer guide or published traffic.
+    pub source: FactSource,
+    /// Where it is shown.
+    pub seen_in: String,
+    /// What a reader is told.
+    pub note: String,
+}
+
 /// How the answers to an operation are read: the reading the runtime applies (the spec's
 /// vocabulary, [`payspec_vocabulary::Answers`]), and what that reading rests on.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -134,7 +134,17 @@ async fn answer_operation(
     let outcome = {
         let mut state = shared.state();
         let state = &mut *state;
-        let authorized = authorize(state, op.auth, &shared.spec, op.name == "refresh_token", &header);
+        // The operation's own authentication, else (as the service) any other it takes.
+        let refresh = op.name == "refresh_token";
+        let mut authorized = authorize(state, op.auth, &shared.spec, refresh, &header);
+        if authorized.is_err() && state.config.strictness == crate::check::Strictness::Service {
+            for also in &op.also_auth {
+                if authorize(state, also.auth, &shared.spec, refresh, &header).is_ok() {
+                    authorized = Ok(());
+                    break;
+                }
+            }
+        }
         let result = authorized
             .and_then(|()| check_request(op, vars, query.as_deref(), &body, state.config.strictness))
             .and_then(|checked| {

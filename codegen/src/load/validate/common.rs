@@ -7,7 +7,8 @@ pub(super) use super::super::raw::{
     Ordered, RawAlsoPath, RawAnswers, RawAuth, RawCode, RawCredential, RawDisagreementEntry, RawEffect,
     RawEnvelope, RawEnvelopeKeys, RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup,
     RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle,
-    RawParam, RawRateLimit, RawReadingSource, RawService, RawSettle, RawShape, RawTextFormat, RawWebhooks,
+    RawParam, RawRateLimit, RawReadingSource, RawService, RawSettle, RawShape, RawTakenRule, RawTextFormat,
+    RawWebhooks,
 };
 pub(super) use crate::model::*;
 pub(super) use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};

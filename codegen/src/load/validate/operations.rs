@@ -2,7 +2,7 @@
 
 use super::common::*;
 use super::disagreements::{check_service_evidence, disagreements};
-use super::evidence::origin;
+use super::evidence::{fact_source, origin};
 use super::params::{check_body_allowed, check_path_variables, params};
 use super::service::answers;
 use super::types::{TypeNames, check_group};
@@ -256,11 +256,7 @@ pub(super) fn operation(
         auth: match raw.auth {
             None if context.has_tokens => Auth::BearerAndAccount,
             None => Auth::None,
-            Some(RawAuth::BearerAndAccount) => Auth::BearerAndAccount,
-            Some(RawAuth::Bearer) => Auth::Bearer,
-            Some(RawAuth::Account) => Auth::Account,
-            Some(RawAuth::None) => Auth::None,
-            Some(RawAuth::Named(name)) => named_auth(&name, context.credentials, base, sink),
+            Some(raw) => auth_of(raw, context, base, sink),
         },
         effect,
         idempotency: raw.idempotency,
@@ -268,6 +264,26 @@ pub(super) fn operation(
         answers,
         pagination,
         settle,
+        also_auth: raw
+            .also_auth
+            .iter()
+            .enumerate()
+            .filter_map(|(i, entry)| {
+                let at = format!("{base}.also_auth[{i}]");
+                let auth = auth_of(entry.auth.clone(), context, &at, sink);
+                let source = Some(fact_source(entry.source)).filter(|s| s.is_service());
+                let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
+                let (Some(source), Some(seen_in)) = (source, seen_in) else {
+                    sink.error(
+                        &format!("{at}.source"),
+                        "another way the service takes the operation is a fact about the live service",
+                        "add `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published code",
+                    );
+                    return None;
+                };
+                Some(AlsoAuth { auth, source, seen_in: seen_in.to_owned() })
+            })
+            .collect(),
         balance: raw.balance.as_ref().map(|raw| Balance {
             field: raw.field.clone(),
             subunits: match raw.subunits {
@@ -624,6 +640,17 @@ pub(super) fn page_style(
     style
 }
 
+/// An `auth` word, or the credential of `service.credentials` it names.
+fn auth_of(raw: RawAuth, context: &Context<'_>, base: &str, sink: &mut Sink) -> Auth {
+    match raw {
+        RawAuth::BearerAndAccount => Auth::BearerAndAccount,
+        RawAuth::Bearer => Auth::Bearer,
+        RawAuth::Account => Auth::Account,
+        RawAuth::None => Auth::None,
+        RawAuth::Named(name) => named_auth(&name, context.credentials, base, sink),
+    }
+}
+
 /// An `auth` that names a credential of `service.credentials`: its place there.
 fn named_auth(name: &str, credentials: &[Credential], base: &str, sink: &mut Sink) -> Auth {
     if let Some(place) = credentials.iter().position(|c| c.name == name).and_then(|p| u8::try_from(p).ok()) {
@@ -794,5 +821,28 @@ mod tests {
         );
         assert!(errors.contains("`expiresAt` is no number of the shape `TokenGrant`"), "{errors}");
         assert!(errors.contains("balance.subunits: 0 units to a unit of the currency"), "{errors}");
+    }
+
+    #[test]
+    fn another_way_of_authenticating_names_its_evidence() {
+        let with = |entry: &str| {
+            small().replacen(
+                "    idempotency: merchant_tx_ref\n",
+                &format!("    idempotency: merchant_tx_ref\n    also_auth:\n      - {entry}\n"),
+                1,
+            )
+        };
+        let spec = crate::load_str(
+            "small.yaml",
+            &with("{ auth: none, source: observed, seen_in: 'an SDK, its file' }"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let op = spec.operations.iter().find(|op| !op.also_auth.is_empty()).unwrap_or_else(|| panic!("none"));
+        assert_eq!(op.also_auth[0].auth, crate::model::Auth::None);
+        assert_refused(
+            &with("{ auth: none }"),
+            "another way the service takes the operation is a fact about the live service",
+        );
+        assert_refused(&with("{ auth: public_key, source: observed, seen_in: x }"), "public_key");
     }
 }

@@ -538,6 +538,57 @@ pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> E
     keys
 }
 
+/// `service.also_takes`: each rule a word the format knows, listed once, with its source
+/// (a guide or published traffic), where it is shown and a note.
+pub(super) fn also_takes(raw: &[RawTakenRule], sink: &mut Sink) -> Vec<TakenRule> {
+    let mut out: Vec<TakenRule> = Vec::new();
+    for (i, entry) in raw.iter().enumerate() {
+        let at = format!("service.also_takes[{i}]");
+        let Some((rule, _)) = ServiceRule::ALL.iter().find(|(_, word)| *word == entry.rule) else {
+            let words: Vec<&str> = ServiceRule::ALL.iter().map(|(_, word)| *word).collect();
+            sink.error(
+                &format!("{at}.rule"),
+                format!("`{}` is not a rule of the format", entry.rule),
+                format!("write one of {}", words.join(", ")),
+            );
+            continue;
+        };
+        let source = Some(fact_source(entry.source)).filter(|s| s.is_service());
+        let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let (Some(source), Some(seen_in)) = (source, seen_in) else {
+            sink.error(
+                &format!("{at}.source"),
+                "a rule the service follows beyond its document is a fact about the live service",
+                "add `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published code",
+            );
+            continue;
+        };
+        if entry.note.trim().is_empty() {
+            sink.error(
+                &format!("{at}.note"),
+                "the note is empty",
+                "say what the service takes and how far it reaches",
+            );
+            continue;
+        }
+        if out.iter().any(|taken| taken.rule == *rule) {
+            sink.error(
+                &format!("{at}.rule"),
+                format!("`{}` is listed twice", entry.rule),
+                "list each rule once",
+            );
+            continue;
+        }
+        out.push(TakenRule {
+            rule: *rule,
+            source,
+            seen_in: seen_in.to_owned(),
+            note: entry.note.trim().to_owned(),
+        });
+    }
+    out
+}
+
 /// `service.pagination` over the format's default.
 pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys {
     let mut keys = PageKeys {
@@ -742,6 +793,31 @@ pub(super) fn token_operations(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{assert_refused, small};
+
+    #[test]
+    fn a_rule_of_the_service_is_one_the_format_knows_with_its_evidence() {
+        let with = |entry: &str| {
+            small().replacen(
+                "  token_operations:\n",
+                &format!("  also_takes:\n    - {entry}\n  token_operations:\n"),
+                1,
+            )
+        };
+        let spec = crate::load_str(
+            "small.yaml",
+            &with("{ rule: trailing_slash, source: observed, seen_in: 'a repository and file', note: one slash more is the same path }"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.also_takes.len(), 1);
+        assert_refused(
+            &with("{ rule: any_case, source: observed, seen_in: x, note: y }"),
+            "service.also_takes[0].rule: `any_case` is not a rule of the format",
+        );
+        assert_refused(
+            &with("{ rule: trailing_slash, source: reference, seen_in: x, note: y }"),
+            "a rule the service follows beyond its document is a fact about the live service",
+        );
+    }
 
     #[test]
     fn a_spec_with_no_environment_is_refused_where_it_says_so_with_the_fix() {
