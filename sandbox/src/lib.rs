@@ -115,9 +115,10 @@ pub const ACCOUNT_ID: &str = "sandbox-parent-account";
 pub enum SandboxError {
     /// The spec does not load: every error, located.
     Spec(payspec_codegen::Diagnostics),
-    /// The spec loads, but the sandbox's model of the service does not fit it: a handler
-    /// reads a request key or writes an answer field the spec's operation lacks (each
-    /// problem on a line of its own).
+    /// The built-in spec loads, but the sandbox's model of the service does not fit it: a
+    /// handler reads a request key or writes an answer field the spec's operation lacks
+    /// (each problem on a line of its own). A spec of one's own leaves such a handler
+    /// unmounted (its operation is another service's) and answers the operation by its role.
     Handlers(String),
     /// The port could not be listened on.
     Bind {
