@@ -174,7 +174,7 @@ fn look_up(
             let value = ctx.checked.values.get(&op.param(name)?.wire)?;
             let source = match source {
                 KeySource::Request(param) => Source::Request(param),
-                KeySource::Answer(path) => Source::Answer(path.first()?),
+                KeySource::Answer(keys) => Source::Answer(keys),
             };
             Some((source, value))
         })

@@ -32,7 +32,7 @@ impl Records {
     }
 
     /// The record of `operation` whose values match every `(where, value)`: a request
-    /// parameter's name, or a dotted path of its answered data.
+    /// parameter's name, or the keys of its answered data.
     pub(crate) fn find(&self, operation: &str, by: &[(Source<'_>, &Value)]) -> Option<&Record> {
         self.list.iter().rev().find(|record| {
             record.operation == operation
@@ -65,15 +65,15 @@ impl Records {
 pub(crate) enum Source<'a> {
     /// A parameter of the money request, by name.
     Request(&'a str),
-    /// A dotted path of the answered data.
-    Answer(&'a str),
+    /// The keys of the answered data, outermost first.
+    Answer(&'a [String]),
 }
 
 impl Record {
     pub(crate) fn value(&self, source: Source<'_>) -> Option<&Value> {
         match source {
             Source::Request(name) => self.request.get(name),
-            Source::Answer(path) => path.split('.').try_fold(&self.data, |node, key| node.get(key)),
+            Source::Answer(keys) => keys.iter().try_fold(&self.data, |node, key| node.get(key)),
         }
     }
 }
@@ -87,4 +87,29 @@ fn same(a: &Value, b: &Value) -> bool {
         _ => None,
     };
     a == b || (text(a).is_some() && text(a) == text(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_record_is_found_by_its_request_and_by_keys_nested_in_its_answer() {
+        let mut records = Records::default();
+        let request = json!({"reference": "ref-1"}).as_object().cloned().unwrap_or_default();
+        let data = json!({"transfer": {"id": 42}, "status": "pending"});
+        records.add(Record { id: "r1".into(), operation: "send".into(), request, data, state: None });
+        let keys = ["transfer".to_owned(), "id".to_owned()];
+        // The id as a path segment brings it as text; the answer holds a number.
+        let by_answer = [(Source::Answer(&keys), &json!("42"))];
+        assert_eq!(records.find("send", &by_answer).map(|r| r.id.as_str()), Some("r1"));
+        let by_request = [(Source::Request("reference"), &json!("ref-1"))];
+        assert_eq!(records.find("send", &by_request).map(|r| r.id.as_str()), Some("r1"));
+        // Another value, another operation, or the top-level key alone: none.
+        assert!(records.find("send", &[(Source::Answer(&keys), &json!("43"))]).is_none());
+        assert!(records.find("other", &by_request).is_none());
+        let top = ["id".to_owned()];
+        assert!(records.find("send", &[(Source::Answer(&top), &json!("42"))]).is_none());
+    }
 }
