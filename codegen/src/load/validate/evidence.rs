@@ -48,6 +48,42 @@ pub(super) fn evidence(
     Some(Evidence { source, seen_in })
 }
 
+/// The source and place of a fact about the live service beyond its document (another
+/// spelling of a path, a rule it follows, another way it takes an operation): a developer
+/// guide or published traffic, and where it is shown. `None`, with the error at
+/// `{at}.source` saying `what` is such a fact, when either is missing.
+pub(super) fn service_fact(
+    source: RawFactSource,
+    seen_in: Option<&str>,
+    at: &str,
+    what: &str,
+    sink: &mut Sink,
+) -> Option<(FactSource, String)> {
+    let source = Some(fact_source(source)).filter(|s| s.is_service());
+    let seen_in = seen_in.map(str::trim).filter(|s| !s.is_empty());
+    match (source, seen_in) {
+        (Some(source), Some(seen_in)) => Some((source, seen_in.to_owned())),
+        _ => {
+            sink.error(
+                &format!("{at}.source"),
+                format!("{what} is a fact about the live service"),
+                "add `source: developer_docs` or `observed`, and `seen_in` naming the guide, the published traffic or the published code",
+            );
+            None
+        }
+    }
+}
+
+/// A fact's note, trimmed; `None`, with the error at `{at}.note` and `fix`, when empty.
+pub(super) fn fact_note(note: &str, at: &str, fix: &str, sink: &mut Sink) -> Option<String> {
+    let note = note.trim();
+    if note.is_empty() {
+        sink.error(&format!("{at}.note"), "the note is empty", fix);
+        return None;
+    }
+    Some(note.to_owned())
+}
+
 /// What a fact of the spec rests on.
 pub(super) fn fact_source(raw: RawFactSource) -> FactSource {
     match raw {

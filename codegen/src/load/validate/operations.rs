@@ -2,7 +2,7 @@
 
 use super::common::*;
 use super::disagreements::{check_service_evidence, disagreements};
-use super::evidence::{fact_source, origin};
+use super::evidence::{origin, service_fact};
 use super::params::{check_body_allowed, check_path_variables, params};
 use super::service::answers;
 use super::types::{TypeNames, check_group};
@@ -271,17 +271,9 @@ pub(super) fn operation(
             .filter_map(|(i, entry)| {
                 let at = format!("{base}.also_auth[{i}]");
                 let auth = auth_of(entry.auth.clone(), context, &at, sink);
-                let source = Some(fact_source(entry.source)).filter(|s| s.is_service());
-                let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
-                let (Some(source), Some(seen_in)) = (source, seen_in) else {
-                    sink.error(
-                        &format!("{at}.source"),
-                        "another way the service takes the operation is a fact about the live service",
-                        "add `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published code",
-                    );
-                    return None;
-                };
-                Some(AlsoAuth { auth, source, seen_in: seen_in.to_owned() })
+                let what = "another way the service takes the operation";
+                let (source, seen_in) = service_fact(entry.source, entry.seen_in.as_deref(), &at, what, sink)?;
+                Some(AlsoAuth { auth, source, seen_in })
             })
             .collect(),
         balance: raw.balance.as_ref().map(|raw| Balance {

@@ -1,7 +1,7 @@
 //! The `service` section: environments, the account header, the envelope's and pages' keys, the codes, how answers are read and what each reading rests on, and the token operations.
 
 use super::common::*;
-use super::evidence::{evidence, fact_source};
+use super::evidence::{evidence, fact_note, service_fact};
 
 /// The answers a spec that says nothing about them gets: `"00"` is success where a code
 /// says it (none where the flag or the status does), no code proves a refusal (so a money
@@ -332,31 +332,22 @@ pub(super) fn also_paths(raw: &[RawAlsoPath], operations: &[Operation], sink: &m
                 "list each spelling once",
             );
         }
-        let source = Some(fact_source(entry.source)).filter(|s| s.is_service());
-        let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let (Some(source), Some(seen_in)) = (source, seen_in) else {
-            sink.error(
-                &format!("{at}.source"),
-                "another spelling of a path is a fact about the live service",
-                "add `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published traffic",
-            );
+        let what = "another spelling of a path";
+        let Some((source, seen_in)) = service_fact(entry.source, entry.seen_in.as_deref(), &at, what, sink)
+        else {
             continue;
         };
-        if entry.note.trim().is_empty() {
-            sink.error(
-                &format!("{at}.note"),
-                "the note is empty",
-                "say what the service answers at this spelling",
-            );
+        let Some(note) = fact_note(&entry.note, &at, "say what the service answers at this spelling", sink)
+        else {
             continue;
-        }
+        };
         if fine {
             out.push(AlsoPath {
                 prefix: entry.prefix.clone(),
                 also: entry.also.clone(),
                 source,
-                seen_in: seen_in.to_owned(),
-                note: entry.note.trim().to_owned(),
+                seen_in,
+                note,
             });
         }
     }
@@ -553,24 +544,16 @@ pub(super) fn also_takes(raw: &[RawTakenRule], sink: &mut Sink) -> Vec<TakenRule
             );
             continue;
         };
-        let source = Some(fact_source(entry.source)).filter(|s| s.is_service());
-        let seen_in = entry.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let (Some(source), Some(seen_in)) = (source, seen_in) else {
-            sink.error(
-                &format!("{at}.source"),
-                "a rule the service follows beyond its document is a fact about the live service",
-                "add `source: developer_docs` or `observed`, and `seen_in` naming the guide or the published code",
-            );
+        let what = "a rule the service follows beyond its document";
+        let Some((source, seen_in)) = service_fact(entry.source, entry.seen_in.as_deref(), &at, what, sink)
+        else {
             continue;
         };
-        if entry.note.trim().is_empty() {
-            sink.error(
-                &format!("{at}.note"),
-                "the note is empty",
-                "say what the service takes and how far it reaches",
-            );
+        let Some(note) =
+            fact_note(&entry.note, &at, "say what the service takes and how far it reaches", sink)
+        else {
             continue;
-        }
+        };
         if out.iter().any(|taken| taken.rule == *rule) {
             sink.error(
                 &format!("{at}.rule"),
@@ -579,12 +562,7 @@ pub(super) fn also_takes(raw: &[RawTakenRule], sink: &mut Sink) -> Vec<TakenRule
             );
             continue;
         }
-        out.push(TakenRule {
-            rule: *rule,
-            source,
-            seen_in: seen_in.to_owned(),
-            note: entry.note.trim().to_owned(),
-        });
+        out.push(TakenRule { rule: *rule, source, seen_in, note });
     }
     out
 }
