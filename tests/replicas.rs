@@ -418,11 +418,18 @@ async fn a_batch_killed_with_40_in_flight_resumes_at_the_limit_and_pays_each_ven
         let run = prefix(&format!("batch-kill-{kill_at}"));
         let first = batch(&service, &redis.url, &run, &[]);
         applied(&service, kill_at).await;
-        // SIGKILL with 40 claimed and paced (in flight, or holding their place in the limit).
+        // SIGKILL with the batch in full flight: its claims are taken a page at a time, so
+        // wait (a bounded while) for a page to be claimed before the kill, on a machine
+        // slow enough to catch it between pages.
+        let claims = format!("payspec:{{{run}}}:batch:{run}:claims");
+        let full = Instant::now() + Duration::from_secs(10);
+        while hlen(&redis.url, &claims) < 25 && Instant::now() < full {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         first.kill();
         let killed_at = service.counted().transfers.len();
         // Claimed and not ended: sent and unanswered, or waiting for their place in the limit.
-        let claimed = hlen(&redis.url, &format!("payspec:{{{run}}}:batch:{run}:claims"));
+        let claimed = hlen(&redis.url, &claims);
         assert!(claimed >= 20, "killed with only {claimed} claimed and not ended");
         let restarted = Instant::now();
         let second = batch(&service, &redis.url, &run, &[]);
