@@ -302,10 +302,33 @@ async fn the_sandbox_serves_the_second_vendor_s_spec_with_state_by_role() -> Tes
     assert!(matches!(reversed.event().settlement(), Some((_, FinalState::Reversed))));
     assert!(sandbox.trigger("payout_success").is_err(), "another vendor's event is not this spec's");
 
-    // A listing to its end, by the spec's paths into the whole answer.
-    let items = client.transfers().list_transfers_items(ListTransfers::new().page_size(3)).all().await?;
-    assert_eq!(items.len(), 7);
-    assert_eq!(sandbox.received("list_transfers"), 3);
+    // Four more transfers, left pending; the listing lists the five made and the one the
+    // trigger made (reversed), newest first, each as it stands, read to its end by the
+    // spec's paths into the whole answer.
+    for n in 2..=5 {
+        client
+            .transfers()
+            .initiate_transfer(transfer_request(1_000, "RCP_sbx".to_owned(), &format!("sbx-ref-{n}"))?)
+            .await?;
+    }
+    let items = client.transfers().list_transfers_items(ListTransfers::new().page_size(2)).all().await?;
+    let listed: Vec<(String, String)> = items
+        .iter()
+        .map(|t| {
+            let reference = t.reference.as_ref().map(|r| r.to_string()).unwrap_or_default();
+            (reference, t.status.as_ref().map(|s| s.as_str().to_owned()).unwrap_or_default())
+        })
+        .collect();
+    let expected: Vec<(String, String)> =
+        [(5, "pending"), (4, "pending"), (3, "pending"), (2, "pending"), (1, "success")]
+            .iter()
+            .map(|(n, state)| (format!("sbx-ref-{n}"), (*state).to_owned()))
+            .collect();
+    let (triggered, ours): (Vec<_>, Vec<_>) =
+        listed.into_iter().partition(|(r, _)| !r.starts_with("sbx-ref-"));
+    assert_eq!(ours, expected);
+    assert!(matches!(triggered.as_slice(), [(_, state)] if state == "reversed"), "{triggered:?}");
+    assert_eq!(sandbox.received("list_transfers"), 3, "three pages of 2");
 
     // A refusal: a transfer the sandbox never saw, in the spec's envelope (a false status).
     let unknown = client.transfers().verify_transfer(VerifyTransfer::new("sbx-never")).await.err();

@@ -3,8 +3,9 @@
 //! in its first pending state, settled by its first lookup or the control API, with the
 //! delivery of the spec's own event for its final state), the reads its `settle` looks it
 //! up with, a read of the `balance` (the opening balance less every payment that
-//! succeeded, by its `settle.amount`), and a listing (`pagination`: sample records paged by
-//! the page parameters, the page's place written at the spec's paths). What a role writes comes from the spec alone:
+//! succeeded, by its `settle.amount`), and a listing (`pagination`: the records the money
+//! operations of its type made, else sample records, paged by the page parameters, the
+//! page's place written at the spec's paths). What a role writes comes from the spec alone:
 //! its parameters, its answer shapes, its states, its page paths and its webhook scheme.
 
 use payspec_codegen::model::{
@@ -264,8 +265,8 @@ fn balance_answer(ctx: &Ctx<'_>, balance: &Balance) -> Outcome {
     ctx.success_with(data)
 }
 
-/// A listing: [`LISTING_RECORDS`] sample records of its item, the page the request asks
-/// for, and where the page stands written at the spec's paths (from the data, or from the
+/// A listing: the records the money operations of its item's type made (newest first),
+/// else [`LISTING_RECORDS`] sample records of its item; the page the request asks for, and where the page stands written at the spec's paths (from the data, or from the
 /// whole answer after `$.`).
 fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refusal> {
     let (spec, op) = (ctx.spec, ctx.op);
@@ -284,19 +285,36 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
         PageItems::Data(ty) => ty,
         PageItems::Field(_, field) => &field.ty,
     };
-    let records: Vec<Value> = (0..LISTING_RECORDS)
-        .map(|i| {
-            let mut record = match item_type {
-                Type::Shape(name) => sample_shape(spec, name, &ctx.now),
-                _ => json!("sandbox"),
-            };
-            // Records told apart by their id, where they have one.
-            if let Some(id) = record.get_mut("id") {
-                *id = if id.is_number() { json!(i + 1) } else { json!(format!("sbx-item-{}", i + 1)) };
-            }
-            record
+    // What the money operations answering records of this type made, newest first, each as
+    // it stands now; a listing of anything else (or before any was made) lists samples.
+    let made: Vec<Value> = ctx
+        .state
+        .records
+        .newest_first()
+        .filter(|record| {
+            spec.operation(&record.operation)
+                .and_then(|money| money.response.as_ref())
+                .is_some_and(|answer| &answer.ty == item_type)
         })
+        .map(|record| record.data.clone())
         .collect();
+    let records: Vec<Value> = if !made.is_empty() {
+        made
+    } else {
+        (0..LISTING_RECORDS)
+            .map(|i| {
+                let mut record = match item_type {
+                    Type::Shape(name) => sample_shape(spec, name, &ctx.now),
+                    _ => json!("sandbox"),
+                };
+                // Records told apart by their id, where they have one.
+                if let Some(id) = record.get_mut("id") {
+                    *id = if id.is_number() { json!(i + 1) } else { json!(format!("sbx-item-{}", i + 1)) };
+                }
+                record
+            })
+            .collect()
+    };
     let pages = records.len().div_ceil(size).max(1);
     let (start, page, next_cursor) = match style {
         PageStyle::Cursor { .. } => {

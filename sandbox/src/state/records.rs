@@ -45,6 +45,11 @@ impl Records {
         self.list.iter_mut().find(|record| record.id == id)
     }
 
+    /// Every record, the newest first.
+    pub(crate) fn newest_first(&self) -> impl Iterator<Item = &Record> {
+        self.list.iter().rev()
+    }
+
     /// The records that ended as succeeded.
     pub(crate) fn succeeded(&self) -> impl Iterator<Item = &Record> {
         self.list.iter().filter(|record| record.state == Some(FinalState::Succeeded))
