@@ -95,11 +95,6 @@ pub enum ServiceRule {
 impl ServiceRule {
     /// Every rule with the spec's word for it.
     pub const ALL: [(ServiceRule, &'static str); 1] = [(ServiceRule::TrailingSlash, "trailing_slash")];
-
-    /// The spec's word for it.
-    pub fn as_str(self) -> &'static str {
-        ServiceRule::ALL.iter().find(|(rule, _)| *rule == self).map_or("", |(_, word)| word)
-    }
 }
 
 /// A rule the live service follows, with where it is shown.

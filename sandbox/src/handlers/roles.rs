@@ -87,12 +87,13 @@ fn put_place(data: &mut Value, path: &str, value: Value) {
 }
 
 /// The operation's sample data with the request's values copied where its answer has a
-/// field of the same wire key (a reference, an amount, a recipient).
+/// field of the same wire key (a reference, an amount, a recipient), secrets apart.
 fn echoed(ctx: &Ctx<'_>, op: &Operation, request: &Map<String, Value>, from: &Operation) -> Value {
     let mut data = sample_data(ctx.spec, op, &ctx.now);
     if let Value::Object(fields) = &mut data {
         for (name, value) in request {
-            let Some(param) = from.param(name) else { continue };
+            // A secret (a PIN, an OTP) is never written back into an answer.
+            let Some(param) = from.param(name).filter(|p| !p.secret) else { continue };
             if let Some(slot) = fields.get_mut(&param.wire) {
                 *slot = value.clone();
             }
@@ -119,6 +120,17 @@ fn state_text(settle: &Settle, state: FinalState) -> Option<&str> {
     list.first().map(String::as_str)
 }
 
+/// Writes an id of the sandbox's own at the keys `path` of `data`: `number` where the
+/// answer's sample is a number there, else `text`; where the answer lacks the keys, only
+/// when `make` (a key a lookup reads) says to write them anyway.
+fn stamp_id(data: &mut Value, path: &[String], number: u64, text: &str, make: bool) {
+    match path.iter().try_fold(&mut *data, |node, key| node.get_mut(key)) {
+        Some(slot) => *slot = if slot.is_number() { json!(number) } else { json!(text) },
+        None if make => put_path(data, &path.join("."), json!(text)),
+        None => {}
+    }
+}
+
 /// A money request: recorded, and answered in the operation's first pending state (done,
 /// in its first success state, when the spec names no pending one), with an id of the
 /// sandbox's own where a lookup reads one from the answer.
@@ -127,18 +139,14 @@ fn money(ctx: &mut Ctx<'_>, settle: &Settle) -> Outcome {
     let request = request_values(ctx);
     let id = ctx.state.ids.next("sbx-record");
     let mut data = echoed(ctx, op, &request, op);
-    // Records told apart by their id, where the answer has one.
-    if let Some(slot) = data.get_mut("id") {
-        *slot = if slot.is_number() { json!(ctx.state.ids.last()) } else { json!(id) };
-    }
+    let number = ctx.state.ids.last();
+    // Records told apart by their id, where the answer has one, and by the answer's keys a
+    // lookup reads.
+    stamp_id(&mut data, &["id".to_owned()], number, &id, false);
     for lookup in &settle.lookups {
         for (_, source) in &lookup.params {
             if let KeySource::Answer(path) = source {
-                let number = ctx.state.ids.last();
-                // A number where the answer's sample is one, else text.
-                let sample = path.iter().try_fold(&data, |node, key| node.get(key));
-                let value = if sample.is_some_and(Value::is_number) { json!(number) } else { json!(id) };
-                put_path(&mut data, &path.join("."), value);
+                stamp_id(&mut data, path, number, &id, true);
             }
         }
     }
@@ -308,9 +316,13 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
                     _ => json!("sandbox"),
                 };
                 // Records told apart by their id, where they have one.
-                if let Some(id) = record.get_mut("id") {
-                    *id = if id.is_number() { json!(i + 1) } else { json!(format!("sbx-item-{}", i + 1)) };
-                }
+                stamp_id(
+                    &mut record,
+                    &["id".to_owned()],
+                    i as u64 + 1,
+                    &format!("sbx-item-{}", i + 1),
+                    false,
+                );
                 record
             })
             .collect()
@@ -412,9 +424,7 @@ pub(crate) fn trigger(
             *slot = json!(reference);
         }
     }
-    if let Some(slot) = data.get_mut("id") {
-        *slot = if slot.is_number() { json!(state.ids.last()) } else { json!(id) };
-    }
+    stamp_id(&mut data, &["id".to_owned()], state.ids.last(), &id, false);
     state.records.add(Record { id: id.clone(), operation: money.name.clone(), request, data, state: None });
     let webhooks = settle_record(state, spec, &id, to);
     Ok((id, webhooks))
