@@ -773,6 +773,52 @@ mod tests {
     use super::super::test_support::{assert_refused, small};
 
     #[test]
+    fn an_envelope_says_success_by_a_word_it_knows_and_names_only_keys_it_reads() {
+        let with = |envelope: &str| {
+            small().replacen(
+                "  token_operations:\n",
+                &format!("  envelope: {envelope}\n  token_operations:\n"),
+                1,
+            )
+        };
+        // By the flag, with no code: loads, and the default success code is gone.
+        let spec =
+            crate::load_str("small.yaml", &with("{ success: flag, flag: status, description: [message] }"))
+                .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.envelope.success, crate::model::SuccessBy::Flag);
+        assert!(spec.envelope.code.is_empty() && spec.answers.reading.success_codes.is_empty());
+        assert_refused(&with("{ success: maybe }"), "`maybe` is not a way of saying success");
+        assert_refused(&with("{ success: flag, flag: ~ }"), "`success: flag` but no flag key");
+        assert_refused(
+            &with("{ data: result.items }"),
+            "`result.items` is a path; the envelope's keys are its top-level keys",
+        );
+        assert_refused(
+            &with("{ code: [status], flag: status }"),
+            "a flag that says success is `success: flag`",
+        );
+    }
+
+    #[test]
+    fn a_page_key_no_listing_reads_is_refused() {
+        let text = small().replacen(
+            "  token_operations:\n",
+            "  pagination: { cursor: meta.next }\n  token_operations:\n",
+            1,
+        );
+        assert_refused(
+            &text,
+            "service.pagination.cursor: no listing pages by `cursor`, so `cursor` is never read",
+        );
+        let text = small().replacen(
+            "  token_operations:\n",
+            "  pagination: { page: 'meta..page' }\n  token_operations:\n",
+            1,
+        );
+        assert_refused(&text, "`meta..page` is not a path of the page");
+    }
+
+    #[test]
     fn a_rule_of_the_service_is_one_the_format_knows_with_its_evidence() {
         let with = |entry: &str| {
             small().replacen(
