@@ -48,6 +48,7 @@ fn sample(param: &Param, index: usize) -> Value {
                 DateLayout::Minutes => format!("2024-05-{day:02}T07:08"),
                 DateLayout::SpaceSeconds => format!("2024-05-{day:02} 07:08:09"),
                 DateLayout::Date => format!("2024-05-{day:02}"),
+                DateLayout::Instant => format!("2024-05-{day:02}T07:08:09.000Z"),
             })
         }
         Type::Integer => json!(11 + index),

@@ -99,7 +99,9 @@ async fn call(client: &Client, operation: &str) -> Result<Read, Error> {
                 .build()?;
             read(client.checkout().create_checkout_order(request).await, |_| None)
         }
-        "list_mandates" => read(client.direct_debits().list_mandates(ListMandates::new(10)).await, |_| None),
+        "list_mandates" => {
+            read(client.direct_debits().list_mandates(ListMandates::new().page_size(10)).await, |_| None)
+        }
         "list_webhook_event_logs" => {
             let request = ListWebhookEventLogs::builder()
                 .core_user_id("6703XXXd1-158a-42XX-8f0b-XXXXXXXXX")
@@ -288,7 +290,7 @@ async fn every_real_request_is_accepted_by_the_sandbox_and_described_by_the_spec
     let ignored = sandbox.ignored_keys();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ignored.is_empty(), "keys of real requests the spec does not describe: {ignored:?}");
-    assert!(beyond_the_document >= 4, "{beyond_the_document} requests beyond the document");
+    assert!(beyond_the_document >= 6, "{beyond_the_document} requests beyond the document");
 }
 
 /// Every key path of a JSON value (`transaction.fee`) with the kind of its value.

@@ -4,7 +4,7 @@
 use payspec_client::ErrorDetail;
 use payspec_client::requests::{
     CreateMandate, FetchParentAccountBalance, FetchSubAccountBalance, FetchTransaction, FetchTransactionKey,
-    ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
+    ListBankTransactions, ListMandates, ListTransactions, LookupBankAccount, WalletTransfer,
 };
 use payspec_client::types::Frequency;
 use payspec_client::webhook::Verifier;
@@ -221,7 +221,7 @@ async fn pages_of_transactions_and_mandates_hold_every_record_once() -> TestResu
             .build()?;
         client.direct_debits().create_mandate(mandate).await?;
     }
-    let mut mandates = client.direct_debits().list_mandates_items(ListMandates::new(2));
+    let mut mandates = client.direct_debits().list_mandates_items(ListMandates::new().page_size(2));
     let mut count = 0;
     while let Some(mandate) = mandates.next().await {
         mandate?;
@@ -863,6 +863,89 @@ async fn the_spellings_layouts_and_omissions_the_guides_show_are_taken_unless_st
     assert_eq!(sent.len(), 1);
     let body = sent[0].json().ok_or("a JSON body")?;
     assert!(body.get("amount").is_none() && body["frequency"] == "VARIABLE", "{body}");
+    Ok(())
+}
+
+/// What production code sends the live service where the document says otherwise: dates as
+/// a JavaScript `Date` writes them (a rule of the service, `iso8601_instants`), and the
+/// mandates listed with no query at all. The default sandbox takes both, the strict one
+/// refuses both; the client still writes the document's layout, and lists mandates with no
+/// page size when the caller gives none.
+#[tokio::test]
+async fn the_instants_and_the_bare_listing_production_code_sends_are_taken_unless_strict() -> TestResult {
+    let spec = payspec_tests::load_builtin()?;
+    let rule = spec.also_takes.iter().find(|t| t.rule == payspec_codegen::model::ServiceRule::IsoInstants);
+    assert!(rule.is_some_and(|t| t.source.is_service() && t.seen_in.contains("toISOString")), "{rule:?}");
+    let mandates = spec.operation("list_mandates").ok_or("list_mandates")?;
+    assert!(mandates.param("page_size").is_some_and(|p| p.document_requires && !p.required));
+    assert!(
+        mandates
+            .disagreements
+            .iter()
+            .any(|d| d.params.contains(&"page_size".to_owned()) && d.source.is_service())
+    );
+
+    let instants = "/v1/transactions/bank?dateFrom=2026-06-03T13:25:34.123Z&dateTo=2026-07-03T13:25:34.123Z";
+    // As the virtual-account listing's document example writes it, in the body.
+    let dated = || json!({"dateCreatedFrom": "2023-08-30T14:56:59.000Z"});
+    let service = Sandbox::builder().static_token("tok").start().await?;
+    let (status, body) = raw(&service, "GET", instants, Some("tok"), None).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    let (status, body) =
+        raw(&service, "POST", "/v1/accounts/virtual/list", Some("tok"), Some(dated())).await?;
+    assert_eq!((status, body["code"].as_str()), (200, Some("00")), "{body}");
+    let (status, body) = raw(&service, "GET", "/v1/direct-debits/mandates", Some("tok"), None).await?;
+    assert_eq!((status, body["data"]["pageSize"].as_i64()), (200, Some(20)), "{body}");
+    // The rule reaches the layout it names only: a mandate's start keeps its own.
+    let (status, body) =
+        raw(&service, "GET", "/v1/transactions/bank?dateFrom=2026-06-03T13:25:34Z", Some("tok"), None)
+            .await?;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        (service.received("list_bank_transactions"), service.received("list_virtual_accounts")),
+        (2, 1)
+    );
+    assert_eq!(service.received("list_mandates"), 1);
+
+    let strict = Sandbox::builder().static_token("tok").strict().start().await?;
+    let (status, body) = raw(&strict, "GET", instants, Some("tok"), None).await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("`dateFrom`"), "{body}");
+    let (status, body) =
+        raw(&strict, "POST", "/v1/accounts/virtual/list", Some("tok"), Some(dated())).await?;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = raw(&strict, "GET", "/v1/direct-debits/mandates", Some("tok"), None).await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("`pageSize` is required"), "{body}");
+    let (status, body) =
+        raw(&strict, "GET", "/v1/direct-debits/mandates?pageSize=5", Some("tok"), None).await?;
+    assert_eq!((status, body["data"]["pageSize"].as_i64()), (200, Some(5)), "{body}");
+
+    // The client writes the document's layout, and sends no page size it was not given
+    // (read at a server that records each request).
+    let wire = MockServer::start(|request, _| match request.path() {
+        "/v1/auth/token/issue" => Reply::ok(
+            json!({"access_token": "tok", "refresh_token": "r", "expiresAt": "2999-01-01T00:00:00Z"}),
+        ),
+        "/v1/direct-debits/mandates" => {
+            Reply::ok(json!({"items": [], "page": 0, "totalPages": 1, "hasMore": false}))
+        }
+        _ => Reply::ok(json!({"results": []})),
+    })
+    .await?;
+    let client = payspec_client::Client::builder()
+        .environment(payspec_client::Environment::Custom(wire.url()))
+        .credentials(service.credentials())
+        .build()?;
+    let from = "2026-06-03T13:25:34.123Z".parse::<payspec_client::runtime::DateTime>()?;
+    client.transactions().list_bank_transactions(ListBankTransactions::new().from_date(from)).await?;
+    client.direct_debits().list_mandates(ListMandates::new()).await?;
+    let listed = wire.requests_to("GET", "/v1/transactions/bank");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].query(), Some("dateFrom=2026-06-03T13%3A25%3A34"));
+    let mandates = wire.requests_to("GET", "/v1/direct-debits/mandates");
+    assert_eq!(mandates.len(), 1);
+    assert_eq!(mandates[0].query(), None);
     Ok(())
 }
 

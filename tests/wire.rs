@@ -559,7 +559,8 @@ async fn generated_page_size_pages_stop_when_has_more_is_false() -> CaseResult {
     })
     .await?;
     let client = fast_client(&server)?;
-    let (pages, error) = collect(client.direct_debits().list_mandates_pages(ListMandates::new(1))).await;
+    let (pages, error) =
+        collect(client.direct_debits().list_mandates_pages(ListMandates::new().page_size(1))).await;
     assert!(error.is_none(), "{error:?}");
     let items: Vec<Option<String>> =
         pages.iter().flat_map(|p| p.items.iter().flatten()).map(|m| m.mandate_id.clone()).collect();
@@ -762,7 +763,7 @@ async fn a_listing_whose_has_more_never_ends_stops_at_the_page_limit_it_was_give
     .await?;
     let client = fast_client(&server)?;
     let options = payspec_client::CallOptions::new().max_pages(40);
-    let result = client.session().items_with(ListMandates::new(10), options).all().await;
+    let result = client.session().items_with(ListMandates::new().page_size(10), options).all().await;
     assert!(
         matches!(
             result.as_ref().map_err(|e| e.detail()),

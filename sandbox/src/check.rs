@@ -3,7 +3,7 @@
 //! values, constant, limit, date layout and an amount's decimals. A request that fails is
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
-use payspec_codegen::model::{Method, Operation, Param, ParamLocation, PathTemplate, Spec, Type};
+use payspec_codegen::model::{Method, Operation, Param, ParamLocation, PathTemplate, Spec, TakenRule, Type};
 use payspec_runtime::{Broken, Json, JsonObject, TextRule};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
@@ -239,13 +239,14 @@ pub(crate) fn check_request(
     path_vars: HashMap<String, String>,
     query: Option<&str>,
     body: &[u8],
-    strictness: Strictness,
+    reading: Reading<'_>,
 ) -> Result<Checked, Refusal> {
+    let strictness = reading.strictness;
     let mut checked = Checked::default();
-    let mut problems = Problems { list: Vec::new(), strictness, shaped: None };
+    let mut problems = Problems { list: Vec::new(), reading, shaped: None };
     for (name, value) in path_vars {
         if let Some(param) = op.params.iter().find(|p| p.location == ParamLocation::Path && p.wire == name) {
-            problems.note(check_text(param, &value, strictness));
+            problems.note(check_text(param, &value, reading));
         }
         checked.values.insert(name, Value::String(value));
     }
@@ -268,7 +269,7 @@ pub(crate) fn check_request(
             problems.push(format!("query parameter `{key}` is given twice"));
             continue;
         }
-        problems.note(check_text(param, &value, strictness));
+        problems.note(check_text(param, &value, reading));
         seen.push(key.clone());
         checked.values.insert(key, Value::String(value));
     }
@@ -322,15 +323,23 @@ pub(crate) fn check_request(
     if problems.list.is_empty() { Ok(checked) } else { Err(problems.refusal()) }
 }
 
+/// How the sandbox reads a request: as the document writes it, or as the live service
+/// takes it (with the rules of the service the spec records, `service.also_takes`).
+#[derive(Clone, Copy)]
+pub(crate) struct Reading<'s> {
+    pub(crate) strictness: Strictness,
+    pub(crate) rules: &'s [TakenRule],
+}
+
 /// The problems of one request, in the order they were found.
-struct Problems {
+struct Problems<'s> {
     list: Vec<String>,
-    strictness: Strictness,
+    reading: Reading<'s>,
     /// The first problem refused in the service's own form (not a plain 400).
     shaped: Option<Refusal>,
 }
 
-impl Problems {
+impl Problems<'_> {
     fn push(&mut self, problem: String) {
         self.list.push(problem);
     }
@@ -339,7 +348,10 @@ impl Problems {
         if let Err(refusal) = checked {
             self.list.push(refusal.description.clone());
             // The strict sandbox answers as the document does: a plain 400.
-            if refusal.status != 400 && self.shaped.is_none() && self.strictness == Strictness::Service {
+            if refusal.status != 400
+                && self.shaped.is_none()
+                && self.reading.strictness == Strictness::Service
+            {
                 self.shaped = Some(refusal);
             }
         }
@@ -382,7 +394,7 @@ fn walk_body(
     for (key, value) in object.iter() {
         let wire = if prefix.is_empty() { key.to_owned() } else { format!("{prefix}.{key}") };
         if let Some(param) = params.iter().find(|p| p.wire == wire) {
-            problems.note(check_json(param, value, problems.strictness));
+            problems.note(check_json(param, value, problems.reading));
             checked.values.insert(wire, plain(value));
             continue;
         }
@@ -395,7 +407,7 @@ fn walk_body(
             walk_body(op, params, inner, &wire, checked, problems);
             continue;
         }
-        match problems.strictness {
+        match problems.reading.strictness {
             Strictness::Document => {
                 problems.push(format!("unknown body key `{wire}`{}", known(op, ParamLocation::Body)));
             }
@@ -421,7 +433,7 @@ fn plain(value: &Json) -> Value {
 }
 
 /// A query or path value (always text on the wire).
-fn check_text(param: &Param, text: &str, strictness: Strictness) -> Result<(), Refusal> {
+fn check_text(param: &Param, text: &str, reading: Reading<'_>) -> Result<(), Refusal> {
     let key = &param.wire;
     match &param.ty {
         Type::String | Type::Identifier(_) => check_rule(param, text)?,
@@ -441,8 +453,8 @@ fn check_text(param: &Param, text: &str, strictness: Strictness) -> Result<(), R
             )));
         }
         Type::Decimal => check_decimal(param, text)?,
-        Type::DateTime => check_layout(param, text, strictness)?,
-        _ => check_values(param, text, strictness)?,
+        Type::DateTime => check_layout(param, text, reading)?,
+        _ => check_values(param, text, reading.strictness)?,
     }
     Ok(())
 }
@@ -476,15 +488,15 @@ fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
 
 /// A body value: its JSON type, then what its text must be. The service-like sandbox also
 /// takes, as text, a number or flag the spec records the service takes so.
-fn check_json(param: &Param, value: &Json, strictness: Strictness) -> Result<(), Refusal> {
+fn check_json(param: &Param, value: &Json, reading: Reading<'_>) -> Result<(), Refusal> {
     let key = &param.wire;
     let wrong =
         |expected: &str| Refusal::invalid(format!("`{key}` must be {expected}, not {}", value.kind()));
     match (&param.ty, value) {
         (Type::Json, _) => Ok(()),
-        (_, Json::String(text)) if param.as_string => check_text(param, text, strictness),
-        (_, Json::String(text)) if param.accepts_text && strictness == Strictness::Service => {
-            check_text(param, text.trim(), strictness)
+        (_, Json::String(text)) if param.as_string => check_text(param, text, reading),
+        (_, Json::String(text)) if param.accepts_text && reading.strictness == Strictness::Service => {
+            check_text(param, text.trim(), reading)
         }
         (_, _) if param.as_string => Err(wrong("a string")),
         (Type::Decimal, Json::Number(n)) => check_decimal(param, n.as_str()),
@@ -500,10 +512,10 @@ fn check_json(param: &Param, value: &Json, strictness: Strictness) -> Result<(),
             Ok(())
         }
         (Type::StringList, _) => Err(wrong("a list of strings")),
-        (Type::DateTime, Json::String(text)) => check_layout(param, text, strictness),
+        (Type::DateTime, Json::String(text)) => check_layout(param, text, reading),
         (Type::String | Type::Identifier(_) | Type::Shape(_), Json::String(text)) => {
             check_rule(param, text)?;
-            check_values(param, text, strictness)
+            check_values(param, text, reading.strictness)
         }
         _ => Err(wrong("a string")),
     }
@@ -560,12 +572,15 @@ fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
         .map_err(|broken| Refusal::invalid(format!("`{}` {broken}: {}", param.wire, shown(param, text))))
 }
 
-fn check_layout(param: &Param, text: &str, strictness: Strictness) -> Result<(), Refusal> {
+fn check_layout(param: &Param, text: &str, reading: Reading<'_>) -> Result<(), Refusal> {
     let written = payspec_runtime::fits_layout(text, param.layout);
-    // Other layouts the live service reads (`also_layouts`), unless strict.
+    // Other layouts the live service reads (`also_layouts`, the service's rules), unless
+    // strict.
     let also = || {
-        strictness == Strictness::Service
-            && param.also_layouts.iter().any(|&layout| payspec_runtime::fits_layout(text, layout).is_ok())
+        reading.strictness == Strictness::Service
+            && param
+                .layouts_taken(reading.rules)
+                .any(|layout| payspec_runtime::fits_layout(text, layout).is_ok())
     };
     match written {
         Ok(()) => Ok(()),

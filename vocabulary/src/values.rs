@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-/// How a request writes a date and time: the service reads its dates without an offset, as
-/// UTC, in one of these layouts (the spec's `layout` on a `date_time` parameter, named by
-/// its pattern).
+/// How a request writes a date and time: in UTC, in one of these layouts (the spec's
+/// `layout` on a `date_time` parameter, named by its pattern). All but [`DateLayout::Instant`]
+/// are read without an offset.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DateLayout {
     /// `2023-01-01T00:00:00`, the default.
@@ -17,15 +17,19 @@ pub enum DateLayout {
     SpaceSeconds,
     /// `2025-06-24`: the date alone (the time of day is not sent)
     Date,
+    /// `2023-09-08T00:00:00.000Z`: an ISO-8601 instant with milliseconds and `Z`, as a
+    /// JavaScript `Date` writes it (the client holds seconds, so it writes `.000`)
+    Instant,
 }
 
 impl DateLayout {
     /// Every layout, by the pattern the spec names it with.
-    pub const ALL: [(&'static str, DateLayout); 4] = [
+    pub const ALL: [(&'static str, DateLayout); 5] = [
         ("YYYY-MM-DDThh:mm:ss", DateLayout::Seconds),
         ("YYYY-MM-DDThh:mm", DateLayout::Minutes),
         ("YYYY-MM-DD hh:mm:ss", DateLayout::SpaceSeconds),
         ("YYYY-MM-DD", DateLayout::Date),
+        ("YYYY-MM-DDThh:mm:ss.sssZ", DateLayout::Instant),
     ];
 
     /// The layout as the pattern the spec names it with, and messages show:

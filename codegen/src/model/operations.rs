@@ -6,7 +6,7 @@ use payspec_vocabulary::{Auth, DateLayout, Effect, Method, Owned, PageStyle, Tex
 
 use super::location::Location;
 use super::routes::PathTemplate;
-use super::service::{Answers, FactSource};
+use super::service::{Answers, FactSource, TakenRule};
 use super::settle::Settle;
 use super::types::Type;
 
@@ -325,6 +325,16 @@ pub struct Param {
     pub document_requires: bool,
     /// Doc lines.
     pub doc: Vec<String>,
+}
+
+impl Param {
+    /// The layouts beyond its own the live service reads this `date_time` in: its
+    /// `also_layouts`, then those a rule of the service (`service.also_takes`) adds for its
+    /// layout. The client never writes them; a service-like sandbox takes them.
+    pub fn layouts_taken<'a>(&'a self, rules: &'a [TakenRule]) -> impl Iterator<Item = DateLayout> + 'a {
+        let by_rule = rules.iter().filter_map(|taken| taken.rule.also_layout(self.layout));
+        self.also_layouts.iter().copied().chain(by_rule)
+    }
 }
 
 /// Where a parameter travels.

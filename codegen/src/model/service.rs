@@ -2,7 +2,7 @@
 //! other spellings of paths, the token operations, and how answers are read and what each
 //! reading rests on.
 
-use payspec_vocabulary::{Answers as VocabularyAnswers, EnvelopeKind, Owned};
+use payspec_vocabulary::{Answers as VocabularyAnswers, DateLayout, EnvelopeKind, Owned};
 
 /// A credential the service takes as it is, in a header of its own
 /// (`service.credentials`): a static secret key, a public key.
@@ -84,17 +84,36 @@ impl AlsoPath {
     }
 }
 
-/// A rule of the live service beyond its document, for every route (`service.also_takes`):
-/// taken by the service-like sandbox, refused by the strict one, never sent by the client.
+/// A rule of the live service beyond its document, over every route or every value of a
+/// kind (`service.also_takes`): taken by the service-like sandbox, refused by the strict
+/// one, never sent by the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ServiceRule {
     /// A path written with one trailing slash is answered as the path without it.
     TrailingSlash,
+    /// A date and time the document writes `YYYY-MM-DDThh:mm:ss` is also read as an ISO-8601
+    /// instant with milliseconds and `Z` (`YYYY-MM-DDThh:mm:ss.sssZ`, a JavaScript `Date`).
+    IsoInstants,
 }
 
 impl ServiceRule {
     /// Every rule with the spec's word for it.
-    pub const ALL: [(ServiceRule, &'static str); 1] = [(ServiceRule::TrailingSlash, "trailing_slash")];
+    pub const ALL: [(ServiceRule, &'static str); 2] =
+        [(ServiceRule::TrailingSlash, "trailing_slash"), (ServiceRule::IsoInstants, "iso8601_instants")];
+
+    /// The spec's word for the rule.
+    pub fn word(self) -> &'static str {
+        ServiceRule::ALL.iter().find(|(rule, _)| *rule == self).map_or("", |(_, word)| word)
+    }
+
+    /// The other layout this rule has the service read a date and time written in `layout`
+    /// by its document, if it reaches that layout.
+    pub fn also_layout(self, layout: DateLayout) -> Option<DateLayout> {
+        match (self, layout) {
+            (ServiceRule::IsoInstants, DateLayout::Seconds) => Some(DateLayout::Instant),
+            _ => None,
+        }
+    }
 }
 
 /// A rule the live service follows, with where it is shown.

@@ -238,6 +238,7 @@ fn layout_pattern(layout: DateLayout) -> &'static str {
         DateLayout::Minutes => "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$",
         DateLayout::SpaceSeconds => "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
         DateLayout::Date => "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        DateLayout::Instant => "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
     }
 }
 

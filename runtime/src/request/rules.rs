@@ -92,6 +92,7 @@ pub fn fits_layout(text: &str, layout: DateLayout) -> Result<(), Broken> {
         DateLayout::Minutes => "dddd-dd-ddTdd:dd",
         DateLayout::SpaceSeconds => "dddd-dd-dd dd:dd:dd",
         DateLayout::Date => "dddd-dd-dd",
+        DateLayout::Instant => "dddd-dd-ddTdd:dd:dd.dddZ",
     };
     let fits = text.len() == shape.len()
         && text.bytes().zip(shape.bytes()).all(|(c, s)| if s == b'd' { c.is_ascii_digit() } else { c == s });
@@ -187,11 +188,20 @@ mod tests {
         assert_eq!(amount_from_wire("ten"), Err(Broken::Amount(AmountError::NotANumber)));
         assert_eq!(at_most(50, 50), Ok(()));
         assert_eq!(at_most(51, 50), Err(Broken::AboveMax { value: 51, max: 50 }));
-        for layout in [DateLayout::Seconds, DateLayout::Minutes, DateLayout::SpaceSeconds, DateLayout::Date] {
+        for (_, layout) in DateLayout::ALL {
             let written = crate::values::DateTime::now().to_wire(layout);
             assert_eq!(fits_layout(&written, layout), Ok(()), "{written}");
         }
         assert_eq!(fits_layout("2024-09-30", DateLayout::Seconds), Err(Broken::Layout(DateLayout::Seconds)));
+        // An instant as a JavaScript `Date` writes it: milliseconds and `Z`, nothing else.
+        assert_eq!(fits_layout("2023-09-08T00:00:00.007Z", DateLayout::Instant), Ok(()));
+        for other in ["2023-09-08T00:00:00Z", "2023-09-08T00:00:00.007", "2023-09-08T00:00:00.007+01:00"] {
+            assert_eq!(
+                fits_layout(other, DateLayout::Instant),
+                Err(Broken::Layout(DateLayout::Instant)),
+                "{other}"
+            );
+        }
     }
 
     #[test]

@@ -346,6 +346,7 @@ impl DateTime {
             DateLayout::Minutes => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}"),
             DateLayout::SpaceSeconds => format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}:{ss:02}"),
             DateLayout::Date => format!("{y:04}-{m:02}-{d:02}"),
+            DateLayout::Instant => format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}.000Z"),
         }
     }
 }

@@ -53,7 +53,9 @@ fn create_mandate(ctx: &mut Ctx<'_>) -> Result<Outcome, Refusal> {
 }
 
 fn list_mandates(ctx: &mut Ctx<'_>) -> Result<Outcome, Refusal> {
-    let size = ctx.checked.integer("pageSize").unwrap_or(10).clamp(1, 100) as usize;
+    // Without pageSize (which the service takes; the spec's list_mandates cites where) the
+    // service's page size is not shown: the reference's example for it, 20.
+    let size = ctx.checked.integer("pageSize").unwrap_or(20).clamp(1, 100) as usize;
     // Pages count from 0 (the reference's `page`; omitted for the first).
     let page = ctx.checked.integer("page").unwrap_or(0).max(0) as usize;
     let matching = ctx.state.mandates.with_status(ctx.text("status"));

@@ -9,7 +9,7 @@ mod shared;
 use shared::{Answer, Dropped, json_response, refusal};
 pub(crate) use shared::{READ_TIMEOUT, Shared};
 
-use crate::check::{MAX_BODY_BYTES, Refusal, check_request};
+use crate::check::{MAX_BODY_BYTES, Reading, Refusal, check_request};
 use crate::state::{Fault, Play, RateCount, State};
 use http_body_util::{BodyExt, Limited};
 use hyper::Request;
@@ -146,7 +146,10 @@ async fn answer_operation(
             }
         }
         let result = authorized
-            .and_then(|()| check_request(op, vars, query.as_deref(), &body, state.config.strictness))
+            .and_then(|()| {
+                let reading = Reading { strictness: state.config.strictness, rules: &shared.spec.also_takes };
+                check_request(op, vars, query.as_deref(), &body, reading)
+            })
             .and_then(|checked| {
                 state.traffic.note_ignored(&op.name, &checked.unknown);
                 let key = op.idempotency_header.as_ref().and_then(|h| header(&h.wire));

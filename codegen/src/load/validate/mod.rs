@@ -75,7 +75,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let rate_limit = raw.service.rate_limit.as_ref().map(|raw| rate_limit(raw, sink));
     let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
     let also_paths = also_paths(&raw.service.also_paths, &operations, sink);
-    let also_takes = also_takes(&raw.service.also_takes, sink);
+    let also_takes = also_takes(&raw.service.also_takes, &operations, raw.unreadable.is_empty(), sink);
     let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, &shapes, sink));
     let codes = raw.service.codes.as_ref().map(|raw| codes(raw, sink)).unwrap_or_default();
 

@@ -530,8 +530,15 @@ pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> E
 }
 
 /// `service.also_takes`: each rule a word the format knows, listed once, with its source
-/// (a guide or published traffic), where it is shown and a note.
-pub(super) fn also_takes(raw: &[RawTakenRule], sink: &mut Sink) -> Vec<TakenRule> {
+/// (a guide or published traffic), where it is shown and a note, and reaching a value of
+/// the spec (a rule over date layouts, a `date_time` it applies to). `complete` says every
+/// operation could be read, so that one that could not is not taken for a missing reach.
+pub(super) fn also_takes(
+    raw: &[RawTakenRule],
+    operations: &[Operation],
+    complete: bool,
+    sink: &mut Sink,
+) -> Vec<TakenRule> {
     let mut out: Vec<TakenRule> = Vec::new();
     for (i, entry) in raw.iter().enumerate() {
         let at = format!("service.also_takes[{i}]");
@@ -562,9 +569,29 @@ pub(super) fn also_takes(raw: &[RawTakenRule], sink: &mut Sink) -> Vec<TakenRule
             );
             continue;
         }
+        if complete && !reaches(*rule, operations) {
+            sink.error(
+                &format!("{at}.rule"),
+                format!("`{}` reaches no parameter of the spec", entry.rule),
+                "remove it, or give the date-times it speaks of their documented layout (`YYYY-MM-DDThh:mm:ss`)",
+            );
+            continue;
+        }
         out.push(TakenRule { rule: *rule, source, seen_in, note });
     }
     out
+}
+
+/// Whether a rule of the service applies to anything the spec holds: one over routes to
+/// every route, one over date layouts to a `date_time` written in a layout it names.
+fn reaches(rule: ServiceRule, operations: &[Operation]) -> bool {
+    match rule {
+        ServiceRule::TrailingSlash => true,
+        ServiceRule::IsoInstants => operations
+            .iter()
+            .flat_map(|op| &op.params)
+            .any(|p| p.ty == Type::DateTime && rule.also_layout(p.layout).is_some()),
+    }
 }
 
 /// `service.pagination` over the format's default.
@@ -841,6 +868,34 @@ mod tests {
             &with("{ rule: trailing_slash, source: reference, seen_in: x, note: y }"),
             "a rule the service follows beyond its document is a fact about the live service",
         );
+    }
+
+    #[test]
+    fn a_rule_over_date_layouts_reaches_a_date_time_written_in_the_layout_it_names() {
+        let rule = "{ rule: iso8601_instants, source: observed, seen_in: 'a repository and file', note: a JavaScript Date is read }";
+        let with = |narration: &str| {
+            small()
+                .replacen(
+                    "  token_operations:\n",
+                    &format!("  also_takes:\n    - {rule}\n  token_operations:\n"),
+                    1,
+                )
+                .replacen("      narration:\n        in: body\n        type: string\n", narration, 1)
+        };
+        let as_text = "      narration:\n        in: body\n        type: string\n";
+        assert_refused(
+            &with(as_text),
+            "service.also_takes[0].rule: `iso8601_instants` reaches no parameter of the spec",
+        );
+        let by_date =
+            "      narration:\n        in: body\n        type: date_time\n        layout: \"YYYY-MM-DD\"\n";
+        assert_refused(&with(by_date), "`iso8601_instants` reaches no parameter of the spec");
+        let by_seconds = "      narration:\n        in: body\n        type: date_time\n";
+        let spec = crate::load_str("small.yaml", &with(by_seconds)).unwrap_or_else(|e| panic!("{e}"));
+        let narration = spec.operations.iter().flat_map(|op| &op.params).find(|p| p.name == "narration");
+        let taken: Vec<crate::model::DateLayout> =
+            narration.map(|p| p.layouts_taken(&spec.also_takes).collect()).unwrap_or_default();
+        assert_eq!(taken, [crate::model::DateLayout::Instant]);
     }
 
     #[test]
