@@ -101,11 +101,6 @@ impl ServiceRule {
     pub const ALL: [(ServiceRule, &'static str); 2] =
         [(ServiceRule::TrailingSlash, "trailing_slash"), (ServiceRule::IsoInstants, "iso8601_instants")];
 
-    /// The spec's word for the rule.
-    pub fn word(self) -> &'static str {
-        ServiceRule::ALL.iter().find(|(rule, _)| *rule == self).map_or("", |(_, word)| word)
-    }
-
     /// The other layout this rule has the service read a date and time written in `layout`
     /// by its document, if it reaches that layout.
     pub fn also_layout(self, layout: DateLayout) -> Option<DateLayout> {
