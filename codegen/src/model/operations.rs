@@ -302,8 +302,7 @@ pub struct Param {
     /// Whether a number or flag travels as a JSON string (`"110.00"`), as the reference
     /// wants for a few amounts.
     pub as_string: bool,
-    /// How a `date_time` value is written (the service reads it as UTC, without an
-    /// offset).
+    /// How a `date_time` value is written, in UTC (no offset but an instant's `Z`).
     pub layout: DateLayout,
     /// A format the vendor states for a text value, checked before sending.
     pub format: Option<TextFormat>,
