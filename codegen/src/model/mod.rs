@@ -81,8 +81,9 @@ pub struct Spec {
     /// Other spellings of path prefixes the live service answers (`service.also_paths`):
     /// never sent by the client, routed by the service-like sandbox, refused by the strict one.
     pub also_paths: Vec<AlsoPath>,
-    /// Rules of the live service beyond its document, for every route
-    /// (`service.also_takes`), treated as `also_paths` are.
+    /// Rules of the live service beyond its document, over every route or every value of a
+    /// kind (`service.also_takes`): never sent by the client, taken by the service-like
+    /// sandbox, refused by the strict one.
     pub also_takes: Vec<TakenRule>,
     /// The keys of the answer envelope (`service.envelope`).
     pub envelope: Arc<EnvelopeKeys<Owned>>,
