@@ -332,6 +332,72 @@ async fn a_refused_issue_is_an_auth_error_without_secrets() {
 }
 
 #[tokio::test]
+async fn a_transfer_whose_token_cannot_be_had_was_not_sent_and_says_so() {
+    // The token request's connection is reset after it was sent: the token's outcome is
+    // unknown, the transfer's is not (it never left).
+    let server = start(|req, _| if req.is("POST", ISSUE_PATH) { Reply::reset() } else { balance_ok() }).await;
+    let client = client(&server);
+    let error = match client.send(&BankTransfer::new("10.00", Some("ref-no-token"))).await {
+        Err(e) => e,
+        Ok(o) => panic!("expected an auth error, got {o:?}"),
+    };
+    assert!(error.during_auth(), "{error:?}");
+    assert!(!error.may_have_been_applied() && !error.may_have_reached_server(), "{error:?}");
+    let text = error.to_string();
+    assert!(text.starts_with("could not obtain an access token: "), "{text}");
+    assert!(!text.contains("may have been applied"), "{text}");
+    assert!(text.ends_with("the call itself was not sent, so there is nothing to look up: send it again as it is once a token can be obtained"), "{text}");
+    // Counted at the server: the token asked for, no transfer received.
+    assert!(server.count("POST", ISSUE_PATH) >= 1);
+    assert_eq!(server.count("POST", "/v2/transfers/bank"), 0);
+}
+
+#[tokio::test]
+async fn a_transfer_sent_once_then_stopped_by_its_token_may_have_been_applied() -> Result<(), Box<dyn std::error::Error>> {
+    // The generated client's bank transfer, which the service takes again under its
+    // idempotency key: the first send answers 500 (it may have been applied) and is sent
+    // again; the resend is refused 401, and the renewal is refused too. The call ends in
+    // the token's failure, yet its first send may have moved money, and it says so.
+    let issued = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&issued);
+    let server = start(move |req, nth| {
+        if req.is("POST", ISSUE_PATH) {
+            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                grant("tok-1", "ref-1", 3600)
+            } else {
+                Reply::json(401, json!({"code": "401", "description": "invalid client credentials", "data": null}))
+            }
+        } else if req.is("POST", REFRESH_PATH) {
+            Reply::json(401, json!({"code": "401", "description": "refresh token expired", "data": null}))
+        } else if nth == 0 {
+            Reply::json(500, json!({"code": "500", "description": "internal error", "data": null}))
+        } else {
+            Reply::json(401, json!({"code": "401", "description": "token expired", "data": null}))
+        }
+    })
+    .await;
+    let client = payspec_client::Client::builder()
+        .environment(payspec_client::Environment::Custom(server.url()))
+        .credentials(payspec_client::Credentials::new("client-id", CLIENT_SECRET, "parent-account"))
+        .retry_policy(payspec_client::RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(40)))
+        .build()?;
+    let error = match client.transfers().bank_transfer(payspec_tests::sandboxed::transfer("ref-sent-once", "5.00")?).await {
+        Err(e) => e,
+        Ok(o) => panic!("expected an error, got {o:?}"),
+    };
+    assert!(error.during_auth(), "{error:?}");
+    assert!(error.may_have_been_applied() && error.may_have_reached_server(), "{error:?}");
+    let text = error.to_string();
+    assert!(text.contains("it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`)"), "{text}");
+    assert!(!text.contains("nothing to look up"), "{text}");
+    // Counted at the server: sent twice under one key, the second refused.
+    let sent = server.requests_to("POST", "/v2/transfers/bank");
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0].header("x-idempotent-key"), sent[1].header("x-idempotent-key"));
+    Ok(())
+}
+
+#[tokio::test]
 async fn debug_output_hides_secrets() {
     let server = start(|_, _| balance_ok()).await;
     let client = client(&server);

@@ -36,6 +36,9 @@ pub struct Error {
     /// been applied.
     /// (A reference to the route's own field: one word, so that the error stays small.)
     settle: Option<&'static &'static str>,
+    /// An earlier attempt of the same call may have been applied, whatever the last one
+    /// did: the call's next step follows it.
+    applied_before: bool,
 }
 
 /// What went wrong, by kind ([`Error::detail`]): match on it to decide what to do. The
@@ -290,14 +293,22 @@ impl ErrorKind {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.describe(f, true)
+    }
+}
+
+impl Error {
+    /// What happened, and with `steps` what to do next: a token request's failure is told
+    /// without its own next step, which is not the call's.
+    fn describe(&self, f: &mut std::fmt::Formatter<'_>, steps: bool) -> std::fmt::Result {
         match &self.detail {
             ErrorDetail::Transport { host, may_have_reached_server, reason, .. } => {
                 write!(
                     f,
                     "could not exchange the request with {host} ({}): {reason}",
-                    reach_text(*may_have_reached_server)
+                    self.reach_text(*may_have_reached_server)
                 )?;
-                self.next_step(f)
+                self.next_step(f, steps)
             }
             ErrorDetail::Timeout { after, phase, may_have_reached_server, .. } => {
                 // The call's whole time, when it ran clearly longer than the time that ran out
@@ -310,17 +321,17 @@ impl std::fmt::Display for Error {
                         total.as_millis(),
                         after.as_millis(),
                         phase.text(),
-                        reach_text(*may_have_reached_server)
+                        self.reach_text(*may_have_reached_server)
                     )?,
                     None => write!(
                         f,
                         "the call timed out after {} ms {} ({})",
                         after.as_millis(),
                         phase.text(),
-                        reach_text(*may_have_reached_server)
+                        self.reach_text(*may_have_reached_server)
                     )?,
                 }
-                self.next_step(f)
+                self.next_step(f, steps)
             }
             ErrorDetail::Redirect { status, location } => write!(
                 f,
@@ -335,7 +346,7 @@ impl std::fmt::Display for Error {
                     f,
                     "the service answered code {code} ({description}), which does not say whether the money moved"
                 )?;
-                self.next_step(f)
+                self.next_step(f, steps)
             }
             ErrorDetail::Status { status, code, description, .. } => {
                 write!(
@@ -343,7 +354,7 @@ impl std::fmt::Display for Error {
                     "the service answered HTTP {status}{}",
                     code_text(code.as_deref(), description.as_deref())
                 )?;
-                self.next_step(f)
+                self.next_step(f, steps)
             }
             ErrorDetail::ReferenceUsed { status, code, description, reason, .. } => {
                 write!(
@@ -369,7 +380,7 @@ impl std::fmt::Display for Error {
                     "the service's answer (HTTP {status}) to {operation} could not be read: {}{reason}",
                     path_text(path.as_deref())
                 )?;
-                self.next_step(f)
+                self.next_step(f, steps)
             }
             ErrorDetail::RateLimited { retry_after, .. } => {
                 write!(f, "the service is rate limiting requests{}", retry_text(*retry_after))
@@ -385,11 +396,32 @@ impl std::fmt::Display for Error {
                     _ => Ok(()),
                 }
             }
-            ErrorDetail::Auth { cause } => write!(f, "could not obtain an access token: {cause}"),
+            ErrorDetail::Auth { cause } => {
+                f.write_str("could not obtain an access token: ")?;
+                cause.describe(f, false)?;
+                if !steps {
+                    return Ok(());
+                }
+                if self.may_have_been_applied() {
+                    self.next_step(f, steps)
+                } else {
+                    f.write_str("; the call itself was not sent, so there is nothing to look up: send it again as it is once a token can be obtained")
+                }
+            }
             ErrorDetail::Pagination { reason, pages_read } => {
                 write!(f, "the listing could not be followed after {pages_read} pages: {reason}")
             }
             ErrorDetail::Config { reason } => write!(f, "the client is misconfigured: {reason}"),
+        }
+    }
+
+    /// Whether this attempt's request may have reached the service, and an earlier
+    /// attempt's when this one was not sent.
+    fn reach_text(&self, may_have_reached: bool) -> &'static str {
+        match (may_have_reached, self.applied_before) {
+            (true, _) => "the request may have reached it",
+            (false, true) => "this attempt was not sent, but an earlier one may have reached it",
+            (false, false) => "the request was not sent",
         }
     }
 }
@@ -398,7 +430,7 @@ impl std::error::Error for Error {}
 
 impl From<ErrorDetail> for Error {
     fn from(detail: ErrorDetail) -> Self {
-        Error { detail, effect: None, meta: None, settle: None }
+        Error { detail, effect: None, meta: None, settle: None, applied_before: false }
     }
 }
 
@@ -435,10 +467,6 @@ impl TimeoutPhase {
 /// when it has one.
 fn method_text(method: Option<&'static str>) -> String {
     method.map_or_else(String::new, |m| format!(" (`{m}`)"))
-}
-
-fn reach_text(may_have_reached: bool) -> &'static str {
-    if may_have_reached { "the request may have reached it" } else { "the request was not sent" }
 }
 
 fn path_text(path: Option<&str>) -> String {
@@ -508,6 +536,13 @@ impl Error {
         self.in_call(record, route.effect).settled_by(route.settle_by_reference.as_ref())
     }
 
+    /// The same error, after an earlier attempt of its call that may have been applied
+    /// (`applied`): the call may have been applied, whatever this attempt did.
+    pub(crate) fn after_earlier(mut self, applied: bool) -> Self {
+        self.applied_before |= applied;
+        self
+    }
+
     /// The same error, its operation followed by its reference with `method`.
     pub(crate) fn settled_by(mut self, method: Option<&'static &'static str>) -> Self {
         self.settle = method;
@@ -516,8 +551,8 @@ impl Error {
 
     /// What to do next, after a message whose request may have been applied: follow it by
     /// its reference before anything else.
-    fn next_step(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if !self.may_have_been_applied() {
+    fn next_step(&self, f: &mut std::fmt::Formatter<'_>, steps: bool) -> std::fmt::Result {
+        if !steps || !self.may_have_been_applied() {
             return Ok(());
         }
         match self.settle {
@@ -661,6 +696,9 @@ impl Error {
     /// Whether the server may have received the request. False only for failures known to
     /// have happened before the request was sent.
     pub fn may_have_reached_server(&self) -> bool {
+        if self.applied_before {
+            return true;
+        }
         match &self.detail {
             ErrorDetail::Transport { may_have_reached_server, .. }
             | ErrorDetail::Timeout { may_have_reached_server, .. } => *may_have_reached_server,
@@ -682,6 +720,9 @@ impl Error {
     pub fn may_have_been_applied(&self) -> bool {
         if self.effect == Some(Effect::Read) {
             return false;
+        }
+        if self.applied_before {
+            return true;
         }
         match &self.detail {
             ErrorDetail::Status { status, .. } => !(400..500).contains(status),
@@ -739,6 +780,50 @@ mod tests {
         .into();
         let text = timed_out.of_route(None, &MONEY).to_string();
         assert!(text.contains("(the request may have reached it); it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`)"), "{text}");
+    }
+
+    #[test]
+    fn a_next_step_follows_what_is_known_of_the_request() {
+        static MONEY: Route = Route {
+            settle_by_reference: Some("settle_bank_transfer_by_reference"),
+            ..crate::service::fixture::route(crate::Method::Post, "/x", Effect::Money)
+        };
+        // The token request failed as a write whose answer may have applied it: that is
+        // the token's, not the transfer's, which was not sent.
+        let token: Error = ErrorDetail::Transport {
+            host: "api.example.com".to_owned(),
+            may_have_reached_server: true,
+            reason: "the server offers only HTTP/2".to_owned(),
+            lasting: true,
+        }
+        .into();
+        let token = token.in_call(None, Effect::Write);
+        assert!(token.may_have_been_applied());
+        let failed = Error::from(ErrorDetail::Auth { cause: Box::new(token) }).of_route(None, &MONEY);
+        assert!(!failed.may_have_been_applied() && !failed.may_have_reached_server());
+        assert_eq!(
+            failed.to_string(),
+            "could not obtain an access token: could not exchange the request with api.example.com (the request may have reached it): the server offers only HTTP/2; the call itself was not sent, so there is nothing to look up: send it again as it is once a token can be obtained"
+        );
+        // The same failure after an earlier attempt that may have been applied: settle.
+        let after = failed.clone().after_earlier(true);
+        assert!(after.may_have_been_applied() && after.may_have_reached_server());
+        let text = after.to_string();
+        assert!(text.ends_with("; it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`) before sending it again, and never send it under a new reference"), "{text}");
+        // A pace that ran out on a resend: this attempt not sent, an earlier one may have.
+        let paced: Error = ErrorDetail::Timeout {
+            after: Duration::from_secs(2),
+            waiting_for_token: false,
+            phase: TimeoutPhase::Pacing,
+            may_have_reached_server: false,
+        }
+        .into();
+        assert_eq!(
+            paced.clone().of_route(None, &MONEY).to_string(),
+            "the call timed out after 2000 ms waiting for the rate limit to let the request go (the request was not sent)"
+        );
+        let text = paced.of_route(None, &MONEY).after_earlier(true).to_string();
+        assert!(text.contains("(this attempt was not sent, but an earlier one may have reached it); it may have been applied: settle it"), "{text}");
     }
 
     #[test]

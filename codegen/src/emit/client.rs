@@ -581,7 +581,7 @@ fn payment_impl(out: &mut Code, spec: &Spec, op: &Operation, gates: &Gates) {
         fn reference(&self) -> String {{ self.{field}.to_string() }}
         fn pay<'a>(&'a self, client: &'a super::Client, options: rt::SettleOptions) -> rt::futures::future::BoxFuture<'a, Result<rt::Settled<Self::Answer>, rt::payout::PayFailure>> {{
             Box::pin(async move {{
-                let outcome = client.{group}().{name}(self.clone()).await.map_err(rt::payout::PayFailure::Send)?;
+                let outcome = client.{group}().{method}(self.clone()).await.map_err(rt::payout::PayFailure::Send)?;
                 client.{group}().settle_{name}(self, &outcome, options).await.map_err(rt::payout::PayFailure::Settle)
             }})
         }}
@@ -590,7 +590,8 @@ fn payment_impl(out: &mut Code, spec: &Spec, op: &Operation, gates: &Gates) {
         }}
     }}
 ",
-        name = field_ident(name),
+        // The operation's own method may be a keyword (`r#type`); `settle_type` is not.
+        method = field_ident(name),
     );
 }
 

@@ -416,6 +416,27 @@ fn explain_serde_error(sink: &mut Sink<'_>, message: &str, path: &mut String) ->
         let field = field.trim_matches('`');
         return (format!("missing key `{field}`"), format!("add `{field}:` to this mapping"));
     }
+    // YAML reads an unquoted `true`, `false`, `null` or `~` as no word at all.
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && rest.contains("expected a string")
+    {
+        let word = if rest.starts_with("boolean") {
+            quoted.first().copied()
+        } else if rest.starts_with("unit value") {
+            Some("null")
+        } else {
+            None
+        };
+        if let Some(word) = word {
+            return (
+                format!(
+                    "YAML reads the unquoted `{word}` here as {}, not as a name",
+                    if word == "null" { "nothing" } else { "a boolean" }
+                ),
+                format!("quote it to mean the word (`\"{word}\"`), or choose another name"),
+            );
+        }
+    }
     if message.starts_with("invalid type") {
         return (
             message.to_owned(),

@@ -73,6 +73,9 @@ pub struct RawService {
     pub wire_case: Option<String>,
     #[serde(default)]
     pub credentials: Option<Ordered<RawCredential>>,
+    /// Every operation's `auth` unless it writes its own.
+    #[serde(default, deserialize_with = "some_or_null")]
+    pub auth: Option<Option<RawAuth>>,
 }
 
 /// Another spelling of a path prefix the live service answers.
@@ -315,10 +318,10 @@ pub struct RawBalance {
 }
 
 /// A key that is present, even as `null`: `Some(None)`.
-fn some_or_null<'de, D: serde::Deserializer<'de>>(
+fn some_or_null<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,
-) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(deserializer).map(Some)
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// How answers are read: the service's defaults, or one operation's own.
@@ -442,8 +445,9 @@ pub struct RawOperation {
     pub path: String,
     #[serde(default)]
     pub origin: RawOrigin,
-    #[serde(default)]
-    pub auth: Option<RawAuth>,
+    /// `Some(None)` for `auth: ~`, which names no way and is refused.
+    #[serde(default, deserialize_with = "some_or_null")]
+    pub auth: Option<Option<RawAuth>>,
     #[serde(default)]
     pub effect: Option<RawEffect>,
     #[serde(default)]

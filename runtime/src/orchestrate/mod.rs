@@ -215,6 +215,9 @@ impl Orchestrator {
         // The error of the attempt before, which a hook that stops a retry ends the call with.
         // Boxed: the call's future keeps room for it across every wait.
         let mut last: Option<Box<Error>> = None;
+        // Whether an attempt before may have been applied: the call's error says so even
+        // when its last attempt was not sent (a token that could not be renewed, the pace).
+        let mut applied_before = false;
         loop {
             tracing::debug!(attempt, "sending");
             let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
@@ -228,7 +231,7 @@ impl Orchestrator {
                     meta.finish(started.elapsed(), self.request_id.as_ref());
                     return Err(match last {
                         // An attempt went out: its error says whether it may have applied.
-                        Some(error) => error.of_route(Some(Box::new(meta)), route),
+                        Some(error) => error.of_route(Some(Box::new(meta)), route).after_earlier(applied_before),
                         None => ErrorDetail::Hook { reason }.into(),
                     });
                 }
@@ -340,12 +343,13 @@ impl Orchestrator {
                         );
                         // Kept for a hook that stops the next attempt: the call then ends
                         // with it.
+                        applied_before |= failure.error.may_have_been_applied();
                         last = Some(Box::new(failure.error));
                         delay
                     }
                     _ => {
                         meta.finish(started.elapsed(), self.request_id.as_ref());
-                        return Err(failure.error.of_route(Some(Box::new(meta)), route));
+                        return Err(failure.error.of_route(Some(Box::new(meta)), route).after_earlier(applied_before));
                     }
                 }
             };

@@ -37,6 +37,9 @@ pub(super) const UNUSABLE_NAMES: [&str; 8] =
 /// Words Rust does not accept even as a raw identifier (`r#self`).
 pub(super) const PATH_WORDS: [&str; 4] = ["self", "Self", "super", "crate"];
 
+/// Operation names every generated group already uses for a method of its own.
+pub(super) const GROUP_METHODS: [&str; 1] = ["with_options"];
+
 /// Group names the generated client already uses for its own methods.
 pub(super) const CLIENT_METHODS: [&str; 2] = ["builder", "runtime"];
 
@@ -71,6 +74,13 @@ pub(super) fn check_type_name(kind: &str, name: &str, path: &str, sink: &mut Sin
             format!("rename it, e.g. `{name}Value`"),
         );
     }
+}
+
+/// The Rust type a snake_case name becomes (a request type, a group's type), when it is
+/// one the generated code uses from Rust's prelude or the runtime (`result` -> `Result`).
+pub(super) fn hidden_type(name: &str) -> Option<String> {
+    let ty = name.to_upper_camel_case();
+    crate::model::RESERVED_TYPE_NAMES.contains(&ty.as_str()).then_some(ty)
 }
 
 /// More than `max` items in the collection at `path`.

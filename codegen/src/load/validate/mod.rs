@@ -41,6 +41,9 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let defaults = service_default_answers(&envelope);
     let answers = answers(raw.service.answers.as_ref(), &defaults, &envelope, "service.answers", sink);
 
+    let has_tokens = raw.service.token_operations.is_some();
+    let default_auth = default_auth(raw.service.auth.as_ref(), &credentials, has_tokens, sink);
+
     check_count(raw.operations.len(), MAX_OPERATIONS, "operations", "operations", sink);
     let mut operations = Vec::with_capacity(raw.operations.len());
     for (name, op) in raw.operations {
@@ -54,7 +57,8 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
             page_keys: &page_keys,
             wire_case,
             credentials: &credentials,
-            has_tokens: raw.service.token_operations.is_some(),
+            has_tokens,
+            default_auth,
         };
         operations.push(operation(name, op, &base, &context, sink));
     }

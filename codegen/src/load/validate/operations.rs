@@ -21,9 +21,10 @@ pub(super) struct Context<'a> {
     pub(super) wire_case: WireCase,
     /// The credentials an operation's `auth` may name.
     pub(super) credentials: &'a [Credential],
-    /// Whether the spec names token operations: without them no operation sends a token,
-    /// and `auth` defaults to `none`.
+    /// Whether the spec names token operations: without them no operation sends a token.
     pub(super) has_tokens: bool,
+    /// The `auth` of an operation that writes none ([`default_auth`]); `None`: each must.
+    pub(super) default_auth: Option<Auth>,
 }
 
 pub(super) fn method(raw: RawMethod) -> Method {
@@ -72,6 +73,12 @@ pub(super) fn operation(
             format!("`{name}` cannot name a Rust method"),
             format!("rename it, e.g. `{name}_operation`"),
         );
+    } else if let Some(ty) = hidden_type(&name) {
+        sink.error(
+            base,
+            format!("operation `{name}` becomes the request type `{ty}`, which would hide the Rust type `{ty}` that the generated code uses"),
+            format!("rename it, e.g. `{name}_operation`"),
+        );
     }
     check_count(raw.params.0.len(), MAX_MEMBERS, "parameters", &format!("{base}.params"), sink);
     check_count(raw.aliases.len(), MAX_ALIASES, "aliases", &format!("{base}.aliases"), sink);
@@ -84,12 +91,8 @@ pub(super) fn operation(
         );
     }
     let method = self::method(raw.method);
-    if !context.has_tokens && matches!(raw.auth, Some(RawAuth::Bearer | RawAuth::BearerAndAccount)) {
-        sink.error(
-            &format!("{base}.auth"),
-            "this operation sends a bearer token, but the spec names no `service.token_operations`",
-            "name the operations that issue, refresh and revoke tokens, or write `auth: none` or `auth: account`",
-        );
+    if let Some(Some(auth)) = &raw.auth {
+        check_token_auth(auth, context.has_tokens, "this operation", &format!("{base}.auth"), sink);
     }
     let (path, parsed) = template(&raw.path, &format!("{base}.path"), sink);
 
@@ -254,9 +257,30 @@ pub(super) fn operation(
         path,
         origin: origin(raw.origin),
         auth: match raw.auth {
-            None if context.has_tokens => Auth::BearerAndAccount,
-            None => Auth::None,
-            Some(raw) => auth_of(raw, context, base, sink),
+            Some(Some(raw)) => auth_of(raw, context.credentials, &format!("{base}.auth"), sink),
+            Some(None) => {
+                sink.error(
+                    &format!("{base}.auth"),
+                    "`auth` is empty, which names no way of authenticating",
+                    auth_fix(context.credentials, "write one of", "or remove the key to take the service's default"),
+                );
+                Auth::None
+            }
+            None => context.default_auth.unwrap_or_else(|| {
+                let names: Vec<&str> = context.credentials.iter().map(|c| c.name.as_str()).collect();
+                sink.error(
+                    base,
+                    format!(
+                        "this operation says no `auth`, and the spec declares credentials ({}) but no default",
+                        names.join(", ")
+                    ),
+                    format!(
+                        "write `auth: {}` (or `auth: none` where the service takes it with none), or give every operation's default as `service.auth`",
+                        names[0]
+                    ),
+                );
+                Auth::None
+            }),
         },
         effect,
         idempotency: raw.idempotency,
@@ -270,7 +294,7 @@ pub(super) fn operation(
             .enumerate()
             .filter_map(|(i, entry)| {
                 let at = format!("{base}.also_auth[{i}]");
-                let auth = auth_of(entry.auth.clone(), context, &at, sink);
+                let auth = auth_of(entry.auth.clone(), context.credentials, &format!("{at}.auth"), sink);
                 let what = "another way the service takes the operation";
                 let (source, seen_in) = service_fact(entry.source, entry.seen_in.as_deref(), &at, what, sink)?;
                 Some(AlsoAuth { auth, source, seen_in })
@@ -632,33 +656,86 @@ pub(super) fn page_style(
     style
 }
 
+/// The `auth` of an operation that writes none: `service.auth` when given, else the token
+/// and account where the spec issues tokens, else nothing where it declares no credential.
+/// `None` where it declares credentials and says no default: a missing key must not leave
+/// an operation's credential out unnoticed, so each operation says its own.
+pub(super) fn default_auth(
+    raw: Option<&Option<RawAuth>>,
+    credentials: &[Credential],
+    has_tokens: bool,
+    sink: &mut Sink,
+) -> Option<Auth> {
+    let implied =
+        if has_tokens { Some(Auth::BearerAndAccount) } else { credentials.is_empty().then_some(Auth::None) };
+    match raw {
+        Some(Some(raw)) => {
+            check_token_auth(
+                raw,
+                has_tokens,
+                "every operation without an `auth` of its own",
+                "service.auth",
+                sink,
+            );
+            Some(auth_of(raw.clone(), credentials, "service.auth", sink))
+        }
+        Some(None) => {
+            sink.error(
+                "service.auth",
+                "`auth` is empty, which names no way of authenticating",
+                auth_fix(credentials, "write one of", "or remove the key"),
+            );
+            // Said once here, not again at every operation that writes none.
+            Some(implied.unwrap_or(Auth::None))
+        }
+        None => implied,
+    }
+}
+
+/// A bearer token needs the operations that issue it.
+fn check_token_auth(auth: &RawAuth, has_tokens: bool, who: &str, at: &str, sink: &mut Sink) {
+    if !has_tokens && matches!(auth, RawAuth::Bearer | RawAuth::BearerAndAccount) {
+        sink.error(
+            at,
+            format!("{who} sends a bearer token, but the spec names no `service.token_operations`"),
+            "name the operations that issue, refresh and revoke tokens, or write `auth: none`, `auth: account` or a credential's name",
+        );
+    }
+}
+
 /// An `auth` word, or the credential of `service.credentials` it names.
-fn auth_of(raw: RawAuth, context: &Context<'_>, base: &str, sink: &mut Sink) -> Auth {
+fn auth_of(raw: RawAuth, credentials: &[Credential], at: &str, sink: &mut Sink) -> Auth {
     match raw {
         RawAuth::BearerAndAccount => Auth::BearerAndAccount,
         RawAuth::Bearer => Auth::Bearer,
         RawAuth::Account => Auth::Account,
         RawAuth::None => Auth::None,
-        RawAuth::Named(name) => named_auth(&name, context.credentials, base, sink),
+        RawAuth::Named(name) => named_auth(&name, credentials, at, sink),
     }
 }
 
+/// The words an `auth` may be: the format's and the spec's credentials.
+fn auth_fix(credentials: &[Credential], lead: &str, tail: &str) -> String {
+    let mut words = vec!["bearer_and_account", "bearer", "account", "none"];
+    words.extend(credentials.iter().map(|c| c.name.as_str()));
+    format!("{lead} {}, {tail}", words.join(", "))
+}
+
 /// An `auth` that names a credential of `service.credentials`: its place there.
-fn named_auth(name: &str, credentials: &[Credential], base: &str, sink: &mut Sink) -> Auth {
+fn named_auth(name: &str, credentials: &[Credential], at: &str, sink: &mut Sink) -> Auth {
     if let Some(place) = credentials.iter().position(|c| c.name == name).and_then(|p| u8::try_from(p).ok()) {
         return Auth::Key(place);
     }
-    let mut words = vec!["bearer_and_account", "bearer", "account", "none"];
-    words.extend(credentials.iter().map(|c| c.name.as_str()));
     let fix = if credentials.is_empty() {
-        format!(
-            "write one of {}, or declare `{name}` under `service.credentials` (its header, its prefix)",
-            words.join(", ")
+        auth_fix(
+            credentials,
+            "write one of",
+            &format!("or declare `{name}` under `service.credentials` (its header, its prefix)"),
         )
     } else {
-        format!("write one of {}", words.join(", "))
+        auth_fix(credentials, "write one of", "the names of `service.credentials`")
     };
-    sink.error(&format!("{base}.auth"), format!("`{name}` is not an auth the spec knows"), fix);
+    sink.error(at, format!("`{name}` is not an auth the spec knows"), fix);
     Auth::None
 }
 

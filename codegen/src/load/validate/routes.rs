@@ -19,17 +19,35 @@ pub(super) fn check_names(operations: &[Operation], sink: &mut Sink) {
         }
     }
     let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
-    // A listing also gets `<name>_pages` and `<name>_items`, methods of the same group.
-    for op in operations.iter().filter(|op| op.pagination.is_some()) {
-        for method in [format!("{}_pages", op.name), format!("{}_items", op.name)] {
+    // The methods the generated client adds beside each operation's own: a listing's
+    // `<name>_pages` and `<name>_items`, a settling operation's `settle_<name>` and
+    // `settle_<name>_by_reference`, and every group's `with_options`.
+    for op in operations {
+        let mut methods = Vec::new();
+        if op.pagination.is_some() {
+            methods.push((format!("{}_pages", op.name), "follows the listing"));
+            methods.push((format!("{}_items", op.name), "follows the listing"));
+        }
+        if op.settle.is_some() {
+            methods.push((format!("settle_{}", op.name), "follows to its final state"));
+            methods.push((format!("settle_{}_by_reference", op.name), "follows to its final state"));
+        }
+        for (method, does) in methods {
             if names.contains(method.as_str()) {
                 sink.error(
                     &format!("operations.{method}"),
-                    format!("`{method}` is already the method that follows the listing `{}`", op.name),
+                    format!("`{method}` is already the method that {does} `{}`", op.name),
                     "rename the operation",
                 );
             }
         }
+    }
+    for op in operations.iter().filter(|op| GROUP_METHODS.contains(&op.name.as_str())) {
+        sink.error(
+            &format!("operations.{}", op.name),
+            format!("`{}` is already a method of every group, which sets a call's options", op.name),
+            format!("rename the operation, e.g. `{}_operation`", op.name),
+        );
     }
     let mut listed: HashMap<&str, &str> = HashMap::new();
     for op in operations {

@@ -35,6 +35,12 @@ pub(super) fn groups(raw: &Ordered<RawGroup>, sink: &mut Sink) -> Vec<Group> {
                     format!("group `{key}` cannot name the client's accessor method"),
                     format!("rename it, e.g. `{key}_group`"),
                 );
+            } else if let Some(ty) = hidden_type(key) {
+                sink.error(
+                    &format!("groups.{key}"),
+                    format!("group `{key}` becomes the type `{ty}`, which would hide the Rust type `{ty}` that the generated code uses"),
+                    format!("rename it, e.g. `{key}_group`"),
+                );
             }
             Group { key: key.clone(), title: group.title.clone(), doc: lines(group.doc.as_deref()) }
         })
