@@ -353,7 +353,8 @@ async fn a_transfer_whose_token_cannot_be_had_was_not_sent_and_says_so() {
 }
 
 #[tokio::test]
-async fn a_transfer_sent_once_then_stopped_by_its_token_may_have_been_applied() -> Result<(), Box<dyn std::error::Error>> {
+async fn a_transfer_sent_once_then_stopped_by_its_token_may_have_been_applied()
+-> Result<(), Box<dyn std::error::Error>> {
     // The generated client's bank transfer, which the service takes again under its
     // idempotency key: the first send answers 500 (it may have been applied) and is sent
     // again; the resend is refused 401, and the renewal is refused too. The call ends in
@@ -365,7 +366,10 @@ async fn a_transfer_sent_once_then_stopped_by_its_token_may_have_been_applied() 
             if seen.fetch_add(1, Ordering::SeqCst) == 0 {
                 grant("tok-1", "ref-1", 3600)
             } else {
-                Reply::json(401, json!({"code": "401", "description": "invalid client credentials", "data": null}))
+                Reply::json(
+                    401,
+                    json!({"code": "401", "description": "invalid client credentials", "data": null}),
+                )
             }
         } else if req.is("POST", REFRESH_PATH) {
             Reply::json(401, json!({"code": "401", "description": "refresh token expired", "data": null}))
@@ -379,16 +383,29 @@ async fn a_transfer_sent_once_then_stopped_by_its_token_may_have_been_applied() 
     let client = payspec_client::Client::builder()
         .environment(payspec_client::Environment::Custom(server.url()))
         .credentials(payspec_client::Credentials::new("client-id", CLIENT_SECRET, "parent-account"))
-        .retry_policy(payspec_client::RetryPolicy::exponential(3, Duration::from_millis(10), Duration::from_millis(40)))
+        .retry_policy(payspec_client::RetryPolicy::exponential(
+            3,
+            Duration::from_millis(10),
+            Duration::from_millis(40),
+        ))
         .build()?;
-    let error = match client.transfers().bank_transfer(payspec_tests::sandboxed::transfer("ref-sent-once", "5.00")?).await {
+    let error = match client
+        .transfers()
+        .bank_transfer(payspec_tests::sandboxed::transfer("ref-sent-once", "5.00")?)
+        .await
+    {
         Err(e) => e,
         Ok(o) => panic!("expected an error, got {o:?}"),
     };
     assert!(error.during_auth(), "{error:?}");
     assert!(error.may_have_been_applied() && error.may_have_reached_server(), "{error:?}");
     let text = error.to_string();
-    assert!(text.contains("it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`)"), "{text}");
+    assert!(
+        text.contains(
+            "it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`)"
+        ),
+        "{text}"
+    );
     assert!(!text.contains("nothing to look up"), "{text}");
     // Counted at the server: sent twice under one key, the second refused.
     let sent = server.requests_to("POST", "/v2/transfers/bank");

@@ -231,7 +231,9 @@ impl Orchestrator {
                     meta.finish(started.elapsed(), self.request_id.as_ref());
                     return Err(match last {
                         // An attempt went out: its error says whether it may have applied.
-                        Some(error) => error.of_route(Some(Box::new(meta)), route).after_earlier(applied_before),
+                        Some(error) => {
+                            error.of_route(Some(Box::new(meta)), route).after_earlier(applied_before)
+                        }
                         None => ErrorDetail::Hook { reason }.into(),
                     });
                 }
@@ -349,7 +351,10 @@ impl Orchestrator {
                     }
                     _ => {
                         meta.finish(started.elapsed(), self.request_id.as_ref());
-                        return Err(failure.error.of_route(Some(Box::new(meta)), route).after_earlier(applied_before));
+                        return Err(failure
+                            .error
+                            .of_route(Some(Box::new(meta)), route)
+                            .after_earlier(applied_before));
                     }
                 }
             };
