@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::connection::Connection;
 use payspec_runtime::store::{BatchStore, ItemClaim, ItemEnd, StoreError, StoreFuture};
 
-use crate::command::{bounded, millis};
+use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;
 
 /// Claims ARGV[1] for ARGV[2] for ARGV[3] ms, on Redis's clock. KEYS: the items (a hash:
@@ -82,7 +82,7 @@ pub struct RedisBatchStore {
     connection: Connection,
     scripts: [redis::Script; 4],
     prefix: String,
-    timeout: Duration,
+    bound: Bound,
     ttl: Duration,
 }
 
@@ -98,7 +98,7 @@ impl RedisBatchStore {
             connection,
             scripts: [CLAIM_SCRIPT, RENEW_SCRIPT, FINISH_SCRIPT, RELEASE_SCRIPT].map(redis::Script::new),
             prefix: options.key("batch:"),
-            timeout: options.command_timeout,
+            bound: Bound::of(options),
             ttl: options.batch_ttl,
         }
     }
@@ -123,7 +123,7 @@ impl RedisBatchStore {
             invocation.arg(*arg);
         }
         let mut connection = self.connection.clone();
-        bounded(self.timeout, what, invocation.invoke_async::<T>(&mut connection)).await
+        bounded(self.bound, what, invocation.invoke_async::<T>(&mut connection)).await
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::connection::Connection;
 use payspec_runtime::store::{Claim, ReplayGuard, StoreError, StoreFuture};
 
-use crate::command::{bounded, millis};
+use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;
 
 /// What a handled delivery's key holds; a claim's holder name is never this.
@@ -47,7 +47,7 @@ pub struct RedisReplayGuard {
     claim: redis::Script,
     release: redis::Script,
     prefix: String,
-    timeout: Duration,
+    bound: Bound,
 }
 
 impl fmt::Debug for RedisReplayGuard {
@@ -63,7 +63,7 @@ impl RedisReplayGuard {
             claim: redis::Script::new(CLAIM_SCRIPT),
             release: redis::Script::new(RELEASE_SCRIPT),
             prefix: options.key("delivery:"),
-            timeout: options.command_timeout,
+            bound: Bound::of(options),
         }
     }
 
@@ -83,12 +83,9 @@ impl ReplayGuard for RedisReplayGuard {
             let mut connection = self.connection.clone();
             let mut invocation = self.claim.prepare_invoke();
             invocation.key(self.key(delivery)).arg(holder).arg(millis(lease)).arg(HANDLED);
-            let answer: i64 = bounded(
-                self.timeout,
-                "claiming a webhook delivery",
-                invocation.invoke_async(&mut connection),
-            )
-            .await?;
+            let answer: i64 =
+                bounded(self.bound, "claiming a webhook delivery", invocation.invoke_async(&mut connection))
+                    .await?;
             Ok(match answer {
                 1 => Claim::Claimed,
                 2 => Claim::Handled,
@@ -108,7 +105,7 @@ impl ReplayGuard for RedisReplayGuard {
             let mut command = redis::cmd("SET");
             command.arg(self.key(delivery)).arg(HANDLED).arg("PX").arg(millis(keep));
             bounded(
-                self.timeout,
+                self.bound,
                 "marking a webhook delivery handled",
                 command.query_async::<()>(&mut connection),
             )
@@ -122,7 +119,7 @@ impl ReplayGuard for RedisReplayGuard {
             let mut invocation = self.release.prepare_invoke();
             invocation.key(self.key(delivery)).arg(holder);
             bounded(
-                self.timeout,
+                self.bound,
                 "releasing a webhook delivery",
                 invocation.invoke_async::<i64>(&mut connection),
             )

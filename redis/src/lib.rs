@@ -89,7 +89,7 @@ impl RedisStores {
     /// [`RedisOptions::root_certificates_pem`]'s). Nothing is sent yet: the connection is made on first use and remade
     /// after a failure, so a Redis that is down now does not stop the application from
     /// starting. Must be called inside a tokio runtime.
-    pub fn open(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+    pub fn open(url: &str, mut options: RedisOptions) -> Result<Self, StoreError> {
         // The connection manager starts a task of its own: outside a runtime it would panic.
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(StoreError::new(
@@ -98,9 +98,10 @@ impl RedisStores {
                  `Runtime::enter`)",
             ));
         }
+        options.tls = url.starts_with("rediss://");
         let client = client(url, &options)?;
         let config = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(options.command_timeout))
+            .set_connection_timeout(Some(connection_timeout(&options)))
             .set_response_timeout(Some(options.command_timeout))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(500));
@@ -116,16 +117,17 @@ impl RedisStores {
     /// yet: the connection is made on first use. Must be called inside a tokio runtime (the
     /// `cluster` feature, on by default).
     #[cfg(feature = "cluster")]
-    pub fn open_cluster(urls: &[&str], options: RedisOptions) -> Result<Self, StoreError> {
+    pub fn open_cluster(urls: &[&str], mut options: RedisOptions) -> Result<Self, StoreError> {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(StoreError::new("Redis", "the stores must be opened inside a tokio runtime"));
         }
         if urls.is_empty() {
             return Err(StoreError::new("Redis", "a cluster needs the URL of at least one of its nodes"));
         }
+        options.tls = urls.iter().all(|url| url.starts_with("rediss://"));
         let listen = urls.iter().map(|url| client(url, &options)).collect::<Result<Vec<_>, _>>()?;
         let builder = redis::cluster::ClusterClient::builder(urls.iter().copied())
-            .connection_timeout(options.command_timeout)
+            .connection_timeout(connection_timeout(&options))
             .response_timeout(options.command_timeout)
             .retries(2);
         #[cfg(feature = "tls")]
@@ -163,12 +165,19 @@ impl RedisStores {
     }
 }
 
+/// How long a connection may take to open: less than a command's bound, so that a
+/// cause the connection learns (refused, reset, a certificate refused) ends the command
+/// with its own words before the bound does.
+fn connection_timeout(options: &RedisOptions) -> std::time::Duration {
+    options.command_timeout.mul_f32(0.8)
+}
+
 /// The Redis client of `url`, with TLS as `options` say.
 fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError> {
     let tls = url.starts_with("rediss://");
+    #[cfg(feature = "tls")]
     if tls {
-        // The TLS of the redis crate asks for the process's rustls provider.
-        payspec_runtime::install_tls_provider();
+        install_tls_provider();
     }
     #[cfg(feature = "tls")]
     if let (true, Some(roots)) = (tls, &options.roots) {
@@ -184,6 +193,19 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
     }
     let _ = &options.roots;
     redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))
+}
+
+/// The TLS of the redis crate asks for the process's rustls provider: the client's, when
+/// its build has one (`payspec_runtime::install_tls_provider`), else ring, which this
+/// feature brings, so that a client built for plain HTTP does not panic on a `rediss://`
+/// store's first command.
+#[cfg(feature = "tls")]
+fn install_tls_provider() {
+    payspec_runtime::install_tls_provider();
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Another thread may install one between the check and here; either is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ pub struct RedisOptions {
     pub(crate) alive: Duration,
     pub(crate) batch_ttl: Duration,
     pub(crate) roots: Option<Vec<u8>>,
+    /// The stores' URL is `rediss://` (set when they are opened).
+    pub(crate) tls: bool,
 }
 
 impl fmt::Debug for RedisOptions {
@@ -47,6 +49,7 @@ impl RedisOptions {
             alive: Duration::from_secs(5),
             batch_ttl: Duration::from_secs(30 * 24 * 3_600),
             roots: None,
+            tls: false,
         }
     }
 

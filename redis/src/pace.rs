@@ -11,7 +11,7 @@ use payspec_runtime::store::{
 };
 use tokio::time::Instant;
 
-use crate::command::{bounded, millis};
+use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;
 
 /// The reservation, and the releases queued since the last one, in one script on Redis's
@@ -168,7 +168,7 @@ struct Inner {
     keys: [String; 5],
     replica: String,
     next: AtomicU64,
-    timeout: Duration,
+    bound: Bound,
     /// How long this replica is taken as alive without a word.
     alive: Duration,
     ttl: Duration,
@@ -220,7 +220,7 @@ impl RedisPaceStore {
                 ],
                 replica: payspec_runtime::store::unique_name(),
                 next: AtomicU64::new(0),
-                timeout: options.command_timeout,
+                bound: Bound::of(options),
                 alive: options.alive,
                 ttl: options.alive.max(Duration::from_secs(600)),
                 holding: AtomicUsize::new(0),
@@ -297,12 +297,8 @@ impl Inner {
         }
         invocation.arg(millis(PROBE_WAIT)).arg(millis(self.alive));
         let mut connection = self.connection.clone();
-        bounded(
-            self.timeout,
-            "the pacer's reservation",
-            invocation.invoke_async::<(i64, u64)>(&mut connection),
-        )
-        .await
+        bounded(self.bound, "the pacer's reservation", invocation.invoke_async::<(i64, u64)>(&mut connection))
+            .await
     }
 
     /// Sends the queued releases alone, unless a reservation took them first; then those

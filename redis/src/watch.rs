@@ -8,7 +8,7 @@ use crate::connection::Connection;
 use futures_util::StreamExt as _;
 use payspec_runtime::store::{FinalState, StoreError, StoreFuture, WatchStore};
 
-use crate::command::{bounded, millis};
+use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;
 
 type Wake = Arc<dyn Fn() + Send + Sync>;
@@ -27,7 +27,7 @@ pub struct RedisWatchStore {
     shared: Arc<Shared>,
     prefix: String,
     channel: String,
-    timeout: Duration,
+    bound: Bound,
     ttl: Duration,
 }
 
@@ -58,7 +58,7 @@ impl RedisWatchStore {
             shared,
             prefix: options.key("watch:"),
             channel,
-            timeout: options.command_timeout,
+            bound: Bound::of(options),
             ttl: options.watch_ttl,
         }
     }
@@ -144,8 +144,7 @@ impl WatchStore for RedisWatchStore {
                 .arg(&self.channel)
                 .arg(key)
                 .ignore();
-            bounded(self.timeout, "recording a final state", pipeline.query_async::<()>(&mut connection))
-                .await
+            bounded(self.bound, "recording a final state", pipeline.query_async::<()>(&mut connection)).await
         })
     }
 
@@ -160,8 +159,7 @@ impl WatchStore for RedisWatchStore {
                 command.arg(format!("{}{key}", self.prefix));
             }
             let found: Vec<Option<String>> =
-                bounded(self.timeout, "looking up final states", command.query_async(&mut connection))
-                    .await?;
+                bounded(self.bound, "looking up final states", command.query_async(&mut connection)).await?;
             Ok(found.iter().flatten().find_map(|name| state_of(name)))
         })
     }
