@@ -88,6 +88,90 @@ async fn an_acl_user_with_its_password_is_let_in_and_a_wrong_password_is_an_erro
     assert_eq!(claimed.map_err(|e| e.to_string()), Ok(Claim::Claimed));
 }
 
+/// The ACL rules the replicas guide gives the stores' user (docs/replicas.md, "The Redis you
+/// run"), for the merchant `acl-least`.
+const LEAST_RULES: &[&str] = &[
+    "~payspec:{acl-least}:*",
+    "&payspec:{acl-least}:*",
+    "-@all",
+    "+evalsha",
+    "+eval",
+    "+script|load",
+    "+get",
+    "+set",
+    "+mget",
+    "+del",
+    "+hget",
+    "+hset",
+    "+hdel",
+    "+zadd",
+    "+zrem",
+    "+zcard",
+    "+zcount",
+    "+zrange",
+    "+zrangebyscore",
+    "+zremrangebyscore",
+    "+zrevrange",
+    "+pexpire",
+    "+time",
+    "+publish",
+    "+subscribe",
+    "+unsubscribe",
+    "+ping",
+    "+hello",
+];
+
+#[tokio::test]
+async fn the_acl_rules_the_guide_states_are_all_every_store_needs() {
+    use payspec_client::FinalState;
+    use payspec_client::store::{BatchStore, ItemClaim, ItemEnd, WatchStore};
+    let mut args = vec!["--user", "default", "off", "--user", "stores", "on", ">least-word"];
+    args.extend_from_slice(LEAST_RULES);
+    let redis = RedisServer::start_with(&args).unwrap_or_else(|e| panic!("{e}"));
+    let address = redis.url().trim_start_matches("redis://").to_owned();
+    let url = format!("redis://stores:least-word@{address}");
+    let stores = RedisStores::open(&url, RedisOptions::new("acl-least").limit(40, Duration::from_secs(1)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    both_hold(&stores).await;
+    // The batch store: claimed, then ended for good.
+    let batches = stores.batches();
+    let lease = Duration::from_secs(30);
+    let claim = batches.claim("b1", "ref-1", "runner-a", lease).await;
+    assert_eq!(claim.map_err(|e| e.to_string()), Ok(ItemClaim::Fresh));
+    batches
+        .finish("b1", "ref-1", ItemEnd::Final(FinalState::Succeeded))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let again = batches.claim("b1", "ref-1", "runner-b", lease).await;
+    assert_eq!(again.map_err(|e| e.to_string()), Ok(ItemClaim::Ended(ItemEnd::Final(FinalState::Succeeded))));
+    // The watch: a state recorded by one replica's stores wakes another's listener and is
+    // found by its look.
+    let other = RedisStores::open(&url, RedisOptions::new("acl-least")).unwrap_or_else(|e| panic!("{e}"));
+    let listening = other.watch();
+    let woken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&woken);
+    listening.subscribe(std::sync::Arc::new(move || {
+        seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }));
+    // The listener subscribes on a connection of its own: a bounded wait for it.
+    let watch = stores.watch();
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while woken.load(std::sync::atomic::Ordering::SeqCst) == 0 && std::time::Instant::now() < until {
+        watch.record("payment-1", FinalState::Succeeded).await.unwrap_or_else(|e| panic!("{e}"));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(woken.load(std::sync::atomic::Ordering::SeqCst) > 0, "the listener never heard");
+    let found = listening.heard(&["payment-1".to_owned()]).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(found, Some(FinalState::Succeeded));
+
+    // The same rules do not reach another merchant's keys: the key pattern is what keeps
+    // merchants apart.
+    let elsewhere =
+        RedisStores::open(&url, RedisOptions::new("other-shop")).unwrap_or_else(|e| panic!("{e}"));
+    let refused = elsewhere.guard().claim("delivery-9", "replica-a", lease).await;
+    assert!(refused.is_err(), "another merchant's key was let in: {refused:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_of_three_primaries_keeps_the_guarantees_and_a_failover_sends_nothing_twice() {
     use payspec_client::runtime::payout::PayoutBatch;

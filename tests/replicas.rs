@@ -397,6 +397,33 @@ fn hlen(url: &str, key: &str) -> usize {
     text.trim().trim_start_matches(':').parse().unwrap_or_else(|e| panic!("HLEN answered {text:?}: {e}"))
 }
 
+/// The members of the sorted set `key` in the Redis at `url` (`ZRANGE 0 -1`, over a plain
+/// socket).
+fn zrange(url: &str, key: &str) -> Vec<String> {
+    use std::io::{BufRead, BufReader, Write};
+    let address = url.trim_start_matches("redis://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).unwrap_or_else(|e| panic!("Redis: {e}"));
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    write!(stream, "*4\r\n$6\r\nZRANGE\r\n${}\r\n{key}\r\n$1\r\n0\r\n$2\r\n-1\r\n", key.len())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap_or_else(|e| panic!("{e}"));
+    let count: usize = line
+        .trim()
+        .trim_start_matches('*')
+        .parse()
+        .unwrap_or_else(|e| panic!("ZRANGE answered {line:?}: {e}"));
+    (0..count)
+        .map(|_| {
+            let (mut length, mut member) = (String::new(), String::new());
+            reader.read_line(&mut length).unwrap_or_else(|e| panic!("{e}"));
+            reader.read_line(&mut member).unwrap_or_else(|e| panic!("{e}"));
+            member.trim_end().to_owned()
+        })
+        .collect()
+}
+
 /// Waits until the server applied `count` transfers.
 async fn applied(service: &LimitedService, count: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -482,6 +509,56 @@ async fn a_batch_killed_with_40_in_flight_resumes_at_the_limit_and_pays_each_ven
         each_once(&service, &[line]);
         assert_eq!(service.counted().refused, 0, "answered 429");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_restarted_under_its_name_frees_its_earlier_life_s_places_at_its_first_reservation() {
+    let _one = SERIAL.lock().await;
+    let redis = RedisServer::start();
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("batch-named");
+    let named = [kv("name", "web-1")];
+    let first = batch(&service, &redis.url, &run, &named);
+    applied(&service, 55).await;
+    let flight = format!("payspec:{{{run}}}:pace:flight");
+    // Killed while it holds places in the limit (a bounded wait for one, on a slow machine).
+    let full = Instant::now() + Duration::from_secs(10);
+    while zrange(&redis.url, &flight).is_empty() && Instant::now() < full {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    first.kill();
+    let ghost: Vec<String> = zrange(&redis.url, &flight);
+    assert!(!ghost.is_empty(), "killed holding no place");
+    assert!(ghost.iter().all(|m| m.starts_with("web-1~")), "{ghost:?}");
+    let life =
+        |member: &str| member.rsplit_once(':').map(|(replica, _)| replica.to_owned()).unwrap_or_default();
+    let dead = life(&ghost[0]);
+
+    // The restart under the same name: once it has sent anything (its first reservation
+    // ran), none of the dead life's places is held, though the replica timeout (five
+    // seconds) has not passed.
+    let restarted = Instant::now();
+    let before = service.counted().answered.len();
+    let second = batch(&service, &redis.url, &run, &named);
+    let full = Instant::now() + Duration::from_secs(10);
+    while service.counted().answered.len() == before {
+        assert!(Instant::now() < full, "the restart sent nothing");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let held: Vec<String> = zrange(&redis.url, &flight).into_iter().filter(|m| life(m) == dead).collect();
+    let after = restarted.elapsed();
+    assert!(
+        held.is_empty(),
+        "{} places of the dead life still held {after:?} after the restart: {held:?}",
+        held.len()
+    );
+    println!(
+        "{} places of the dead life freed at the restart's first reservation, {after:.2?} after it",
+        ghost.len()
+    );
+    let line = second.finish(Duration::from_secs(150));
+    each_once(&service, &[line]);
+    assert_eq!(service.counted().refused, 0, "answered 429");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

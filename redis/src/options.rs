@@ -16,6 +16,8 @@ pub struct RedisOptions {
     pub(crate) roots: Option<Vec<u8>>,
     /// The stores' URL is `rediss://` (set when they are opened).
     pub(crate) tls: bool,
+    /// The name this replica keeps across its restarts, when it has one.
+    pub(crate) replica_name: Option<String>,
 }
 
 impl fmt::Debug for RedisOptions {
@@ -28,6 +30,7 @@ impl fmt::Debug for RedisOptions {
             .field("watch_ttl", &self.watch_ttl)
             .field("replica_timeout", &self.alive)
             .field("batch_ttl", &self.batch_ttl)
+            .field("replica_name", &self.replica_name)
             .field("root_certificates", &self.roots.as_ref().map(|pem| format!("{} bytes of PEM", pem.len())))
             .finish()
     }
@@ -50,6 +53,7 @@ impl RedisOptions {
             batch_ttl: Duration::from_secs(30 * 24 * 3_600),
             roots: None,
             tls: false,
+            replica_name: None,
         }
     }
 
@@ -99,6 +103,20 @@ impl RedisOptions {
     /// `Retry-After` then correct.
     pub fn replica_timeout(mut self, timeout: Duration) -> Self {
         self.alive = timeout.max(Duration::from_millis(200));
+        self
+    }
+
+    /// The name this replica keeps when it restarts (its host or pod name, `web-1`), unique
+    /// among the replicas running at once. A replica that starts under a name frees the
+    /// places its earlier life held in the limit at its first reservation (each counting a
+    /// window from then, as its requests may have just left), instead of waiting
+    /// [`replica_timeout`](Self::replica_timeout) for them. Without a name, each start is a
+    /// replica of its own. Two replicas running at once under one name would free each
+    /// other's places: give each its own.
+    pub fn replica_name(mut self, name: impl Into<String>) -> Self {
+        let name: String = name.into();
+        // `~` parts the name from the life in the pacer's records.
+        self.replica_name = Some(name.replace('~', "-")).filter(|n| !n.is_empty());
         self
     }
 

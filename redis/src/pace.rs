@@ -28,7 +28,9 @@ use crate::options::RedisOptions;
 /// release: member, `s` (sent) or `n` (not sent), how long ago it ended (ms), and what its
 /// answer announced: limit (-1 when no answer came), window (ms), refused (1 or 0),
 /// Retry-After (ms), remaining (-1 for none); last, how soon to ask again while the first
-/// answer is awaited, and how long this replica is taken as alive without a word (ms).
+/// answer is awaited, how long this replica is taken as alive without a word (ms), the name
+/// it keeps across restarts (empty for none: the replica's name is then its life alone,
+/// else `name~life`), and `1` on its life's first run.
 ///
 /// Answers `{1, wait}` for a reservation held from now, `{0, after}` for none (ask again
 /// after), `{2, 0}` for releases only.
@@ -77,6 +79,22 @@ for j = 1, #lapsed, 2 do
   redis.call('ZADD', ended, lapsed[j + 1], lapsed[j])
   redis.call('ZREM', flight, lapsed[j])
   redis.call('HDEL', leave, lapsed[j])
+end
+-- This replica's earlier lives (its name, another life) have stopped: their reservations
+-- end now, as a dead replica's do below, without waiting for them to fall silent.
+local own_name, first = ARGV[11 + 8 * n], ARGV[12 + 8 * n]
+if first == '1' and own_name ~= '' then
+  local prefix = own_name .. '~'
+  for _, m in ipairs(redis.call('ZRANGE', flight, 0, -1)) do
+    local r = string.match(m, '^(.*):[^:]*$')
+    if r and r ~= replica and string.sub(r, 1, #prefix) == prefix
+        and not string.find(string.sub(r, #prefix + 1), '~', 1, true) then
+      redis.call('ZADD', ended, math.max(now, tonumber(redis.call('HGET', leave, m) or now)), m)
+      redis.call('ZREM', flight, m)
+      redis.call('HDEL', leave, m)
+      redis.call('HDEL', alive, r)
+    end
+  end
 end
 -- A replica that has said nothing for longer than it is taken as alive has stopped (killed,
 -- or cut off from Redis, when it paces by its own share): its reservations end now, or
@@ -167,6 +185,10 @@ struct Inner {
     script: redis::Script,
     keys: [String; 5],
     replica: String,
+    /// The name this replica keeps across restarts ("" for none).
+    name: String,
+    /// No run of this life's has reached Redis yet: the next frees its earlier lives'.
+    first: AtomicBool,
     next: AtomicU64,
     bound: Bound,
     /// How long this replica is taken as alive without a word.
@@ -218,7 +240,12 @@ impl RedisPaceStore {
                     options.key("pace:alive"),
                     options.key("pace:leave"),
                 ],
-                replica: payspec_runtime::store::unique_name(),
+                replica: match &options.replica_name {
+                    Some(name) => format!("{name}~{}", payspec_runtime::store::unique_name()),
+                    None => payspec_runtime::store::unique_name(),
+                },
+                name: options.replica_name.clone().unwrap_or_default(),
+                first: AtomicBool::new(true),
                 next: AtomicU64::new(0),
                 bound: Bound::of(options),
                 alive: options.alive,
@@ -295,10 +322,21 @@ impl Inner {
                 .arg(announced.retry_after.map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
                 .arg(announced.remaining.map_or(-1, |r| i64::try_from(r).unwrap_or(i64::MAX)));
         }
-        invocation.arg(millis(PROBE_WAIT)).arg(millis(self.alive));
+        let first = self.first.swap(false, Ordering::SeqCst);
+        let life = if first { "1" } else { "0" };
+        invocation.arg(millis(PROBE_WAIT)).arg(millis(self.alive)).arg(&self.name).arg(life);
         let mut connection = self.connection.clone();
-        bounded(self.bound, "the pacer's reservation", invocation.invoke_async::<(i64, u64)>(&mut connection))
-            .await
+        let ran = bounded(
+            self.bound,
+            "the pacer's reservation",
+            invocation.invoke_async::<(i64, u64)>(&mut connection),
+        )
+        .await;
+        if first && ran.is_err() {
+            // Whether it ran is unknown: the next run frees them (again, harmlessly).
+            self.first.store(true, Ordering::SeqCst);
+        }
+        ran
     }
 
     /// Sends the queued releases alone, unless a reservation took them first; then those

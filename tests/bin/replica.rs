@@ -86,7 +86,10 @@ fn stores(args: &Args) -> Result<RedisStores, String> {
     let limit = u32::try_from(number(args, "limit").unwrap_or(0)).unwrap_or(u32::MAX);
     let window = Duration::from_millis(number(args, "window_ms").unwrap_or(1000));
     let replicas = u32::try_from(number(args, "replicas").unwrap_or(1)).unwrap_or(1);
-    let options = RedisOptions::new(arg(args, "prefix")?).limit(limit, window).replicas(replicas);
+    let mut options = RedisOptions::new(arg(args, "prefix")?).limit(limit, window).replicas(replicas);
+    if let Some(name) = args.get("name") {
+        options = options.replica_name(name);
+    }
     RedisStores::open(arg(args, "redis")?, options).map_err(|e| e.to_string())
 }
 
