@@ -6,11 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use payspec_client::ErrorKind;
 use payspec_client::requests::BankTransfer;
 use payspec_client::runtime::FinalState;
 use payspec_client::runtime::payout::{PayoutBatch, PayoutEvent, PayoutSummary};
 use payspec_client::store::{BatchStore, ItemClaim, ItemEnd, MemoryBatchStore};
+use payspec_client::{ErrorKind, SettleOptions};
 use payspec_sandbox::Sandbox;
 use payspec_tests::sandboxed::{client, transfer};
 
@@ -102,6 +102,111 @@ async fn a_run_resumes_what_an_earlier_one_claimed_and_sends_again_only_what_the
     let third = PayoutBatch::new("resume", store).run(&client, transfers("resume", 8)?).await?;
     assert_eq!((third.sent, third.resent, paid(&third.items)), (0, 0, 8));
     assert_eq!(sandbox.received("bank_transfer"), 8);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_dead_run_s_item_is_taken_up_when_its_lease_ends_while_others_are_still_followed() -> TestResult {
+    use payspec_sandbox::{Fault, SettleTo};
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let store = Arc::new(MemoryBatchStore::new());
+    let items = transfers("lease-end", 4)?;
+    // A run that died holding two items, its claims running out in 600 ms.
+    for item in &items[2..] {
+        store
+            .claim("lease-end", &item.merchant_tx_ref.to_string(), "dead", Duration::from_millis(600))
+            .await?;
+    }
+    // The other two are answered in flight and stay pending for three seconds.
+    sandbox.inject("bank_transfer", Fault::Pending, 2)?;
+    sandbox.settle_pending_after(Duration::from_secs(3), SettleTo::Success);
+    let started = std::time::Instant::now();
+    let seen: Arc<Mutex<Vec<(String, Duration)>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let report = PayoutBatch::new("lease-end", Arc::clone(&store))
+        .concurrency(4)
+        .settle(SettleOptions::within(Duration::from_secs(20)).first_wait(Duration::from_millis(100)))
+        .on_progress(move |event, _| {
+            let what = match event {
+                PayoutEvent::TakenUp { reference } => format!("taken up {reference}"),
+                PayoutEvent::Ended { reference, .. } => format!("ended {reference}"),
+                PayoutEvent::Later { reference, .. } => format!("later {reference}"),
+                PayoutEvent::Sending { reference, again } => format!("sending {reference} again={again}"),
+                _ => "other".to_owned(),
+            };
+            log.lock().unwrap_or_else(|p| p.into_inner()).push((what, started.elapsed()));
+        })
+        .run(&client, items)
+        .await?;
+    assert!(report.is_done(), "{report:?}");
+    assert_eq!(paid(&report.items), 4);
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
+    let at = |what: &str| seen.iter().find(|(w, _)| w == what).map(|(_, at)| *at);
+    for dead in ["lease-end-2", "lease-end-3"] {
+        let taken =
+            at(&format!("taken up {dead}")).unwrap_or_else(|| panic!("{dead} never taken up: {seen:?}"));
+        // Taken up once its lease ended, while the pending items were still followed (they
+        // end after three seconds), not after them.
+        let pending_ended = at("ended lease-end-0").unwrap_or_else(|| panic!("{seen:?}"));
+        assert!(
+            taken < pending_ended,
+            "{dead} taken up at {taken:?}, after the others ended at {pending_ended:?}: {seen:?}"
+        );
+        // Asked for by its reference, not known to the service, so sent again.
+        assert!(at(&format!("sending {dead} again=true")).is_some(), "{seen:?}");
+    }
+    assert_eq!((report.sent, report.resent), (2, 2), "{report:?}");
+    // Counted at the sandbox: each of the four sent once.
+    assert_eq!(sandbox.received("bank_transfer"), 4);
+    // The report says the deadlines it ran under.
+    assert_eq!(
+        (report.within, report.followed_within),
+        (Duration::from_secs(3_600), Duration::from_secs(20))
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn each_item_s_end_is_said_once_per_run_found_or_made_with_counts_over_the_whole_batch() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    let client = client(&sandbox)?;
+    let store = Arc::new(MemoryBatchStore::new());
+    // An earlier run paid the first three.
+    let first = PayoutBatch::new("said", Arc::clone(&store)).run(&client, transfers("said", 3)?).await?;
+    assert_eq!(paid(&first.items), 3);
+    let seen: Arc<Mutex<Vec<(String, PayoutSummary)>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let report = PayoutBatch::new("said", store)
+        .on_progress(move |event, summary| {
+            let what = match event {
+                PayoutEvent::Sending { reference, .. } => format!("sending {reference}"),
+                PayoutEvent::Ended { reference, .. } => format!("ended {reference}"),
+                _ => "other".to_owned(),
+            };
+            log.lock().unwrap_or_else(|p| p.into_inner()).push((what, *summary));
+        })
+        .run(&client, transfers("said", 5)?)
+        .await?;
+    assert!(report.is_done(), "{report:?}");
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
+    // Ended once for each of the five: three found ended, two made by this run.
+    for n in 0..5 {
+        let ended = seen.iter().filter(|(w, _)| *w == format!("ended said-{n}")).count();
+        assert_eq!(ended, 1, "said-{n}: {seen:?}");
+    }
+    let sent: Vec<&str> =
+        seen.iter().filter(|(w, _)| w.starts_with("sending")).map(|(w, _)| w.as_str()).collect();
+    assert_eq!(sent.len(), 2, "{seen:?}");
+    assert!(sent.iter().all(|w| *w == "sending said-3" || *w == "sending said-4"), "{sent:?}");
+    // Every count is over the whole batch: five items, the found ones counted as paid.
+    assert!(
+        seen.iter().all(|(_, s)| s.total == 5 && s.paid + s.failed + s.in_flight + s.unknown == 5),
+        "{seen:?}"
+    );
+    assert_eq!(seen.last().map(|(_, s)| s.paid), Some(5));
+    assert_eq!((report.sent, report.resent), (2, 0));
+    assert_eq!(sandbox.received("bank_transfer"), 5);
     Ok(())
 }
 

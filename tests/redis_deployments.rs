@@ -172,6 +172,67 @@ async fn the_acl_rules_the_guide_states_are_all_every_store_needs() {
     assert!(refused.is_err(), "another merchant's key was let in: {refused:?}");
 }
 
+/// The fields and values of the hash `key` in the Redis at `url` (`HGETALL`, over a plain
+/// socket), sorted.
+fn hgetall(url: &str, key: &str) -> Vec<(String, String)> {
+    use std::io::{BufRead, BufReader, Write};
+    let address = url.trim_start_matches("redis://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).unwrap_or_else(|e| panic!("Redis: {e}"));
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    write!(stream, "*2\r\n$7\r\nHGETALL\r\n${}\r\n{key}\r\n", key.len()).unwrap_or_else(|e| panic!("{e}"));
+    let mut reader = BufReader::new(stream);
+    let mut read = || {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap_or_else(|e| panic!("{e}"));
+        line.trim_end().to_owned()
+    };
+    let count: usize = read().trim_start_matches('*').parse().unwrap_or_else(|e| panic!("HGETALL: {e}"));
+    let mut values: Vec<String> = (0..count)
+        .map(|_| {
+            let _length = read();
+            read()
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    while values.len() >= 2 {
+        let value = values.pop().unwrap_or_default();
+        let field = values.pop().unwrap_or_default();
+        pairs.push((field, value));
+    }
+    pairs.sort();
+    pairs
+}
+
+#[tokio::test]
+async fn a_batch_writes_the_two_hashes_the_guide_names_and_nothing_of_the_money() {
+    use payspec_client::FinalState;
+    use payspec_client::store::{BatchStore, ItemEnd};
+    let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
+    let stores =
+        RedisStores::open(redis.url(), RedisOptions::new("keys-shop")).unwrap_or_else(|e| panic!("{e}"));
+    let batches = stores.batches();
+    let lease = Duration::from_secs(30);
+    for reference in ["vendor-1", "vendor-2"] {
+        batches.claim("payroll", reference, "runner-a", lease).await.unwrap_or_else(|e| panic!("{e}"));
+    }
+    batches
+        .finish("payroll", "vendor-1", ItemEnd::Final(FinalState::Succeeded))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let items = hgetall(redis.url(), "payspec:{keys-shop}:batch:payroll:items");
+    assert_eq!(
+        items,
+        [("vendor-1".to_owned(), "e:succeeded".to_owned()), ("vendor-2".to_owned(), "c".to_owned())]
+    );
+    let claims = hgetall(redis.url(), "payspec:{keys-shop}:batch:payroll:claims");
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    let (reference, held) = &claims[0];
+    assert_eq!(reference, "vendor-2");
+    let (holder, until) = held.split_once('|').unwrap_or_else(|| panic!("{held}"));
+    assert_eq!(holder, "runner-a");
+    assert!(until.parse::<u64>().is_ok(), "{held}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_of_three_primaries_keeps_the_guarantees_and_a_failover_sends_nothing_twice() {
     use payspec_client::runtime::payout::PayoutBatch;

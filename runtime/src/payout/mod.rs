@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::{self, BoxFuture, Either};
-use futures_util::stream::{self, StreamExt};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::time::Instant;
 
 use crate::error::{Error, ErrorKind};
@@ -78,6 +78,14 @@ pub enum PayoutEvent<'a> {
         reference: &'a str,
         /// Sent again, under the same reference.
         again: bool,
+    },
+    /// The item was claimed by an earlier run (one that died, or whose lease ran out) and
+    /// not ended: this run took it up the moment it could claim it, and asks the service
+    /// for it by its reference before anything is sent ([`Sending`](Self::Sending) with
+    /// `again` follows only if the service does not know it).
+    TakenUp {
+        /// The item's reference.
+        reference: &'a str,
     },
     /// The item ended (in this run, or found ended by another).
     Ended {
@@ -138,6 +146,13 @@ pub struct PayoutReport {
     pub resent: usize,
     /// The last reason each item still unknown gave, by reference.
     pub unknown: Vec<(String, String)>,
+    /// The run's own deadline ([`PayoutBatch::within`]): no item was taken up after it.
+    pub within: Duration,
+    /// How long each item sent was followed before it was left for a later try in the run
+    /// ([`PayoutBatch::settle`]'s deadline).
+    pub followed_within: Duration,
+    /// How long the run took.
+    pub took: Duration,
 }
 
 impl PayoutReport {
@@ -194,11 +209,11 @@ impl fmt::Debug for PayoutBatch {
 /// How long an item's claim lasts unless renewed, unless set.
 const LEASE: Duration = Duration::from_secs(8);
 
-/// The longest wait between two passes over the items still unknown.
-const MOST_BETWEEN_PASSES: Duration = Duration::from_secs(5);
+/// The longest an item not known to have ended waits before it is taken up again.
+const MOST_BETWEEN_TRIES: Duration = Duration::from_secs(5);
 
 /// The shortest.
-const LEAST_BETWEEN_PASSES: Duration = Duration::from_millis(200);
+const LEAST_BETWEEN_TRIES: Duration = Duration::from_millis(200);
 
 impl PayoutBatch {
     /// The batch named `id` (the same name on every replica and every run of it), its
@@ -311,58 +326,81 @@ impl PayoutBatch {
                 resent: 0,
             }),
         };
-        let deadline = Instant::now() + self.within;
+        let started = Instant::now();
+        let deadline = started + self.within;
         let mut ends: Vec<Option<ItemEnd>> = vec![None; items.len()];
         let mut why: Vec<String> = vec![String::new(); items.len()];
-        let mut open: Vec<usize> = (0..items.len()).collect();
+        // Items waiting for their turn, by when it comes (all now to begin with, in the
+        // order given); an item left for later waits for its own time alone (a lease
+        // another run holds, the service's answer), whatever the others are doing.
+        let mut waiting: BTreeSet<(Instant, usize)> = (0..items.len()).map(|i| (started, i)).collect();
+        let take_up = |i: usize| {
+            let (run, item, reference) = (&run, &items[i], references[i].as_str());
+            async move { (i, run.item(client, item, reference, deadline).await) }
+        };
+        let mut working = FuturesUnordered::new();
         let mut renewing = std::pin::pin!(run.renew_while_running());
         loop {
-            let pass = stream::iter(open.iter().copied())
-                .map(|i| {
-                    let (run, item, reference) = (&run, &items[i], references[i].as_str());
-                    async move { (i, run.item(client, item, reference, deadline).await) }
-                })
-                .buffer_unordered(self.concurrency)
-                .collect::<Vec<(usize, Step)>>();
-            // The claims are renewed while the pass runs (the renewal never ends first).
-            let steps = match future::select(std::pin::pin!(pass), renewing.as_mut()).await {
-                Either::Left((steps, _)) => steps,
-                Either::Right(((), _)) => Vec::new(),
-            };
-            let mut again = Vec::new();
-            let mut soonest = MOST_BETWEEN_PASSES;
-            for (i, step) in steps {
-                match step {
-                    Step::Ended(end) => ends[i] = Some(end),
-                    Step::Later { wait, reason } => {
-                        soonest = soonest.min(wait);
-                        why[i] = reason;
-                        again.push(i);
-                    }
-                }
-            }
-            again.sort_unstable();
-            open = again;
             let now = Instant::now();
-            if open.is_empty() || now >= deadline {
+            // No item is taken up after the run's deadline; those under way end by it.
+            while working.len() < self.concurrency && now < deadline {
+                let Some(&(at, i)) = waiting.first() else { break };
+                if at > now {
+                    break;
+                }
+                waiting.remove(&(at, i));
+                working.push(take_up(i));
+            }
+            if working.is_empty() && (waiting.is_empty() || now >= deadline) {
                 break;
             }
-            let pause = soonest.max(LEAST_BETWEEN_PASSES);
-            let pause = std::pin::pin!(tokio::time::sleep_until((now + pause).min(deadline)));
-            future::select(pause, renewing.as_mut()).await;
+            // The next turn, when one could be taken up by then.
+            let turn = waiting
+                .first()
+                .map(|&(at, _)| at.min(deadline))
+                .filter(|_| working.len() < self.concurrency && now < deadline);
+            let sleep = std::pin::pin!(match turn {
+                Some(at) => tokio::time::sleep_until(at),
+                None => tokio::time::sleep_until(deadline.max(now) + MOST_BETWEEN_TRIES),
+            });
+            // An item's step, or the next turn; the claims are renewed meanwhile (the
+            // renewal never ends first).
+            let stepped = if working.is_empty() {
+                future::select(sleep, renewing.as_mut()).await;
+                None
+            } else {
+                match future::select(future::select(working.next(), sleep), renewing.as_mut()).await {
+                    Either::Left((Either::Left((stepped, _)), _)) => stepped,
+                    _ => None,
+                }
+            };
+            match stepped {
+                Some((i, Step::Ended(end))) => ends[i] = Some(end),
+                Some((i, Step::Later { wait, reason })) => {
+                    why[i] = reason;
+                    let wait = wait.clamp(LEAST_BETWEEN_TRIES, MOST_BETWEEN_TRIES);
+                    waiting.insert((Instant::now() + wait, i));
+                }
+                None => {}
+            }
         }
+        drop(working);
         let counts = run.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let open: Vec<usize> = waiting.iter().map(|&(_, i)| i).collect::<BTreeSet<_>>().into_iter().collect();
         Ok(PayoutReport {
             unknown: open.iter().map(|&i| (references[i].clone(), std::mem::take(&mut why[i]))).collect(),
             items: references.into_iter().zip(ends).collect(),
             summary: counts.summary,
             sent: counts.sent,
             resent: counts.resent,
+            within: self.within,
+            followed_within: self.settle.deadline(),
+            took: started.elapsed(),
         })
     }
 }
 
-/// What one pass did with one item.
+/// What one turn did with one item.
 enum Step {
     Ended(ItemEnd),
     Later { wait: Duration, reason: String },
@@ -491,7 +529,8 @@ impl Run<'_> {
             Ok(ItemClaim::Resume) => (true, true),
         };
         self.held.lock().unwrap_or_else(|p| p.into_inner()).insert(reference.to_owned());
-        self.tell(None, Move::Begin);
+        let taken_up = again.then_some(PayoutEvent::TakenUp { reference });
+        self.tell(taken_up.as_ref(), Move::Begin);
         let step = self.work(client, item, reference, (look_first, again), deadline).await;
         self.held.lock().unwrap_or_else(|p| p.into_inner()).remove(reference);
         match &step {

@@ -38,6 +38,11 @@ impl SettleOptions {
     }
 
     /// The same options with a deadline no later than `most`.
+    /// How long a settle with these options follows a payment at most.
+    pub(crate) fn deadline(&self) -> Duration {
+        self.deadline
+    }
+
     pub(crate) fn capped(mut self, most: Duration) -> Self {
         self.deadline = self.deadline.min(most);
         self
