@@ -316,6 +316,37 @@ async fn redis_killed_mid_run_sends_nothing_twice_hangs_no_call_and_errors_name_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_lost_under_two_replicas_at_the_limit_costs_no_429() {
+    let _one = SERIAL.lock().await;
+    let mut redis = RedisServer::start_own();
+    let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
+    let run = prefix("lost");
+    let (a, b) = (pay(&service, &redis.url, &run, 0, 160, 2), pay(&service, &redis.url, &run, 1_000, 160, 2));
+    // Both at the shared limit, then Redis gone: each replica paces by its share, counting
+    // its share of what Redis had already let through in the window.
+    applied(&service, 60).await;
+    let refused_before = service.counted().refused;
+    redis.kill();
+    let lost_at = Instant::now();
+    let lines = [a.finish(Duration::from_secs(120)), b.finish(Duration::from_secs(120))];
+    let counted = service.counted();
+    let around = counted
+        .answered
+        .iter()
+        .filter(|at| **at >= lost_at && at.duration_since(lost_at) < Duration::from_secs(2))
+        .count();
+    println!(
+        "Redis lost: {} requests answered in the two seconds after, {} refused: {lines:?}",
+        around, counted.refused
+    );
+    for line in &lines {
+        assert_eq!(field(line, "ok"), "160", "{line}");
+    }
+    assert!(counted.twice().is_empty(), "applied twice: {:?}", counted.twice());
+    assert_eq!(counted.refused, 0, "the service answered 429 around the loss of Redis");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_payout_killed_halfway_and_restarted_pays_every_vendor_exactly_once() {
     let _one = SERIAL.lock().await;
     let service = LimitedService::start(40, Duration::from_secs(1)).await.unwrap_or_else(|e| panic!("{e}"));
