@@ -258,6 +258,12 @@ async fn a_reset_connection_is_retried_for_a_read_but_not_for_a_write() {
         "{write:?}"
     );
     assert_eq!(server.count("POST", "/v1/accounts/virtual"), 1);
+    // Through reqwest's pool, the error says why it cannot tell a connection closed while
+    // idle from a request the service received.
+    if matches!(CARRIER, payspec_tests::transport::Carrier::Reqwest) {
+        let text = write.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.contains("reqwest's pool may have reused a connection the server had closed"), "{text}");
+    }
 }
 
 #[tokio::test]

@@ -103,15 +103,57 @@ fn same_uri(a: &http::Uri, b: &http::Uri) -> bool {
 }
 
 /// A reqwest failure as a transport's: one before the request was written (connect, DNS,
-/// TLS handshake, a connect timeout) never left; a timeout of reqwest's own may have.
+/// TLS handshake, a connect timeout) never left; a timeout of reqwest's own may have. A
+/// connection closed with no answer may have carried the request, and the error says why
+/// reqwest cannot tell.
 fn sent_or_not(e: reqwest::Error) -> TransportError {
     let e = e.without_url();
     if e.is_connect() {
         TransportError::not_sent(e)
     } else if e.is_timeout() {
         TransportError::timed_out(e)
+    } else if closed_unanswered(&e) {
+        TransportError::sent(ClosedUnanswered(e))
     } else {
         TransportError::sent(e)
+    }
+}
+
+/// Whether the connection was closed or reset before any answer came.
+fn closed_unanswered(e: &reqwest::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cause {
+        if err.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message) {
+            return true;
+        }
+        if err.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            matches!(io.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe)
+        }) {
+            return true;
+        }
+        cause = err.source();
+    }
+    false
+}
+
+/// A connection closed with no answer, on reqwest's pool, which reuses a connection for any
+/// request and cannot say whether the server had closed it while it was idle.
+#[derive(Debug)]
+struct ClosedUnanswered(reqwest::Error);
+
+impl std::fmt::Display for ClosedUnanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: the connection closed with no answer; reqwest's pool may have reused a connection the server had closed while it was idle (then the request never reached the service), which it cannot tell from a request the service received (the client's own sender sends a request that may not be sent twice on a connection of its own)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ClosedUnanswered {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
     }
 }
 
