@@ -2,6 +2,7 @@
 //! file a part of the spec (service, types, operations, routes, settle, webhooks), what
 //! they share in `common`, and this one the entry point.
 
+mod auth;
 mod common;
 mod disagreements;
 mod evidence;
@@ -13,6 +14,7 @@ mod settle;
 mod types;
 mod webhooks;
 
+use auth::default_auth;
 pub(crate) use common::RawFile;
 use common::*;
 use operations::*;
