@@ -139,7 +139,7 @@ pub(super) fn answers(
         sink.error(
             &format!("{at}.success_codes"),
             "no code would ever mean success",
-            "list at least one code, e.g. `[\"00\"]`",
+            "list the codes the service's envelope carries on a success (its documented answers show them), or write `service.envelope.success: flag` or `status` where a flag or the HTTP status says it",
         );
     }
     if let Some(both) =
@@ -798,6 +798,24 @@ pub(super) fn token_operations(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{assert_refused, small};
+
+    #[test]
+    fn no_success_code_is_refused_with_a_fix_that_names_no_vendor_s_code() {
+        let text = small().replacen(
+            "  token_operations:\n",
+            "  answers: { success_codes: [] }\n  token_operations:\n",
+            1,
+        );
+        let errors = crate::load_str("small.yaml", &text).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            errors.contains("service.answers.success_codes: no code would ever mean success"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("`service.envelope.success: flag`") && !errors.contains("\"00\""),
+            "{errors}"
+        );
+    }
 
     #[test]
     fn an_envelope_says_success_by_a_word_it_knows_and_names_only_keys_it_reads() {

@@ -35,6 +35,13 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
     header(&raw.signature_header, &format!("{at}.signature_header"), sink);
     if let Some(timestamp) = &raw.timestamp_header {
         header(timestamp, &format!("{at}.timestamp_header"), sink);
+        if timestamp.eq_ignore_ascii_case(&raw.signature_header) {
+            sink.error(
+                &format!("{at}.timestamp_header"),
+                format!("`{timestamp}` is also the signature header: the format reads the time and the signature from two headers"),
+                "name the header the service sends its signing time in, or remove `timestamp_header` if the time travels inside the signature header's value (a scheme the format cannot read yet)",
+            );
+        }
     }
     let signs = word(
         raw.signs.as_deref(),
@@ -379,6 +386,12 @@ mod tests {
             "{errors}"
         );
         assert!(errors.contains("remove `timestamp_header`"), "{errors}");
+        // One header named as both the signature and the time is said, not read as one.
+        let errors = refused("    timestamp_header: X-Sig\n");
+        assert!(
+            errors.contains("service.webhooks.timestamp_header: `X-Sig` is also the signature header"),
+            "{errors}"
+        );
         let errors = refused("    tolerance_seconds: 300\n");
         assert!(
             errors.contains("service.webhooks.tolerance_seconds: a tolerance without a timestamp"),
