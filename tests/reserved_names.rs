@@ -333,6 +333,10 @@ async fn a_client_named_with_keywords_compiles_and_pays_through_the_sandbox() ->
     let closing = balance(client.r#type().r#yield(Yield::new()).await?).ok_or("a balance")?;
     assert_eq!(opening - closing, 5_500);
 
+    // The spec names no event that settles a payment: nothing to make happen, said so.
+    let refused = sandbox.trigger("payout.done").err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(refused.contains("the spec names no event the sandbox can make happen"), "{refused}");
+
     // Counted at the sandbox: each payout received once, each with the key.
     assert_eq!(sandbox.received("move"), 4);
     assert!(sandbox.received("match") >= 2);

@@ -60,7 +60,6 @@ fn jaro(a: &str, b: &str) -> f64 {
 
 /// One minus the Levenshtein distance (insertions, deletions, substitutions) over the
 /// longer word's length.
-#[cfg(feature = "macros")]
 pub(crate) fn normalized_levenshtein(a: &str, b: &str) -> f64 {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();

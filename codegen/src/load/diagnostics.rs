@@ -446,12 +446,36 @@ fn explain_serde_error(sink: &mut Sink<'_>, message: &str, path: &mut String) ->
     (message.to_owned(), "see spec/FORMAT.md for the form of this key".into())
 }
 
-/// The candidate closest to `word`, if any is close enough to be a likely typo.
+/// The candidate closest to `word`, if any is close enough to be a likely typo: alike by
+/// Jaro–Winkler, and few edits apart (two at most, or under half its length), or `word` a
+/// start of it; a shared prefix alone (`request_body`, `request_id_header`) suggests nothing.
 fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let few_edits = |c: &str| {
+        let longer = word.chars().count().max(c.chars().count()) as f64;
+        let edits = ((1.0 - crate::similar::normalized_levenshtein(word, c)) * longer).round();
+        edits <= 2.0 || edits / longer <= 0.45
+    };
     candidates
         .iter()
         .map(|c| (crate::similar::jaro_winkler(word, c), *c))
-        .filter(|(score, _)| *score > 0.8)
+        .filter(|(score, c)| *score > 0.8 && (few_edits(c) || c.starts_with(word)))
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn a_suggestion_is_a_likely_typo_not_a_shared_prefix() {
+        assert_eq!(closest("amout", &["amount", "account"]), Some("amount"));
+        assert_eq!(closest("refresh_tokn", &["refresh_token", "revoke_token"]), Some("refresh_token"));
+        assert_eq!(closest("TokenGrnt", &["TokenGrant"]), Some("TokenGrant"));
+        assert_eq!(closest("wrie", &["wire", "doc"]), Some("wire"));
+        // A start of the name is an abbreviation of it.
+        assert_eq!(closest("refresh", &["refresh_token"]), Some("refresh_token"));
+        // Alike in their first word alone: another key, not a typo of it.
+        assert_eq!(closest("request_body", &["request_id_header", "rate_limit"]), None);
+    }
 }

@@ -93,6 +93,11 @@ pub(crate) fn trigger(
     event: &str,
 ) -> Result<(String, Vec<crate::webhooks::Notification>), Refusal> {
     let events = trigger_events(spec);
+    if events.is_empty() {
+        return Err(Refusal::invalid(format!(
+            "no event `{event}`: the spec names no event the sandbox can make happen (one that settles a payment, `service.webhooks.settles`)"
+        )));
+    }
     if !events.iter().any(|e| e == event) {
         return Err(Refusal::invalid(format!("no event `{event}`: one of {}", events.join(", "))));
     }
