@@ -7,6 +7,31 @@ use super::settle::final_state;
 /// The most values a webhook scheme signs.
 pub(super) const MAX_SIGNED: usize = 64;
 
+/// A header name, or its error at `path`.
+fn header(name: &str, path: &str, sink: &mut Sink) {
+    if !is_header_name(name) {
+        sink.error(
+            path,
+            format!("`{name}` is not a header name"),
+            "write the header's name: letters, digits and -",
+        );
+    }
+}
+
+/// The signature's header and the time's, each a header name, and two headers.
+fn check_signature_headers(raw: &RawWebhooks, at: &str, sink: &mut Sink) {
+    header(&raw.signature_header, &format!("{at}.signature_header"), sink);
+    let Some(timestamp) = &raw.timestamp_header else { return };
+    header(timestamp, &format!("{at}.timestamp_header"), sink);
+    if timestamp.eq_ignore_ascii_case(&raw.signature_header) {
+        sink.error(
+            &format!("{at}.timestamp_header"),
+            format!("`{timestamp}` is also the signature header: the format reads the time and the signature from two headers"),
+            "name the header the service sends its signing time in, or remove `timestamp_header` if the time travels inside the signature header's value (a scheme the format cannot read yet)",
+        );
+    }
+}
+
 /// `service.webhooks`, checked: header names, each signed value a snake_case name and a
 /// path of keys, the event and request id among them, event kinds that make variants.
 pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> Webhooks {
@@ -23,26 +48,7 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         }
         Some((fixed.header.to_ascii_lowercase(), fixed.value.clone()))
     };
-    pub(super) fn header(name: &str, path: &str, sink: &mut Sink) {
-        if !is_header_name(name) {
-            sink.error(
-                path,
-                format!("`{name}` is not a header name"),
-                "write the header's name: letters, digits and -",
-            );
-        }
-    }
-    header(&raw.signature_header, &format!("{at}.signature_header"), sink);
-    if let Some(timestamp) = &raw.timestamp_header {
-        header(timestamp, &format!("{at}.timestamp_header"), sink);
-        if timestamp.eq_ignore_ascii_case(&raw.signature_header) {
-            sink.error(
-                &format!("{at}.timestamp_header"),
-                format!("`{timestamp}` is also the signature header: the format reads the time and the signature from two headers"),
-                "name the header the service sends its signing time in, or remove `timestamp_header` if the time travels inside the signature header's value (a scheme the format cannot read yet)",
-            );
-        }
-    }
+    check_signature_headers(raw, at, sink);
     let signs = word(
         raw.signs.as_deref(),
         &[SignedOver::Values, SignedOver::Body],
