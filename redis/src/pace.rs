@@ -32,10 +32,8 @@ use crate::options::RedisOptions;
 /// it keeps across restarts (empty for none: the replica's name is then its life alone,
 /// else `name~life`), and `1` on its life's first run.
 ///
-/// Answers `{1, wait, used}` for a reservation held from now, `{0, after, used}` for none
-/// (ask again after), `{2, 0, used}` for releases only; `used` is how many requests the
-/// shared window holds now (in flight, or ended within a window and the margin; 0 while the
-/// limit is not known), which a replica that loses Redis starts its own share from.
+/// Answers `{1, wait}` for a reservation held from now, `{0, after}` for none (ask again
+/// after), `{2, 0}` for releases only.
 const PACE_SCRIPT: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -129,20 +127,16 @@ redis.call('PEXPIRE', ended, ttl)
 redis.call('PEXPIRE', flight, ttl)
 redis.call('PEXPIRE', alive, ttl)
 redis.call('PEXPIRE', leave, ttl)
-local function used()
-  if limit == 0 or window == 0 then return 0 end
-  return redis.call('ZCARD', flight) + redis.call('ZCOUNT', ended, now - window - margin, '+inf')
-end
-if within < 0 then return {2, 0, used()} end
+if within < 0 then return {2, 0} end
 local at = math.max(now, spent)
 if limit == 0 and heard == 0 and redis.call('ZCARD', flight) > 0 then
   -- The first request's answer may announce the limit: no burst before it.
-  return {0, tonumber(ARGV[9 + 8 * n] or 10), used()}
+  return {0, tonumber(ARGV[9 + 8 * n] or 10)}
 end
 if limit > 0 and window > 0 then
   local hold = window + margin
   local busy = redis.call('ZCARD', flight)
-  if busy >= limit then return {0, at + hold - now, used()} end
+  if busy >= limit then return {0, at + hold - now} end
   local free = limit - busy
   if redis.call('ZCARD', ended) >= free then
     local oldest = redis.call('ZREVRANGE', ended, free - 1, free - 1, 'WITHSCORES')
@@ -150,14 +144,14 @@ if limit > 0 and window > 0 then
   end
 end
 local wait = at - now
-if wait > within then return {0, wait, used()} end
+if wait > within then return {0, wait} end
 redis.call('ZADD', flight, now + within, member)
 if wait > 0 then
   redis.call('HSET', leave, member, at)
   redis.call('PEXPIRE', leave, ttl)
 end
 redis.call('PEXPIRE', flight, ttl)
-return {1, wait, used()}
+return {1, wait}
 ";
 
 /// The margin a pacer starts with (as the in-process one does).
@@ -210,9 +204,8 @@ struct Inner {
     flush_planned: AtomicBool,
     /// Until when this replica paces locally (Redis failed).
     local_until: Mutex<Option<Instant>>,
-    /// When Redis last answered, and how many requests the shared window held then (taken
-    /// when this replica goes local).
-    last_heard: Mutex<Option<(Instant, u64)>>,
+    /// Redis answered since this replica last lost it.
+    heard: AtomicBool,
     local: MemoryPaceStore,
     replicas: u32,
 }
@@ -265,7 +258,7 @@ impl RedisPaceStore {
                 queued: Mutex::new(Vec::new()),
                 flush_planned: AtomicBool::new(false),
                 local_until: Mutex::new(None),
-                last_heard: Mutex::new(None),
+                heard: AtomicBool::new(false),
                 local,
                 replicas: options.replicas,
             }),
@@ -285,16 +278,14 @@ impl Inner {
 
     fn go_local(&self, error: &payspec_runtime::store::StoreError) {
         tracing::warn!(%error, "the shared pacer's store failed: pacing by this replica's share of the limit for a second");
-        // Redis was heard last with this many requests in the shared window: this replica's
-        // share of them counts in its own pace for a window from now (which of them the
-        // service saw last, and when other replicas sent theirs since, is not known here),
-        // so that the share is not granted on top of what Redis let through. Once per loss.
-        let heard = self.last_heard.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let (Some((at, used)), Some((_, window))) = (heard, self.local.limit())
-            && at.elapsed() < window + self.local.margin()
+        // Redis let through, in the last window, requests this replica cannot count (other
+        // replicas', some perhaps past their share): its own share waits a whole window from
+        // the loss, so that nothing is granted on top of them. Its own requests still under
+        // way count from their end, as the fallback counted each Redis granted. Once a loss.
+        if self.heard.swap(false, Ordering::SeqCst)
+            && let Some((share, _)) = self.local.limit()
         {
-            let share = usize::try_from(used.div_ceil(u64::from(self.replicas))).unwrap_or(usize::MAX);
-            self.local.count_at_least(share);
+            self.local.count_ended_now(share);
         }
         *self.local_until.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + LOCAL_SPELL);
     }
@@ -350,22 +341,16 @@ impl Inner {
         let ran = bounded(
             self.bound,
             "the pacer's reservation",
-            invocation.invoke_async::<(i64, u64, u64)>(&mut connection),
+            invocation.invoke_async::<(i64, u64)>(&mut connection),
         )
         .await;
-        match ran {
-            Ok((kind, value, used)) => {
-                *self.last_heard.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), used));
-                Ok((kind, value))
-            }
-            Err(error) => {
-                if first {
-                    // Whether it ran is unknown: the next run frees them (again, harmlessly).
-                    self.first.store(true, Ordering::SeqCst);
-                }
-                Err(error)
-            }
+        match &ran {
+            Ok(_) => self.heard.store(true, Ordering::SeqCst),
+            // Whether it ran is unknown: the next run frees them (again, harmlessly).
+            Err(_) if first => self.first.store(true, Ordering::SeqCst),
+            Err(_) => {}
         }
+        ran
     }
 
     /// Sends the queued releases alone, unless a reservation took them first; then those

@@ -214,26 +214,18 @@ impl MemoryPaceStore {
         self.lock().in_flight += 1;
     }
 
-    /// Counts requests this store did not pace, so that at least `count` are counted in
-    /// the limit (in flight, or ended within a window and the margin of `now`); the others
-    /// counted as ended `now`, each until a window (and the margin) from then. A shared
-    /// store that keeps this one as its fallback tells it so what the shared window held
-    /// when it was last heard.
-    pub fn count_at_least(&self, count: usize) {
-        self.count_at_least_at(Instant::now(), count);
+    /// Counts `count` requests as ended now that this store did not pace, each until a
+    /// window (and the margin) from now: a shared store that keeps this one as its fallback
+    /// tells it so, when it loses its store, of the requests others were let through.
+    pub fn count_ended_now(&self, count: usize) {
+        self.count_ended_at(Instant::now(), count);
     }
 
-    /// [`count_at_least`](Self::count_at_least) as of `now`.
-    fn count_at_least_at(&self, now: Instant, count: usize) {
+    /// [`count_ended_now`](Self::count_ended_now) as of `now`.
+    fn count_ended_at(&self, now: Instant, count: usize) {
         let mut state = self.lock();
         let keep = state.limit.map_or(MAX_KEPT, |(limit, _)| limit).min(MAX_KEPT);
-        let hold = state.limit.map_or(Duration::ZERO, |(_, window)| window) + state.margin;
-        let since = now.checked_sub(hold);
-        let recent = since.map_or(state.ended.len(), |since| {
-            state.ended.len() - state.ended.partition_point(|end| *end < since)
-        });
-        let counted = state.in_flight + recent;
-        for _ in counted..count.min(keep) {
+        for _ in 0..count.min(keep) {
             state.ended.push_back(now);
         }
         while state.ended.len() > keep {
@@ -419,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn a_fallback_counts_what_another_store_granted_and_its_share_of_the_shared_window() {
+    fn a_fallback_counts_what_another_store_granted_and_a_window_of_others() {
         let store = MemoryPaceStore::with_limit(4, Duration::from_millis(1000));
         let t0 = Instant::now();
         let ms = |n: u64| t0 + Duration::from_millis(n);
@@ -427,17 +419,17 @@ mod tests {
         store.count_in_flight();
         store.count_in_flight();
         store.release_at(ms(0), SlotEnd::Sent(None));
-        // The shared window held six when last heard, this replica's share three: one more
-        // is counted, ended now; three already were, so no more.
-        store.count_at_least_at(ms(10), 3);
-        store.count_at_least_at(ms(11), 2);
-        // One in flight and two ended: one slot free now, the next a window after the
-        // first ended (at 0, with the margin).
-        assert_eq!(granted(store.reserve_at(ms(20), FAR)).wait(), Duration::ZERO);
+        // The shared store lost at 10: a whole share counted as ended then.
+        store.count_ended_at(ms(10), 4);
+        // Nothing before a window (and the margin) from the loss, though one is in flight
+        // and one ended earlier.
         assert_eq!(
-            store.reserve_at(ms(21), Duration::from_millis(10)),
-            Reservation::Retry(Duration::from_millis(989))
+            store.reserve_at(ms(20), Duration::from_millis(10)),
+            Reservation::Retry(Duration::from_millis(1000))
         );
+        // The one still under way ends at 500: it counts from then.
+        store.release_at(ms(500), SlotEnd::Sent(None));
+        assert_eq!(granted(store.reserve_at(ms(1020), FAR)).wait(), Duration::ZERO);
     }
 
     #[test]
