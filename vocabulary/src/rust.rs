@@ -234,6 +234,8 @@ where
         }
         fields!(out, rt, "WebhookScheme",
             signature_header: &*self.signature_header,
+            signature_field: self.signature_field.as_deref(),
+            time_field: self.time_field.as_deref(),
             digest: &self.digest,
             encoding: &self.encoding,
             signs: &self.signs,

@@ -1,6 +1,8 @@
 //! How a service signs its webhook notifications: an HMAC (SHA-256 or SHA-512), base64 or
-//! hex in a header, over chosen values of the body and the timestamp header (if it sends
-//! one) joined with `:`, or over the raw body.
+//! hex in a header (alone, or as one `key=value` pair of several), over chosen values of the
+//! body and the timestamp header (if it sends one) joined with `:`, over the raw body, or
+//! over the signing time and the raw body joined with `.`; or the merchant's shared secret
+//! itself in a header, compared.
 
 use crate::form::{Form, Static};
 
@@ -10,6 +12,14 @@ use crate::form::{Form, Static};
 pub struct WebhookScheme<F: Form = Static> {
     /// The header that carries the signature.
     pub signature_header: F::Text,
+    /// Where the header holds `key=value` pairs joined with `,` (`t=1700000000,v1=5f0c...`),
+    /// the key of the signature's pair; several pairs of it may come (while the service signs
+    /// with an old key and a new one), and any one matching is enough. `None`: the header's
+    /// value is the signature alone.
+    pub signature_field: Option<F::Text>,
+    /// The key of the pair of the signature header that holds the signing time, in Unix
+    /// seconds (only with [`SignedOver::TimeAndBody`], which signs it).
+    pub time_field: Option<F::Text>,
     /// The HMAC's hash.
     pub digest: HmacDigest,
     /// How the signature is written in its header.
@@ -49,6 +59,13 @@ pub enum SignedOver {
     Values,
     /// The body's bytes exactly as they came: every value in it is covered.
     Body,
+    /// The signing time (the signature header's [`time_field`](WebhookScheme::time_field),
+    /// Unix seconds), `.`, then the body's bytes exactly as they came.
+    TimeAndBody,
+    /// Nothing: the signature header carries the merchant's shared secret itself, compared
+    /// in constant time. It proves who sent a delivery, not what it says (TLS keeps the body
+    /// whole in transit); there is no time to hold to a tolerance.
+    Secret,
 }
 
 impl SignedOver {
@@ -57,7 +74,14 @@ impl SignedOver {
         match self {
             SignedOver::Values => "values",
             SignedOver::Body => "body",
+            SignedOver::TimeAndBody => "time_and_body",
+            SignedOver::Secret => "secret",
         }
+    }
+
+    /// Whether a signature is an HMAC (every word but [`SignedOver::Secret`]).
+    pub const fn is_hmac(self) -> bool {
+        !matches!(self, SignedOver::Secret)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::code::{Code, Lit};
 use super::names::field_ident;
-use crate::model::Webhooks;
+use crate::model::{EventOutcome, Webhooks};
 use heck::ToUpperCamelCase;
 
 pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
@@ -208,8 +208,27 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         let arms: String = settles
             .events
             .iter()
-            .map(|(event, state)| {
-                format!("{} => {}, ", Lit(event), payspec_vocabulary::rust::value(state, "rt"))
+            .map(|(event, outcome)| match outcome {
+                EventOutcome::Always(state) => {
+                    format!("{} => {}, ", Lit(event), payspec_vocabulary::rust::value(state, "rt"))
+                }
+                EventOutcome::ByValue { value, states } => {
+                    let by: String = states
+                        .iter()
+                        .map(|(text, state)| {
+                            format!(
+                                "::core::option::Option::Some({}) => {}, ",
+                                Lit(text),
+                                payspec_vocabulary::rust::value(state, "rt")
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "{} => match self.signed.{}.as_deref() {{ {by}_ => return None }}, ",
+                        Lit(event),
+                        field_ident(value)
+                    )
+                }
             })
             .collect();
         writeln!(

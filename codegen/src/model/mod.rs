@@ -37,7 +37,7 @@ pub use self::service::{
 };
 pub use self::settle::{KeySource, Lookup, Settle};
 pub use self::types::{Field, Identifier, RESERVED_TYPE_NAMES, Shape, Type};
-pub use self::webhooks::{WebhookPayload, WebhookSettles, Webhooks};
+pub use self::webhooks::{EventOutcome, WebhookPayload, WebhookSettles, Webhooks};
 
 /// Where a page holds a listing's records.
 #[derive(Debug, Clone, Copy)]

@@ -40,6 +40,45 @@ pub struct WebhookPayload {
 pub struct WebhookSettles {
     /// The signed value (a name of `signed`).
     pub key: String,
-    /// Event kind and the final state it says.
-    pub events: Vec<(String, FinalState)>,
+    /// Each event kind that settles a payment, and how it says the final state.
+    pub events: Vec<(String, EventOutcome)>,
+}
+
+/// How an event that settles a payment says its final state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventOutcome {
+    /// The event's kind says it (`payout_success`: succeeded).
+    Always(FinalState),
+    /// A signed value of the event says it (`data.status`: `SUCCESSFUL` or `FAILED`); a
+    /// value not listed settles nothing.
+    ByValue {
+        /// The signed value (a name of `signed`).
+        value: String,
+        /// Each value the service sends, and the final state it means.
+        states: Vec<(String, FinalState)>,
+    },
+}
+
+impl EventOutcome {
+    /// The final states this event can name.
+    pub fn states(&self) -> Vec<FinalState> {
+        match self {
+            EventOutcome::Always(state) => vec![*state],
+            EventOutcome::ByValue { states, .. } => states.iter().map(|(_, state)| *state).collect(),
+        }
+    }
+}
+
+impl WebhookSettles {
+    /// The event that says `to`, and for an event that says it by a value, that value's
+    /// name and the text it is sent as: how a delivery of that final state is made.
+    pub fn event_for(&self, to: FinalState) -> Option<(&str, Option<(&str, &str)>)> {
+        self.events.iter().find_map(|(event, outcome)| match outcome {
+            EventOutcome::Always(state) => (*state == to).then_some((event.as_str(), None)),
+            EventOutcome::ByValue { value, states } => states
+                .iter()
+                .find(|(_, state)| *state == to)
+                .map(|(text, _)| (event.as_str(), Some((value.as_str(), text.as_str())))),
+        })
+    }
 }

@@ -12,6 +12,11 @@ pub enum WebhookError {
     EmptyKey,
     /// A required header is missing or not text.
     MissingHeader(&'static str),
+    /// The signature header has no `key=value` pair of this key (its signature's, or its
+    /// signing time's).
+    MissingField(&'static str),
+    /// The shared secret the scheme sends cannot be written in a header (it is not text).
+    KeyNotText,
     /// The algorithm header names another algorithm than the scheme's.
     UnsupportedAlgorithm,
     /// The signature is not base64.
@@ -21,7 +26,8 @@ pub enum WebhookError {
     /// The signature does not match: the notification is not from the service, or was
     /// changed, or the signature key is wrong.
     SignatureMismatch,
-    /// The timestamp header is not an RFC 3339 instant.
+    /// The signing time is not one: an RFC 3339 instant in a timestamp header, Unix seconds
+    /// in a signature header's time pair.
     InvalidTimestamp,
     /// The timestamp is further from now than the verifier's tolerance: an old delivery
     /// replayed, or a clock far off.
@@ -48,13 +54,21 @@ impl std::fmt::Display for WebhookError {
         match self {
             WebhookError::EmptyKey => f.write_str("the webhook signing key is empty"),
             WebhookError::MissingHeader(name) => write!(f, "the webhook header `{name}` is missing"),
+            WebhookError::MissingField(key) => {
+                write!(f, "the webhook signature header has no `{key}=` pair")
+            }
+            WebhookError::KeyNotText => {
+                f.write_str("the webhook's shared secret cannot be sent in a header: it is not text")
+            }
             WebhookError::UnsupportedAlgorithm => {
                 f.write_str("the webhook is signed with an unsupported algorithm")
             }
             WebhookError::SignatureEncoding => f.write_str("the webhook signature is not valid base64"),
             WebhookError::MalformedBody(why) => write!(f, "the webhook body is not a notification: {why}"),
             WebhookError::SignatureMismatch => f.write_str("the webhook signature does not match"),
-            WebhookError::InvalidTimestamp => f.write_str("the webhook timestamp is not an RFC 3339 instant"),
+            WebhookError::InvalidTimestamp => f.write_str(
+                "the webhook's signing time is not a time the scheme reads (an RFC 3339 instant in a timestamp header, Unix seconds in a time pair)",
+            ),
             WebhookError::OutsideTolerance { off_by, tolerance } => write!(
                 f,
                 "the webhook timestamp is {} s away from now, beyond the tolerance of {} s",
@@ -93,6 +107,7 @@ impl WebhookError {
         match self {
             WebhookError::Replayed => 200,
             WebhookError::MissingHeader(_)
+            | WebhookError::MissingField(_)
             | WebhookError::UnsupportedAlgorithm
             | WebhookError::SignatureEncoding
             | WebhookError::SignatureMismatch => 401,
@@ -101,7 +116,7 @@ impl WebhookError {
             | WebhookError::OutsideTolerance { .. }
             | WebhookError::AmbiguousValue(_) => 400,
             WebhookError::InProgress | WebhookError::Store(_) => 503,
-            WebhookError::EmptyKey => 500,
+            WebhookError::EmptyKey | WebhookError::KeyNotText => 500,
         }
     }
 }

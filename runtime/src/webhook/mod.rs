@@ -1,12 +1,16 @@
-//! Verifying and reading webhook notifications signed with an HMAC (SHA-256 or SHA-512), by
-//! a scheme the spec declares (`service.webhooks`; a generated crate's `webhook::SCHEME`).
+//! Verifying and reading webhook notifications by a scheme the spec declares
+//! (`service.webhooks`; a generated crate's `webhook::SCHEME`): an HMAC (SHA-256 or
+//! SHA-512), or the merchant's shared secret itself.
 //!
-//! The service signs each notification with its merchant's signing key, either over the
-//! values of the scheme's [`signed`](crate::WebhookScheme::signed) keys of the body, in
-//! order, then the timestamp header if it has one, joined with `:` (a missing value is an
-//! empty string), or over the raw body ([`SignedOver`](crate::SignedOver)), and sends the
-//! signature (base64 or hex) in the scheme's
-//! [`signature_header`](crate::WebhookScheme::signature_header).
+//! The service signs each notification with its merchant's signing key ([`SignedOver`](crate::SignedOver)):
+//! over the values of the scheme's [`signed`](crate::WebhookScheme::signed) keys of the body,
+//! in order, then the timestamp header if it has one, joined with `:` (a missing value is an
+//! empty string); over the raw body; or over the signing time (Unix seconds), `.` and the raw
+//! body. It sends the signature (base64 or hex) in the scheme's
+//! [`signature_header`](crate::WebhookScheme::signature_header), alone or as one `key=value`
+//! pair of several (`t=1700000000,v1=5f0c...`, the time among them). A service of the fourth
+//! kind sends the shared secret in that header instead: it is compared in constant time, and
+//! proves who sent the delivery, not what it says.
 //!
 //! A [`Verifier`] accepts a notification only when that signature matches, its timestamp
 //! (where the scheme has one) is a real instant within a tolerance of now (the scheme's, 5
@@ -29,6 +33,8 @@
 //! // A service's scheme, as a generated crate declares it.
 //! const SCHEME: WebhookScheme = WebhookScheme {
 //!     signature_header: "x-signature",
+//!     signature_field: None,
+//!     time_field: None,
 //!     digest: HmacDigest::Sha256,
 //!     encoding: SignatureEncoding::Base64,
 //!     signs: SignedOver::Values,

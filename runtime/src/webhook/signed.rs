@@ -1,10 +1,11 @@
 //! What a signature covers: the scheme's values read from a notification's body, in
-//! order, and the timestamp header (if the scheme has one), joined with `:`, or the raw
-//! body ([`SignedValues`] names the values either way); and the headers that take part
-//! ([`SignedHeaders`]).
+//! order, and the timestamp header (if the scheme has one), joined with `:`; or the raw
+//! body; or the signing time and the raw body joined with `.` ([`SignedValues`] names the
+//! values each way); and the headers that take part ([`SignedHeaders`]), a signature
+//! header of several `key=value` pairs read apart.
 
 use std::fmt;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use hmac::{Hmac, Mac};
@@ -85,11 +86,24 @@ impl SignedValues {
                 return Err(WebhookError::AmbiguousValue(signed.path));
             }
         }
-        self.timestamp
-            .as_deref()
-            .map(|at| parse_rfc3339(at).ok_or(WebhookError::InvalidTimestamp))
-            .transpose()
+        let read = if signs == SignedOver::TimeAndBody { parse_unix_seconds } else { parse_rfc3339 };
+        self.timestamp.as_deref().map(|at| read(at).ok_or(WebhookError::InvalidTimestamp)).transpose()
     }
+}
+
+/// A signing time in Unix seconds (digits only, as a signature header's time pair writes
+/// it); `None` for anything else.
+fn parse_unix_seconds(text: &str) -> Option<SystemTime> {
+    let text = text.trim();
+    if text.is_empty() || text.len() > 12 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    UNIX_EPOCH.checked_add(Duration::from_secs(text.parse().ok()?))
+}
+
+/// A time as Unix seconds, as a signature header's time pair writes it.
+pub(super) fn unix_seconds(at: SystemTime) -> String {
+    at.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs()).to_string()
 }
 
 /// The value at a `.`-joined path of keys.
@@ -136,8 +150,9 @@ pub(super) fn signed_values(
 }
 
 /// The bytes a notification's body is signed over under `scheme` (of either form), with
-/// `timestamp`: the signed values and the timestamp joined with `:`, or the body itself.
-/// The body is checked as a JSON object either way.
+/// `timestamp`: the signed values and the timestamp joined with `:`, the body itself, or
+/// the timestamp, `.` and the body (a shared secret signs nothing: empty). The body is
+/// checked as a JSON object each way.
 pub(super) fn signed_text_of<F: Form>(
     scheme: &WebhookScheme<F>,
     body: &[u8],
@@ -147,7 +162,18 @@ pub(super) fn signed_text_of<F: Form>(
     Ok(match scheme.signs {
         SignedOver::Values => join_signed(&values, timestamp).into_bytes(),
         SignedOver::Body => body.to_vec(),
+        SignedOver::TimeAndBody => time_and_body(timestamp.unwrap_or_default(), body),
+        SignedOver::Secret => Vec::new(),
     })
+}
+
+/// The time, `.`, then the body: what a time and body scheme signs.
+pub(super) fn time_and_body(time: &str, body: &[u8]) -> Vec<u8> {
+    let mut text = Vec::with_capacity(time.len() + 1 + body.len());
+    text.extend_from_slice(time.as_bytes());
+    text.push(b'.');
+    text.extend_from_slice(body);
+    text
 }
 
 /// The values and the timestamp (if any) joined with `:`, as they are signed.
@@ -158,6 +184,7 @@ fn join_signed(values: &[String], timestamp: Option<&str>) -> String {
 }
 
 /// The HMAC of a scheme's digest, keyed: what signs and what checks a signature.
+#[derive(Clone)]
 pub(super) enum Signer {
     Sha256(Hmac<Sha256>),
     Sha512(Hmac<Sha512>),
@@ -212,6 +239,63 @@ impl Signer {
     }
 }
 
+/// Whether any of `signatures` is this HMAC's: the first that matches; else a mismatch, or
+/// an encoding error where none of them was written as `encoding` says.
+pub(super) fn check_any(
+    signer: Signer,
+    signatures: &[&str],
+    encoding: SignatureEncoding,
+) -> Result<(), WebhookError> {
+    let mut error = WebhookError::SignatureEncoding;
+    for signature in signatures {
+        match signer.clone().check(signature, encoding) {
+            Ok(()) => return Ok(()),
+            Err(WebhookError::SignatureEncoding) => {}
+            Err(other) => error = other,
+        }
+    }
+    Err(error)
+}
+
+/// Whether `sent` is the shared secret `key`, compared in constant time (an HMAC of each
+/// under one fixed key, compared as a MAC is): neither its bytes nor where they first
+/// differ shows in the time taken.
+pub(super) fn check_secret(sent: &str, key: &[u8]) -> Result<(), WebhookError> {
+    const COMPARE: &[u8] = b"payspec: a shared secret, compared";
+    let mac = |bytes: &[u8]| {
+        let mut mac = Hmac::<Sha256>::new_from_slice(COMPARE).map_err(|_| WebhookError::EmptyKey)?;
+        mac.update(bytes);
+        Ok::<_, WebhookError>(mac)
+    };
+    let expected = mac(key)?.finalize().into_bytes();
+    mac(sent.trim().as_bytes())?.verify_slice(&expected).map_err(|_| WebhookError::SignatureMismatch)
+}
+
+/// The signatures and the time of a signature header: the whole value as the one
+/// signature where the scheme names no pairs; else each pair of the signature's key, and
+/// the time pair's value. A header with no pair of the signature's key is refused.
+pub(super) fn signature_parts<'a>(
+    scheme: &WebhookScheme,
+    header: &'a str,
+) -> Result<(Vec<&'a str>, Option<&'a str>), WebhookError> {
+    let Some(field) = scheme.signature_field else { return Ok((vec![header], None)) };
+    let mut signatures = Vec::new();
+    let mut time = None;
+    for pair in header.split(',') {
+        let Some((key, value)) = pair.split_once('=') else { continue };
+        let (key, value) = (key.trim(), value.trim());
+        if key == field {
+            signatures.push(value);
+        } else if Some(key) == scheme.time_field {
+            time = Some(value);
+        }
+    }
+    if signatures.is_empty() {
+        return Err(WebhookError::MissingField(field));
+    }
+    Ok((signatures, time))
+}
+
 /// Hexadecimal digits (either case) as bytes; `None` for anything else.
 fn from_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
@@ -224,9 +308,11 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
 /// The headers of a notification that take part in verification.
 #[derive(Clone, Copy, Debug)]
 pub struct SignedHeaders<'a> {
-    /// The HMAC, written as the scheme says.
+    /// The signature header's value: the HMAC, written as the scheme says (or, for a
+    /// scheme of `key=value` pairs, the pairs; for a shared secret, the secret).
     pub signature: &'a str,
-    /// The signing time, part of the signed text, for a scheme with a timestamp header.
+    /// The signing time, part of the signed text, for a scheme with a timestamp header (a
+    /// scheme whose time is a pair of the signature header reads it there).
     pub timestamp: Option<&'a str>,
     /// The algorithm header, if sent; it must name the scheme's algorithm.
     pub algorithm: Option<&'a str>,

@@ -14,6 +14,8 @@ use crate::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookSchem
 /// A scheme shaped like a real service's (test data, not the runtime's).
 static SCHEME: WebhookScheme = WebhookScheme {
     signature_header: SIGNATURE_HEADER,
+    signature_field: None,
+    time_field: None,
     digest: HmacDigest::Sha256,
     encoding: SignatureEncoding::Base64,
     signs: SignedOver::Values,
@@ -326,6 +328,8 @@ fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notificatio
 /// services sign their notifications).
 static RAW_BODY: WebhookScheme = WebhookScheme {
     signature_header: "x-body-signature",
+    signature_field: None,
+    time_field: None,
     digest: HmacDigest::Sha512,
     encoding: SignatureEncoding::Hex,
     signs: SignedOver::Body,
@@ -402,5 +406,155 @@ fn a_scheme_s_tolerance_is_the_verifier_s_default() {
     assert_eq!(
         verifier().verify_at(&bare, BODY.as_bytes(), at(TIMESTAMP)).err(),
         Some(WebhookError::MissingHeader(TIMESTAMP_HEADER))
+    );
+}
+
+/// A scheme whose signature header holds `key=value` pairs (`t=<unix>,v1=<hex>`): an
+/// HMAC-SHA256 in hex over the time, `.` and the raw body, as some services sign.
+static PAIRS: WebhookScheme = WebhookScheme {
+    signature_header: "x-pairs-signature",
+    signature_field: Some("v1"),
+    time_field: Some("t"),
+    digest: HmacDigest::Sha256,
+    encoding: SignatureEncoding::Hex,
+    signs: SignedOver::TimeAndBody,
+    timestamp_header: None,
+    tolerance_seconds: None,
+    algorithm: None,
+    version: None,
+    event_type: "event",
+    request_id: &["id"],
+    signed: &[
+        SignedValue { name: "id", path: "id", instant: false },
+        SignedValue { name: "event", path: "type", instant: false },
+    ],
+};
+const PAIRS_BODY: &str =
+    r#"{"id":"evt_1","type":"payout.paid","data":{"object":{"id":"po_1","amount":2000}}}"#;
+
+fn pairs_header(value: &str) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert("x-pairs-signature", HeaderValue::from_str(value).unwrap_or_else(|e| panic!("{e}")));
+    headers
+}
+
+#[test]
+fn a_header_of_pairs_signs_the_time_and_the_body_and_any_of_its_signatures_may_match() {
+    use hmac::Mac;
+    let signed_at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let signed = sign(&PAIRS, PAIRS_BODY.as_bytes(), signed_at, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    // Computed here apart from the runtime: HMAC-SHA256 of "<t>.<body>", in hex.
+    let mut mac =
+        hmac::Hmac::<sha2::Sha256>::new_from_slice(RAW_KEY.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    mac.update(format!("1700000000.{PAIRS_BODY}").as_bytes());
+    let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    let header = signed.headers();
+    let sent = header.get("x-pairs-signature").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    assert_eq!(sent, format!("t=1700000000,v1={hex}"));
+    assert_eq!(signed.timestamp.as_deref(), Some("1700000000"));
+
+    let verifier = Verifier::new(&PAIRS, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    let verify = |value: &str, body: &str, now: u64| {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(now);
+        verifier.verify_at(&SignedHeaders::from_map(&PAIRS, &pairs_header(value))?, body.as_bytes(), now)
+    };
+    let event = verify(&sent, PAIRS_BODY, 1_700_000_030).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(event.signed_at, Some(signed_at));
+    assert_eq!((event.event_type.as_str(), event.signed.get("id")), ("payout.paid", Some("evt_1")));
+    // Spaces, another scheme's pair and a signature of an old key beside the new one.
+    let rotated = format!("t=1700000000, v0=abcd, v1={}, v1={hex}", "0".repeat(64));
+    assert!(verify(&rotated, PAIRS_BODY, 1_700_000_030).is_ok());
+    // Stale beyond the default tolerance (5 minutes), either way.
+    assert!(matches!(verify(&sent, PAIRS_BODY, 1_700_000_301), Err(WebhookError::OutsideTolerance { .. })));
+    assert!(matches!(verify(&sent, PAIRS_BODY, 1_699_999_699), Err(WebhookError::OutsideTolerance { .. })));
+    // The time moved to pass the tolerance breaks the signature; so does a changed body.
+    let moved = sent.replace("t=1700000000", "t=1700000400");
+    assert_eq!(verify(&moved, PAIRS_BODY, 1_700_000_400).err(), Some(WebhookError::SignatureMismatch));
+    let changed = PAIRS_BODY.replace("2000", "9000");
+    assert_eq!(verify(&sent, &changed, 1_700_000_030).err(), Some(WebhookError::SignatureMismatch));
+    // What is missing is named: the signature's pair, the time's.
+    assert_eq!(
+        verify("t=1700000000,v0=abcd", PAIRS_BODY, 1_700_000_030).err(),
+        Some(WebhookError::MissingField("v1"))
+    );
+    assert_eq!(
+        verify(&format!("v1={hex}"), PAIRS_BODY, 1_700_000_030).err(),
+        Some(WebhookError::MissingField("t"))
+    );
+    // A time that is not Unix seconds: signed over as sent, then refused as no time.
+    let mut mac =
+        hmac::Hmac::<sha2::Sha256>::new_from_slice(RAW_KEY.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    mac.update(format!("17e8.{PAIRS_BODY}").as_bytes());
+    let odd: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        verify(&format!("t=17e8,v1={odd}"), PAIRS_BODY, 1_700_000_030).err(),
+        Some(WebhookError::InvalidTimestamp)
+    );
+    assert_eq!(
+        verify(&format!("t=1700000000,v1=zz{}", &hex[2..]), PAIRS_BODY, 1_700_000_030).err(),
+        Some(WebhookError::SignatureEncoding)
+    );
+    assert_eq!(WebhookError::MissingField("v1").http_status(), 401);
+}
+
+/// A scheme that sends the merchant's shared secret itself in a header, as some services do.
+static SHARED_SECRET: WebhookScheme = WebhookScheme {
+    signature_header: "verif-hash",
+    signature_field: None,
+    time_field: None,
+    digest: HmacDigest::Sha256,
+    encoding: SignatureEncoding::Base64,
+    signs: SignedOver::Secret,
+    timestamp_header: None,
+    tolerance_seconds: None,
+    algorithm: None,
+    version: None,
+    event_type: "event",
+    request_id: &["event", "id"],
+    signed: &[
+        SignedValue { name: "event", path: "event", instant: false },
+        SignedValue { name: "id", path: "data.id", instant: false },
+        SignedValue { name: "status", path: "data.status", instant: false },
+    ],
+};
+
+#[test]
+fn a_shared_secret_is_compared_as_sent_and_never_shown() {
+    let body = br#"{"event":"transfer.completed","data":{"id":408136,"status":"SUCCESSFUL"}}"#;
+    let secret = "merchant-chosen-hash-9";
+    let signed = sign(&SHARED_SECRET, body, SystemTime::now(), secret).unwrap_or_else(|e| panic!("{e}"));
+    let headers = signed.headers();
+    assert_eq!(
+        headers.get("verif-hash").map(|v| (v.as_bytes(), v.is_sensitive())),
+        Some((secret.as_bytes(), true))
+    );
+    assert!(!format!("{signed:?}").contains(secret), "{signed:?}");
+
+    let verifier = Verifier::new(&SHARED_SECRET, secret).unwrap_or_else(|e| panic!("{e}"));
+    let event = verifier.verify_headers(&headers, body).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (event.signed.get("id"), event.signed.get("status"), event.signed_at),
+        (Some("408136"), Some("SUCCESSFUL"), None)
+    );
+    let with = |value: &str| {
+        let mut headers = HeaderMap::new();
+        headers.insert("verif-hash", HeaderValue::from_str(value).unwrap_or_else(|e| panic!("{e}")));
+        verifier.verify_headers(&headers, body)
+    };
+    assert!(with(&format!(" {secret} ")).is_ok(), "the header's surrounding spaces are not the secret's");
+    for wrong in ["merchant-chosen-hash-8", "merchant-chosen-hash-", "merchant-chosen-hash-99", "x"] {
+        assert_eq!(with(wrong).err(), Some(WebhookError::SignatureMismatch), "{wrong}");
+    }
+    assert_eq!(
+        verifier.verify_headers(&HeaderMap::new(), body).err(),
+        Some(WebhookError::MissingHeader("verif-hash"))
+    );
+    assert_eq!(
+        sign(&SHARED_SECRET, body, SystemTime::now(), b"\xff\xfe").err(),
+        Some(WebhookError::KeyNotText)
+    );
+    assert_eq!(
+        sign(&SHARED_SECRET, body, SystemTime::now(), "two\nlines").err(),
+        Some(WebhookError::KeyNotText)
     );
 }

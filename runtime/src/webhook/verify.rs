@@ -10,7 +10,7 @@ use http::HeaderMap;
 use payspec_vocabulary::{SignedOver, WebhookScheme};
 
 use super::delivery::HeldClaim;
-use super::signed::{Signer, signed_values};
+use super::signed::{Signer, check_any, check_secret, signature_parts, signed_values, time_and_body};
 use super::{Delivery, SignedHeaders, UnsignedData, WebhookError, WebhookEvent};
 use crate::store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
 
@@ -148,9 +148,10 @@ impl Verifier {
         self.verify_at(headers, body, SystemTime::now())
     }
 
-    /// Verifies a notification as of `now`: the signature (compared in constant time),
-    /// the unambiguous form of the signed values and, for a scheme with a timestamp, its
-    /// distance from `now`.
+    /// Verifies a notification as of `now`: the signature (compared in constant time; any
+    /// one of several a header of pairs carries), or the shared secret, the unambiguous
+    /// form of the signed values and, for a scheme with a signing time, its distance from
+    /// `now`.
     /// It does not look at the replay guard: [`receive`](Self::receive) (or
     /// [`claim`](Self::claim) after this) does.
     pub fn verify_at(
@@ -165,18 +166,24 @@ impl Verifier {
             return Err(WebhookError::UnsupportedAlgorithm);
         }
         let raw = body;
-        let timestamp = match (self.scheme.timestamp_header, headers.timestamp) {
-            (Some(header), None) => return Err(WebhookError::MissingHeader(header)),
-            (Some(_), sent) => sent,
-            (None, _) => None,
+        let (signatures, time_pair) = signature_parts(self.scheme, headers.signature)?;
+        let timestamp = match (self.scheme.timestamp_header, self.scheme.time_field) {
+            (Some(header), _) => Some(headers.timestamp.ok_or(WebhookError::MissingHeader(header))?),
+            (None, Some(field)) => Some(time_pair.ok_or(WebhookError::MissingField(field))?),
+            (None, None) => None,
         };
         let (signed, body) = signed_values(self.scheme, raw, timestamp)?;
-        let mut signer = Signer::new(self.scheme.digest, &self.key)?;
-        match self.scheme.signs {
-            SignedOver::Values => signer.update(signed.message().as_bytes()),
-            SignedOver::Body => signer.update(raw),
+        if self.scheme.signs == SignedOver::Secret {
+            check_secret(headers.signature, &self.key)?;
+        } else {
+            let mut signer = Signer::new(self.scheme.digest, &self.key)?;
+            match self.scheme.signs {
+                SignedOver::Values => signer.update(signed.message().as_bytes()),
+                SignedOver::TimeAndBody => signer.update(&time_and_body(timestamp.unwrap_or_default(), raw)),
+                SignedOver::Body | SignedOver::Secret => signer.update(raw),
+            }
+            check_any(signer, &signatures, self.scheme.encoding)?;
         }
-        signer.check(headers.signature, self.scheme.encoding)?;
 
         let signed_at = signed.check_unambiguous(self.scheme.signs)?;
         if let Some(signed_at) = signed_at {

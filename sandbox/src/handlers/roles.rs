@@ -395,7 +395,8 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
 
 /// Makes an event of the spec's own happen: a money request of the first operation its
 /// settling events settle, recorded with the operation's sample answer (its reference the
-/// sandbox's own), settled to the event's final state, with its delivery.
+/// sandbox's own), settled to the event's final state (the first its values name, for an
+/// event that says it by a value), with its delivery.
 pub(crate) fn trigger(
     spec: &Spec,
     state: &mut State,
@@ -406,7 +407,7 @@ pub(crate) fn trigger(
         .as_ref()
         .and_then(|w| w.settles.as_ref())
         .and_then(|settles| settles.events.iter().find(|(e, _)| e == event))
-        .map(|(_, to)| *to)
+        .and_then(|(_, outcome)| outcome.states().first().copied())
         .ok_or_else(|| Refusal::invalid(format!("`{event}` settles no payment")))?;
     let money = spec
         .operations

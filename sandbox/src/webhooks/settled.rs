@@ -11,8 +11,9 @@ use crate::state::{Record, State, now_text};
 
 /// The delivery for `record`, settled to `to`: the payload (the event's declared shape,
 /// else the record's data) under the spec's payload key, and each signed value at its
-/// path: the event's kind, a fresh id where the value is the delivery's own id, else the
-/// record's value of the same last key. None without a receiver, a signature scheme or an
+/// path: the event's kind, the text that says `to` where the event says it by a value, a
+/// fresh id where the value is the delivery's own id, else the record's value of the same
+/// last key. None without a receiver, a signature scheme or an
 /// event for that final state.
 pub(crate) fn notify_settled(
     state: &mut State,
@@ -23,7 +24,8 @@ pub(crate) fn notify_settled(
     let Some((url, _)) = state.config.webhook.clone() else { return Vec::new() };
     let Some(webhooks) = &spec.webhooks else { return Vec::new() };
     let Some(settles) = &webhooks.settles else { return Vec::new() };
-    let Some((event, _)) = settles.events.iter().find(|(_, state)| *state == to) else { return Vec::new() };
+    let Some((event, by_value)) = settles.event_for(to) else { return Vec::new() };
+    let event = event.to_owned();
     let now = now_text();
     let mut payload = match webhooks.payloads.iter().find(|p| p.event == *event) {
         Some(declared) => sample_shape(spec, &declared.shape, &now),
@@ -48,6 +50,8 @@ pub(crate) fn notify_settled(
     for signed in &scheme.signed {
         let value = if signed.name == scheme.event_type {
             json!(event)
+        } else if let Some((_, text)) = by_value.filter(|(name, _)| *name == signed.name) {
+            json!(text)
         } else if Some(signed.name.as_str()) == own_id {
             json!(state.ids.next("sbx-delivery"))
         } else {

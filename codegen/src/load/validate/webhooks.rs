@@ -1,5 +1,6 @@
 //! `service.webhooks`: how notifications are signed, which events there are, and which settle a payment.
 
+use super::super::raw::RawWebhookSettles;
 use super::common::*;
 use super::service::is_header_name;
 use super::settle::final_state;
@@ -18,17 +19,99 @@ fn header(name: &str, path: &str, sink: &mut Sink) {
     }
 }
 
-/// The signature's header and the time's, each a header name, and two headers.
+/// The signature's header and the time's, each a header name, and two headers; the pairs of
+/// a signature header of several, each a key of its own.
 fn check_signature_headers(raw: &RawWebhooks, at: &str, sink: &mut Sink) {
     header(&raw.signature_header, &format!("{at}.signature_header"), sink);
+    for (key, field) in [("signature_field", &raw.signature_field), ("time_field", &raw.time_field)] {
+        let Some(field) = field else { continue };
+        if field.is_empty() || !field.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            sink.error(
+                &format!("{at}.{key}"),
+                format!("`{field}` is not the key of a `key=value` pair"),
+                "write the key as the service sends it before `=` (letters, digits, - and _), such as `v1` or `t`",
+            );
+        }
+    }
+    match (&raw.signature_field, &raw.time_field) {
+        (None, Some(_)) => sink.error(
+            &format!("{at}.time_field"),
+            "a time pair in a signature header whose value is the signature alone",
+            "name the signature's own pair too (`signature_field`, such as `v1`)",
+        ),
+        (Some(signature), Some(time)) if signature == time => sink.error(
+            &format!("{at}.time_field"),
+            format!("`{time}` is also the signature's pair"),
+            "name the pair that holds the signing time, such as `t`",
+        ),
+        _ => {}
+    }
     let Some(timestamp) = &raw.timestamp_header else { return };
     header(timestamp, &format!("{at}.timestamp_header"), sink);
     if timestamp.eq_ignore_ascii_case(&raw.signature_header) {
         sink.error(
             &format!("{at}.timestamp_header"),
             format!("`{timestamp}` is also the signature header: the format reads the time and the signature from two headers"),
-            "name the header the service sends its signing time in, or remove `timestamp_header` if the time travels inside the signature header's value (a scheme the format cannot read yet)",
+            "name the header the service sends its signing time in; if the time is a `key=value` pair of the signature header, remove `timestamp_header` and write `time_field` and `signature_field`",
         );
+    }
+}
+
+/// What `signs` allows beside it: a shared secret has no digest, encoding, time or pairs;
+/// a time and body scheme reads its time from a pair of the signature header; only it signs
+/// such a time.
+fn check_signed_over(raw: &RawWebhooks, signs: SignedOver, at: &str, sink: &mut Sink) {
+    match signs {
+        SignedOver::Secret => {
+            let hmac_only = [
+                ("digest", raw.digest.is_some()),
+                ("encoding", raw.encoding.is_some()),
+                ("timestamp_header", raw.timestamp_header.is_some()),
+                ("tolerance_seconds", raw.tolerance_seconds.is_some()),
+                ("algorithm", raw.algorithm.is_some()),
+                ("version", raw.version.is_some()),
+                ("signature_field", raw.signature_field.is_some()),
+                ("time_field", raw.time_field.is_some()),
+            ];
+            for (key, _) in hmac_only.iter().filter(|(_, set)| *set) {
+                sink.error(
+                    &format!("{at}.{key}"),
+                    "a shared secret is compared as it comes, not computed: nothing is hashed, encoded or timed",
+                    format!("remove `{key}`, or write the `signs` word of the HMAC the service computes (values, body, time_and_body)"),
+                );
+            }
+        }
+        SignedOver::TimeAndBody => {
+            if raw.timestamp_header.is_some() {
+                sink.error(
+                    &format!("{at}.timestamp_header"),
+                    "`signs: time_and_body` reads its time from a pair of the signature header",
+                    "remove `timestamp_header` and name the pair (`time_field`)",
+                );
+            } else if raw.time_field.is_none() {
+                sink.error(
+                    &format!("{at}.signs"),
+                    "`time_and_body` signs a time, and the scheme does not say where it is",
+                    "name the signature header's pairs: `signature_field` (such as `v1`) and `time_field` (such as `t`)",
+                );
+            }
+        }
+        SignedOver::Values | SignedOver::Body => {
+            if raw.time_field.is_some() {
+                sink.error(
+                    &format!("{at}.time_field"),
+                    format!("`signs: {}` signs no time from the signature header", signs.as_str()),
+                    "write `signs: time_and_body` if the service signs `<time>.<body>`, else remove `time_field`",
+                );
+            }
+            if signs == SignedOver::Body && raw.timestamp_header.is_some() {
+                sink.error(
+                    &format!("{at}.timestamp_header"),
+                    "a scheme that signs the raw body does not sign this header's time, so the time proves nothing",
+                    "remove `timestamp_header`, or write `signs: values` if the service signs the time with chosen values",
+                );
+            }
+        }
     }
 }
 
@@ -51,20 +134,15 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
     check_signature_headers(raw, at, sink);
     let signs = word(
         raw.signs.as_deref(),
-        &[SignedOver::Values, SignedOver::Body],
+        &[SignedOver::Values, SignedOver::Body, SignedOver::TimeAndBody, SignedOver::Secret],
         SignedOver::as_str,
         "signs",
         sink,
     );
-    if signs == SignedOver::Body && raw.timestamp_header.is_some() {
-        sink.error(
-            &format!("{at}.timestamp_header"),
-            "a scheme that signs the raw body does not sign this header's time, so the time proves nothing",
-            "remove `timestamp_header`, or write `signs: values` if the service signs the time with chosen values",
-        );
-    }
+    check_signed_over(raw, signs, at, sink);
     match raw.tolerance_seconds {
-        Some(_) if raw.timestamp_header.is_none() => sink.error(
+        Some(_) if signs == SignedOver::Secret => {}
+        Some(_) if raw.timestamp_header.is_none() && raw.time_field.is_none() => sink.error(
             &format!("{at}.tolerance_seconds"),
             "a tolerance without a timestamp: there is no signing time to hold to it",
             "remove `tolerance_seconds`, or name the header the service sends its signing time in",
@@ -161,33 +239,7 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
             "write the keys from the body down, joined with `.`",
         );
     }
-    let settles = raw.settles.as_ref().map(|settles| {
-        if !names.contains(settles.key.as_str()) {
-            sink.error(
-                &format!("{at}.settles.key"),
-                format!("no signed value is named `{}`", settles.key),
-                "name the signed value that identifies the payment (only a signed value can be trusted)",
-            );
-        }
-        for (event, _) in &settles.events.0 {
-            if !raw.events.contains(event) {
-                sink.error(
-                    &format!("{at}.settles.events.{event}"),
-                    format!("`{event}` is not one of the webhook `events`"),
-                    "name an event kind listed under `events`",
-                );
-            }
-        }
-        WebhookSettles {
-            key: settles.key.clone(),
-            events: settles
-                .events
-                .0
-                .iter()
-                .map(|(event, state)| (event.clone(), final_state(*state)))
-                .collect(),
-        }
-    });
+    let settles = raw.settles.as_ref().map(|settles| webhook_settles(raw, settles, &names, sink));
     let payloads = payloads(raw, shapes, sink);
     Webhooks {
         payload_key: raw.payload.clone(),
@@ -195,6 +247,8 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         settles,
         scheme: WebhookScheme {
             signature_header: raw.signature_header.to_ascii_lowercase(),
+            signature_field: raw.signature_field.clone(),
+            time_field: raw.time_field.clone(),
             digest: word(
                 raw.digest.as_deref(),
                 &[HmacDigest::Sha256, HmacDigest::Sha512],
@@ -221,6 +275,74 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         events: raw.events.clone(),
         claimed_amount: raw.claimed_amount.clone(),
     }
+}
+
+/// `settles`: the payment's key a signed value; each event that settles one listed, under
+/// `events` (its kind says the final state) or `by_value` (a signed value of it does),
+/// not both.
+fn webhook_settles(
+    raw: &RawWebhooks,
+    settles: &RawWebhookSettles,
+    names: &HashSet<&str>,
+    sink: &mut Sink,
+) -> WebhookSettles {
+    let at = "service.webhooks.settles";
+    if !names.contains(settles.key.as_str()) {
+        sink.error(
+            &format!("{at}.key"),
+            format!("no signed value is named `{}`", settles.key),
+            "name the signed value that identifies the payment (only a signed value can be trusted)",
+        );
+    }
+    let listed = |event: &str, place: &str, sink: &mut Sink| {
+        if !raw.events.iter().any(|e| e == event) {
+            sink.error(
+                place,
+                format!("`{event}` is not one of the webhook `events`"),
+                "name an event kind listed under `events`",
+            );
+        }
+    };
+    let mut events = Vec::new();
+    for (event, state) in &settles.events.0 {
+        listed(event, &format!("{at}.events.{event}"), sink);
+        events.push((event.clone(), EventOutcome::Always(final_state(*state))));
+    }
+    for (event, by) in &settles.by_value.0 {
+        let place = format!("{at}.by_value.{event}");
+        listed(event, &place, sink);
+        if settles.events.0.iter().any(|(e, _)| e == event) {
+            sink.error(
+                &place,
+                format!("`{event}` is also under `events`, which says its kind alone names the final state"),
+                "keep it in one place: under `by_value` if a value of it says the state, else under `events`",
+            );
+        }
+        if !names.contains(by.value.as_str()) {
+            sink.error(
+                &format!("{place}.value"),
+                format!("no signed value is named `{}`", by.value),
+                "name the signed value that holds the state (only a signed value can be trusted)",
+            );
+        }
+        if by.states.0.is_empty() {
+            sink.error(
+                &format!("{place}.states"),
+                "no value is listed",
+                "list each text the service sends and the final state it means: `{ SUCCESSFUL: succeeded, FAILED: failed }`",
+            );
+        }
+        let states = by.states.0.iter().map(|(text, state)| (text.clone(), final_state(*state))).collect();
+        events.push((event.clone(), EventOutcome::ByValue { value: by.value.clone(), states }));
+    }
+    if events.is_empty() {
+        sink.error(
+            at,
+            "no event settles a payment",
+            "list the events that do under `events` (kind: final state) or `by_value`, or remove `settles`",
+        );
+    }
+    WebhookSettles { key: settles.key.clone(), events }
 }
 
 /// One of `words` by its spec word (`sha256`, `hex`, ...), the default when unset; an unknown
@@ -409,5 +531,124 @@ mod tests {
         assert!(errors.contains("write one of values, body"), "{errors}");
         let errors = refused("    timestamp_header: x-time\n    tolerance_seconds: 0\n");
         assert!(errors.contains("a tolerance of 0 seconds"), "{errors}");
+    }
+
+    fn with_scheme(lines: &str) -> String {
+        let scheme = format!(
+            "  webhooks:\n    signature_header: x-sig\n{lines}    event_type: kind\n    request_id: id\n    signed: {{ kind: event, id: data.id, status: data.status }}\n    events: [paid, transfer.completed]\n  token_operations:\n"
+        );
+        super::super::test_support::small().replacen("  token_operations:\n", &scheme, 1)
+    }
+
+    fn refused(lines: &str) -> String {
+        crate::load_str("small.yaml", &with_scheme(lines)).map(|_| ()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_header_of_pairs_names_its_signature_and_time_and_signs_them_with_the_body() {
+        use crate::model::SignedOver;
+        let spec = crate::load_str(
+            "small.yaml",
+            &with_scheme("    signature_field: v1\n    time_field: t\n    signs: time_and_body\n    encoding: hex\n    tolerance_seconds: 300\n"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let scheme = spec.webhooks.map(|w| w.scheme).unwrap_or_else(|| panic!("no webhooks"));
+        assert_eq!(
+            (scheme.signs, scheme.signature_field.as_deref(), scheme.time_field.as_deref()),
+            (SignedOver::TimeAndBody, Some("v1"), Some("t"))
+        );
+        // A pair of the signature alone (`sha256=<hex>`) over the body.
+        assert!(
+            crate::load_str("small.yaml", &with_scheme("    signature_field: sha256\n    signs: body\n"))
+                .is_ok()
+        );
+        let errors = refused("    signs: time_and_body\n");
+        assert!(errors.contains("service.webhooks.signs: `time_and_body` signs a time, and the scheme does not say where it is"), "{errors}");
+        let errors = refused(
+            "    signs: time_and_body\n    timestamp_header: x-time\n    signature_field: v1\n    time_field: t\n",
+        );
+        assert!(
+            errors.contains(
+                "service.webhooks.timestamp_header: `signs: time_and_body` reads its time from a pair"
+            ),
+            "{errors}"
+        );
+        let errors = refused("    time_field: t\n    signs: time_and_body\n");
+        assert!(errors.contains("service.webhooks.time_field: a time pair in a signature header whose value is the signature alone"), "{errors}");
+        let errors = refused("    signature_field: v1\n    time_field: v1\n    signs: time_and_body\n");
+        assert!(errors.contains("`v1` is also the signature's pair"), "{errors}");
+        let errors = refused("    signature_field: v1\n    time_field: t\n");
+        assert!(
+            errors.contains(
+                "service.webhooks.time_field: `signs: values` signs no time from the signature header"
+            ),
+            "{errors}"
+        );
+        let errors = refused("    signature_field: 'v1='\n    signs: body\n");
+        assert!(
+            errors.contains("service.webhooks.signature_field: `v1=` is not the key of a `key=value` pair"),
+            "{errors}"
+        );
+        // One cause, one error: the time pair in a values scheme is not also a tolerance
+        // without a time.
+        let errors = refused("    signature_field: v1\n    time_field: t\n    tolerance_seconds: 60\n");
+        assert_eq!(errors.matches("service.webhooks.").count(), 1, "{errors}");
+    }
+
+    #[test]
+    fn a_shared_secret_takes_nothing_an_hmac_needs() {
+        use crate::model::SignedOver;
+        let spec = crate::load_str("small.yaml", &with_scheme("    signs: secret\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.webhooks.map(|w| w.scheme.signs), Some(SignedOver::Secret));
+        let errors = refused("    signs: secret\n    digest: sha512\n    timestamp_header: x-time\n");
+        for key in ["digest", "timestamp_header"] {
+            assert!(
+                errors.contains(&format!("service.webhooks.{key}: a shared secret is compared as it comes")),
+                "{errors}"
+            );
+        }
+        assert!(errors.contains("remove `digest`"), "{errors}");
+        let errors = refused("    signs: hash\n");
+        assert!(errors.contains("write one of values, body, time_and_body, secret"), "{errors}");
+    }
+
+    #[test]
+    fn an_event_says_its_final_state_by_its_kind_or_by_a_signed_value_never_both() {
+        use crate::model::{EventOutcome, FinalState};
+        let settles =
+            |lines: &str| with_scheme(&format!("    signs: secret\n    settles:\n      key: id\n{lines}"));
+        let spec = crate::load_str(
+            "small.yaml",
+            &settles("      events: { paid: succeeded }\n      by_value:\n        transfer.completed: { value: status, states: { SUCCESSFUL: succeeded, FAILED: failed } }\n"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let settles_of = spec.webhooks.and_then(|w| w.settles).unwrap_or_else(|| panic!("no settles"));
+        assert_eq!(settles_of.events[0], ("paid".to_owned(), EventOutcome::Always(FinalState::Succeeded)));
+        assert_eq!(
+            settles_of.event_for(FinalState::Failed),
+            Some(("transfer.completed", Some(("status", "FAILED"))))
+        );
+        let errors = crate::load_str(
+            "small.yaml",
+            &settles("      events: { transfer.completed: succeeded }\n      by_value:\n        transfer.completed: { value: state, states: {} }\n"),
+        )
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+        assert!(errors.contains("service.webhooks.settles.by_value.transfer.completed: `transfer.completed` is also under `events`"), "{errors}");
+        assert!(
+            errors.contains(
+                "service.webhooks.settles.by_value.transfer.completed.value: no signed value is named `state`"
+            ),
+            "{errors}"
+        );
+        assert!(
+            errors
+                .contains("service.webhooks.settles.by_value.transfer.completed.states: no value is listed"),
+            "{errors}"
+        );
+        let errors = crate::load_str("small.yaml", &settles("")).map(|_| ()).unwrap_err().to_string();
+        assert!(errors.contains("service.webhooks.settles: no event settles a payment"), "{errors}");
     }
 }

@@ -6,6 +6,9 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
+mod webhooks;
+pub use webhooks::*;
+
 /// A YAML mapping whose key order is kept (the order of groups, operations and parameters
 /// is the order of the generated code and of the documentation).
 #[derive(Debug, Clone)]
@@ -133,64 +136,6 @@ pub struct RawCode {
     pub doc: String,
     #[serde(default)]
     pub retry: bool,
-}
-
-/// How the service signs its webhook notifications.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawWebhooks {
-    pub signature_header: String,
-    #[serde(default)]
-    pub digest: Option<String>,
-    #[serde(default)]
-    pub encoding: Option<String>,
-    /// What is signed: `values` (the default) or `body`.
-    #[serde(default)]
-    pub signs: Option<String>,
-    #[serde(default)]
-    pub timestamp_header: Option<String>,
-    #[serde(default)]
-    pub tolerance_seconds: Option<u32>,
-    #[serde(default)]
-    pub algorithm: Option<RawFixedHeader>,
-    #[serde(default)]
-    pub version: Option<RawFixedHeader>,
-    pub event_type: String,
-    /// One signed value's name, or several, that identify a delivery.
-    pub request_id: OneOrMany,
-    pub signed: Ordered<String>,
-    #[serde(default)]
-    pub instants: Vec<String>,
-    #[serde(default)]
-    pub events: Vec<String>,
-    #[serde(default)]
-    pub claimed_amount: Option<String>,
-    #[serde(default)]
-    pub settles: Option<RawWebhookSettles>,
-    /// The top-level key of the body whose value each event's payload shape describes.
-    #[serde(default)]
-    pub payload: Option<String>,
-    /// Each event kind's payload: a shape, and where deliveries of it were seen.
-    #[serde(default)]
-    pub payloads: Ordered<RawWebhookPayload>,
-}
-
-/// The shape of one event kind's payload, and its sources.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawWebhookPayload {
-    pub shape: String,
-    /// Where deliveries of this kind were seen (a guide, published traffic), or that none
-    /// was and the shape follows the document's literal reading.
-    pub seen_in: String,
-}
-
-/// Which webhook events settle a payment, and the signed value that names it.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawWebhookSettles {
-    pub key: String,
-    pub events: Ordered<RawFinalState>,
 }
 
 /// A final state of a payment.
