@@ -130,7 +130,9 @@ fn a_credential_header_written_as_a_parameter_is_refused_at_load() {
         payspec_codegen::load_str("keyed-service.yaml", &spec).expect_err("an unknown auth").to_string();
     assert!(text.contains("`publishable_key` is not an auth the spec knows"), "{text}");
     assert!(
-        text.contains("write one of bearer_and_account, bearer, account, none, secret_key, public_key"),
+        text.contains(
+            "write one of bearer_and_account, bearer, account, basic, none, secret_key, public_key"
+        ),
         "{text}"
     );
 }

@@ -1,6 +1,7 @@
 //! `Credentials::from_env` reads its three documented variables and names the missing
-//! ones, never a value; `Client::from_env` takes the whole configuration from the
-//! environment and calls where it says. A binary of its own: no other test reads the
+//! ones, never a value (the account id is required by a client whose service takes one);
+//! `Client::from_env` takes the whole configuration from the environment and calls where it
+//! says. A binary of its own: no other test reads the
 //! environment while this one changes it.
 
 use payspec_client::Credentials;
@@ -18,15 +19,27 @@ fn credentials_come_from_the_documented_variables() {
         std::env::set_var("PAYSPEC_ACCOUNT_ID", "  ");
     }
     let error = Credentials::from_env().err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(error.contains("PAYSPEC_CLIENT_ID, PAYSPEC_ACCOUNT_ID set in the environment"), "{error}");
+    assert!(error.contains("need PAYSPEC_CLIENT_ID set in the environment"), "{error}");
     assert!(!error.contains("env-secret-123"), "{error}");
+    // Without the account id (blank): the client id and secret alone, for a service that
+    // takes none; the built-in service's client requires it (below).
     // SAFETY: as above.
     unsafe {
         std::env::set_var("PAYSPEC_CLIENT_ID", "client-9");
+    }
+    let credentials = Credentials::from_env().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((credentials.client_id.as_str(), credentials.account_id.as_deref()), ("client-9", None));
+    let error = payspec_client::Client::from_env().err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(error.contains("need PAYSPEC_ACCOUNT_ID set in the environment"), "{error}");
+    // SAFETY: as above.
+    unsafe {
         std::env::set_var("PAYSPEC_ACCOUNT_ID", "acct-9");
     }
     let credentials = Credentials::from_env().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((credentials.client_id.as_str(), credentials.account_id.as_str()), ("client-9", "acct-9"));
+    assert_eq!(
+        (credentials.client_id.as_str(), credentials.account_id.as_deref()),
+        ("client-9", Some("acct-9"))
+    );
     assert_eq!(credentials.client_secret.expose(), "env-secret-123");
     assert!(!format!("{credentials:?}").contains("env-secret-123"));
 

@@ -99,7 +99,9 @@ fn the_expanded_routes_are_the_clients_routes_field_by_field() {
     let (Some(m), Some(b)) = (from_macro::routes::TOKEN, payspec_client::routes::TOKEN) else {
         panic!("the built-in spec names its token operations")
     };
-    for (m, b) in [(m.issue, b.issue), (m.refresh, b.refresh), (m.revoke, b.revoke)] {
+    assert_same_route(m.issue, b.issue);
+    for (m, b) in [(m.refresh, b.refresh), (m.revoke, b.revoke)] {
+        let (Some(m), Some(b)) = (m, b) else { panic!("the built-in spec names its refresh and revoke") };
         assert_same_route(m, b);
     }
 }

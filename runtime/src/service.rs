@@ -165,17 +165,18 @@ pub struct RateLimitHeaders {
     pub window: &'static str,
 }
 
-/// The three token operations, declared by the spec and handed to the client at
-/// construction, each with the fields of its request; and where the answer's data holds
-/// the token.
+/// The token operations, declared by the spec and handed to the client at construction,
+/// each with the fields of its request; and where the answer's data holds the token.
 #[derive(Clone, Copy, Debug)]
 pub struct AuthRoutes {
     /// Obtains a new token with the client credentials.
     pub issue: &'static Route,
-    /// Exchanges a refresh token for a new token.
-    pub refresh: &'static Route,
-    /// Revokes an access token.
-    pub revoke: &'static Route,
+    /// Exchanges a refresh token for a new token; `None` where the service has no refresh
+    /// (each renewal issues a token anew).
+    pub refresh: Option<&'static Route>,
+    /// Revokes an access token; `None` where the service has no revoke (the client forgets
+    /// the token, which lives at the service until it expires).
+    pub revoke: Option<&'static Route>,
     /// The body of an issue request, field by field.
     pub issue_body: &'static [TokenField],
     /// The body of a refresh request.
@@ -221,6 +222,9 @@ pub struct TokenGrantKeys {
     pub refresh_token: Option<&'static str>,
     /// The key of the instant the token expires (RFC 3339 text or Unix seconds), if sent.
     pub expires_at: Option<&'static str>,
+    /// The key of the token's lifetime in seconds from the answer (`expiresIn: 3599`), if
+    /// sent; read where no `expires_at` is.
+    pub expires_in: Option<&'static str>,
 }
 
 /// Conventions of an imaginary service for the runtime's own tests.

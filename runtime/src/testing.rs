@@ -225,7 +225,10 @@ impl Script {
         }
         match self.service.tokens {
             // By name: generated routes are constants, each use a copy at its own address.
-            Some(tokens) if route.operation == tokens.issue.operation || route.operation == tokens.refresh.operation => {
+            Some(tokens)
+                if route.operation == tokens.issue.operation
+                    || tokens.refresh.is_some_and(|refresh| route.operation == refresh.operation) =>
+            {
                 state.tokens += 1;
                 let grant = tokens.grant;
                 let expires = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) + 3600;
@@ -235,11 +238,15 @@ impl Script {
                 }
                 if let Some(key) = grant.expires_at {
                     let _ = write!(data, ",{}:{expires}", quoted(key));
+                } else if let Some(key) = grant.expires_in {
+                    let _ = write!(data, ",{}:3600", quoted(key));
                 }
                 data.push('}');
                 Reply::data(data)
             }
-            Some(tokens) if route.operation == tokens.revoke.operation => Reply::data("{}"),
+            Some(tokens) if tokens.revoke.is_some_and(|revoke| route.operation == revoke.operation) => {
+                Reply::data("{}")
+            }
             // A refusal no client retries, that names what is missing.
             _ => Reply::refusal(
                 "unscripted",

@@ -65,7 +65,9 @@ pub static REVOKE: Route = route("revoke_token", Method::Post, REVOKE_PATH, Auth
 
 /// The token routes above, with the payments spec's forms of their requests and answers.
 pub const AUTH_ROUTES: AuthRoutes = match payspec_client::routes::TOKEN {
-    Some(generated) => AuthRoutes { issue: &ISSUE, refresh: &REFRESH, revoke: &REVOKE, ..generated },
+    Some(generated) => {
+        AuthRoutes { issue: &ISSUE, refresh: Some(&REFRESH), revoke: Some(&REVOKE), ..generated }
+    }
     None => panic!("the payments spec names its token operations"),
 };
 

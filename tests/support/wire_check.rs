@@ -484,6 +484,10 @@ fn check_headers(
         Auth::BearerAndAccount => (Some(bearer), Some(ACCOUNT_ID.to_owned())),
         Auth::Bearer => (Some(bearer), None),
         Auth::Account => (None, Some(ACCOUNT_ID.to_owned())),
+        Auth::Basic => {
+            let pair = format!("{CLIENT_ID}:{CLIENT_SECRET}");
+            (Some(format!("Basic {}", base64::Engine::encode(&base64::prelude::BASE64_STANDARD, pair))), None)
+        }
         // A credential of the spec's own travels in its own header (tests/credentials.rs):
         // neither the token nor the account id.
         Auth::None | Auth::Key(_) => (None, None),

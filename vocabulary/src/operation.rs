@@ -61,6 +61,9 @@ pub enum Auth {
     Bearer,
     /// The account id header only, no token (a token issue).
     Account,
+    /// The client id and secret as HTTP Basic (`Authorization: Basic base64(id:secret)`),
+    /// no token (a token issue of a service that takes its two credentials so).
+    Basic,
     /// No credentials at all.
     None,
     /// A credential of the service's own, sent as it is in a header of its own: a static
@@ -75,6 +78,7 @@ impl Auth {
             Auth::BearerAndAccount => "bearer_and_account",
             Auth::Bearer => "bearer",
             Auth::Account => "account",
+            Auth::Basic => "basic",
             Auth::None => "none",
             Auth::Key(_) => "key",
         }

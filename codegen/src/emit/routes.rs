@@ -87,19 +87,19 @@ pub mod routes {
         Some(token) => format!(
             "Some(rt::AuthRoutes {{
         issue: &{},
-        refresh: &{},
-        revoke: &{},
+        refresh: {},
+        revoke: {},
         issue_body: &[{}],
         refresh_body: &[{}],
         revoke_body: &[{}],
         grant: {},
     }})",
             token.issue.to_shouty_snake_case(),
-            token.refresh.to_shouty_snake_case(),
-            token.revoke.to_shouty_snake_case(),
+            optional_route(token.refresh.as_deref()),
+            optional_route(token.revoke.as_deref()),
             token_body(spec, &token.issue),
-            token_body(spec, &token.refresh),
-            token_body(spec, &token.revoke),
+            token_body(spec, token.refresh.as_deref().unwrap_or_default()),
+            token_body(spec, token.revoke.as_deref().unwrap_or_default()),
             grant_keys(spec, &token.issue),
         ),
         None => "None".to_owned(),
@@ -160,7 +160,13 @@ pub mod routes {
     );
 }
 
-/// The body fields of the token operation `name`, each with what it carries.
+/// `Some(&ROUTE)` of an operation named, else `None`.
+fn optional_route(name: Option<&str>) -> String {
+    name.map_or_else(|| "None".to_owned(), |name| format!("Some(&{})", name.to_shouty_snake_case()))
+}
+
+/// The body fields of the token operation `name`, each with what it carries (none for an
+/// operation the spec does not have).
 fn token_body(spec: &Spec, name: &str) -> String {
     let Some(op) = spec.operation(name) else { return String::new() };
     let fields = op.params.iter().filter(|p| p.location == ParamLocation::Body).filter_map(|p| {
@@ -191,10 +197,11 @@ fn grant_keys(spec: &Spec, name: &str) -> String {
     };
     let optional = |field: &str| opt_lit(wire(field).as_deref());
     format!(
-        "rt::TokenGrantKeys {{ access_token: {}, refresh_token: {}, expires_at: {} }}",
+        "rt::TokenGrantKeys {{ access_token: {}, refresh_token: {}, expires_at: {}, expires_in: {} }}",
         Lit(&wire(TOKEN_GRANT_FIELDS[0]).unwrap_or_else(|| spec.wire_case.of(TOKEN_GRANT_FIELDS[0]))),
         optional(TOKEN_GRANT_FIELDS[1]),
         optional(TOKEN_GRANT_FIELDS[2]),
+        optional(TOKEN_GRANT_FIELDS[3]),
     )
 }
 

@@ -152,7 +152,7 @@ impl TokenRole {
 }
 
 /// The field names of a token answer's shape that the client reads.
-pub const TOKEN_GRANT_FIELDS: [&str; 3] = ["access_token", "refresh_token", "expires_at"];
+pub const TOKEN_GRANT_FIELDS: [&str; 4] = ["access_token", "refresh_token", "expires_at", "expires_in"];
 
 impl Operation {
     /// The parameter called `name`.

@@ -235,16 +235,23 @@ pub struct Environment {
 pub struct TokenOperations {
     /// Obtains a token from client credentials.
     pub issue: String,
-    /// Exchanges a refresh token for a new token.
-    pub refresh: String,
-    /// Revokes an access token.
-    pub revoke: String,
+    /// Exchanges a refresh token for a new token, where the service can.
+    pub refresh: Option<String>,
+    /// Revokes an access token, where the service can.
+    pub revoke: Option<String>,
 }
 
 impl TokenOperations {
-    /// Whether `operation` is one of the three: its answers carry secrets.
+    /// Whether `operation` is one of them: its answers carry secrets.
     pub fn includes(&self, operation: &str) -> bool {
-        [&self.issue, &self.refresh, &self.revoke].iter().any(|name| *name == operation)
+        self.named().any(|(_, name)| name == operation)
+    }
+
+    /// Each operation named, with its role: `issue`, `refresh`, `revoke`.
+    pub fn named(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [("issue", Some(&self.issue)), ("refresh", self.refresh.as_ref()), ("revoke", self.revoke.as_ref())]
+            .into_iter()
+            .filter_map(|(role, name)| Some((role, name?.as_str())))
     }
 }
 

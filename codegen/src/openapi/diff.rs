@@ -668,8 +668,9 @@ fn compare_auth(op: &Operation, doc: &ApiOperation, push: &mut Push<'_>) {
         Auth::BearerAndAccount => (true, true),
         Auth::Bearer => (true, false),
         Auth::Account => (false, true),
-        // A credential of the service's own: neither the token nor the account id.
-        Auth::None | Auth::Key(_) => (false, false),
+        // HTTP Basic or a credential of the service's own: neither the token nor the
+        // account id.
+        Auth::Basic | Auth::None | Auth::Key(_) => (false, false),
     };
     let says = |needed: bool| Some(if needed { "required" } else { "not sent" }.to_owned());
     if bearer != doc.bearer {

@@ -71,13 +71,18 @@ pub fn export(spec: &Spec) -> Value {
     })
 }
 
-/// The token and the account id where operations send them, and each credential of the
-/// spec's own (`apiKey` in its header).
+/// The token, the client's HTTP Basic and the account id where operations send them, and
+/// each credential of the spec's own: an HTTP scheme where it travels in `Authorization`
+/// after `Bearer ` or `Basic ` (so that a generator reading the document sends the prefix),
+/// else an `apiKey` in its header.
 fn security_schemes(spec: &Spec) -> Value {
     let mut schemes = json!({});
     let sends = |auths: &[Auth]| spec.operations.iter().any(|op| auths.contains(&op.auth));
     if spec.token_operations.is_some() && sends(&[Auth::Bearer, Auth::BearerAndAccount]) {
         schemes["bearer"] = json!({"type": "http", "scheme": "bearer", "description": "The access token from the token operations."});
+    }
+    if sends(&[Auth::Basic]) {
+        schemes["basic"] = json!({"type": "http", "scheme": "basic", "description": "The client id and client secret, as user and password."});
     }
     if sends(&[Auth::Account, Auth::BearerAndAccount]) {
         schemes["accountId"] = json!({"type": "apiKey", "in": "header", "name": spec.account_header, "description": "The parent account's id."});
@@ -85,8 +90,16 @@ fn security_schemes(spec: &Spec) -> Value {
     for credential in &spec.credentials {
         let description =
             credential.note.clone().unwrap_or_else(|| format!("The `{}` credential.", credential.name));
-        schemes[credential.name.as_str()] =
-            json!({"type": "apiKey", "in": "header", "name": credential.header, "description": description});
+        let http = credential.header.eq_ignore_ascii_case("authorization").then(|| {
+            let prefix = credential.prefix.trim().to_ascii_lowercase();
+            ["bearer", "basic"].into_iter().find(|scheme| prefix == *scheme)
+        });
+        schemes[credential.name.as_str()] = match http.flatten() {
+            Some(scheme) => json!({"type": "http", "scheme": scheme, "description": description}),
+            None => {
+                json!({"type": "apiKey", "in": "header", "name": credential.header, "description": description})
+            }
+        };
     }
     schemes
 }
@@ -179,6 +192,7 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
         Auth::BearerAndAccount => json!([{"bearer": [], "accountId": []}]),
         Auth::Bearer => json!([{"bearer": []}]),
         Auth::Account => json!([{"accountId": []}]),
+        Auth::Basic => json!([{"basic": []}]),
         Auth::None => json!([]),
         Auth::Key(place) => match spec.credentials.get(usize::from(place)) {
             Some(credential) => json!([{ credential.name.as_str(): [] }]),

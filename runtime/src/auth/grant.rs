@@ -15,7 +15,7 @@ use crate::service::TokenGrantKeys;
 use crate::values::Secret;
 use crate::values::timestamp::parse_expiry;
 
-/// The documented token lifetime, assumed when an answer's `expiresAt` cannot be read.
+/// The token lifetime assumed when an answer says none the client can read.
 const DOCUMENTED_LIFETIME: Duration = Duration::from_secs(30 * 60);
 
 /// How long a token whose `expiresAt` has already passed (a clock apart from ours) is
@@ -63,6 +63,7 @@ pub(crate) struct TokenGrant {
     pub(crate) access_token: Secret,
     pub(crate) refresh_token: Option<Secret>,
     pub(crate) expires_at: Option<Json>,
+    pub(crate) expires_in: Option<Json>,
 }
 
 impl TokenGrant {
@@ -72,7 +73,8 @@ impl TokenGrant {
         at: &Path<'_>,
         keys: &TokenGrantKeys,
     ) -> Result<Self, DecodeError> {
-        let (mut access_token, mut refresh_token, mut expires_at) = (Slot::new(), Slot::new(), Slot::new());
+        let (mut access_token, mut refresh_token) = (Slot::new(), Slot::new());
+        let (mut expires_at, mut expires_in) = (Slot::new(), Slot::new());
         // What the client does not need of the grant (repeated keys too) is not kept.
         let mut unused = JsonObject::new();
         reader.object(at, |key, reader| {
@@ -82,6 +84,8 @@ impl TokenGrant {
                 refresh_token.read(reader, at, key, &mut unused)
             } else if keys.expires_at == Some(key) {
                 expires_at.read(reader, at, key, &mut unused)
+            } else if keys.expires_in == Some(key) {
+                expires_in.read(reader, at, key, &mut unused)
             } else {
                 reader.skip(at)
             }
@@ -90,26 +94,33 @@ impl TokenGrant {
             access_token: access_token.required(at, keys.access_token)?,
             refresh_token: refresh_token.optional(),
             expires_at: expires_at.optional(),
+            expires_in: expires_in.optional(),
         })
     }
 }
 
 impl Token {
     /// The token a grant gives, with its `Authorization` header, renewed `margin` before it
-    /// expires (at most half its life before). An `expiresAt` that cannot be read counts
-    /// as the documented 30 minutes; one already past as a minute.
+    /// expires (at most half its life before). Its life is the instant it expires, else
+    /// its seconds from now; one the answer does not say, or not readably, counts as 30
+    /// minutes; one already over as a minute.
     fn new(grant: TokenGrant, header: HeaderValue, margin: Duration) -> Token {
         let received = Instant::now();
-        let lifetime = match grant.expires_at.as_ref().map(|v| (v, parse_expiry(v))) {
-            Some((_, Some(at))) => match at.duration_since(SystemTime::now()) {
-                Ok(left) if !left.is_zero() => left,
-                _ => {
-                    tracing::warn!("the token answer's expiresAt has passed; renewing the token in a minute");
-                    LIFETIME_FLOOR
-                }
-            },
-            _ => {
-                tracing::warn!("the token answer's expiresAt could not be read; assuming 30 minutes");
+        let left = match (&grant.expires_at, &grant.expires_in) {
+            (Some(at), _) => {
+                parse_expiry(at).map(|at| at.duration_since(SystemTime::now()).unwrap_or_default())
+            }
+            (None, Some(seconds)) => parse_seconds(seconds),
+            (None, None) => None,
+        };
+        let lifetime = match left {
+            Some(left) if !left.is_zero() => left,
+            Some(_) => {
+                tracing::warn!("the token answer's lifetime is over already; renewing the token in a minute");
+                LIFETIME_FLOOR
+            }
+            None => {
+                tracing::warn!("the token answer says no lifetime the client can read; assuming 30 minutes");
                 DOCUMENTED_LIFETIME
             }
         };
@@ -127,6 +138,23 @@ impl Token {
             refused: false,
         }
     }
+}
+
+/// A lifetime in whole seconds: a JSON number or digits as text (a fraction's whole part);
+/// `None` for anything else, or beyond a year (no token lives that long: a value that is
+/// an instant, misread).
+fn parse_seconds(value: &Json) -> Option<Duration> {
+    let text = match value {
+        Json::Number(n) => n.as_str(),
+        Json::String(text) => text.trim(),
+        _ => return None,
+    };
+    let whole = text.split('.').next().unwrap_or_default();
+    if whole.is_empty() || whole.len() > 12 || !whole.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let seconds: u64 = whole.parse().ok()?;
+    (seconds <= 366 * 86_400).then(|| Duration::from_secs(seconds))
 }
 
 /// The token in a token answer's data (at `keys`), renewed `margin` before it expires;
@@ -165,4 +193,38 @@ fn refused(answer: &RawAnswer, reason: String) -> Error {
         excerpt: String::new(),
     };
     Error::from(detail).in_call(answer.meta.clone().map(Box::new), answer.effect)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::JsonNumber;
+
+    fn lifetime(expires_at: Option<Json>, expires_in: Option<Json>) -> Duration {
+        let grant =
+            TokenGrant { access_token: Secret::new("a"), refresh_token: None, expires_at, expires_in };
+        let token = Token::new(grant, HeaderValue::from_static("Bearer a"), Duration::from_secs(5));
+        token.stale_at.duration_since(Instant::now())
+    }
+
+    fn near(got: Duration, want: u64) -> bool {
+        got <= Duration::from_secs(want) && got + Duration::from_secs(2) >= Duration::from_secs(want)
+    }
+
+    #[test]
+    fn a_lifetime_in_seconds_from_now_is_read_as_one_and_an_instant_wins_over_it() {
+        let number = |text: &str| Some(Json::Number(JsonNumber::from_text(text)));
+        assert!(near(lifetime(None, number("3599")), 3599));
+        assert!(near(lifetime(None, Some(Json::String("120".into()))), 120));
+        assert!(near(lifetime(None, number("90.5")), 90));
+        // Over already: a minute; unreadable, or an instant's Unix seconds under this key (no
+        // token lives for decades): the thirty minutes assumed, never 1970 nor 2079.
+        assert!(near(lifetime(None, number("0")), 60));
+        assert!(near(lifetime(None, number("1700000000")), 30 * 60));
+        assert!(near(lifetime(None, number("-5")), 30 * 60));
+        assert!(near(lifetime(None, Some(Json::String("an hour".into()))), 30 * 60));
+        let in_ten_minutes = SystemTime::now() + Duration::from_secs(600);
+        let at = crate::values::timestamp::format_rfc3339(in_ten_minutes);
+        assert!(near(lifetime(Some(Json::String(at)), number("3599")), 600));
+    }
 }

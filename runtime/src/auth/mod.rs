@@ -38,6 +38,10 @@ pub(crate) struct Identity {
     keys: Vec<Option<HeldKey>>,
     /// What the spec declares of them.
     declared: &'static [crate::service::KeyCredential],
+    /// `Authorization: Basic <id:secret in base64>`, for operations that send the client id
+    /// and secret so; `None` without credentials, or with a client id HTTP Basic cannot
+    /// carry (one holding `:`).
+    basic: Option<(HeaderName, HeaderValue)>,
     /// The values of the secret ones, removed from every error.
     key_secrets: Vec<Secret>,
 }
@@ -93,8 +97,18 @@ impl Identity {
         refresh_margin: Duration,
         (keys, declared): (Vec<Option<HeldKey>>, &'static [crate::service::KeyCredential]),
     ) -> Self {
-        let key_secrets = keys.iter().flatten().filter_map(|key| key.secret.clone()).collect();
+        let mut key_secrets: Vec<Secret> =
+            keys.iter().flatten().filter_map(|key| key.secret.clone()).collect();
+        let basic = credentials.as_ref().filter(|c| !c.client_id.contains(':')).and_then(|c| {
+            let pair = format!("{}:{}", c.client_id, c.client_secret.expose());
+            let encoded = base64::Engine::encode(&base64::prelude::BASE64_STANDARD, pair);
+            let mut value = HeaderValue::from_str(&format!("Basic {encoded}")).ok()?;
+            value.set_sensitive(true);
+            key_secrets.push(Secret::new(encoded));
+            Some((http::header::AUTHORIZATION, value))
+        });
         Identity {
+            basic,
             credentials,
             account,
             routes,
@@ -109,6 +123,17 @@ impl Identity {
     /// The header of the key credential an operation of `route` sends, if it sends one:
     /// refused before sending when the client was not given it.
     pub(crate) fn key_for(&self, route: &Route) -> Result<Option<&(HeaderName, HeaderValue)>, Error> {
+        if route.auth == crate::Auth::Basic {
+            return match (&self.basic, &self.credentials) {
+                (Some(basic), _) => Ok(Some(basic)),
+                (None, Some(_)) => Err(Error::invalid(
+                    "the operation sends the client id and secret as HTTP Basic, which cannot carry a client id holding `:`",
+                )),
+                (None, None) => Err(Error::invalid(
+                    "the operation sends the client id and secret as HTTP Basic: give the client credentials",
+                )),
+            };
+        }
         let Some(place) = route.auth.key() else { return Ok(None) };
         match self.keys.get(usize::from(place)) {
             Some(Some(key)) => Ok(Some(&key.header)),
@@ -147,6 +172,9 @@ impl Identity {
         }
         match &self.account {
             Some(account) => Ok(Some(account)),
+            None if self.credentials.as_ref().is_some_and(|c| c.account_id.is_none()) => Err(Error::invalid(
+                "the operation sends the account id header: the credentials have none (`Credentials::new` takes one)",
+            )),
             None if self.credentials.is_some() => Err(Error::invalid(
                 "the operation sends an account id, but the service names no account header \
                  (`Service::account_header`)",
@@ -171,21 +199,32 @@ impl Identity {
         token_request(routes.issue, routes.issue_body, credentials, None, base_url)
     }
 
-    /// The request that exchanges `refresh` for a new token.
-    pub(crate) fn refresh_request(&self, refresh: &Secret, base_url: &str) -> Result<PreparedRequest, Error> {
+    /// The request that exchanges `refresh` for a new token; `None` where the service has
+    /// no refresh.
+    pub(crate) fn refresh_request(
+        &self,
+        refresh: &Secret,
+        base_url: &str,
+    ) -> Result<Option<PreparedRequest>, Error> {
         let (routes, credentials) = self.token_routes()?;
-        token_request(routes.refresh, routes.refresh_body, credentials, Some(refresh), base_url)
+        let Some(route) = routes.refresh else { return Ok(None) };
+        token_request(route, routes.refresh_body, credentials, Some(refresh), base_url).map(Some)
     }
 
     /// The request that revokes the token held, its bearer header and its generation;
-    /// `None` when the client holds none.
+    /// `None` when the client holds none, or when the service has no revoke (the token is
+    /// then forgotten here, and lives at the service until it expires).
     pub(crate) fn revoke_request(
         &self,
         base_url: &str,
     ) -> Result<Option<(PreparedRequest, HeaderValue, u64)>, Error> {
         let Some((access, header, generation)) = self.tokens.current() else { return Ok(None) };
         let (routes, credentials) = self.token_routes()?;
-        let request = token_request(routes.revoke, routes.revoke_body, credentials, Some(&access), base_url)?;
+        let Some(route) = routes.revoke else {
+            self.tokens.forget(generation);
+            return Ok(None);
+        };
+        let request = token_request(route, routes.revoke_body, credentials, Some(&access), base_url)?;
         Ok(Some((request, header, generation)))
     }
 
@@ -218,7 +257,11 @@ fn token_request(
             TokenValue::Fixed(text) => text,
             TokenValue::ClientId => &credentials.client_id,
             TokenValue::ClientSecret => credentials.client_secret.expose(),
-            TokenValue::AccountId => &credentials.account_id,
+            TokenValue::AccountId => credentials.account_id.as_deref().ok_or_else(|| {
+                Error::invalid(
+                    "the token request sends the account id: give the credentials one (`Credentials::new`)",
+                )
+            })?,
             TokenValue::RefreshToken | TokenValue::AccessToken => match token {
                 Some(token) => token.expose(),
                 None => return Err(Error::invalid("a token request needs a token the client does not hold")),

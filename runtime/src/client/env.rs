@@ -72,7 +72,7 @@ pub(super) fn read(
     let names = [Credentials::CLIENT_ID_VAR, Credentials::CLIENT_SECRET_VAR, Credentials::ACCOUNT_ID_VAR];
     let needed = service.tokens.is_some() && !has_credentials;
     if needed || names.iter().any(|name| var(name).is_some()) {
-        match Credentials::from_vars(var) {
+        match Credentials::from_vars(var, service.account_header.is_some()) {
             Ok(credentials) => found.credentials = Some(credentials),
             Err(error) => problems.push(reason(error)),
         }

@@ -406,17 +406,18 @@ impl<C: From<Session>> ClientBuilder<C> {
         };
         let parsed = check_base_url(&base_url)?;
         check_version_prefix(&parsed, self.service)?;
-        let account = match (self.service.account_header, credentials.as_ref()) {
-            (Some(name), Some(credentials)) => {
-                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                    Error::config(format!("the spec's account header `{name}` is not a header name"))
-                })?;
-                let value = HeaderValue::from_str(&credentials.account_id)
-                    .map_err(|_| Error::config("the account id has characters a header cannot carry"))?;
-                Some((name, value))
-            }
-            _ => None,
-        };
+        let account =
+            match (self.service.account_header, credentials.as_ref().and_then(|c| c.account_id.as_ref())) {
+                (Some(name), Some(account_id)) => {
+                    let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                        Error::config(format!("the spec's account header `{name}` is not a header name"))
+                    })?;
+                    let value = HeaderValue::from_str(account_id)
+                        .map_err(|_| Error::config("the account id has characters a header cannot carry"))?;
+                    Some((name, value))
+                }
+                _ => None,
+            };
         let keys = keys(self.service, self.keys)?;
         // Credentials never cross a network in clear text unless the caller says so.
         let host = parsed.host_str().unwrap_or_default();
@@ -650,8 +651,8 @@ mod tests {
     static REVOKE: crate::Route = token_route("revoke_token", "/v1/auth/token/revoke");
     static TOKENS: crate::AuthRoutes = crate::AuthRoutes {
         issue: &ISSUE,
-        refresh: &REFRESH,
-        revoke: &REVOKE,
+        refresh: Some(&REFRESH),
+        revoke: Some(&REVOKE),
         issue_body: &[],
         refresh_body: &[],
         revoke_body: &[],
@@ -659,6 +660,7 @@ mod tests {
             access_token: "access_token",
             refresh_token: None,
             expires_at: None,
+            expires_in: None,
         },
     };
 
@@ -707,7 +709,7 @@ mod tests {
             ("PAYSPEC_CLIENT_SECRET", "s3cret"),
             ("PAYSPEC_ACCOUNT_ID", "a-1"),
         ])?;
-        assert_eq!(credentials.credentials.as_ref().map(|c| c.account_id.as_str()), Some("a-1"));
+        assert_eq!(credentials.credentials.as_ref().map(|c| c.account_id.as_deref()), Some(Some("a-1")));
         Ok(())
     }
 
@@ -726,11 +728,19 @@ mod tests {
             "PAYSPEC_ENVIRONMENT is `staging`, which names no environment of the spec (live, sandbox, hosted_sandbox)",
             "PAYSPEC_TIMEOUT is `soon`",
             "PAYSPEC_CALL_TIMEOUT is `0`",
-            "PAYSPEC_CLIENT_ID, PAYSPEC_ACCOUNT_ID",
+            "the credentials need PAYSPEC_CLIENT_ID set",
         ] {
             assert!(error.contains(needle), "{needle:?} not in {error}");
         }
         assert!(!error.contains("s3cret"), "{error}");
+        // A service that takes an account id needs it too.
+        static ACCOUNTED: Service = Service { account_header: Some("x-account"), ..NAMED };
+        let error = ClientBuilder::<Session>::new(&ACCOUNTED)
+            .read_vars(|name| (name == "PAYSPEC_CLIENT_SECRET").then(|| "s3cret".to_owned()))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("PAYSPEC_CLIENT_ID, PAYSPEC_ACCOUNT_ID set"), "{error}");
     }
 
     #[test]

@@ -523,8 +523,9 @@ impl Orchestrator {
 
     /// A new token: the one held refreshed when it can be, else one issued.
     async fn renew(self: &Arc<Self>, from: RenewFrom) -> Result<Token, Error> {
-        if let Some((refresh, bearer)) = from.refresh {
-            let request = self.identity.refresh_request(&refresh, self.base_url())?;
+        if let Some((refresh, bearer)) = from.refresh
+            && let Some(request) = self.identity.refresh_request(&refresh, self.base_url())?
+        {
             match self.token_call(&request, Some(&bearer)).await {
                 Ok(token) => return Ok(token),
                 Err(error) => tracing::debug!(%error, "token refresh failed; issuing a new token"),

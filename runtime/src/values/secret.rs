@@ -75,8 +75,9 @@ pub struct Credentials {
     pub client_id: String,
     /// The client secret.
     pub client_secret: Secret,
-    /// The account id, sent in the service's account header (`service.account_header`).
-    pub account_id: String,
+    /// The account id, sent in the service's account header (`service.account_header`);
+    /// `None` for a service that takes none.
+    pub account_id: Option<String>,
 }
 
 impl Credentials {
@@ -87,25 +88,32 @@ impl Credentials {
     /// The environment variable read for the parent account id.
     pub const ACCOUNT_ID_VAR: &'static str = "PAYSPEC_ACCOUNT_ID";
 
-    /// Credentials from the environment: `PAYSPEC_CLIENT_ID`, `PAYSPEC_CLIENT_SECRET` and
-    /// `PAYSPEC_ACCOUNT_ID`. [`ErrorDetail::Config`](crate::ErrorDetail::Config) names every variable
-    /// that is missing, blank or not Unicode (never a value).
+    /// Credentials from the environment: `PAYSPEC_CLIENT_ID` and `PAYSPEC_CLIENT_SECRET`,
+    /// and `PAYSPEC_ACCOUNT_ID` where set (a client's builder, which knows whether its
+    /// service takes an account id, requires it then).
+    /// [`ErrorDetail::Config`](crate::ErrorDetail::Config) names every variable that is
+    /// missing, blank or not Unicode (never a value).
     pub fn from_env() -> Result<Self, crate::error::Error> {
-        Credentials::from_vars(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+        Credentials::from_vars(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()), false)
     }
 
     /// [`from_env`](Self::from_env) over any source of variables (an unset or empty one is
-    /// `None`).
-    pub(crate) fn from_vars(read: impl Fn(&str) -> Option<String>) -> Result<Self, crate::error::Error> {
-        let (id, secret, account) =
+    /// `None`); the account id required where `account` says.
+    pub(crate) fn from_vars(
+        read: impl Fn(&str) -> Option<String>,
+        account: bool,
+    ) -> Result<Self, crate::error::Error> {
+        let (id, secret, account_id) =
             (read(Self::CLIENT_ID_VAR), read(Self::CLIENT_SECRET_VAR), read(Self::ACCOUNT_ID_VAR));
-        match (id, secret, account) {
-            (Some(id), Some(secret), Some(account)) => Ok(Credentials::new(id, secret, account)),
-            (id, secret, account) => {
+        match (id, secret, account_id) {
+            (Some(id), Some(secret), account_id) if account_id.is_some() || !account => {
+                Ok(Credentials { client_id: id, client_secret: secret.into(), account_id })
+            }
+            (id, secret, account_id) => {
                 let missing: Vec<&str> = [
                     (id.is_none(), Self::CLIENT_ID_VAR),
                     (secret.is_none(), Self::CLIENT_SECRET_VAR),
-                    (account.is_none(), Self::ACCOUNT_ID_VAR),
+                    (account && account_id.is_none(), Self::ACCOUNT_ID_VAR),
                 ]
                 .into_iter()
                 .filter_map(|(missing, name)| missing.then_some(name))
@@ -127,8 +135,20 @@ impl Credentials {
         Credentials {
             client_id: client_id.into(),
             client_secret: client_secret.into(),
-            account_id: account_id.into(),
+            account_id: Some(account_id.into()),
         }
+    }
+
+    /// Credentials of a service that takes no account id: the client id and secret alone.
+    ///
+    /// ```
+    /// use payspec_runtime::Credentials;
+    /// let credentials = Credentials::without_account("MK_TEST_KEY", "client-secret");
+    /// assert_eq!(credentials.account_id, None);
+    /// assert!(!format!("{credentials:?}").contains("client-secret"));
+    /// ```
+    pub fn without_account(client_id: impl Into<String>, client_secret: impl Into<Secret>) -> Self {
+        Credentials { client_id: client_id.into(), client_secret: client_secret.into(), account_id: None }
     }
 }
 

@@ -1,5 +1,5 @@
-//! The sandbox's model of the service, one file per group of operations: tokens,
-//! accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
+//! The sandbox's model of the service, one file per group of operations: tokens (by the
+//! role the spec's `token_operations` give an operation, whatever its name), accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
 //! transactions, bills, mandates, cross-border collections and payouts, the webhook
 //! delivery log and its re-push (over the log the `webhooks` wing keeps). Each file lists
 //! its [`Handler`]s: the operations each answers, the request keys it reads and the
@@ -28,6 +28,7 @@ mod transfers;
 pub(crate) use checkout::pay_order;
 pub(crate) use context::Outcome;
 use context::{Ctx, Handler};
+pub(crate) use tokens::{Step as TokenStep, basic_matches, step_of as token_step};
 pub(crate) use transfers::reverse;
 
 use std::collections::HashMap;
@@ -110,7 +111,6 @@ pub(crate) fn trigger(
 /// Every group's handlers.
 fn every_handler() -> impl Iterator<Item = &'static Handler> {
     [
-        tokens::HANDLERS,
         accounts::HANDLERS,
         checkout::HANDLERS,
         transfers::HANDLERS,
@@ -218,9 +218,10 @@ impl Table {
 
         let mut ctx = Ctx { spec, op, checked, now: now_text(), play, state };
         let handler = self.by_operation.get(&op.name).map(|&index| self.handlers[index]);
-        let outcome = match handler {
-            Some(handler) => (handler.handle)(&mut ctx)?,
-            None => match roles::answer(&mut ctx) {
+        let outcome = match (tokens::step_of(spec, &op.name), handler) {
+            (Some(step), _) => tokens::answer(step, &mut ctx)?,
+            (None, Some(handler)) => (handler.handle)(&mut ctx)?,
+            (None, None) => match roles::answer(&mut ctx) {
                 Some(answer) => answer?,
                 None => ctx.success_with(sample_data(spec, op, &ctx.now)),
             },

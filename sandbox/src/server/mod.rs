@@ -135,7 +135,8 @@ async fn answer_operation(
         let mut state = shared.state();
         let state = &mut *state;
         // The operation's own authentication, else (as the service) any other it takes.
-        let refresh = op.name == "refresh_token";
+        let refresh =
+            crate::handlers::token_step(&shared.spec, &op.name) == Some(crate::handlers::TokenStep::Refresh);
         let mut authorized = authorize(state, op.auth, &shared.spec, refresh, &header);
         if authorized.is_err() && state.config.strictness == crate::check::Strictness::Service {
             for also in &op.also_auth {
@@ -179,6 +180,15 @@ fn authorize(
         Auth::BearerAndAccount => (true, true),
         Auth::Bearer => (true, false),
         Auth::Account => (false, true),
+        Auth::Basic => {
+            let given = header("authorization").unwrap_or_default();
+            if !crate::handlers::basic_matches(&given, &state.config.client_id, &state.config.client_secret) {
+                return Err(Refusal::unauthorized(
+                    "the Authorization header is not `Basic <client id:client secret in base64>` of this sandbox's client",
+                ));
+            }
+            (false, false)
+        }
         Auth::None => (false, false),
         Auth::Key(place) => {
             let Some(credential) = spec.credentials.get(usize::from(place)) else {

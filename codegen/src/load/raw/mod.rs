@@ -334,8 +334,12 @@ pub struct RawIdempotencyHeader {
 #[serde(deny_unknown_fields)]
 pub struct RawTokenOperations {
     pub issue: String,
-    pub refresh: String,
-    pub revoke: String,
+    /// Absent where the service has no refresh (a token is issued anew).
+    #[serde(default)]
+    pub refresh: Option<String>,
+    /// Absent where the service has no revoke (a token lives until it expires).
+    #[serde(default)]
+    pub revoke: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -463,6 +467,7 @@ pub enum RawAuth {
     BearerAndAccount,
     Bearer,
     Account,
+    Basic,
     None,
     Named(String),
 }
@@ -473,6 +478,7 @@ impl From<String> for RawAuth {
             "bearer_and_account" => RawAuth::BearerAndAccount,
             "bearer" => RawAuth::Bearer,
             "account" => RawAuth::Account,
+            "basic" => RawAuth::Basic,
             "none" => RawAuth::None,
             _ => RawAuth::Named(word),
         }

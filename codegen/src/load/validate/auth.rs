@@ -76,13 +76,21 @@ pub(super) fn default_auth(
     }
 }
 
-/// A bearer token needs the operations that issue it.
+/// A bearer token needs the operations that issue it; the client id and secret are the
+/// token operations' credentials.
 pub(super) fn check_token_auth(auth: &RawAuth, has_tokens: bool, who: &str, at: &str, sink: &mut Sink) {
     if !has_tokens && matches!(auth, RawAuth::Bearer | RawAuth::BearerAndAccount) {
         sink.error(
             at,
             format!("{who} sends a bearer token, but the spec names no `service.token_operations`"),
-            "name the operations that issue, refresh and revoke tokens, or write `auth: none`, `auth: account` or a credential's name",
+            "name the operation that issues tokens (and those that refresh and revoke them, where the service has them), or write `auth: none`, `auth: account` or a credential's name",
+        );
+    }
+    if !has_tokens && matches!(auth, RawAuth::Basic) {
+        sink.error(
+            at,
+            format!("{who} sends the client id and secret as HTTP Basic, but the spec names no `service.token_operations`, whose credentials they are"),
+            "name the operation that issues tokens with them, or declare the key under `service.credentials` and name it",
         );
     }
 }
@@ -93,6 +101,7 @@ pub(super) fn auth_of(raw: RawAuth, credentials: &[Credential], at: &str, sink: 
         RawAuth::BearerAndAccount => Auth::BearerAndAccount,
         RawAuth::Bearer => Auth::Bearer,
         RawAuth::Account => Auth::Account,
+        RawAuth::Basic => Auth::Basic,
         RawAuth::None => Auth::None,
         RawAuth::Named(name) => named_auth(&name, credentials, at, sink),
     }
@@ -100,7 +109,7 @@ pub(super) fn auth_of(raw: RawAuth, credentials: &[Credential], at: &str, sink: 
 
 /// The words an `auth` may be: the format's and the spec's credentials.
 fn auth_fix(credentials: &[Credential], lead: &str, tail: &str) -> String {
-    let mut words = vec!["bearer_and_account", "bearer", "account", "none"];
+    let mut words = vec!["bearer_and_account", "bearer", "account", "basic", "none"];
     words.extend(credentials.iter().map(|c| c.name.as_str()));
     format!("{lead} {}, {tail}", words.join(", "))
 }
