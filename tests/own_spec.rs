@@ -353,7 +353,12 @@ fn the_exported_document_speaks_the_second_vendor_s_conventions() -> TestResult 
         schemes.as_object().map(|s| s.keys().cloned().collect::<Vec<_>>()),
         Some(vec!["secret_key".to_owned()])
     );
-    assert_eq!(schemes["secret_key"]["name"], "Authorization");
+    // A bearer credential in `Authorization` is an HTTP scheme: a generator reading the
+    // document sends `Bearer ` before the key.
+    assert_eq!(
+        (&schemes["secret_key"]["type"], &schemes["secret_key"]["scheme"]),
+        (&json!("http"), &json!("bearer"))
+    );
     // Its envelope: a boolean status that says success, a message, the data (a list here);
     // no code required, none of the payments envelope's keys.
     let answer =
