@@ -315,7 +315,10 @@ fn the_exported_document_says_how_the_third_vendor_authenticates() -> TestResult
     names.sort();
     assert_eq!(names, ["basic", "bearer"], "no account header: the service takes none");
     assert_eq!((&schemes["basic"]["type"], &schemes["basic"]["scheme"]), (&json!("http"), &json!("basic")));
-    assert_eq!((&schemes["bearer"]["type"], &schemes["bearer"]["scheme"]), (&json!("http"), &json!("bearer")));
+    assert_eq!(
+        (&schemes["bearer"]["type"], &schemes["bearer"]["scheme"]),
+        (&json!("http"), &json!("bearer"))
+    );
     let login = &document["paths"]["/api/v1/auth/login"]["post"];
     assert_eq!(login["security"], json!([{"basic": []}]));
     let transfer = &document["paths"]["/api/v2/disbursements/single"]["post"];

@@ -3,7 +3,7 @@
 use super::code::Code;
 use super::names::{Gates, Names, data_type, field_ident, page_item, request_type};
 use super::requests::{operation_doc, settable};
-use crate::model::{KeySource, Lookup, Operation, Param, Settle, Spec};
+use crate::model::{KeySource, Lookup, Operation, Param, Settle, Spec, Type};
 use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
 /// One accessor method per group, `fn <group>(&self) -> <handle>`, where `handle` makes
@@ -464,8 +464,8 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
         let fields = lookup_fields(read, lookup, &|position| format!("k_{}.clone()", bound[position]));
         writeln!(
             out,
-            "            let lookup_{n} = match ({values},) {{ ({pattern},) => Some(requests::{read_ty} {{ {fields} }}), _ => None }};",
-            read_ty = request_type(read),
+            "            let lookup_{n} = match ({values},) {{ ({pattern},) => {}, _ => None }};",
+            made(numeric(read, lookup), &format!("requests::{} {{ {fields} }}", request_type(read))),
         );
     }
     out.push("            async move {\n");
@@ -538,15 +538,32 @@ fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names: &Names, ga
         let KeySource::Request(from) = &lookup.params[position].1 else { return String::new() };
         format!("{}.clone()", field_ident(from))
     });
-    writeln!(
-        out,
-        "            let lookup = requests::{read_ty} {{ {fields} }};
+    let literal = format!("requests::{} {{ {fields} }}", request_type(read));
+    if numeric(read, lookup) {
+        // The numbers were written from whole numbers just above: read back, they are.
+        writeln!(
+            out,
+            "            let lookup = {};
             async move {{
+                let Some(lookup) = lookup else {{
+                    return Err(rt::Error::invalid({unreadable}));
+                }};
                 self.session.settle(&super::routes::settle::{constant}, &lookup, keys, rt::SettleStart::Now, options).await
             }}
         }}",
-        read_ty = request_type(read),
-    );
+            made(true, &literal),
+            unreadable = super::code::Lit(&format!("a reference `{}` is looked up by is not a whole number", read.name)),
+        );
+    } else {
+        writeln!(
+            out,
+            "            let lookup = {literal};
+            async move {{
+                self.session.settle(&super::routes::settle::{constant}, &lookup, keys, rt::SettleStart::Now, options).await
+            }}
+        }}"
+        );
+    }
 }
 
 /// `rt::payout::Payment` for the request of a money operation that settles by one
@@ -661,6 +678,17 @@ fn source_name(source: &KeySource) -> String {
     }
 }
 
+/// Whether a lookup gives a whole number (read back from its text, which may fail).
+fn numeric(read: &Operation, lookup: &Lookup) -> bool {
+    lookup.params.iter().any(|(name, _)| read.param(name).is_some_and(|p| p.ty == Type::Integer))
+}
+
+/// A lookup's request literal as an `Option`: in a closure where a number is read back
+/// (its `?` leaves the lookup unmade), else `Some` of it.
+fn made(numeric: bool, literal: &str) -> String {
+    if numeric { format!("(|| Some({literal}))()") } else { format!("Some({literal})") }
+}
+
 /// The fields of a lookup's request literal: each parameter it gives, from `value(i)` (the
 /// text of its `i`-th parameter), the others `None`.
 fn lookup_fields(read: &Operation, lookup: &Lookup, value: &dyn Fn(usize) -> String) -> String {
@@ -668,9 +696,15 @@ fn lookup_fields(read: &Operation, lookup: &Lookup, value: &dyn Fn(usize) -> Str
     for param in settable(read) {
         let id = field_ident(&param.name);
         let given = lookup.params.iter().position(|(name, _)| *name == param.name);
+        // A number is read back from its text (as the key was written); text that is no
+        // number leaves the lookup unmade (`?` in the closure the literal is built in).
+        let given = given.map(|i| match param.ty {
+            Type::Integer => format!("{}.parse::<i64>().ok()?", value(i)),
+            _ => format!("{}.into()", value(i)),
+        });
         fields.push(match (given, param.required) {
-            (Some(i), true) => format!("{id}: {}.into()", value(i)),
-            (Some(i), false) => format!("{id}: Some({}.into())", value(i)),
+            (Some(given), true) => format!("{id}: {given}"),
+            (Some(given), false) => format!("{id}: Some({given})"),
             (None, _) => format!("{id}: None"),
         });
     }

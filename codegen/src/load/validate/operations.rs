@@ -596,19 +596,20 @@ pub(super) fn page_style(
     base: &str,
     sink: &mut Sink,
 ) -> PageStyle<Owned> {
+    // Only the parameter that leads on is needed: a listing whose size the service fixes
+    // has no `limit` or `page_size` of its own, and none is invented for it.
     let (style, needed): (PageStyle<Owned>, &[&str]) = match style {
-        RawPageStyle::Cursor => (PageStyle::Cursor { next: keys.cursor.clone() }, &["limit", "cursor"]),
-        RawPageStyle::Page => (
-            PageStyle::Page { next: keys.next_page.clone(), current: keys.current_page.clone() },
-            &["page", "limit"],
-        ),
+        RawPageStyle::Cursor => (PageStyle::Cursor { next: keys.cursor.clone() }, &["cursor"]),
+        RawPageStyle::Page => {
+            (PageStyle::Page { next: keys.next_page.clone(), current: keys.current_page.clone() }, &["page"])
+        }
         RawPageStyle::PageSize => (
             PageStyle::PageSize {
                 more: keys.has_more.clone(),
                 current: keys.page.clone(),
                 total: keys.total_pages.clone(),
             },
-            &["page", "page_size"],
+            &["page"],
         ),
     };
     for name in needed {

@@ -126,6 +126,8 @@ pub(super) fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
 /// request; the answer keys are keys of its answer.
 pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
     let text = |ty: &Type| matches!(ty, Type::String | Type::Identifier(_));
+    // What a lookup key may be: text, or a whole number (an id the service numbers).
+    let key = |ty: &Type| text(ty) || *ty == Type::Integer;
     for op in operations {
         let Some(settle) = &op.settle else { continue };
         let at = format!("operations.{}.settle", op.name);
@@ -194,20 +196,32 @@ pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink
                     );
                     continue;
                 };
-                if !text(&param.ty) || param.secret || param.fixed.is_some() || !param.values.is_empty() {
+                if !key(&param.ty) || param.secret || param.fixed.is_some() || !param.values.is_empty() {
                     sink.error(
                         &place,
-                        format!("`{name}` is not a text parameter the caller sets"),
-                        "a lookup sets text parameters (strings and identifiers) only",
+                        format!("`{name}` is not a text or number parameter the caller sets"),
+                        "a lookup sets text parameters (strings and identifiers) and whole numbers (an id the service numbers) only",
                     );
                 }
+                // A number is given from a number, text from text: each sent as it was read.
+                let kind = |ty: &Type| if *ty == Type::Integer { "a whole number" } else { "text" };
                 match source {
                     KeySource::Request(from) => match op.params.iter().find(|p| &p.name == from) {
-                        Some(p) if text(&p.ty) && !p.secret && p.values.is_empty() => {}
+                        Some(p)
+                            if key(&p.ty)
+                                && !p.secret
+                                && p.values.is_empty()
+                                && kind(&p.ty) == kind(&param.ty) => {}
                         Some(_) => sink.error(
                             &place,
-                            format!("the request parameter `{from}` is not text"),
-                            "take the value from a text (string or identifier) parameter that is not secret",
+                            format!(
+                                "the request parameter `{from}` is not {}, as `{name}` is",
+                                kind(&param.ty)
+                            ),
+                            format!(
+                                "take the value from a parameter that is {} and not secret",
+                                kind(&param.ty)
+                            ),
                         ),
                         None => sink.error(
                             &place,
@@ -217,13 +231,21 @@ pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink
                     },
                     KeySource::Answer(path) => {
                         if let Err(why) = answer_field(op, shapes, path).and_then(|f| {
-                            if text(&f.ty) && !f.secret && f.values.is_empty() {
+                            if key(&f.ty)
+                                && !f.secret
+                                && f.values.is_empty()
+                                && kind(&f.ty) == kind(&param.ty)
+                            {
                                 Ok(())
                             } else {
-                                Err(format!("`{}` is not a text field", path.join(".")))
+                                Err(format!(
+                                    "`{}` is not {}, as `{name}` is",
+                                    path.join("."),
+                                    kind(&param.ty)
+                                ))
                             }
                         }) {
-                            sink.error(&place, why, "name a text field of the money operation's answer, by field names joined with `.`");
+                            sink.error(&place, why, format!("name a field of the money operation's answer that is {}, by field names joined with `.`", kind(&param.ty)));
                         }
                     }
                 }
