@@ -18,7 +18,12 @@ const SECRET: &str = "sk_ledger_secret_1";
 async fn service() -> MockServer {
     let answer =
         |payload: serde_json::Value| Reply::json(200, json!({"rc": "ok", "msg": "fine", "payload": payload}));
-    let started = MockServer::start(move |request: &Recorded, _| match request.path() {
+    let started = MockServer::start(move |request: &Recorded, nth| match request.path() {
+        // A booking: a 500 the first time (it may have been applied), then its answer.
+        "/entries" if request.method == "POST" && nth == 0 => {
+            Reply::json(500, json!({"rc": "busy", "msg": "try again"}))
+        }
+        "/entries" if request.method == "POST" => answer(json!({"id": "e-booked"})),
         "/oauth/token" => {
             answer(json!({"jwt": "tok-A", "renewal": "ren-A", "validUntil": "2999-01-01T00:00:00Z"}))
         }
@@ -89,6 +94,34 @@ async fn a_client_of_another_spec_speaks_that_specs_conventions() {
     // Revoke: the token under `jwt`, the account id in the body under `tenant`.
     assert_eq!(sent[3].json(), Some(json!({"jwt": "tok-A", "tenant": "tenant-7"})));
     assert_eq!(sent[3].header("authorization"), Some("Bearer tok-A"));
+}
+
+#[tokio::test]
+async fn an_idempotency_key_that_is_the_services_own_header_is_sent_once_as_that_header() {
+    let server = service().await;
+    let client = client(&server);
+    let booked = client
+        .ledger()
+        .book_entry(ledger::requests::BookEntry::new("key-0001", 1250))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(booked.data().and_then(|e| e.id.as_deref()), Some("e-booked"));
+    // Counted at the server: sent twice (the 500 may have been applied, and the service
+    // answers a repeated key with its first answer), each time with the key once, in its
+    // header, and the body without it.
+    let bookings = server.requests_to("POST", "/entries");
+    assert_eq!(bookings.len(), 2);
+    for booking in &bookings {
+        let keys: Vec<&str> = booking
+            .headers
+            .iter()
+            .filter(|(name, _)| name.eq_ignore_ascii_case("idempotency-key"))
+            .map(|(_, value)| value.as_str())
+            .collect();
+        assert_eq!(keys, ["key-0001"]);
+        assert_eq!(booking.json(), Some(json!({"amount": 1250})));
+    }
+    assert_eq!(bookings[0].body, bookings[1].body, "the same bytes");
 }
 
 #[tokio::test]

@@ -287,8 +287,14 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
         fields = operation_fields(op),
     );
     for param in write_order(&op.params) {
+        let reference = op.idempotency.as_deref() == Some(param.name.as_str());
+        // The reference that is itself the idempotency header: the runtime sends it once,
+        // as that header.
+        let is_the_header = reference
+            && param.location == ParamLocation::Header
+            && op.idempotency_header.as_ref().is_some_and(|h| h.wire.eq_ignore_ascii_case(&param.wire));
         if op.one_of_with(&param.name).is_none() {
-            write_call(out, param, op.idempotency.as_deref() == Some(param.name.as_str()));
+            write_call(out, param, reference, !is_the_header);
         }
     }
     for set in &op.one_of {
@@ -597,8 +603,10 @@ fn write_order(params: &[Param]) -> Vec<&Param> {
         .collect()
 }
 
-/// The runtime call that puts one parameter on the wire, on a line of its own.
-fn write_call(out: &mut Code, param: &Param, idempotency: bool) {
+/// The runtime call that puts one parameter on the wire, on a line of its own, after its
+/// checks; `put: false` checks it only (the idempotency reference the runtime sends itself,
+/// as the idempotency header).
+fn write_call(out: &mut Code, param: &Param, idempotency: bool, put: bool) {
     let wire = Lit(&param.wire);
     if let Some(fixed) = &param.fixed {
         let fixed = Lit(fixed);
@@ -634,9 +642,9 @@ fn write_call(out: &mut Code, param: &Param, idempotency: bool) {
         };
         writeln!(out, "            w.text({wire}, {value}, {rule})?;");
     }
-    let put = write_value(param, &ident);
-    if !put.is_empty() {
-        writeln!(out, "            {put}");
+    let call = write_value(param, &ident);
+    if put && !call.is_empty() {
+        writeln!(out, "            {call}");
     }
 }
 

@@ -570,13 +570,26 @@ pub(super) fn idempotency_header(
             "write a header name such as `X-Idempotent-key`",
         );
     }
-    if let Some(param) =
-        params.iter().find(|p| p.location == ParamLocation::Header && p.wire.eq_ignore_ascii_case(&raw.wire))
-    {
+    // The reference itself may be the header (a service whose only key is its own
+    // `Idempotency-Key`): one value, sent once. Another parameter in that header would send
+    // a second value under the same name.
+    if let Some(param) = params.iter().find(|p| {
+        p.location == ParamLocation::Header
+            && p.wire.eq_ignore_ascii_case(&raw.wire)
+            && key != Some(p.name.as_str())
+    }) {
         sink.error(
             &format!("{at}.wire"),
-            format!("the parameter `{}` already sends the header `{}`", param.name, raw.wire),
-            "remove the parameter: the client sends the idempotency header itself",
+            format!(
+                "the parameter `{}` already sends the header `{}`, and the header carries `{}`",
+                param.name,
+                raw.wire,
+                key.unwrap_or("the idempotency reference")
+            ),
+            format!(
+                "name `{}` as `idempotency` if it is the reference the service deduplicates on; else remove it",
+                param.name
+            ),
         );
     }
     if raw.note.trim().is_empty() {
@@ -636,6 +649,39 @@ pub(super) fn page_style(
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{assert_refused, small};
+
+    #[test]
+    fn an_idempotency_header_may_be_the_reference_itself_and_no_other_parameter() {
+        let header = "    idempotency_header:\n      wire: Idempotency-Key\n      source: developer_docs\n      note: Deduplicated by this header alone.\n    aliases:\n";
+        let with = |params: &str| {
+            small()
+                .replacen(
+                    "    idempotency: merchant_tx_ref\n    aliases:\n",
+                    &format!("    idempotency: merchant_tx_ref\n{header}"),
+                    1,
+                )
+                .replacen("      merchant_tx_ref:\n        in: body\n", params, 1)
+        };
+        // The reference in the header the service deduplicates on: one value, one header.
+        let own = with("      merchant_tx_ref:\n        in: header\n        wire: Idempotency-Key\n");
+        assert!(
+            crate::load_str("small.yaml", &own).is_ok(),
+            "{:?}",
+            crate::load_str("small.yaml", &own).err().map(|e| e.to_string())
+        );
+        // Another parameter in that header would send a second value under its name.
+        let other = with(
+            "      request_key:\n        in: header\n        type: string\n        wire: Idempotency-Key\n      merchant_tx_ref:\n        in: body\n",
+        );
+        assert_refused(
+            &other,
+            "the parameter `request_key` already sends the header `Idempotency-Key`, and the header carries `merchant_tx_ref`",
+        );
+        assert_refused(
+            &other,
+            "name `request_key` as `idempotency` if it is the reference the service deduplicates on; else remove it",
+        );
+    }
 
     #[test]
     fn a_one_of_set_names_the_operations_own_parameters() {
