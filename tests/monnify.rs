@@ -30,7 +30,7 @@ mod monnify {
 }
 
 use monnify::requests::{
-    FetchWalletBalance, GetTransferStatus, InitiateTransfer, ListBanks, ValidateAccount,
+    FetchWalletBalance, GetTransferStatus, InitiateTransfer, ListBanks, ListTransfers, ValidateAccount,
 };
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -104,6 +104,23 @@ async fn documented_service() -> std::io::Result<MockServer> {
                 let reference = request.query_value("reference").unwrap_or_default().to_owned();
                 answer(transfer(&reference, &json!(2500.50), "SUCCESS"))
             }
+            // "List All Transfers": five transfers, pages counted from 0, `last` on the last.
+            ("GET", "/api/v2/disbursements/single/transactions") => {
+                let page: u64 = request.query_value("pageNo").and_then(|p| p.parse().ok()).unwrap_or(0);
+                let size: u64 = request.query_value("pageSize").and_then(|p| p.parse().ok()).unwrap_or(10);
+                let content: Vec<Value> = (1..=5)
+                    .map(|n| transfer(&format!("list-{n}"), &json!(10.00), "SUCCESS"))
+                    .skip((page * size) as usize)
+                    .take(size as usize)
+                    .collect();
+                let pages = 5u64.div_ceil(size);
+                answer(json!({
+                    "content": content,
+                    "pageable": {"pageSize": size, "pageNumber": page, "offset": page * size, "unpaged": false, "paged": true},
+                    "totalPages": pages, "last": page + 1 >= pages, "totalElements": 5, "first": page == 0,
+                    "number": page, "size": size
+                }))
+            }
             ("GET", "/api/v2/disbursements/wallet-balance") => {
                 answer(json!({"availableBalance": 1_200_000.50, "ledgerBalance": 1_300_000.50}))
             }
@@ -176,6 +193,18 @@ async fn the_client_of_a_third_vendor_s_spec_speaks_its_documented_examples() ->
     let settled = client.disbursements().settle_initiate_transfer(&request, &sent, quick_settle()).await?;
     let Settled::Final { state, polls, .. } = settled else { panic!("{settled:?}") };
     assert_eq!((state, polls), (FinalState::Succeeded, 1));
+
+    // The listing to its end: pages from 0, the last one saying so.
+    let listed = client.disbursements().list_transfers_items(ListTransfers::new().page_size(2)).all().await?;
+    let references: Vec<String> =
+        listed.iter().filter_map(|t| t.reference.as_ref().map(|r| r.to_string())).collect();
+    assert_eq!(references, ["list-1", "list-2", "list-3", "list-4", "list-5"]);
+    let pages: Vec<String> = server
+        .requests_to("GET", "/api/v2/disbursements/single/transactions")
+        .iter()
+        .map(|r| r.query().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(pages, ["pageSize=2", "pageNo=1&pageSize=2", "pageNo=2&pageSize=2"], "none past the last");
 
     // A refusal: a false requestSuccessful at HTTP 200, its message kept.
     let refused = client
@@ -291,6 +320,21 @@ async fn the_sandbox_serves_the_third_vendor_s_spec_from_the_spec_alone() -> Tes
     let delivery = verifier.receive(&received[0].header_map(), received[0].body.as_slice()).await?;
     assert_eq!(delivery.event().settlement(), Some(("sbx-payout-1", FinalState::Succeeded)));
 
+    // The listing, from page 0, to the page that says it is the last.
+    for n in 2..=4 {
+        client
+            .disbursements()
+            .initiate_transfer(transfer_request(&format!("sbx-payout-{n}"), "0111946768")?)
+            .await?;
+    }
+    let listed = client.disbursements().list_transfers_items(ListTransfers::new().page_size(2)).all().await?;
+    let ours = listed
+        .iter()
+        .filter(|t| t.reference.as_ref().is_some_and(|r| r.to_string().starts_with("sbx-payout-")))
+        .count();
+    assert_eq!(ours, 4, "{listed:?}");
+    assert_eq!(sandbox.received("list_transfers"), 2, "two pages of 2, none past the last");
+
     // A lookup of a transfer the sandbox never saw is refused.
     let unknown = client.disbursements().get_transfer_status(GetTransferStatus::new("sbx-never")).await.err();
     assert!(unknown.is_some(), "an unknown reference was found");
@@ -302,7 +346,7 @@ async fn the_sandbox_serves_the_third_vendor_s_spec_from_the_spec_alone() -> Tes
     let refused =
         wrong.disbursements().initiate_transfer(transfer_request("sbx-payout-2", "0111946768")?).await.err();
     assert!(refused.is_some(), "a transfer went out with a wrong secret");
-    assert_eq!(sandbox.received("initiate_transfer"), 1, "nothing sent without a token");
+    assert_eq!(sandbox.received("initiate_transfer"), 4, "nothing sent without a token");
     Ok(())
 }
 

@@ -58,7 +58,7 @@ impl Continuation {
                 wanted.push((0, next));
                 wanted.extend(current.iter().enumerate().map(|(rank, path)| (3 + rank, *path)));
             }
-            PageStyle::PageSize { more, current, total } => {
+            PageStyle::PageSize { more, current, total, .. } => {
                 wanted.extend([(1, more), (3, current), (2, total)]);
             }
         }
@@ -260,12 +260,22 @@ impl Tracker {
                     Some(n) => return Some(self.request_page(n)),
                 }
             }
-            PageStyle::PageSize { .. } => {
-                let current = next.current.as_ref().and_then(as_page).or(self.requested_page);
+            PageStyle::PageSize { last, first, .. } => {
+                // The page the answer says, else the one asked for, else (asked for none)
+                // the service's first.
+                let current = next
+                    .current
+                    .as_ref()
+                    .and_then(as_page)
+                    .or(self.requested_page)
+                    .or_else(|| self.seen_pages.is_empty().then_some(first));
                 let total = next.total.as_ref().and_then(as_page);
-                let more = match (next.more.as_ref().and_then(as_flag), total, current) {
+                // The flag as the spec states it: more follow, or this page is the last.
+                let flag = next.more.as_ref().and_then(as_flag).map(|flag| flag != last);
+                let more = match (flag, total, current) {
                     (Some(false), _, _) => false,
-                    (_, Some(t), Some(c)) => c < t,
+                    // The pages before this one and this one, against how many there are.
+                    (_, Some(t), Some(c)) => c.saturating_add(1).saturating_sub(first) < t,
                     (Some(true), _, _) => true,
                     (None, _, _) => false,
                 };

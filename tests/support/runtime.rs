@@ -454,7 +454,8 @@ impl Operation for ListMandates {
 
 impl Paginated for ListMandates {
     type Item = Json;
-    const STYLE: PageStyle = PageStyle::PageSize { more: "hasMore", current: "page", total: "totalPages" };
+    const STYLE: PageStyle =
+        PageStyle::PageSize { more: "hasMore", last: false, current: "page", total: "totalPages", first: 1 };
     fn items(page: Json) -> Vec<Json> {
         json_list(page, "items")
     }

@@ -21,15 +21,22 @@ pub enum PageStyle<F: Form = Static> {
         /// The keys of this page's number (the first one present counts).
         current: F::List<F::Text>,
     },
-    /// A page number and size in; whether more follow (`more`), this page (`current`) and
-    /// the number of pages (`total`) out.
+    /// A page number (and a size, where the service takes one) in; whether more follow (or
+    /// that this is the last page), this page (`current`) and the number of pages (`total`)
+    /// out.
     PageSize {
-        /// The key of the flag that more pages follow.
+        /// The key of the flag: that more pages follow, or, where `last`, that this page is
+        /// the last.
         more: F::Text,
+        /// Whether the flag at `more` says this page is the last (`last: true`), not that
+        /// more follow.
+        last: bool,
         /// The key of this page's number.
         current: F::Text,
         /// The key of the number of pages.
         total: F::Text,
+        /// The number of the first page: 1, or 0 for a service that counts pages from 0.
+        first: u32,
     },
 }
 

@@ -217,8 +217,8 @@ where
             PageStyle::Page { next, current } => {
                 fields!(out, rt, "PageStyle::Page", next: &**next, current: &**current)
             }
-            PageStyle::PageSize { more, current, total } => {
-                fields!(out, rt, "PageStyle::PageSize", more: &**more, current: &**current, total: &**total)
+            PageStyle::PageSize { more, last, current, total, first } => {
+                fields!(out, rt, "PageStyle::PageSize", more: &**more, last: *last, current: &**current, total: &**total, first: *first)
             }
         }
     }

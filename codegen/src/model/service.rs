@@ -200,8 +200,13 @@ pub struct PageKeys {
     pub next_page: String,
     /// Page listings: this page's number, the first present (`page`, `currentPage`).
     pub current_page: Vec<String>,
-    /// Page-size listings: whether more pages follow (`hasMore`).
+    /// Page-size listings: whether more pages follow (`hasMore`), or, where `last_page`,
+    /// that this page is the last.
     pub has_more: String,
+    /// Whether the flag at `has_more` says this page is the last (`service.pagination.last_page`).
+    pub last_page: bool,
+    /// The number of the first page: 1, or 0.
+    pub first_page: u32,
     /// Page-size listings: this page's number (`page`).
     pub page: String,
     /// Page-size listings: the number of pages (`totalPages`).

@@ -345,8 +345,13 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
             let next = if end < records.len() { format!("sbx-cursor-{end}") } else { String::new() };
             (start, start / size + 1, next)
         }
+        // A page number in the spec's count: from 1, or from 0 where it says so.
         _ => {
-            let page = number("page").unwrap_or(1).max(1) as usize;
+            let first = match style {
+                PageStyle::PageSize { first, .. } => *first as usize,
+                _ => 1,
+            };
+            let page = (number("page").unwrap_or(first as i64).max(first as i64) as usize) - first + 1;
             ((page - 1) * size, page, String::new())
         }
     };
@@ -370,10 +375,12 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
                 places.push((current, json!(page)));
             }
         }
-        PageStyle::PageSize { more, current, total } => {
+        PageStyle::PageSize { more, last, current, total, first } => {
+            // The flag as the spec states it; the page in its count.
+            let flag = if *last { page >= pages } else { page < pages };
             places.extend([
-                (more.as_str(), json!(page < pages)),
-                (current, json!(page)),
+                (more.as_str(), json!(flag)),
+                (current, json!(page + *first as usize - 1)),
                 (total, json!(pages)),
             ]);
         }

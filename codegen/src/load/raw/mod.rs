@@ -246,10 +246,16 @@ pub struct RawPageKeys {
     pub current_page: Option<Vec<String>>,
     #[serde(default)]
     pub has_more: Option<String>,
+    /// The flag that says this page is the last (instead of `has_more`).
+    #[serde(default)]
+    pub last_page: Option<String>,
     #[serde(default)]
     pub page: Option<String>,
     #[serde(default)]
     pub total_pages: Option<String>,
+    /// The number of the first page: 1 (the default) or 0.
+    #[serde(default)]
+    pub first_page: Option<u32>,
 }
 
 /// `balance` of a read: the key of the answer that holds the balance, and how many of its

@@ -619,8 +619,10 @@ pub(super) fn page_style(
         RawPageStyle::PageSize => (
             PageStyle::PageSize {
                 more: keys.has_more.clone(),
+                last: keys.last_page,
                 current: keys.page.clone(),
                 total: keys.total_pages.clone(),
+                first: keys.first_page,
             },
             &["page"],
         ),

@@ -601,10 +601,33 @@ pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys 
         next_page: "nextPage".to_owned(),
         current_page: vec!["page".to_owned(), "currentPage".to_owned()],
         has_more: "hasMore".to_owned(),
+        last_page: false,
         page: "page".to_owned(),
         total_pages: "totalPages".to_owned(),
+        first_page: 1,
     };
     let Some(raw) = raw else { return keys };
+    check_page_flag(raw, sink);
+    if let Some(last) = &raw.last_page {
+        if !is_page_path(last) {
+            sink.error(
+                "service.pagination.last_page",
+                format!("`{last}` is not a path of the page"),
+                PAGE_PATH_FIX,
+            );
+        }
+        last.clone_into(&mut keys.has_more);
+        keys.last_page = true;
+    }
+    match raw.first_page {
+        Some(first @ (0 | 1)) => keys.first_page = first,
+        Some(other) => sink.error(
+            "service.pagination.first_page",
+            format!("pages counted from {other}"),
+            "write 1 where the first page is page 1 (the default), or 0 where it is page 0",
+        ),
+        None => {}
+    }
     for (slot, own, key) in [
         (&mut keys.cursor, &raw.cursor, "cursor"),
         (&mut keys.next_page, &raw.next_page, "next_page"),
@@ -643,6 +666,32 @@ pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys 
     keys
 }
 
+/// The flag a page says more by, read one way: `has_more` (more pages follow) or
+/// `last_page` (this page is the last), not both; a `has_more` whose key reads as the
+/// other (`last`, `isLast`) is refused with both readings, since read the wrong way every
+/// listing stops after its first page or asks for one past its end.
+fn check_page_flag(raw: &RawPageKeys, sink: &mut Sink) {
+    if let (Some(_), Some(_)) = (&raw.has_more, &raw.last_page) {
+        sink.error(
+            "service.pagination.last_page",
+            "a page says whether more follow by one flag: `has_more` names it too",
+            "keep `has_more` where the flag says more pages follow, or `last_page` where it says this page is the last",
+        );
+        return;
+    }
+    let Some(more) = &raw.has_more else { return };
+    let last_key = more.rsplit('.').next().unwrap_or(more);
+    let plain: String =
+        last_key.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    if ["last", "islast", "lastpage", "islastpage"].contains(&plain.as_str()) {
+        sink.error(
+            "service.pagination.has_more",
+            format!("`{more}` reads as \"this page is the last\", and `has_more` as \"more pages follow\": read one way for the other, every listing would stop after one page or ask for one past its end"),
+            format!("write `last_page: {more}` if the flag is true on the last page, or keep `has_more` if it is true while more follow"),
+        );
+    }
+}
+
 /// What a page's path is: keys joined with `.`, from the page's data, or from the whole
 /// answer after `$.`.
 const PAGE_PATH_FIX: &str = "write the keys joined with `.`, from the page's data (`cursor`, `meta.page`), \
@@ -666,6 +715,8 @@ pub(super) fn check_page_keys_read(raw: Option<&RawPageKeys>, operations: &[Oper
         ("next_page", raw.next_page.is_some(), "page"),
         ("current_page", raw.current_page.is_some(), "page"),
         ("has_more", raw.has_more.is_some(), "page_size"),
+        ("last_page", raw.last_page.is_some(), "page_size"),
+        ("first_page", raw.first_page.is_some(), "page_size"),
         ("page", raw.page.is_some(), "page_size"),
         ("total_pages", raw.total_pages.is_some(), "page_size"),
     ];
@@ -1077,6 +1128,37 @@ mod tests {
         assert_refused(
             &without,
             "sends the client id and secret as HTTP Basic, but the spec names no `service.token_operations`",
+        );
+    }
+
+    #[test]
+    fn a_page_flag_is_read_one_way_and_pages_count_from_0_or_1() {
+        let with = |keys: &str| {
+            small().replacen(
+                "  token_operations:\n",
+                &format!("  pagination: {{ {keys} }}\n  token_operations:\n"),
+                1,
+            )
+        };
+        // Both flags: one says the other's opposite.
+        assert_refused(
+            &with("has_more: more, last_page: last"),
+            "a page says whether more follow by one flag",
+        );
+        // A last-page flag named as has_more: both readings named, the fix for each.
+        assert_refused(
+            &with("has_more: meta.isLast"),
+            "`meta.isLast` reads as \"this page is the last\", and `has_more` as \"more pages follow\"",
+        );
+        assert_refused(
+            &with("has_more: last"),
+            "write `last_page: last` if the flag is true on the last page",
+        );
+        assert_refused(&with("first_page: 2"), "service.pagination.first_page: pages counted from 2");
+        // Said, and read by no listing of the small spec: refused as never read.
+        assert_refused(
+            &with("last_page: last"),
+            "service.pagination.last_page: no listing pages by `page_size`",
         );
     }
 }
