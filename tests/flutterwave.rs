@@ -275,3 +275,28 @@ async fn the_sandbox_serves_the_fourth_vendor_s_spec_from_the_spec_alone() -> Te
     assert!(sandbox.received("list_transfers") >= 3, "pages of the sandbox's size, each asked for");
     Ok(())
 }
+
+#[test]
+fn the_exported_document_says_how_deliveries_are_verified_and_what_they_settle() -> TestResult {
+    let spec = payspec_codegen::load_str("flutterwave.yaml", SPEC)?;
+    let document = payspec_codegen::openapi::export(&spec);
+    let completed = &document["webhooks"]["transfer.completed"]["post"];
+    // The shared secret in its header: no digest, no encoding, no time.
+    assert_eq!(completed["parameters"][0]["name"], "verif-hash");
+    let signature = &completed["x-payspec-signature"];
+    assert_eq!(signature["signs"], "secret");
+    assert!(signature.get("digest").is_none() && signature.get("timestamp_header").is_none(), "{signature}");
+    assert_eq!(signature["signed"]["status"], "data.status");
+    // The body holds the signed values at their paths.
+    let body = &completed["requestBody"]["content"]["application/json"]["schema"];
+    assert!(body["properties"]["data"]["properties"]["status"].is_object(), "{body}");
+    // What it settles, by the value it carries.
+    assert_eq!(
+        completed["x-payspec-settles"],
+        json!({"key": "transfer_id", "value": "status", "states": {"SUCCESSFUL": "succeeded", "FAILED": "failed"}})
+    );
+    // The bearer credential as an HTTP scheme.
+    let scheme = &document["components"]["securitySchemes"]["secret_key"];
+    assert_eq!((&scheme["type"], &scheme["scheme"]), (&json!("http"), &json!("bearer")));
+    Ok(())
+}

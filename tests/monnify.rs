@@ -367,5 +367,13 @@ fn the_exported_document_says_how_the_third_vendor_authenticates() -> TestResult
     assert_eq!(login["security"], json!([{"basic": []}]));
     let transfer = &document["paths"]["/api/v2/disbursements/single"]["post"];
     assert_eq!(transfer["security"], json!([{"bearer": []}]));
+    // Each delivery: an HMAC-SHA512 in hex over the raw body, and the state its kind says.
+    let failed = &document["webhooks"]["FAILED_DISBURSEMENT"]["post"];
+    let signature = &failed["x-payspec-signature"];
+    assert_eq!(
+        (&signature["header"], &signature["signs"], &signature["digest"], &signature["encoding"]),
+        (&json!("monnify-signature"), &json!("body"), &json!("sha512"), &json!("hex"))
+    );
+    assert_eq!(failed["x-payspec-settles"], json!({"key": "reference", "state": "failed"}));
     Ok(())
 }

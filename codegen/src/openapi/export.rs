@@ -3,16 +3,17 @@
 //! Every route is an operation: the canonical form under the operation's name, each
 //! alternative form under `<name>__alias_<n>` with `x-payspec-alias-of`. Bodies keep their
 //! nesting and exact types; answers sit inside the service's envelope; errors are the error
-//! envelope. What OpenAPI has no word for is an `x-payspec-` extension: the effect, the
-//! idempotency key and header, the page style, secrets and date layouts.
+//! envelope; the deliveries are `webhooks`. What OpenAPI has no word for is an
+//! `x-payspec-` extension: the effect, the idempotency key and header, the page style,
+//! secrets and date layouts, a delivery's signature scheme and what it settles.
 //!
 //! The output is a function of the spec alone: the same spec writes the same bytes.
 
 use super::diff::{answer_wire_type, param_wire_type};
 use super::read::WireType;
 use crate::model::{
-    AnswerType, Auth, DateLayout, EnvelopeKeys, Operation, Owned, Param, ParamLocation, Shape, Spec,
-    SuccessBy, Type,
+    AnswerType, Auth, DateLayout, EnvelopeKeys, EventOutcome, Operation, Owned, Param, ParamLocation, Shape,
+    Spec, SuccessBy, Type,
 };
 use serde_json::{Map, Value, json};
 
@@ -64,11 +65,108 @@ pub fn export(spec: &Spec) -> Value {
         "servers": spec.environments.iter().map(|e| json!({"url": e.url, "description": e.name})).collect::<Vec<_>>(),
         "tags": spec.groups.iter().map(|g| json!({"name": g.key, "description": g.title})).collect::<Vec<_>>(),
         "paths": paths,
+        "webhooks": webhooks(spec),
         "components": {
             "securitySchemes": security_schemes(spec),
             "schemas": schemas,
         },
     })
+}
+
+/// The service's deliveries (OpenAPI 3.1 `webhooks`), one per event kind: the headers its
+/// scheme sends, a body holding the signed values at their paths (and the declared payload
+/// under its key), the scheme itself in `x-payspec-signature` (what is signed, how, and the
+/// pairs of its header), and where an event settles a payment, `x-payspec-settles`: the
+/// signed value that names the payment and the final state the event (or its value) says.
+fn webhooks(spec: &Spec) -> Value {
+    let Some(hooks) = &spec.webhooks else { return json!({}) };
+    let scheme = &hooks.scheme;
+    let header = |name: &str, description: &str| json!({"name": name, "in": "header", "required": true, "schema": {"type": "string"}, "description": description});
+    let mut headers = vec![header(
+        &scheme.signature_header,
+        if scheme.signs.is_hmac() {
+            "The signature."
+        } else {
+            "The merchant's shared secret, compared as sent."
+        },
+    )];
+    if let Some(time) = &scheme.timestamp_header {
+        headers.push(header(time, "The signing time, RFC 3339; signed last."));
+    }
+    for (name, value) in scheme.algorithm.iter().chain(&scheme.version) {
+        headers.push(header(name, &format!("`{value}`.")));
+    }
+    let mut signature = json!({
+        "header": scheme.signature_header,
+        "signs": scheme.signs.as_str(),
+        "event_type": scheme.event_type,
+        "request_id": scheme.request_id,
+        "signed": scheme.signed.iter().map(|v| (v.name.clone(), json!(v.path))).collect::<Map<_, _>>(),
+    });
+    if scheme.signs.is_hmac() {
+        signature["digest"] = json!(scheme.digest.as_str());
+        signature["encoding"] = json!(scheme.encoding.as_str());
+    }
+    for (key, value) in [
+        ("signature_field", scheme.signature_field.as_ref()),
+        ("time_field", scheme.time_field.as_ref()),
+        ("timestamp_header", scheme.timestamp_header.as_ref()),
+    ] {
+        if let Some(value) = value {
+            signature[key] = json!(value);
+        }
+    }
+    if let Some(tolerance) = scheme.tolerance_seconds {
+        signature["tolerance_seconds"] = json!(tolerance);
+    }
+    let mut out = Map::new();
+    for event in &hooks.events {
+        // The signed values at their paths, then the payload declared for this kind.
+        let mut body = json!({"type": "object", "properties": {}});
+        for value in &scheme.signed {
+            let mut node = &mut body;
+            for key in value.path.split('.') {
+                node = &mut node["properties"][key];
+                if node.get("type").is_none() {
+                    *node = json!({"type": "object", "properties": {}});
+                }
+            }
+            *node = json!({"description": format!("Signed, as `{}`.", value.name)});
+        }
+        if let (Some(key), Some(payload)) =
+            (&hooks.payload_key, hooks.payloads.iter().find(|p| p.event == *event))
+        {
+            body["properties"][key.as_str()] =
+                json!({"$ref": format!("#/components/schemas/{}", payload.shape)});
+        }
+        let mut post = json!({
+            "summary": format!("The `{event}` delivery."),
+            "parameters": headers,
+            "requestBody": {"required": true, "content": {"application/json": {"schema": body}}},
+            "responses": {
+                "200": {"description": "Handled, or a replay of a handled delivery."},
+                "401": {"description": "Not the service's: its signature does not hold."},
+                "503": {"description": "Not handled now: deliver it again."},
+            },
+            "x-payspec-signature": signature,
+        });
+        let settles = hooks
+            .settles
+            .as_ref()
+            .and_then(|s| s.events.iter().find(|(e, _)| e == event).map(|(_, o)| (s, o)));
+        if let Some((settles, outcome)) = settles {
+            post["x-payspec-settles"] = match outcome {
+                EventOutcome::Always(state) => json!({"key": settles.key, "state": state.as_str()}),
+                EventOutcome::ByValue { value, states } => json!({
+                    "key": settles.key,
+                    "value": value,
+                    "states": states.iter().map(|(text, state)| (text.clone(), json!(state.as_str()))).collect::<Map<_, _>>(),
+                }),
+            };
+        }
+        out.insert(event.clone(), json!({"post": post}));
+    }
+    Value::Object(out)
 }
 
 /// The token, the client's HTTP Basic and the account id where operations send them, and
