@@ -262,6 +262,12 @@ async fn the_sandbox_serves_the_fourth_vendor_s_spec_from_the_spec_alone() -> Te
     let made = verifier.receive(&received[1].header_map(), received[1].body.as_slice()).await?;
     assert!(matches!(made.event().settlement(), Some((_, FinalState::Succeeded))), "{:?}", made.event());
 
+    // A transfer the sandbox never made: refused, with no code of the sandbox's own in the
+    // spec's `status` key (the spec documents none for a refusal).
+    let unknown = client.transfers().get_transfer(GetTransfer::new(999_999)).await.err().ok_or("found")?;
+    assert_eq!(unknown.status(), Some(404), "{unknown}");
+    assert_eq!(unknown.code(), None, "{unknown}");
+
     // The listing, read to its end by the page number alone.
     for n in 2..=4 {
         client.transfers().create_transfer(transfer_request(&format!("sbx-flw-{n}"), "0690000040")?).await?;

@@ -337,7 +337,9 @@ async fn the_sandbox_serves_the_third_vendor_s_spec_from_the_spec_alone() -> Tes
 
     // A lookup of a transfer the sandbox never saw is refused.
     let unknown = client.disbursements().get_transfer_status(GetTransferStatus::new("sbx-never")).await.err();
-    assert!(unknown.is_some(), "an unknown reference was found");
+    let unknown = unknown.ok_or("an unknown reference was found")?;
+    assert_eq!(unknown.status(), Some(404), "{unknown}");
+    assert_eq!(unknown.code(), None, "no code of the sandbox's own in the spec's responseCode: {unknown}");
     // A wrong secret: the login is refused (HTTP Basic checked), and no transfer leaves.
     let wrong = monnify::Client::builder()
         .environment(monnify::Environment::Custom(sandbox.base_url().to_owned()))

@@ -26,6 +26,11 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// The codes of the sandbox's own kinds of refusal (validation, not permitted, ...),
+    /// which a spec may or may not document; a refusal the service is seen to send has a
+    /// code of its own (`"404"`), kept as it is.
+    pub(crate) const KIND_CODES: [&'static str; 4] = ["01", "02", "05", "06"];
+
     /// A validation failure: 400 with code `02`.
     pub(crate) fn invalid(description: impl Into<String>) -> Refusal {
         Refusal { status: 400, code: "02", description: description.into(), data: None }

@@ -83,11 +83,22 @@ pub(crate) fn json_response(status: u16, body: &Value) -> Answer {
 }
 
 /// A refusal in the service's error envelope, under the spec's envelope keys.
+/// The code a refusal carries, in the spec's words: a kind's code (`01`, `02`, `05`, `06`)
+/// where the spec documents it (`service.codes`), else the spec's first code that proves a
+/// request was not applied (`answers.refusal_codes`), else none, rather than a code of the
+/// sandbox's in this service's key; a code the service is seen to send as it is.
+fn refusal_code<'s>(spec: &'s Spec, own: &'s str) -> Option<&'s str> {
+    if !Refusal::KIND_CODES.contains(&own) || spec.codes.iter().any(|c| c.code == own) {
+        return Some(own);
+    }
+    spec.answers.reading.refusal_codes.first().map(String::as_str)
+}
+
 pub(crate) fn refusal(spec: &Spec, refusal: &Refusal) -> Answer {
     let keys = &spec.envelope;
     let mut body = serde_json::Map::new();
-    if let Some(key) = keys.code.first() {
-        body.insert(key.clone(), json!(refusal.code));
+    if let (Some(key), Some(code)) = (keys.code.first(), refusal_code(spec, refusal.code)) {
+        body.insert(key.clone(), json!(code));
     }
     // An envelope whose flag says success says a refusal with a false flag, whatever the
     // status.
