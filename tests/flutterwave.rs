@@ -228,6 +228,8 @@ async fn the_sandbox_serves_the_fourth_vendor_s_spec_from_the_spec_alone() -> Te
         .start()
         .await?;
     let client = client(sandbox.base_url().to_owned())?;
+    // Its start-up line says this spec's one credential, not a client id it never takes.
+    assert_eq!(sandbox.credentials_line(), "secret_key in Authorization (any value after `Bearer `)");
 
     let request = transfer_request("sbx-flw-1", "0690000040")?;
     let sent = client.transfers().create_transfer(request.clone()).await?;

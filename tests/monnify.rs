@@ -289,6 +289,8 @@ async fn the_sandbox_serves_the_third_vendor_s_spec_from_the_spec_alone() -> Tes
         .environment(monnify::Environment::Custom(sandbox.base_url().to_owned()))
         .credentials(Credentials::without_account(payspec_sandbox::CLIENT_ID, payspec_sandbox::CLIENT_SECRET))
         .build()?;
+    // Its start-up line says this spec's credentials: no account id, which Monnify takes none of.
+    assert_eq!(sandbox.credentials_line(), "client id sandbox-client, client secret sandbox-secret");
     let balance = |outcome: Outcome<monnify::types::WalletBalance>| {
         outcome.data().and_then(|b| b.available_balance).map(|a| a.to_string())
     };

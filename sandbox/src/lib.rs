@@ -377,6 +377,29 @@ impl Sandbox {
         )
     }
 
+    /// What a client of its spec gives it, in that spec's words: the client id and secret
+    /// where the spec issues tokens (and the account id where an operation sends one), and
+    /// each key credential of its own, which it takes with any value after its prefix.
+    pub fn credentials_line(&self) -> String {
+        let spec = &self.shared.spec;
+        let state = self.shared.state();
+        let config = &state.config;
+        let mut parts = Vec::new();
+        if spec.token_operations.is_some() {
+            parts.push(format!("client id {}, client secret {}", config.client_id, config.client_secret));
+            if spec.operations.iter().any(|op| op.auth.sends_account()) {
+                parts.push(format!("{} {}", spec.account_header, config.account_id));
+            }
+        }
+        for credential in &spec.credentials {
+            parts.push(format!(
+                "{} in {} (any value after `{}`)",
+                credential.name, credential.header, credential.prefix
+            ));
+        }
+        if parts.is_empty() { "no credentials: the spec declares none".to_owned() } else { parts.join(", ") }
+    }
+
     /// An account's balance (`None`: the parent account), or `None` when there is no such
     /// account.
     pub fn balance(&self, account: Option<&str>) -> Option<Decimal> {

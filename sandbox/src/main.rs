@@ -144,13 +144,7 @@ fn main() -> ExitCode {
         use std::io::Write as _;
         let mut out = std::io::stdout();
         let _ = writeln!(out, "payspec-sandbox listening on {}", sandbox.base_url());
-        let _ = writeln!(
-            out,
-            "client id {}, client secret {}, accountId {}",
-            payspec_sandbox::CLIENT_ID,
-            payspec_sandbox::CLIENT_SECRET,
-            payspec_sandbox::ACCOUNT_ID
-        );
+        let _ = writeln!(out, "{}", sandbox.credentials_line());
         let _ = out.flush();
         std::future::pending::<()>().await;
         ExitCode::SUCCESS

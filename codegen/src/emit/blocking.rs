@@ -2,9 +2,10 @@
 //! without an async runtime in the caller's code. Each method hands the async method to the
 //! runtime's `BlockingRuntime`; listings are read to their end.
 
-use super::client::{ByReference, by_reference, group_accessors, reference_params};
+use super::client::group_accessors;
 use super::code::Code;
 use super::names::{Gates, Names, data_type, field_ident, page_item, request_type};
+use super::settle::{ByReference, by_reference, reference_params};
 use crate::model::{Operation, Spec};
 use heck::{ToSnakeCase, ToUpperCamelCase};
 

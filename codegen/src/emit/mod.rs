@@ -17,6 +17,7 @@ mod examples;
 mod names;
 mod requests;
 mod routes;
+mod settle;
 mod types;
 mod webhook;
 
@@ -25,7 +26,7 @@ use crate::model::{Operation, Spec};
 
 use client::client_items;
 use code::Code;
-use names::{Gates, Names, field_ident, route_const};
+use names::{Gates, Names, route_const};
 use requests::requests_module;
 use routes::routes_module;
 use types::types_module;

@@ -288,13 +288,9 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     );
     for param in write_order(&op.params) {
         let reference = op.idempotency.as_deref() == Some(param.name.as_str());
-        // The reference that is itself the idempotency header: the runtime sends it once,
-        // as that header.
-        let is_the_header = reference
-            && param.location == ParamLocation::Header
-            && op.idempotency_header.as_ref().is_some_and(|h| h.wire.eq_ignore_ascii_case(&param.wire));
+        // The reference that is itself the idempotency header: the runtime sends it once.
         if op.one_of_with(&param.name).is_none() {
-            write_call(out, param, reference, !is_the_header);
+            write_call(out, param, reference, !op.is_idempotency_header(param));
         }
     }
     for set in &op.one_of {

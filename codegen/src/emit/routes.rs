@@ -68,7 +68,7 @@ pub mod routes {
 ",
             name = route_const(op),
             settle_by_reference = opt_lit(
-                super::client::by_reference(spec, op)
+                super::settle::by_reference(spec, op)
                     .map(|_| format!("settle_{}_by_reference", op.name))
                     .as_deref()
             ),

@@ -138,6 +138,60 @@ fn signed_fields(out: &mut Code, webhooks: &Webhooks) {
     out.push("                timestamp,\n            }\n        }\n    }\n");
 }
 
+/// `WebhookEvent::settlement`, where the spec says which events settle a payment: the
+/// payment's key and the final state the event's kind (or its signed value) says.
+fn settlement(out: &mut Code, webhooks: &Webhooks) {
+    let Some(settles) = &webhooks.settles else { return };
+    out.push("    impl WebhookEvent {\n");
+    out.doc(
+        "        ",
+        &[
+            format!(
+                "The payment this event settles, by its signed `{}`, and the final state the event names;",
+                settles.key
+            ),
+            "`None` for an event that settles nothing. Hand it to".to_owned(),
+            "[`SettlementWatch::notify`](rt::SettlementWatch::notify) so that a waiting settle ends now."
+                .to_owned(),
+        ],
+    );
+    let arms: String = settles
+        .events
+        .iter()
+        .map(|(event, outcome)| match outcome {
+            EventOutcome::Always(state) => {
+                format!("{} => {}, ", Lit(event), payspec_vocabulary::rust::value(state, "rt"))
+            }
+            EventOutcome::ByValue { value, states } => {
+                let by: String = states
+                    .iter()
+                    .map(|(text, state)| {
+                        format!(
+                            "::core::option::Option::Some({}) => {}, ",
+                            Lit(text),
+                            payspec_vocabulary::rust::value(state, "rt")
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{} => match self.signed.{}.as_deref() {{ {by}_ => return None }}, ",
+                    Lit(event),
+                    field_ident(value)
+                )
+            }
+        })
+        .collect();
+    writeln!(
+        out,
+        "        pub fn settlement(&self) -> Option<(&str, rt::FinalState)> {{
+            let state = match self.event_type.as_str() {{ {arms}_ => return None }};
+            self.signed.{key}.as_deref().filter(|key| !key.is_empty()).map(|key| (key, state))
+        }}",
+        key = field_ident(&settles.key),
+    );
+    out.push("    }\n");
+}
+
 /// `WebhookEvent`, `Verifier` and `sign`, over the runtime's.
 fn event(out: &mut Code, webhooks: &Webhooks) {
     out.push(
@@ -192,55 +246,7 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         );
         out.push("    }\n");
     }
-    if let Some(settles) = &webhooks.settles {
-        out.push("    impl WebhookEvent {\n");
-        out.doc(
-            "        ",
-            &[
-                format!(
-                    "The payment this event settles, by its signed `{}`, and the final state the event names;",
-                    settles.key
-                ),
-                "`None` for an event that settles nothing. Hand it to".to_owned(),
-                "[`SettlementWatch::notify`](rt::SettlementWatch::notify) so that a waiting settle ends now.".to_owned(),
-            ],
-        );
-        let arms: String = settles
-            .events
-            .iter()
-            .map(|(event, outcome)| match outcome {
-                EventOutcome::Always(state) => {
-                    format!("{} => {}, ", Lit(event), payspec_vocabulary::rust::value(state, "rt"))
-                }
-                EventOutcome::ByValue { value, states } => {
-                    let by: String = states
-                        .iter()
-                        .map(|(text, state)| {
-                            format!(
-                                "::core::option::Option::Some({}) => {}, ",
-                                Lit(text),
-                                payspec_vocabulary::rust::value(state, "rt")
-                            )
-                        })
-                        .collect();
-                    format!(
-                        "{} => match self.signed.{}.as_deref() {{ {by}_ => return None }}, ",
-                        Lit(event),
-                        field_ident(value)
-                    )
-                }
-            })
-            .collect();
-        writeln!(
-            out,
-            "        pub fn settlement(&self) -> Option<(&str, rt::FinalState)> {{
-            let state = match self.event_type.as_str() {{ {arms}_ => return None }};
-            self.signed.{key}.as_deref().filter(|key| !key.is_empty()).map(|key| (key, state))
-        }}",
-            key = super::field_ident(&settles.key),
-        );
-        out.push("    }\n");
-    }
+    settlement(out, webhooks);
     let verifier = "    /// Verifies the service's notifications with one signing key (the signature, and
     /// where the scheme signs a timestamp, its distance from now), and claims each delivery
     /// from a replay guard so that it is handled once ([`receive`](Self::receive)).

@@ -155,6 +155,14 @@ impl TokenRole {
 pub const TOKEN_GRANT_FIELDS: [&str; 4] = ["access_token", "refresh_token", "expires_at", "expires_in"];
 
 impl Operation {
+    /// Whether `param` is the idempotency reference carried as the idempotency header
+    /// itself (`in: header`, the header's `wire`): sent once, as that header.
+    pub fn is_idempotency_header(&self, param: &Param) -> bool {
+        self.idempotency.as_deref() == Some(param.name.as_str())
+            && param.location == ParamLocation::Header
+            && self.idempotency_header.as_ref().is_some_and(|h| h.wire.eq_ignore_ascii_case(&param.wire))
+    }
+
     /// The parameter called `name`.
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)

@@ -1,16 +1,18 @@
 //! Turns the raw layer into the model, recording every semantic error on the way: one
-//! file a part of the spec (service, types, operations, routes, settle, webhooks), what
-//! they share in `common`, and this one the entry point.
+//! file a part of the spec (service, types, operations, routes, settle, webhooks, tokens,
+//! pages), what they share in `common`, and this one the entry point.
 
 mod auth;
 mod common;
 mod disagreements;
 mod evidence;
 mod operations;
+mod pages;
 mod params;
 mod routes;
 mod service;
 mod settle;
+mod tokens;
 mod types;
 mod webhooks;
 
@@ -18,9 +20,11 @@ use auth::default_auth;
 pub(crate) use common::RawFile;
 use common::*;
 use operations::*;
+use pages::*;
 use routes::*;
 use service::*;
 use settle::*;
+use tokens::*;
 use types::*;
 use webhooks::*;
 

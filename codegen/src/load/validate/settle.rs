@@ -120,14 +120,66 @@ pub(super) fn settle(raw: &RawSettle, at: &str, sink: &mut Sink) -> Settle {
     }
 }
 
+/// One parameter a lookup gives: one of the read's, text or a whole number the caller sets,
+/// from the money operation's request or answer, of the same kind.
+fn check_lookup_param(
+    op: &Operation,
+    read: &Operation,
+    shapes: &[Shape],
+    (name, source): (&String, &KeySource),
+    place: &str,
+    sink: &mut Sink,
+) {
+    let text = |ty: &Type| matches!(ty, Type::String | Type::Identifier(_));
+    // What a lookup key may be: text, or a whole number (an id the service numbers).
+    let key = |ty: &Type| text(ty) || *ty == Type::Integer;
+    let Some(param) = read.params.iter().find(|p| &p.name == name) else {
+        sink.error(place, format!("`{}` has no parameter `{name}`", read.name), "name one of its parameters");
+        return;
+    };
+    if !key(&param.ty) || param.secret || param.fixed.is_some() || !param.values.is_empty() {
+        sink.error(
+            place,
+            format!("`{name}` is not a text or number parameter the caller sets"),
+            "a lookup sets text parameters (strings and identifiers) and whole numbers (an id the service numbers) only",
+        );
+    }
+    // A number is given from a number, text from text: each sent as it was read.
+    let kind = |ty: &Type| if *ty == Type::Integer { "a whole number" } else { "text" };
+    match source {
+        KeySource::Request(from) => match op.params.iter().find(|p| &p.name == from) {
+            Some(p) if key(&p.ty) && !p.secret && p.values.is_empty() && kind(&p.ty) == kind(&param.ty) => {}
+            Some(_) => sink.error(
+                place,
+                format!("the request parameter `{from}` is not {}, as `{name}` is", kind(&param.ty)),
+                format!("take the value from a parameter that is {} and not secret", kind(&param.ty)),
+            ),
+            None => sink.error(
+                place,
+                format!("`{}` has no parameter `{from}`", op.name),
+                "name a parameter of the money operation",
+            ),
+        },
+        KeySource::Answer(path) => {
+            if let Err(why) = answer_field(op, shapes, path).and_then(|f| {
+                if key(&f.ty) && !f.secret && f.values.is_empty() && kind(&f.ty) == kind(&param.ty) {
+                    Ok(())
+                } else {
+                    Err(format!("`{}` is not {}, as `{name}` is", path.join("."), kind(&param.ty)))
+                }
+            }) {
+                sink.error(place, why, format!("name a field of the money operation's answer that is {}, by field names joined with `.`", kind(&param.ty)));
+            }
+        }
+    }
+}
+
 /// The checks of each `settle` against the other operations: only a money operation
 /// settles; each lookup is a read that exists, answers what the others answer, and gets
 /// every required parameter from a text field of the answer or a text parameter of the
 /// request; the answer keys are keys of its answer.
 pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
     let text = |ty: &Type| matches!(ty, Type::String | Type::Identifier(_));
-    // What a lookup key may be: text, or a whole number (an id the service numbers).
-    let key = |ty: &Type| text(ty) || *ty == Type::Integer;
     for op in operations {
         let Some(settle) = &op.settle else { continue };
         let at = format!("operations.{}.settle", op.name);
@@ -187,68 +239,7 @@ pub(super) fn check_settlements(operations: &[Operation], shapes: &[Shape], sink
                 None => answered = Some(&read.response),
             }
             for (name, source) in &lookup.params {
-                let place = format!("{here}.params.{name}");
-                let Some(param) = read.params.iter().find(|p| &p.name == name) else {
-                    sink.error(
-                        &place,
-                        format!("`{}` has no parameter `{name}`", read.name),
-                        "name one of its parameters",
-                    );
-                    continue;
-                };
-                if !key(&param.ty) || param.secret || param.fixed.is_some() || !param.values.is_empty() {
-                    sink.error(
-                        &place,
-                        format!("`{name}` is not a text or number parameter the caller sets"),
-                        "a lookup sets text parameters (strings and identifiers) and whole numbers (an id the service numbers) only",
-                    );
-                }
-                // A number is given from a number, text from text: each sent as it was read.
-                let kind = |ty: &Type| if *ty == Type::Integer { "a whole number" } else { "text" };
-                match source {
-                    KeySource::Request(from) => match op.params.iter().find(|p| &p.name == from) {
-                        Some(p)
-                            if key(&p.ty)
-                                && !p.secret
-                                && p.values.is_empty()
-                                && kind(&p.ty) == kind(&param.ty) => {}
-                        Some(_) => sink.error(
-                            &place,
-                            format!(
-                                "the request parameter `{from}` is not {}, as `{name}` is",
-                                kind(&param.ty)
-                            ),
-                            format!(
-                                "take the value from a parameter that is {} and not secret",
-                                kind(&param.ty)
-                            ),
-                        ),
-                        None => sink.error(
-                            &place,
-                            format!("`{}` has no parameter `{from}`", op.name),
-                            "name a parameter of the money operation",
-                        ),
-                    },
-                    KeySource::Answer(path) => {
-                        if let Err(why) = answer_field(op, shapes, path).and_then(|f| {
-                            if key(&f.ty)
-                                && !f.secret
-                                && f.values.is_empty()
-                                && kind(&f.ty) == kind(&param.ty)
-                            {
-                                Ok(())
-                            } else {
-                                Err(format!(
-                                    "`{}` is not {}, as `{name}` is",
-                                    path.join("."),
-                                    kind(&param.ty)
-                                ))
-                            }
-                        }) {
-                            sink.error(&place, why, format!("name a field of the money operation's answer that is {}, by field names joined with `.`", kind(&param.ty)));
-                        }
-                    }
-                }
+                check_lookup_param(op, read, shapes, (name, source), &format!("{here}.params.{name}"), sink);
             }
             for param in read.params.iter().filter(|p| p.required && p.fixed.is_none()) {
                 if !lookup.params.iter().any(|(name, _)| *name == param.name) {
