@@ -240,15 +240,25 @@ impl Signer {
 }
 
 /// Whether any of `signatures` is this HMAC's: the first that matches; else a mismatch, or
-/// an encoding error where none of them was written as `encoding` says.
-pub(super) fn check_any(
+/// an encoding error where none of them was written as `encoding` says. The HMAC is copied
+/// only for a signature that has another after it.
+pub(super) fn check_any<'a>(
     signer: Signer,
-    signatures: &[&str],
+    signatures: impl Iterator<Item = &'a str>,
     encoding: SignatureEncoding,
 ) -> Result<(), WebhookError> {
     let mut error = WebhookError::SignatureEncoding;
-    for signature in signatures {
-        match signer.clone().check(signature, encoding) {
+    let mut signatures = signatures.peekable();
+    while let Some(signature) = signatures.next() {
+        let checked = if signatures.peek().is_some() {
+            signer.clone().check(signature, encoding)
+        } else {
+            return match signer.check(signature, encoding) {
+                Err(WebhookError::SignatureEncoding) => Err(error),
+                other => other,
+            };
+        };
+        match checked {
             Ok(()) => return Ok(()),
             Err(WebhookError::SignatureEncoding) => {}
             Err(other) => error = other,
@@ -271,29 +281,28 @@ pub(super) fn check_secret(sent: &str, key: &[u8]) -> Result<(), WebhookError> {
     mac(sent.trim().as_bytes())?.verify_slice(&expected).map_err(|_| WebhookError::SignatureMismatch)
 }
 
-/// The signatures and the time of a signature header: the whole value as the one
-/// signature where the scheme names no pairs; else each pair of the signature's key, and
-/// the time pair's value. A header with no pair of the signature's key is refused.
+/// The `key=value` pairs of a signature header, each trimmed.
+fn pairs(header: &str) -> impl Iterator<Item = (&str, &str)> {
+    header.split(',').filter_map(|pair| pair.split_once('=')).map(|(key, value)| (key.trim(), value.trim()))
+}
+
+/// The signatures of a signature header: its whole value where the scheme names no pairs,
+/// else each pair of the signature's key (none of which is refused); and the time pair's
+/// value, where the scheme has one.
 pub(super) fn signature_parts<'a>(
     scheme: &WebhookScheme,
     header: &'a str,
-) -> Result<(Vec<&'a str>, Option<&'a str>), WebhookError> {
-    let Some(field) = scheme.signature_field else { return Ok((vec![header], None)) };
-    let mut signatures = Vec::new();
-    let mut time = None;
-    for pair in header.split(',') {
-        let Some((key, value)) = pair.split_once('=') else { continue };
-        let (key, value) = (key.trim(), value.trim());
-        if key == field {
-            signatures.push(value);
-        } else if Some(key) == scheme.time_field {
-            time = Some(value);
-        }
-    }
-    if signatures.is_empty() {
+) -> Result<(impl Iterator<Item = &'a str> + use<'a>, Option<&'a str>), WebhookError> {
+    let field = scheme.signature_field;
+    if let Some(field) = field
+        && !pairs(header).any(|(key, _)| key == field)
+    {
         return Err(WebhookError::MissingField(field));
     }
-    Ok((signatures, time))
+    let time = scheme.time_field.and_then(|time| pairs(header).find(|(key, _)| *key == time)).map(|(_, v)| v);
+    let whole = field.is_none().then_some(header);
+    let paired = pairs(header).filter(move |(key, _)| Some(*key) == field).map(|(_, value)| value);
+    Ok((whole.into_iter().chain(paired), time))
 }
 
 /// Hexadecimal digits (either case) as bytes; `None` for anything else.

@@ -182,7 +182,7 @@ impl Verifier {
                 SignedOver::TimeAndBody => signer.update(&time_and_body(timestamp.unwrap_or_default(), raw)),
                 SignedOver::Body | SignedOver::Secret => signer.update(raw),
             }
-            check_any(signer, &signatures, self.scheme.encoding)?;
+            check_any(signer, signatures, self.scheme.encoding)?;
         }
 
         let signed_at = signed.check_unambiguous(self.scheme.signs)?;
