@@ -11,6 +11,14 @@
 //! - against the sandbox serving the same spec: state by role (a transfer recorded,
 //!   answered pending, settled by its lookup, with the spec's own `transfer.success`
 //!   delivered and verified), a listing to its end, a refusal, the credential checked.
+//!
+//! The third and fourth vendors, Monnify and Flutterwave, are modules of this binary
+//! (`monnify.rs`, `flutterwave.rs`), so that their clients link once with it.
+
+#[path = "flutterwave.rs"]
+mod flutterwave_vendor;
+#[path = "monnify.rs"]
+mod monnify_vendor;
 
 use std::time::Duration;
 
