@@ -101,6 +101,11 @@ impl Auth {
     pub const fn sends_account(self) -> bool {
         matches!(self, Auth::BearerAndAccount | Auth::Account)
     }
+
+    /// Whether the operation sends the client id and secret as HTTP Basic.
+    pub const fn sends_basic(self) -> bool {
+        matches!(self, Auth::Basic)
+    }
 }
 
 /// What an operation changes, which decides when it may be sent again.

@@ -123,7 +123,7 @@ impl Identity {
     /// The header of the key credential an operation of `route` sends, if it sends one:
     /// refused before sending when the client was not given it.
     pub(crate) fn key_for(&self, route: &Route) -> Result<Option<&(HeaderName, HeaderValue)>, Error> {
-        if route.auth == crate::Auth::Basic {
+        if route.auth.sends_basic() {
             return match (&self.basic, &self.credentials) {
                 (Some(basic), _) => Ok(Some(basic)),
                 (None, Some(_)) => Err(Error::invalid(

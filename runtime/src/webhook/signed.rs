@@ -281,14 +281,19 @@ pub(super) fn check_secret(sent: &str, key: &[u8]) -> Result<(), WebhookError> {
     mac(sent.trim().as_bytes())?.verify_slice(&expected).map_err(|_| WebhookError::SignatureMismatch)
 }
 
+/// The most signatures of one header that are checked: a service signs with a key or two
+/// at a time; a header of more is checked no further, so that no delivery costs more than
+/// this many HMACs.
+pub(super) const MAX_SIGNATURES: usize = 8;
+
 /// The `key=value` pairs of a signature header, each trimmed.
 fn pairs(header: &str) -> impl Iterator<Item = (&str, &str)> {
     header.split(',').filter_map(|pair| pair.split_once('=')).map(|(key, value)| (key.trim(), value.trim()))
 }
 
 /// The signatures of a signature header: its whole value where the scheme names no pairs,
-/// else each pair of the signature's key (none of which is refused); and the time pair's
-/// value, where the scheme has one.
+/// else each pair of the signature's key (none of which is refused), the first
+/// [`MAX_SIGNATURES`] of them; and the time pair's value, where the scheme has one.
 pub(super) fn signature_parts<'a>(
     scheme: &WebhookScheme,
     header: &'a str,
@@ -302,7 +307,7 @@ pub(super) fn signature_parts<'a>(
     let time = scheme.time_field.and_then(|time| pairs(header).find(|(key, _)| *key == time)).map(|(_, v)| v);
     let whole = field.is_none().then_some(header);
     let paired = pairs(header).filter(move |(key, _)| Some(*key) == field).map(|(_, value)| value);
-    Ok((whole.into_iter().chain(paired), time))
+    Ok((whole.into_iter().chain(paired).take(MAX_SIGNATURES), time))
 }
 
 /// Hexadecimal digits (either case) as bytes; `None` for anything else.

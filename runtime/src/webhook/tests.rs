@@ -495,6 +495,13 @@ fn a_header_of_pairs_signs_the_time_and_the_body_and_any_of_its_signatures_may_m
         Some(WebhookError::SignatureEncoding)
     );
     assert_eq!(WebhookError::MissingField("v1").http_status(), 401);
+    // A header of many signatures is checked no further than the first few: the right one
+    // after them is not looked at, so no delivery costs more than that many HMACs.
+    let crowded = format!(
+        "t=1700000000,{}v1={hex}",
+        format!("v1={},", "0".repeat(64)).repeat(super::signed::MAX_SIGNATURES)
+    );
+    assert_eq!(verify(&crowded, PAIRS_BODY, 1_700_000_030).err(), Some(WebhookError::SignatureMismatch));
 }
 
 /// A scheme that sends the merchant's shared secret itself in a header, as some services do.
