@@ -271,3 +271,44 @@ fn token_request(
     }
     w.finish_at(base_url)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::fixture::route;
+    use crate::{Auth, Effect, Method};
+
+    fn identity(credentials: Option<Credentials>) -> Identity {
+        Identity::new(credentials, None, None, Duration::from_secs(60), (Vec::new(), &[]))
+    }
+
+    #[test]
+    fn http_basic_is_the_client_id_and_secret_sensitive_and_kept_out_of_errors() {
+        static BASIC: Route = Route { auth: Auth::Basic, ..route(Method::Post, "/login", Effect::Write) };
+        let held = identity(Some(Credentials::without_account("MK_TEST", "SECRET")));
+        let Ok(Some((name, value))) = held.key_for(&BASIC) else { panic!("no Basic header") };
+        // "MK_TEST:SECRET" in base64, written apart from the encoder.
+        assert_eq!(
+            (name.as_str(), value.to_str().ok()),
+            ("authorization", Some("Basic TUtfVEVTVDpTRUNSRVQ="))
+        );
+        assert!(value.is_sensitive());
+        assert!(
+            held.key_secrets.iter().any(|s| s.expose() == "TUtfVEVTVDpTRUNSRVQ="),
+            "redacted from errors"
+        );
+        // What Basic cannot carry, or no credentials: refused before anything is sent.
+        let colon = identity(Some(Credentials::without_account("MK:TEST", "SECRET"))).key_for(&BASIC).err();
+        assert!(colon.is_some_and(|e| e.to_string().contains("holding `:`")));
+        let none = identity(None).key_for(&BASIC).err();
+        assert!(none.is_some_and(|e| e.to_string().contains("give the client credentials")));
+    }
+
+    #[test]
+    fn credentials_without_an_account_id_refuse_what_sends_one() {
+        static ACCOUNT: Route = Route { auth: Auth::Account, ..route(Method::Post, "/token", Effect::Write) };
+        let held = identity(Some(Credentials::without_account("id", "secret")));
+        let refused = held.account_for(&ACCOUNT).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(refused.contains("the credentials have none"), "{refused}");
+    }
+}
