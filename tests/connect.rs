@@ -219,6 +219,7 @@ static OPEN_PAYMENT: payspec_client::Route = payspec_client::Route {
     idempotency_header: None,
     answers: &payspec_client::Answers::PLAIN,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 struct OpenPayment;

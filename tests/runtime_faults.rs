@@ -586,6 +586,7 @@ static OPEN_READ: payspec_client::Route = payspec_client::Route {
     idempotency_header: None,
     answers: &support::STANDARD,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 /// An operation that sends no credentials at all.

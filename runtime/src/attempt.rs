@@ -163,7 +163,7 @@ impl Exchange {
             let mut headers = HeaderMap::with_capacity(8);
             headers.append(ACCEPT, HeaderValue::from_static("application/json"));
             if request.body.is_some() {
-                headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                headers.append(CONTENT_TYPE, HeaderValue::from_static(route.body.content_type()));
             }
             if let Some(user_agent) = &self.user_agent {
                 headers.append(USER_AGENT, user_agent.clone());
@@ -297,7 +297,7 @@ impl Exchange {
             (limited, wait)
         } else {
             let secrets = secrets.secrets(&request.secrets);
-            let (code, description) = peek_code(&body, route.answers.envelope);
+            let (code, description) = peek_code(&body, route.answers);
             let description =
                 description.map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values));
             let excerpt = redact::answer_excerpt(&body, &secrets, route.answers.secret_values);

@@ -552,6 +552,7 @@ mod tests {
     fn an_error_whose_request_may_have_been_applied_says_to_settle_it_by_its_reference() {
         static MONEY: Route = Route {
             settle_by_reference: Some("settle_bank_transfer_by_reference"),
+            body: crate::service::BodyEncoding::Json,
             ..crate::service::fixture::route(crate::Method::Post, "/x", Effect::Money)
         };
         let status = |code: u16| -> Error {
@@ -588,6 +589,7 @@ mod tests {
     fn a_next_step_follows_what_is_known_of_the_request() {
         static MONEY: Route = Route {
             settle_by_reference: Some("settle_bank_transfer_by_reference"),
+            body: crate::service::BodyEncoding::Json,
             ..crate::service::fixture::route(crate::Method::Post, "/x", Effect::Money)
         };
         // The token request failed as a write whose answer may have applied it: that is

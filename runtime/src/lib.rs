@@ -75,8 +75,9 @@ pub use meta::{Attempt, Meta, REDACTED};
 pub use orchestrate::CallOptions;
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
 pub use payspec_vocabulary::{
-    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest,
-    Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat, WebhookScheme,
+    Alias, Answers, Auth, Awaiting, BodyEncoding, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, ErrorKeys,
+    FinalState, HmacDigest, Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy,
+    TextFormat, WebhookScheme,
 };
 pub use redact::Redacted;
 pub use request::{

@@ -61,6 +61,14 @@ impl Continuation {
             PageStyle::PageSize { more, current, total, .. } => {
                 wanted.extend([(1, more), (3, current), (2, total)]);
             }
+            // The records whole, for their last one's id (the data itself when it is the
+            // list, read below).
+            PageStyle::After { more, records, .. } => {
+                wanted.push((1, more));
+                if !records.is_empty() {
+                    wanted.push((0, records));
+                }
+            }
         }
         let mut values: Vec<Option<Json>> = vec![None; 3 + wanted.len()];
         let (from_answer, from_data): (Vec<Wanted<'_>>, Vec<Wanted<'_>>) =
@@ -72,6 +80,14 @@ impl Continuation {
             let from_answer: Vec<(usize, &str)> =
                 from_answer.into_iter().map(|(slot, path)| (slot, &path[FROM_ANSWER.len()..])).collect();
             let _ = collect(&mut Reader::new(&answer.body), &Path::root("answer"), &from_answer, &mut values);
+        }
+        if let PageStyle::After { records, id, .. } = style {
+            let list = if records.is_empty() {
+                answer.data_reader(data).json(&Path::root("data")).ok()
+            } else {
+                values[0].take()
+            };
+            values[0] = last_id(list, id);
         }
         let mut values = values.into_iter();
         let mut take = || values.next().flatten();
@@ -123,6 +139,14 @@ fn collect(
         }
         Ok(())
     })
+}
+
+/// The value at `id` (keys joined with `.`) of the last record of `list`, if it is a list
+/// whose last record has one.
+fn last_id(list: Option<Json>, id: &str) -> Option<Json> {
+    let Some(Json::Array(mut records)) = list else { return None };
+    let last = records.pop()?;
+    id.split('.').try_fold(&last, |node, key| node.get(key)).filter(|v| !v.is_null()).cloned()
 }
 
 /// A cursor, as text: a number is sent back exactly as it came.
@@ -258,6 +282,28 @@ impl Tracker {
                         self.deferred = Some(looped(format!("page {n} as the next page"), self.fetched));
                     }
                     Some(n) => return Some(self.request_page(n)),
+                }
+            }
+            PageStyle::After { last, .. } => {
+                // More follow only where the flag says so; then after the last record.
+                let more = next.more.as_ref().and_then(as_flag).is_some_and(|flag| flag != last);
+                if !more {
+                    self.finished = true;
+                    return None;
+                }
+                match next.next.as_ref().and_then(as_text) {
+                    Some(id) if self.seen_cursors.insert(id.clone()) => return Some(NextPage::Cursor(id)),
+                    Some(id) => {
+                        self.deferred = Some(looped(format!("`{id}` as its last record"), self.fetched))
+                    }
+                    None => {
+                        self.deferred = Some(Error::from(ErrorDetail::Pagination {
+                            reason:
+                                "the answer says more pages follow but its page has no record to start after"
+                                    .to_owned(),
+                            pages_read: self.fetched,
+                        }));
+                    }
                 }
             }
             PageStyle::PageSize { last, first, .. } => {

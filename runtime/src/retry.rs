@@ -177,6 +177,7 @@ mod tests {
             idempotency_header,
             answers: &crate::service::fixture::ANSWERS,
             settle_by_reference: None,
+            body: crate::service::BodyEncoding::Json,
         }
     }
 

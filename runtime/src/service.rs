@@ -5,7 +5,7 @@
 //! this describes.
 
 pub use payspec_vocabulary::{
-    Alias, Answers, Auth, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle, SuccessBy,
+    Alias, Answers, Auth, BodyEncoding, Effect, EnvelopeKeys, EnvelopeKind, Method, PageStyle, SuccessBy,
 };
 
 /// A path value the runtime refuses for one variable, because the server would route a
@@ -49,6 +49,8 @@ pub struct Route {
     /// reference alone (`settle_bank_transfer_by_reference`), when it has one: an error
     /// whose request may have been applied names it as what to do next.
     pub settle_by_reference: Option<&'static str>,
+    /// How the request's body parameters travel: JSON, or a form.
+    pub body: BodyEncoding,
 }
 
 impl Route {
@@ -246,6 +248,7 @@ pub(crate) mod fixture {
             idempotency_header: None,
             answers: &ANSWERS,
             settle_by_reference: None,
+            body: crate::service::BodyEncoding::Json,
         }
     }
 

@@ -31,6 +31,7 @@ static PING: Route = Route {
     idempotency_header: None,
     answers: &Answers::PLAIN,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 struct Ping;

@@ -3,7 +3,9 @@
 //! values, constant, limit, date layout and an amount's decimals. A request that fails is
 //! a [`Refusal`]: the service's error envelope with the status the reference uses.
 
-use payspec_codegen::model::{Method, Operation, Param, ParamLocation, PathTemplate, Spec, TakenRule, Type};
+use payspec_codegen::model::{
+    BodyEncoding, Method, Operation, Param, ParamLocation, PathTemplate, Spec, TakenRule, Type,
+};
 use payspec_runtime::{Broken, Json, JsonObject, TextRule};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
@@ -281,6 +283,14 @@ pub(crate) fn check_request(
 
     let body_params: Vec<&Param> = op.params_in(ParamLocation::Body).collect();
     let body_text = std::str::from_utf8(body).map_err(|_| Refusal::invalid("the body is not UTF-8"))?;
+    // A form is read as the JSON object it encodes, its values typed by the spec's params.
+    let form_json;
+    let body_text = if op.body_encoding == BodyEncoding::Form {
+        form_json = form_as_json(&body_params, body_text)?;
+        form_json.as_str()
+    } else {
+        body_text
+    };
     if body_text.trim().is_empty() {
         checked.body = Value::Null;
     } else {
@@ -369,6 +379,78 @@ impl Problems<'_> {
             Some(shaped) if self.list.len() == 1 => shaped,
             _ => Refusal::invalid(self.list.join("; ")),
         }
+    }
+}
+
+/// How deep a form key may nest (`a[b][c]` is three).
+const MAX_FORM_DEPTH: usize = 8;
+
+/// A form body (`amount=2000&metadata[order_id]=6735`) as the JSON text of the object it
+/// encodes: each bracket a key further in, keys `0`, `1`, ... a list, and each value typed
+/// by the parameter at its dotted key (an integer, an amount or a flag as the JSON value it
+/// reads as; anything else text). Empty when the form is.
+fn form_as_json(params: &[&Param], text: &str) -> Result<String, Refusal> {
+    let mut root = serde_json::Map::new();
+    for pair in text.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let (key, value) = (decode_query(key), decode_query(value));
+        let segments = form_key(&key)
+            .ok_or_else(|| Refusal::invalid(format!("`{key}` is not a form key (name, then `[key]`s)")))?;
+        let dotted = segments.join(".");
+        let typed = match params.iter().find(|p| p.wire == dotted).map(|p| &p.ty) {
+            Some(Type::Integer) => {
+                value.parse::<i64>().map_or_else(|_| Value::String(value.clone()), Value::from)
+            }
+            Some(Type::Decimal) => serde_json::from_str::<serde_json::Number>(&value)
+                .map_or_else(|_| Value::String(value.clone()), Value::Number),
+            Some(Type::Boolean) if value == "true" || value == "false" => Value::Bool(value == "true"),
+            _ => Value::String(value),
+        };
+        let (last, parents) = segments.split_last().ok_or_else(|| Refusal::invalid("a form key is empty"))?;
+        let mut node = &mut root;
+        for part in parents {
+            let next =
+                node.entry((*part).to_owned()).or_insert_with(|| Value::Object(serde_json::Map::new()));
+            node = next
+                .as_object_mut()
+                .ok_or_else(|| Refusal::invalid(format!("`{key}` nests under a value given before")))?;
+        }
+        if node.insert((*last).to_owned(), typed).is_some() {
+            return Err(Refusal::invalid(format!("the form gives `{key}` twice; give each key once")));
+        }
+    }
+    if root.is_empty() {
+        return Ok(String::new());
+    }
+    let mut value = Value::Object(root);
+    lists_by_index(&mut value);
+    Ok(value.to_string())
+}
+
+/// The segments of a form key: `metadata[order_id]` is `metadata`, `order_id`. `None` when
+/// it is not a name followed by bracketed keys, or nests too deep.
+fn form_key(key: &str) -> Option<Vec<&str>> {
+    let (head, mut rest) = key.split_once('[').map_or((key, ""), |(head, _)| (head, &key[head.len()..]));
+    let mut segments = vec![head];
+    while !rest.is_empty() {
+        let inner = rest.strip_prefix('[')?;
+        let close = inner.find(']')?;
+        segments.push(&inner[..close]);
+        rest = &inner[close + 1..];
+    }
+    (segments.iter().all(|s| !s.is_empty()) && segments.len() <= MAX_FORM_DEPTH).then_some(segments)
+}
+
+/// Objects whose keys are exactly `0`, `1`, ... become lists, as a form writes a list.
+fn lists_by_index(value: &mut Value) {
+    let Value::Object(map) = value else { return };
+    for inner in map.values_mut() {
+        lists_by_index(inner);
+    }
+    let indexed = !map.is_empty() && (0..map.len()).all(|i| map.contains_key(&i.to_string()));
+    if indexed {
+        let items = (0..map.len()).filter_map(|i| map.remove(&i.to_string())).collect();
+        *value = Value::Array(items);
     }
 }
 

@@ -46,6 +46,7 @@ const fn route(
         idempotency_header: None,
         answers: &STANDARD,
         settle_by_reference: None,
+        body: payspec_runtime::BodyEncoding::Json,
     }
 }
 
@@ -180,6 +181,7 @@ pub static FETCH_BALANCE: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 /// A read.
@@ -220,6 +222,7 @@ pub static BANK_TRANSFER: Route = Route {
     idempotency_header: None,
     answers: &TRANSFER_ANSWERS,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 /// A money-moving call; its reference makes a retry safe when set.
@@ -273,6 +276,7 @@ pub static CREATE_VIRTUAL_ACCOUNT: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 /// A write that moves no money.
@@ -304,6 +308,7 @@ pub static FETCH_MANDATE: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 /// A read whose path value may collide with a literal route.
@@ -331,6 +336,7 @@ pub static CHARGE_CARD: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
+    body: payspec_runtime::BodyEncoding::Json,
 };
 
 /// A bearer-only call (card payment sequence): no `accountId` header.

@@ -39,6 +39,9 @@ pub struct Answers<F: Form = Static> {
     pub reference_taken: F::List<F::Text>,
     /// How the answer wraps its data.
     pub envelope: EnvelopeKind<F>,
+    /// Where an error answer holds its code and description when not at the envelope's
+    /// keys (`service.errors`); `None`: at the envelope's keys, if it has any.
+    pub errors: Option<F::Ref<ErrorKeys<F>>>,
     /// Every value of these answers is a secret (token operations): an error about one
     /// shows its keys and the kinds of its values, never a value.
     pub secret_values: bool,
@@ -61,6 +64,7 @@ impl Answers<Static> {
         awaiting: &[],
         reference_taken: &[],
         envelope: EnvelopeKind::Unwrapped,
+        errors: None,
         secret_values: false,
     };
 }
@@ -80,6 +84,7 @@ impl Answers<Owned> {
             awaiting: Vec::new(),
             reference_taken: Vec::new(),
             envelope: EnvelopeKind::Unwrapped,
+            errors: None,
             secret_values: false,
         }
     }
@@ -186,6 +191,23 @@ impl SuccessBy {
 }
 
 impl Copy for EnvelopeKeys<Static> {}
+
+/// Where an error answer (a `4xx` or `5xx`) holds its code and description when they are
+/// not at the envelope's keys (the spec's `service.errors`): in an object under a key of its
+/// own (`{"error": {"type": .., "code": .., "message": ..}}`), or at the top level of an
+/// answer the service sends unwrapped. Where several keys are listed, the first one present
+/// counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorKeys<F: Form = Static> {
+    /// The top-level key of the object that holds them; `None`: the answer's top level.
+    pub at: Option<F::Text>,
+    /// The keys of the error's code (text, or a number kept as its text).
+    pub code: F::List<F::Text>,
+    /// The keys of its description.
+    pub description: F::List<F::Text>,
+}
+
+impl Copy for ErrorKeys<Static> {}
 
 impl EnvelopeKeys {
     /// At most this many keys of each of `code` and `description` are read.

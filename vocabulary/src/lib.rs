@@ -33,9 +33,9 @@ pub mod rust;
 mod values;
 mod webhook;
 
-pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind, SuccessBy};
+pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind, ErrorKeys, SuccessBy};
 pub use form::{Form, Owned, Plain, Static};
-pub use operation::{Alias, Auth, Effect, Method};
+pub use operation::{Alias, Auth, BodyEncoding, Effect, Method};
 pub use pages::PageStyle;
 pub use values::{DateLayout, FinalState, TextFormat};
 pub use webhook::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};

@@ -134,6 +134,40 @@ impl Effect {
     }
 }
 
+/// How a request's body parameters travel (the spec's `body_encoding`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BodyEncoding {
+    /// A JSON object (`application/json`), nested keys as nested objects.
+    #[default]
+    Json,
+    /// An HTML form (`application/x-www-form-urlencoded`): each value as `key=value`, a
+    /// nested key in brackets (`metadata[order_id]=6735`), a list's items by their index
+    /// (`items[0][price]=...`), `true`/`false` as those words, a null as an empty value.
+    Form,
+}
+
+impl BodyEncoding {
+    /// Every encoding with the spec's word for it.
+    pub const ALL: [(BodyEncoding, &'static str); 2] =
+        [(BodyEncoding::Json, "json"), (BodyEncoding::Form, "form")];
+
+    /// The spec's word for it: `json`, `form`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BodyEncoding::Json => "json",
+            BodyEncoding::Form => "form",
+        }
+    }
+
+    /// The media type a body of it is sent as.
+    pub const fn content_type(self) -> &'static str {
+        match self {
+            BodyEncoding::Json => "application/json",
+            BodyEncoding::Form => "application/x-www-form-urlencoded",
+        }
+    }
+}
+
 /// Another form (method and path) of the same operation, which the service answers the
 /// same.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -38,17 +38,31 @@ pub enum PageStyle<F: Form = Static> {
         /// The number of the first page: 1, or 0 for a service that counts pages from 0.
         first: u32,
     },
+    /// The last record's id in (as the cursor: `starting_after`); whether more follow (or
+    /// that this page is the last) out; ends when no more follow.
+    After {
+        /// The key of the flag: that more pages follow, or, where `last`, that this page is
+        /// the last.
+        more: F::Text,
+        /// Whether the flag at `more` says this page is the last.
+        last: bool,
+        /// The key of the page's records in its data; empty when the data is the list.
+        records: F::Text,
+        /// The key of each record whose value the next page starts after (`id`).
+        id: F::Text,
+    },
 }
 
 impl Copy for PageStyle<Static> {}
 
 impl<F: Form> PageStyle<F> {
-    /// The spec's word for it: `cursor`, `page`, `page_size`.
+    /// The spec's word for it: `cursor`, `page`, `page_size`, `after`.
     pub fn as_str(&self) -> &'static str {
         match self {
             PageStyle::Cursor { .. } => "cursor",
             PageStyle::Page { .. } => "page",
             PageStyle::PageSize { .. } => "page_size",
+            PageStyle::After { .. } => "after",
         }
     }
 }

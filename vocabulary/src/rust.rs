@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use crate::{
-    Alias, Answers, Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, Form,
-    HmacDigest, Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat,
-    WebhookScheme,
+    Alias, Answers, Auth, Awaiting, BodyEncoding, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, ErrorKeys,
+    FinalState, Form, HmacDigest, Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy,
+    TextFormat, WebhookScheme,
 };
 
 /// Writes itself as a Rust expression of the `Static` form.
@@ -111,6 +111,7 @@ macro_rules! fieldless {
 fieldless!(
     Method,
     Auth,
+    BodyEncoding,
     Effect,
     DateLayout,
     TextFormat,
@@ -151,7 +152,32 @@ where
             awaiting: &*self.awaiting,
             reference_taken: &*self.reference_taken,
             envelope: self.envelope,
+            errors: self.errors.as_deref().map(Borrowed),
             secret_values: self.secret_values,
+        );
+    }
+}
+
+/// A word written as a reference to its constant (`&rt::ErrorKeys { .. }`), as a word held
+/// by [`Form::Ref`] is.
+struct Borrowed<'a, T: ?Sized>(&'a T);
+
+impl<T: Rust + ?Sized> Rust for Borrowed<'_, T> {
+    fn write(&self, out: &mut String, rt: &str) {
+        out.push('&');
+        self.0.write(out, rt);
+    }
+}
+
+impl<F: Form> Rust for ErrorKeys<F>
+where
+    F::Text: Rust,
+{
+    fn write(&self, out: &mut String, rt: &str) {
+        fields!(out, rt, "ErrorKeys",
+            at: self.at.as_deref(),
+            code: &*self.code,
+            description: &*self.description,
         );
     }
 }
@@ -219,6 +245,9 @@ where
             }
             PageStyle::PageSize { more, last, current, total, first } => {
                 fields!(out, rt, "PageStyle::PageSize", more: &**more, last: *last, current: &**current, total: &**total, first: *first)
+            }
+            PageStyle::After { more, last, records, id } => {
+                fields!(out, rt, "PageStyle::After", more: &**more, last: *last, records: &**records, id: &**id)
             }
         }
     }

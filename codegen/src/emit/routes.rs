@@ -64,6 +64,7 @@ pub mod routes {
         idempotency_header: {idempotency_header},
         answers: &{answers},
         settle_by_reference: {settle_by_reference},
+        body: {body},
     }};
 ",
             name = route_const(op),
@@ -77,6 +78,7 @@ pub mod routes {
             method = rust::value(&op.method, "rt"),
             path = Lit(op.path.as_str()),
             auth = rust::value(&op.auth, "rt"),
+            body = rust::value(&op.body_encoding, "rt"),
             effect = rust::value(&op.effect, "rt"),
             answers = rust::value(&op.answers.reading, "rt").replace(&keys, "keys: &ENVELOPE"),
         );

@@ -21,8 +21,9 @@ mod types;
 mod webhooks;
 
 pub use payspec_vocabulary::{
-    Auth, Awaiting, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, FinalState, HmacDigest, Method, Owned,
-    PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat, WebhookScheme,
+    Auth, Awaiting, BodyEncoding, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, ErrorKeys, FinalState,
+    HmacDigest, Method, Owned, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat,
+    WebhookScheme,
 };
 
 pub use self::location::Location;

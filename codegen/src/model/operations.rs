@@ -2,7 +2,7 @@
 //! effect, its other forms and listings, and where the interface and the vendor disagree
 //! about it; and the groups it is listed under.
 
-use payspec_vocabulary::{Auth, DateLayout, Effect, Method, Owned, PageStyle, TextFormat};
+use payspec_vocabulary::{Auth, BodyEncoding, DateLayout, Effect, Method, Owned, PageStyle, TextFormat};
 
 use super::location::Location;
 use super::routes::PathTemplate;
@@ -42,6 +42,8 @@ pub struct Operation {
     pub auth: Auth,
     /// What it does to the world, which decides when a retry is safe.
     pub effect: Effect,
+    /// How its body parameters travel: JSON or a form.
+    pub body_encoding: BodyEncoding,
     /// The name of the parameter whose value makes a retry safe.
     pub idempotency: Option<String>,
     /// A header carrying that value which the service deduplicates on.

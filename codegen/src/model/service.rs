@@ -211,6 +211,8 @@ pub struct PageKeys {
     pub page: String,
     /// Page-size listings: the number of pages (`totalPages`).
     pub total_pages: String,
+    /// After listings: the key of each record the next page starts after (`id`).
+    pub record_id: String,
 }
 
 /// One envelope code the service documents: a variant of the generated `ServiceCode`.

@@ -12,8 +12,8 @@
 use super::diff::{answer_wire_type, param_wire_type};
 use super::read::WireType;
 use crate::model::{
-    AnswerType, Auth, DateLayout, EnvelopeKeys, EventOutcome, Operation, Owned, Param, ParamLocation, Shape,
-    Spec, SuccessBy, Type,
+    AnswerType, Auth, DateLayout, EnvelopeKeys, ErrorKeys, EventOutcome, Operation, Owned, Param,
+    ParamLocation, Shape, Spec, SuccessBy, Type,
 };
 use serde_json::{Map, Value, json};
 
@@ -49,10 +49,18 @@ pub fn export(spec: &Spec) -> Value {
     }
     // The error envelope under the spec's keys: its first code and description keys,
     // and its flag, where it has them.
-    let keys = &*spec.envelope;
-    let spelled = (keys.code.first().map(String::as_str), keys.description.first().map(String::as_str));
-    let mut error = envelope_schema(keys, spelled, None);
-    error["description"] = json!("The service's error envelope: what went wrong.");
+    // Where the spec says an error holds them (`service.errors`), there instead.
+    let error = match &spec.answers.reading.errors {
+        Some(errors) => error_schema(errors),
+        None => {
+            let keys = &*spec.envelope;
+            let spelled =
+                (keys.code.first().map(String::as_str), keys.description.first().map(String::as_str));
+            let mut error = envelope_schema(keys, spelled, None);
+            error["description"] = json!("The service's error envelope: what went wrong.");
+            error
+        }
+    };
     schemas.insert("Error".to_owned(), error);
     json!({
         "openapi": OPENAPI_VERSION,
@@ -71,6 +79,33 @@ pub fn export(spec: &Spec) -> Value {
             "schemas": schemas,
         },
     })
+}
+
+/// An error answer whose code and description lie where `service.errors` says: their keys
+/// (each a string; the code may also be a number), in the object at `at` if it names one.
+fn error_schema(errors: &ErrorKeys<Owned>) -> Value {
+    let mut properties = Map::new();
+    for key in &errors.code {
+        properties.insert(key.clone(), json!({"type": ["string", "number"]}));
+    }
+    for key in &errors.description {
+        properties.insert(key.clone(), json!({"type": "string"}));
+    }
+    let inner = json!({"type": "object", "properties": properties});
+    let description = "The service's error answer: what went wrong.";
+    match &errors.at {
+        Some(at) => json!({
+            "type": "object",
+            "description": description,
+            "required": [at],
+            "properties": { at.as_str(): inner },
+        }),
+        None => {
+            let mut schema = inner;
+            schema["description"] = json!(description);
+            schema
+        }
+    }
 }
 
 /// The service's deliveries (OpenAPI 3.1 `webhooks`), one per event kind: the headers its
@@ -269,7 +304,7 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
             "requestBody".to_owned(),
             json!({
                 "required": body.iter().any(|p| p.required || p.fixed.is_some()),
-                "content": {"application/json": {"schema": body_schema(&body)}},
+                "content": {op.body_encoding.content_type(): {"schema": body_schema(&body)}},
             }),
         );
     }

@@ -52,21 +52,52 @@ pub(crate) struct RawAnswer {
     pub(crate) meta: Option<Meta>,
 }
 
-/// The code and description of any answer body, at the envelope's keys, if it has them
-/// (for error statuses). A body that is not a JSON object has neither.
-pub(crate) fn peek_code(body: &[u8], envelope: EnvelopeKind) -> (Option<String>, Option<String>) {
-    let EnvelopeKind::Wrapped { keys, .. } = envelope else { return (None, None) };
+/// The code and description of any answer body (for error statuses): at the keys of
+/// `answers.errors` (inside the object it names) where the spec says where an error holds
+/// them, else at the envelope's keys. A body that is not a JSON object, or without that
+/// object, has neither.
+pub(crate) fn peek_code(body: &[u8], answers: &Answers) -> (Option<String>, Option<String>) {
+    let (code_keys, description_keys, at) = match (answers.errors, answers.envelope) {
+        (Some(errors), _) => (errors.code, errors.description, errors.at),
+        (None, EnvelopeKind::Wrapped { keys, .. }) => (keys.code, keys.description, None),
+        (None, EnvelopeKind::Unwrapped) => return (None, None),
+    };
+    let object = match at {
+        None => body,
+        Some(at) => match object_at(body, at) {
+            Some(range) => &body[range],
+            None => return (None, None),
+        },
+    };
     let mut found = EnvelopePeek::default();
     let mut keep = |key: &str, parser: &mut crate::json::Parser<'_>| {
-        if !found.keep(keys, key, parser)? {
+        if !found.keep(code_keys, description_keys, key, parser)? {
             parser.skip(1)?;
         }
         Ok(true)
     };
-    if crate::json::parse_entries(body, &mut keep).is_err() {
+    if crate::json::parse_entries(object, &mut keep).is_err() {
         return (None, None);
     }
     (found.code(), found.description())
+}
+
+/// Where the object at the top-level key `key` of `body` lies, if `body` is an object that
+/// holds one there.
+fn object_at(body: &[u8], key: &str) -> Option<Range<usize>> {
+    let mut place = None;
+    let mut find = |name: &str, parser: &mut crate::json::Parser<'_>| {
+        if name != key {
+            parser.skip(1)?;
+            return Ok(true);
+        }
+        if parser.peek() == Some(b'{') {
+            place = Some(parser.skip_unchecked(1)?);
+        }
+        Ok(false)
+    };
+    crate::json::parse_entries(body, &mut find).ok()?;
+    place
 }
 
 /// The envelope's code and description, the first of each of its keys present.
@@ -81,12 +112,13 @@ impl EnvelopePeek {
     /// and the first of it; skips it otherwise. Whether the key was one of them.
     fn keep(
         &mut self,
-        keys: &EnvelopeKeys,
+        code_keys: &[&str],
+        description_keys: &[&str],
         key: &str,
         parser: &mut crate::json::Parser<'_>,
     ) -> Result<bool, crate::json::JsonError> {
-        let code = keys.code.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
-        let description = keys.description.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
+        let code = code_keys.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
+        let description = description_keys.iter().take(EnvelopeKeys::MAX_KEYS).position(|k| *k == key);
         let slot = match (code, description) {
             (Some(i), _) => &mut self.code[i],
             (None, Some(i)) => &mut self.description[i],
@@ -322,7 +354,7 @@ pub(crate) fn read_success<'s>(
             data = Some(DataAt { start, end: Some(end), keys_before: KeyPlaces::default() });
             return Ok(true);
         }
-        if !peek.keep(keys, key, parser)? {
+        if !peek.keep(keys.code, keys.description, key, parser)? {
             parser.skip(1)?;
         }
         Ok(true)
@@ -510,13 +542,13 @@ mod tests {
             matches!(read(200, r#"{"data":1}"#, &plain), Err(e) if matches!(e.detail(), ErrorDetail::Decode { .. }))
         );
         assert_eq!(
-            peek_code(br#"{"responseCode":"02","message":"bad"}"#, plain.answers.envelope),
+            peek_code(br#"{"responseCode":"02","message":"bad"}"#, plain.answers),
             (Some("02".to_owned()), Some("bad".to_owned()))
         );
-        assert_eq!(peek_code(br#"{"code":"02"}"#, EnvelopeKind::Unwrapped), (None, None));
+        assert_eq!(peek_code(br#"{"code":"02"}"#, &Answers::PLAIN), (None, None));
         // Other keys before the envelope's, of any kind, are stepped over.
         assert_eq!(
-            peek_code(br#"{"data":{"a":[1,{"code":"x"}]},"n":2,"code":"401"}"#, plain.answers.envelope),
+            peek_code(br#"{"data":{"a":[1,{"code":"x"}]},"n":2,"code":"401"}"#, plain.answers),
             (Some("401".to_owned()), None)
         );
         // Another service's keys: only they count.
@@ -560,6 +592,7 @@ mod tests {
             idempotency_header: None,
             answers,
             settle_by_reference: None,
+            body: crate::BodyEncoding::Json,
         }
     }
 
@@ -589,6 +622,33 @@ mod tests {
     };
     static STATUS_ANSWERS: Answers =
         Answers { envelope: EnvelopeKind::Wrapped { keys: &STATUS_KEYS, spelling: 0 }, ..Answers::PLAIN };
+
+    #[test]
+    fn an_error_is_read_where_the_spec_says_it_lies() {
+        use crate::ErrorKeys;
+        static NESTED: ErrorKeys =
+            ErrorKeys { at: Some("error"), code: &["code", "type"], description: &["message"] };
+        static TOP: ErrorKeys = ErrorKeys { at: None, code: &["error"], description: &["error_description"] };
+        static UNDER: Answers = Answers { errors: Some(&NESTED), ..Answers::PLAIN };
+        static BESIDE: Answers = Answers { errors: Some(&TOP), ..Answers::PLAIN };
+        let some = |code: &str, description: &str| (Some(code.to_owned()), Some(description.to_owned()));
+        let declined =
+            br#"{"error":{"type":"card_error","code":"card_declined","message":"Declined.","param":"x"}}"#;
+        assert_eq!(peek_code(declined, &UNDER), some("card_declined", "Declined."));
+        // The first key present counts: a type where no code is sent.
+        let invalid = br#"{"error":{"message":"No such payout","type":"invalid_request_error"}}"#;
+        assert_eq!(peek_code(invalid, &UNDER), some("invalid_request_error", "No such payout"));
+        let oauth = br#"{"error":"invalid_client","error_description":"Bad secret"}"#;
+        assert_eq!(peek_code(oauth, &BESIDE), some("invalid_client", "Bad secret"));
+        // Where the object is not there, or the body is not JSON, nothing is read.
+        for body in
+            [&br#"{"error":"card_declined"}"#[..], b"{}", b"<html>busy</html>", br#"{"error":{"code":"#]
+        {
+            assert_eq!(peek_code(body, &UNDER), (None, None), "{}", String::from_utf8_lossy(body));
+        }
+        // An unwrapped answer without `errors` has no keys to read.
+        assert_eq!(peek_code(declined, &Answers::PLAIN), (None, None));
+    }
 
     #[test]
     fn a_flag_or_the_status_says_success_where_the_spec_says_so() {

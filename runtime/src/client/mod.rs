@@ -644,6 +644,7 @@ mod tests {
             idempotency_header: None,
             answers: &crate::Answers::PLAIN,
             settle_by_reference: None,
+            body: crate::service::BodyEncoding::Json,
         }
     }
     static ISSUE: crate::Route = token_route("issue_token", "/v1/auth/token/issue");

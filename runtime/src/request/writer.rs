@@ -10,7 +10,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 
 use super::rules::{TextRule, at_most};
 use crate::error::Error;
-use crate::service::{Method, Route};
+use crate::service::{BodyEncoding, Method, Route};
 
 /// Every byte outside RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`) is encoded,
 /// so a value can never add a `/`, `?`, `#` or `%` of its own to the URL.
@@ -762,6 +762,11 @@ impl RequestWriter {
             _ if self.route.method.sends_empty_body() => Some(bytes::Bytes::from_static(b"{}")),
             _ => None,
         };
+        // A form is made from the JSON written: one writer, one check of every value.
+        let body = match (body, self.route.body) {
+            (Some(json), BodyEncoding::Form) => Some(bytes::Bytes::from(super::form::form_from_json(&json)?)),
+            (body, _) => body,
+        };
         Ok(PreparedRequest {
             route: self.route,
             url,
@@ -846,6 +851,7 @@ mod tests {
         idempotency_header: None,
         answers: &crate::service::fixture::ANSWERS,
         settle_by_reference: None,
+        body: BodyEncoding::Json,
     };
 
     fn prepared(w: RequestWriter) -> PreparedRequest {
@@ -1093,6 +1099,7 @@ mod tests {
             idempotency_header: None,
             answers: &crate::service::fixture::ANSWERS,
             settle_by_reference: None,
+            body: BodyEncoding::Json,
         };
         let mut w = RequestWriter::new(&GET);
         let mut extra = ExtraFields::new();
@@ -1102,6 +1109,29 @@ mod tests {
         let p = prepared(w);
         assert_eq!(p.url.as_deref(), Some("/v1/transfers/banks?country=NG&limit=5"));
         assert!(p.body.is_none());
+        Ok(())
+    }
+
+    #[test]
+    fn a_form_route_sends_the_same_fields_as_a_form() -> Result<(), Error> {
+        static FORM: Route = Route { body: BodyEncoding::Form, ..ROUTE };
+        let mut w = RequestWriter::new(&FORM);
+        w.path("mandateId", "m1")?;
+        w.path("other", "o")?;
+        let amount: Amount = "2000".parse()?;
+        w.body("amount", &amount)?;
+        w.body("metadata.order_id", "6735")?;
+        w.body("description", "Rent & bills")?;
+        let p = prepared(w);
+        assert_eq!(
+            p.body.as_deref(),
+            Some(&b"amount=2000&metadata%5Border_id%5D=6735&description=Rent+%26+bills"[..])
+        );
+        // A POST without fields sends an empty form, not `{}`.
+        let mut empty = RequestWriter::new(&FORM);
+        empty.path("mandateId", "m1")?;
+        empty.path("other", "o")?;
+        assert_eq!(prepared(empty).body.as_deref(), Some(&b""[..]));
         Ok(())
     }
 }

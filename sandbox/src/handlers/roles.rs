@@ -345,6 +345,27 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
             let next = if end < records.len() { format!("sbx-cursor-{end}") } else { String::new() };
             (start, start / size + 1, next)
         }
+        // After the record whose id the request names, the service's own id.
+        PageStyle::After { id, .. } => {
+            let after = wire("cursor").and_then(|key| ctx.checked.text(&key).map(str::to_owned));
+            let start = match after.filter(|c| !c.is_empty()) {
+                None => 0,
+                Some(after) => {
+                    let id_of = |record: &Value| {
+                        id.split('.').try_fold(record, |node, key| node.get(key)).map(|v| match v {
+                            Value::String(text) => text.clone(),
+                            other => other.to_string(),
+                        })
+                    };
+                    let at =
+                        records.iter().position(|record| id_of(record).as_deref() == Some(after.as_str()));
+                    at.map(|at| at + 1).ok_or_else(|| {
+                        Refusal::invalid(format!("`{after}` is not the id of a record listed here"))
+                    })?
+                }
+            };
+            (start, start / size + 1, String::new())
+        }
         // A page number in the spec's count: from 1, or from 0 where it says so.
         _ => {
             let first = match style {
@@ -383,6 +404,10 @@ fn listing(ctx: &mut Ctx<'_>, style: &PageStyle<Owned>) -> Result<Outcome, Refus
                 (current, json!(page + *first as usize - 1)),
                 (total, json!(pages)),
             ]);
+        }
+        PageStyle::After { more, last, .. } => {
+            let follow = start + size < records.len();
+            places.push((more, json!(if *last { !follow } else { follow })));
         }
     }
     let mut whole = Vec::new();

@@ -95,6 +95,24 @@ fn refusal_code<'s>(spec: &'s Spec, own: &'s str) -> Option<&'s str> {
 }
 
 pub(crate) fn refusal(spec: &Spec, refusal: &Refusal) -> Answer {
+    // Where the spec says an error holds its code and description (`service.errors`),
+    // they go there: at the top level, or in the object it names.
+    if let Some(errors) = &spec.answers.reading.errors
+        && refusal.status != 200
+    {
+        let mut error = serde_json::Map::new();
+        if let (Some(key), Some(code)) = (errors.code.first(), refusal_code(spec, refusal.code)) {
+            error.insert(key.clone(), json!(code));
+        }
+        if let Some(key) = errors.description.first() {
+            error.insert(key.clone(), json!(refusal.description));
+        }
+        let body = match &errors.at {
+            Some(at) => json!({ at: error }),
+            None => Value::Object(error),
+        };
+        return json_response(refusal.status, &body);
+    }
     let keys = &spec.envelope;
     let mut body = serde_json::Map::new();
     if let (Some(key), Some(code)) = (keys.code.first(), refusal_code(spec, refusal.code)) {

@@ -57,6 +57,11 @@ pub struct RawService {
     #[serde(default)]
     pub envelope: Option<RawEnvelopeKeys>,
     #[serde(default)]
+    pub errors: Option<RawErrorKeys>,
+    /// How every operation's body travels unless it says otherwise: `json` or `form`.
+    #[serde(default)]
+    pub body_encoding: Option<String>,
+    #[serde(default)]
     pub pagination: Option<RawPageKeys>,
     #[serde(default)]
     pub webhooks: Option<RawWebhooks>,
@@ -234,6 +239,19 @@ pub struct RawEnvelopeKeys {
     pub flag: Option<Option<String>>,
 }
 
+/// Where an error answer holds its code and description (`service.errors`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawErrorKeys {
+    /// The top-level key of the object that holds them; absent: the answer's top level.
+    #[serde(default)]
+    pub at: Option<String>,
+    #[serde(default)]
+    pub code: Vec<String>,
+    #[serde(default)]
+    pub description: Vec<String>,
+}
+
 /// The keys of page data; each omitted one keeps the format's default.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -256,6 +274,9 @@ pub struct RawPageKeys {
     /// The number of the first page: 1 (the default) or 0.
     #[serde(default)]
     pub first_page: Option<u32>,
+    /// The key of each record the next page starts after (`after` listings).
+    #[serde(default)]
+    pub record_id: Option<String>,
 }
 
 /// `balance` of a read: the key of the answer that holds the balance, and how many of its
@@ -423,6 +444,9 @@ pub struct RawOperation {
     pub response_list: bool,
     #[serde(default)]
     pub allows_body: bool,
+    /// How its body travels: `json` or `form`; the service's unless said.
+    #[serde(default)]
+    pub body_encoding: Option<String>,
     #[serde(default)]
     pub aliases: Vec<RawAlias>,
     #[serde(default)]
@@ -518,6 +542,7 @@ pub enum RawPageStyle {
     Cursor,
     Page,
     PageSize,
+    After,
 }
 
 /// A disagreement as written: structured, or a bare line of text (refused with a hint,

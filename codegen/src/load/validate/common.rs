@@ -5,10 +5,10 @@
 pub(super) use super::super::diagnostics::Sink;
 pub(super) use super::super::raw::{
     Ordered, RawAlsoPath, RawAnswers, RawAuth, RawCode, RawCredential, RawDisagreementEntry, RawEffect,
-    RawEnvelope, RawEnvelopeKeys, RawFactSource, RawField, RawFinalState, RawFixedHeader, RawGroup,
-    RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageKeys, RawPageStyle,
-    RawParam, RawRateLimit, RawReadingSource, RawService, RawSettle, RawShape, RawTakenRule, RawTextFormat,
-    RawWebhooks,
+    RawEnvelope, RawEnvelopeKeys, RawErrorKeys, RawFactSource, RawField, RawFinalState, RawFixedHeader,
+    RawGroup, RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageKeys,
+    RawPageStyle, RawParam, RawRateLimit, RawReadingSource, RawService, RawSettle, RawShape, RawTakenRule,
+    RawTextFormat, RawWebhooks,
 };
 pub(super) use crate::model::*;
 pub(super) use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};

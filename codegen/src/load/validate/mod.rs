@@ -5,6 +5,7 @@
 mod auth;
 mod common;
 mod disagreements;
+mod envelope;
 mod evidence;
 mod operations;
 mod pages;
@@ -19,6 +20,7 @@ mod webhooks;
 use auth::default_auth;
 pub(crate) use common::RawFile;
 use common::*;
+use envelope::{envelope_keys, error_keys};
 use operations::*;
 use pages::*;
 use routes::*;
@@ -44,9 +46,16 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     check_shape_cycles(&shapes, sink);
     let envelope = Arc::new(envelope_keys(raw.service.envelope.as_ref(), sink));
     let page_keys = page_keys(raw.service.pagination.as_ref(), sink);
-    let defaults = service_default_answers(&envelope);
+    let errors = error_keys(raw.service.errors.as_ref(), sink);
+    let defaults = service_default_answers(&envelope, errors);
     let answers = answers(raw.service.answers.as_ref(), &defaults, &envelope, "service.answers", sink);
 
+    let body_encoding = body_encoding(
+        raw.service.body_encoding.as_deref(),
+        BodyEncoding::Json,
+        "service.body_encoding",
+        sink,
+    );
     let has_tokens = raw.service.token_operations.is_some();
     let default_auth = default_auth(raw.service.auth.as_ref(), &credentials, has_tokens, sink);
 
@@ -65,11 +74,12 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
             credentials: &credentials,
             has_tokens,
             default_auth,
+            body_encoding,
         };
         operations.push(operation(name, op, &base, &context, sink));
     }
     check_names(&operations, sink);
-    check_listings(&operations, &shapes, sink);
+    check_listings(&mut operations, &shapes, sink);
     check_balances(&operations, &shapes, sink);
     // An operation that could not be read may be the listing that reads a key.
     if raw.unreadable.is_empty() {

@@ -5,7 +5,7 @@ use super::common::*;
 use super::disagreements::{check_service_evidence, disagreements};
 use super::evidence::{origin, service_fact};
 use super::params::{check_body_allowed, check_path_variables, params};
-use super::service::answers;
+use super::service::{answers, body_encoding};
 use super::types::{TypeNames, check_group};
 
 /// What every operation is checked against.
@@ -26,6 +26,8 @@ pub(super) struct Context<'a> {
     pub(super) has_tokens: bool,
     /// The `auth` of an operation that writes none (`auth::default_auth`); `None`: each must.
     pub(super) default_auth: Option<Auth>,
+    /// How a body travels where the operation does not say (`service.body_encoding`).
+    pub(super) body_encoding: BodyEncoding,
 }
 
 pub(super) fn method(raw: RawMethod) -> Method {
@@ -259,6 +261,7 @@ pub(super) fn operation(
         origin: origin(raw.origin),
         auth: operation_auth(raw.auth, context.credentials, context.default_auth, base, sink),
         effect,
+        body_encoding: body_encoding(raw.body_encoding.as_deref(), context.body_encoding, &format!("{base}.body_encoding"), sink),
         idempotency: raw.idempotency,
         idempotency_header,
         answers,
@@ -380,14 +383,32 @@ pub(super) fn one_of(raw: &RawOperation, params: &[Param], base: &str, sink: &mu
 }
 
 /// A listing's answer is a list (its records), or a shape with exactly one list field (its
-/// records): what the generated item stream yields one by one.
-pub(super) fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
-    for op in operations.iter().filter(|op| op.pagination.is_some()) {
+/// records): what the generated item stream yields one by one. A listing that pages after
+/// its last record learns here where its records are, and its records' shape must have the
+/// key it starts after.
+pub(super) fn check_listings(operations: &mut [Operation], shapes: &[Shape], sink: &mut Sink) {
+    for op in operations.iter_mut().filter(|op| op.pagination.is_some()) {
         let at = format!("operations.{}.response", op.name);
-        let shape = match &op.response {
-            Some(AnswerType { list: true, .. }) => continue,
+        let (records, item) = match &op.response {
+            Some(AnswerType { ty, list: true }) => (String::new(), Some(ty)),
             Some(AnswerType { ty: Type::Shape(name), list: false }) => {
-                shapes.iter().find(|s| &s.name == name)
+                let Some(shape) = shapes.iter().find(|s| &s.name == name) else { continue };
+                let mut lists = shape.fields.iter().filter(|f| f.list);
+                match (lists.next(), lists.next()) {
+                    (Some(field), None) => (field.wire.clone(), Some(&field.ty)),
+                    _ => {
+                        let count = shape.fields.iter().filter(|f| f.list).count();
+                        sink.error(
+                            &at,
+                            format!(
+                                "the page shape `{}` has {count} list fields; a page has one, its records",
+                                shape.name
+                            ),
+                            "mark the records' field `list: true`, and only that one",
+                        );
+                        continue;
+                    }
+                }
             }
             other => {
                 // Where the listing is declared, when no answer is.
@@ -400,17 +421,23 @@ pub(super) fn check_listings(operations: &[Operation], shapes: &[Shape], sink: &
                 continue;
             }
         };
-        let Some(shape) = shape else { continue };
-        let lists = shape.fields.iter().filter(|f| f.list).count();
-        if lists != 1 {
-            sink.error(
-                &at,
-                format!(
-                    "the page shape `{}` has {lists} list fields; a page has one, its records",
-                    shape.name
-                ),
-                "mark the records' field `list: true`, and only that one",
-            );
+        if let Some(PageStyle::After { records: place, id, .. }) = &mut op.pagination {
+            *place = records;
+            let record = match item {
+                Some(Type::Shape(name)) => shapes.iter().find(|s| &s.name == name),
+                _ => None,
+            };
+            let has_id = record.is_some_and(|shape| {
+                let head = id.split('.').next().unwrap_or(id);
+                shape.fields.iter().any(|f| f.wire == head)
+            });
+            if !has_id {
+                sink.error(
+                    &format!("operations.{}.pagination", op.name),
+                    format!("the next page starts after the last record's `{id}`, which its records do not have"),
+                    "give the records' shape that key, or name the key they have in `service.pagination.record_id`",
+                );
+            }
         }
     }
 }
@@ -625,6 +652,16 @@ pub(super) fn page_style(
                 first: keys.first_page,
             },
             &["page"],
+        ),
+        // The records' key is known once the answer's shape is (`check_listings`).
+        RawPageStyle::After => (
+            PageStyle::After {
+                more: keys.has_more.clone(),
+                last: keys.last_page,
+                records: String::new(),
+                id: keys.record_id.clone(),
+            },
+            &["cursor"],
         ),
     };
     for name in needed {

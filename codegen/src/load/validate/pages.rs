@@ -15,6 +15,7 @@ pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys 
         page: "page".to_owned(),
         total_pages: "totalPages".to_owned(),
         first_page: 1,
+        record_id: "id".to_owned(),
     };
     let Some(raw) = raw else { return keys };
     check_page_flag(raw, sink);
@@ -44,6 +45,7 @@ pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys 
         (&mut keys.has_more, &raw.has_more, "has_more"),
         (&mut keys.page, &raw.page, "page"),
         (&mut keys.total_pages, &raw.total_pages, "total_pages"),
+        (&mut keys.record_id, &raw.record_id, "record_id"),
     ] {
         if let Some(own) = own {
             if !is_page_path(own) {
@@ -55,6 +57,13 @@ pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys 
             }
             own.clone_into(slot);
         }
+    }
+    if keys.record_id.starts_with("$.") {
+        sink.error(
+            "service.pagination.record_id",
+            format!("`{}` starts at the answer; a record's id is a key of each record", keys.record_id),
+            "name the key of each record the next page starts after, e.g. `record_id: id`",
+        );
     }
     if let Some(own) = &raw.current_page {
         if own.is_empty() {
@@ -120,21 +129,25 @@ pub(super) fn check_page_keys_read(raw: Option<&RawPageKeys>, operations: &[Oper
     let Some(raw) = raw else { return };
     let styles: HashSet<&str> =
         operations.iter().filter_map(|op| op.pagination.as_ref()).map(|s| s.as_str()).collect();
-    let named = [
-        ("cursor", raw.cursor.is_some(), "cursor"),
-        ("next_page", raw.next_page.is_some(), "page"),
-        ("current_page", raw.current_page.is_some(), "page"),
-        ("has_more", raw.has_more.is_some(), "page_size"),
-        ("last_page", raw.last_page.is_some(), "page_size"),
-        ("first_page", raw.first_page.is_some(), "page_size"),
-        ("page", raw.page.is_some(), "page_size"),
-        ("total_pages", raw.total_pages.is_some(), "page_size"),
+    let named: [(&str, bool, &[&str]); 9] = [
+        ("cursor", raw.cursor.is_some(), &["cursor"]),
+        ("next_page", raw.next_page.is_some(), &["page"]),
+        ("current_page", raw.current_page.is_some(), &["page"]),
+        ("has_more", raw.has_more.is_some(), &["page_size", "after"]),
+        ("last_page", raw.last_page.is_some(), &["page_size", "after"]),
+        ("first_page", raw.first_page.is_some(), &["page_size"]),
+        ("page", raw.page.is_some(), &["page_size"]),
+        ("total_pages", raw.total_pages.is_some(), &["page_size"]),
+        ("record_id", raw.record_id.is_some(), &["after"]),
     ];
-    for (key, _, style) in named.iter().filter(|(_, named, style)| *named && !styles.contains(style)) {
+    for (key, _, read_by) in
+        named.iter().filter(|(_, named, read_by)| *named && !read_by.iter().any(|s| styles.contains(s)))
+    {
+        let style = read_by.join("` or `");
         sink.error(
             &format!("service.pagination.{key}"),
             format!("no listing pages by `{style}`, so `{key}` is never read"),
-            format!("remove `{key}`, or give the listing that reads it `pagination: {style}`"),
+            format!("remove `{key}`, or give the listing that reads it `pagination: {}`", read_by[0]),
         );
     }
 }
@@ -170,7 +183,47 @@ mod tests {
         // Said, and read by no listing of the small spec: refused as never read.
         assert_refused(
             &with("last_page: last"),
-            "service.pagination.last_page: no listing pages by `page_size`",
+            "service.pagination.last_page: no listing pages by `page_size` or `after`",
+        );
+    }
+
+    #[test]
+    fn a_listing_after_its_last_record_needs_records_with_that_key() {
+        let listing = "  list_transfers:\n    group: transfers\n    summary: Lists transfers.\n    method: GET\n    path: /v1/transfers\n    response: Listed\n    response_list: true\n    pagination: after\n    params:\n      cursor: { in: query, type: string, wire: starting_after }\n";
+        let with = |fields: &str, keys: &str| {
+            small()
+                .replacen(
+                    "\nshapes:\n",
+                    &format!("\nshapes:\n  Listed:\n    doc: A listed transfer.\n    fields:\n{fields}"),
+                    1,
+                )
+                .replacen("\noperations:\n", &format!("\noperations:\n{listing}"), 1)
+                .replacen("  token_operations:\n", &format!("{keys}  token_operations:\n"), 1)
+        };
+        let spec = crate::load_str(
+            "small.yaml",
+            &with("      id: { type: string }\n", "  pagination: { has_more: has_more }\n"),
+        );
+        let style = spec
+            .as_ref()
+            .ok()
+            .and_then(|s| s.operation("list_transfers"))
+            .and_then(|op| op.pagination.clone());
+        assert!(
+            matches!(&style, Some(crate::model::PageStyle::After { more, records, id, last: false }) if more == "has_more" && records.is_empty() && id == "id"),
+            "{style:?} {:?}",
+            spec.err().map(|e| e.to_string())
+        );
+        assert_refused(
+            &with("      reference: { type: string }\n", ""),
+            "the next page starts after the last record's `id`, which its records do not have",
+        );
+        // Another key, named: read.
+        let own = with("      reference: { type: string }\n", "  pagination: { record_id: reference }\n");
+        assert!(crate::load_str("small.yaml", &own).is_ok());
+        assert_refused(
+            &with("      id: { type: string }\n", "  pagination: { record_id: $.id }\n"),
+            "starts at the answer",
         );
     }
 }

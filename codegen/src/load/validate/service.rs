@@ -1,4 +1,4 @@
-//! The `service` section: environments, the account header, the envelope's and pages' keys, the codes, how answers are read and what each reading rests on, and the token operations.
+//! The `service` section: environments, the account header, the codes, how answers are read and what each reading rests on, and the token operations.
 
 use super::common::*;
 use super::evidence::{evidence, fact_note, service_fact};
@@ -7,12 +7,16 @@ use super::evidence::{evidence, fact_note, service_fact};
 /// says it (none where the flag or the status does), no code proves a refusal (so a money
 /// operation never reads an unknown code as one), and the answers are wrapped in the
 /// service's envelope, `keys`, with its first spellings.
-pub(super) fn service_default_answers(keys: &Arc<EnvelopeKeys<Owned>>) -> Answers {
+pub(super) fn service_default_answers(
+    keys: &Arc<EnvelopeKeys<Owned>>,
+    errors: Option<Arc<ErrorKeys<Owned>>>,
+) -> Answers {
     let by_code = keys.success == SuccessBy::Code;
     Answers {
         reading: VocabularyAnswers {
             success_codes: if by_code { vec!["00".to_owned()] } else { Vec::new() },
             envelope: EnvelopeKind::Wrapped { keys: Arc::clone(keys), spelling: 0 },
+            errors,
             ..VocabularyAnswers::plain()
         },
         note: Vec::new(),
@@ -117,6 +121,7 @@ pub(super) fn answers(
             Some(RawEnvelope::ResponseCode) => EnvelopeKind::Wrapped { keys: Arc::clone(keys), spelling: 1 },
             Some(RawEnvelope::Unwrapped) => EnvelopeKind::Unwrapped,
         },
+        errors: inherited.errors.clone(),
         // Known once the token operations are: `validate` sets it.
         secret_values: false,
     };
@@ -446,87 +451,25 @@ pub(super) fn account_header(raw: Option<&str>, sink: &mut Sink) -> String {
     name.to_owned()
 }
 
-/// The most keys of a code or of a description an envelope may list (the runtime's
-/// `EnvelopeKeys::MAX_KEYS`).
-pub(super) const MAX_ENVELOPE_KEYS: usize = 4;
-
-/// `service.envelope` over the format's default (`{code, description, data}`, with the
-/// `response_code` spellings and a `status` flag, success by the code). An envelope whose
-/// success is its flag or the HTTP status keeps only the code keys it lists.
-pub(super) fn envelope_keys(raw: Option<&RawEnvelopeKeys>, sink: &mut Sink) -> EnvelopeKeys<Owned> {
-    let strings = |list: &[&str]| list.iter().map(|k| (*k).to_owned()).collect::<Vec<String>>();
-    let mut keys = EnvelopeKeys {
-        success: SuccessBy::Code,
-        code: strings(&["code", "responseCode"]),
-        description: strings(&["description", "responseMessage", "message"]),
-        data: "data".to_owned(),
-        flag: Some("status".to_owned()),
-    };
-    let Some(raw) = raw else { return keys };
-    if let Some(word) = &raw.success {
-        match SuccessBy::ALL.iter().find(|(_, w)| w == word) {
-            Some((by, _)) => keys.success = *by,
-            None => sink.error(
-                "service.envelope.success",
-                format!("`{word}` is not a way of saying success"),
-                "write `code` (a success code), `flag` (a true flag) or `status` (any 2xx)",
-            ),
-        }
-        if keys.success != SuccessBy::Code && raw.code.is_none() {
-            keys.code.clear();
-        }
-    }
-    for (list, own, key) in
-        [(&mut keys.code, &raw.code, "code"), (&mut keys.description, &raw.description, "description")]
-    {
-        let Some(own) = own else { continue };
-        let path = format!("service.envelope.{key}");
-        // Only the code a success is read by must be there; a description may be absent.
-        let least = usize::from(key == "code" && keys.success == SuccessBy::Code);
-        if own.len() < least || own.len() > MAX_ENVELOPE_KEYS {
+/// A `body_encoding` word (`json`, `form`) at `at`, or `default` where none is written.
+pub(super) fn body_encoding(
+    raw: Option<&str>,
+    default: BodyEncoding,
+    at: &str,
+    sink: &mut Sink,
+) -> BodyEncoding {
+    let Some(word) = raw else { return default };
+    match BodyEncoding::ALL.iter().find(|(_, w)| *w == word) {
+        Some((encoding, _)) => *encoding,
+        None => {
             sink.error(
-                &path,
-                format!("{} keys", own.len()),
-                format!("list {least} to {MAX_ENVELOPE_KEYS} keys, the one the service sends most first"),
+                at,
+                format!("`{word}` is not a body encoding"),
+                "write `json` (a JSON object, the default) or `form` (`application/x-www-form-urlencoded`)",
             );
-        }
-        own.clone_into(list);
-    }
-    if let Some(data) = &raw.data {
-        data.clone_into(&mut keys.data);
-    }
-    if let Some(flag) = &raw.flag {
-        flag.clone_into(&mut keys.flag);
-    }
-    if keys.success == SuccessBy::Flag && keys.flag.is_none() {
-        sink.error(
-            "service.envelope.flag",
-            "`success: flag` but no flag key",
-            "name the key of the envelope's true/false flag, e.g. `flag: status`",
-        );
-    }
-    let mut seen = HashSet::new();
-    let all = keys.code.iter().chain(&keys.description).chain([&keys.data]).chain(&keys.flag);
-    for key in all {
-        if key.is_empty() {
-            sink.error("service.envelope", "an empty key", "name each key as the service sends it");
-        } else if key.contains('.') {
-            // The envelope is read one level deep: a dotted key would never be found.
-            sink.error(
-                "service.envelope",
-                format!("`{key}` is a path; the envelope's keys are its top-level keys"),
-                "name the top-level key the service sends; keys further in belong to the data",
-            );
-        } else if !seen.insert(key.as_str()) {
-            sink.error(
-                "service.envelope",
-                format!("`{key}` is listed twice"),
-                "give each of the code, the description, the data and the flag keys of their own \
-                 (a flag that says success is `success: flag`, not a code)",
-            );
+            default
         }
     }
-    keys
 }
 
 /// `service.also_takes`: each rule a word the format knows, listed once, with its source
