@@ -19,6 +19,8 @@
 mod flutterwave_vendor;
 #[path = "monnify.rs"]
 mod monnify_vendor;
+#[path = "stripe.rs"]
+mod stripe_vendor;
 
 use std::time::Duration;
 
