@@ -349,6 +349,12 @@ async fn the_sandbox_serves_the_fifth_vendor_s_spec_from_the_spec_alone() -> Tes
     let listed = client.payouts().list_payouts_items(list).all().await?;
     assert_eq!(listed.len(), 5, "{listed:?}");
     assert_eq!(sandbox.received("list_payouts"), 3, "pages of two, each after the last id");
+
+    // The balance, in cents in each of its funds: the opening balance less the payout paid.
+    let balance = client.balance().retrieve_balance(RetrieveBalance::new()).await?;
+    let available =
+        balance.data().map(|b| b.available.iter().flatten().filter_map(|f| f.amount).collect::<Vec<_>>());
+    assert_eq!(available, Some(vec![100_000_000 - 1100]));
     Ok(())
 }
 

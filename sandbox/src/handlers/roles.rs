@@ -255,8 +255,7 @@ fn balance_answer(ctx: &Ctx<'_>, balance: &Balance) -> Outcome {
         left -= moved.unwrap_or_default();
     }
     let mut data = sample_data(ctx.spec, ctx.op, &ctx.now);
-    let mut write = |record: &mut Value| {
-        let Some(slot) = record.get_mut(&balance.field) else { return };
+    let write = |slot: &mut Value| {
         *slot = match slot {
             Value::String(_) => json!(left.to_string()),
             // An integer key holds whole units of its own (kobo, cents).
@@ -266,11 +265,25 @@ fn balance_answer(ctx: &Ctx<'_>, balance: &Balance) -> Outcome {
             _ => serde_json::from_str(&left.to_string()).unwrap_or(Value::Null),
         };
     };
-    match &mut data {
-        Value::Array(records) => records.iter_mut().for_each(&mut write),
-        record => write(record),
-    }
+    let keys: Vec<&str> = balance.field.split('.').collect();
+    write_at(&mut data, &keys, &write);
     ctx.success_with(data)
+}
+
+/// Writes with `write` the value at `keys` of `node`, and of each record of every list on
+/// the way (a balance in each of a list's funds).
+fn write_at(node: &mut Value, keys: &[&str], write: &dyn Fn(&mut Value)) {
+    match node {
+        Value::Array(records) => records.iter_mut().for_each(|record| write_at(record, keys, write)),
+        _ => match keys.split_first() {
+            None => write(node),
+            Some((key, rest)) => {
+                if let Some(inner) = node.get_mut(*key) {
+                    write_at(inner, rest, write);
+                }
+            }
+        },
+    }
 }
 
 /// A listing: the records the money operations of its item's type made (newest first),

@@ -443,7 +443,9 @@ pub(super) fn check_listings(operations: &mut [Operation], shapes: &[Shape], sin
 }
 
 /// A read that answers the balance names a key of its answer's shape (of each record of a
-/// list) that holds a number or its text.
+/// list) that holds a number or its text, or a path to one: keys joined with `.`, each but
+/// the last a field of another shape, or of a list of it (`available.amount`: the amount of
+/// each of the `available` funds).
 pub(super) fn check_balances(operations: &[Operation], shapes: &[Shape], sink: &mut Sink) {
     for op in operations {
         let Some(balance) = &op.balance else { continue };
@@ -459,7 +461,7 @@ pub(super) fn check_balances(operations: &[Operation], shapes: &[Shape], sink: &
             Some(AnswerType { ty: Type::Shape(name), .. }) => shapes.iter().find(|s| &s.name == name),
             _ => None,
         };
-        let Some(shape) = shape else {
+        let Some(mut shape) = shape else {
             sink.error(
                 &at,
                 "the answer has no shape to hold the balance",
@@ -467,15 +469,42 @@ pub(super) fn check_balances(operations: &[Operation], shapes: &[Shape], sink: &
             );
             continue;
         };
-        let holds = shape.fields.iter().any(|f| {
-            f.wire == balance.field && !f.list && matches!(f.ty, Type::Integer | Type::Decimal | Type::String)
-        });
-        if !holds {
-            sink.error(
-                &format!("{at}.field"),
-                format!("`{}` is no number of the shape `{}`", balance.field, shape.name),
-                format!("name the wire key of `{}` that holds the balance", shape.name),
-            );
+        let keys: Vec<&str> = balance.field.split('.').collect();
+        for (i, key) in keys.iter().enumerate() {
+            let field = shape.fields.iter().find(|f| f.wire == *key);
+            let last = i + 1 == keys.len();
+            let next = match (field, last) {
+                (Some(f), true)
+                    if !f.list && matches!(f.ty, Type::Integer | Type::Decimal | Type::String) =>
+                {
+                    break;
+                }
+                (Some(f), false) => match &f.ty {
+                    Type::Shape(name) => shapes.iter().find(|s| &s.name == name),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(next) = next else {
+                let problem = if last {
+                    format!("`{key}` is no number of the shape `{}`", shape.name)
+                } else {
+                    format!(
+                        "`{key}` of the shape `{}` holds no shape (or list of one) to go into",
+                        shape.name
+                    )
+                };
+                sink.error(
+                    &format!("{at}.field"),
+                    problem,
+                    format!(
+                        "name the wire key of `{}` that holds the balance, or the path to it through its shapes (`available.amount`)",
+                        shape.name
+                    ),
+                );
+                break;
+            };
+            shape = next;
         }
     }
 }
@@ -845,6 +874,14 @@ mod tests {
         );
         assert!(errors.contains("`expiresAt` is no number of the shape `TokenGrant`"), "{errors}");
         assert!(errors.contains("balance.subunits: 0 units to a unit of the currency"), "{errors}");
+        // A path goes into shapes only: not through a date.
+        let through = text.replacen("field: expiresAt,", "field: expiresAt.amount,", 1);
+        let errors = crate::load_str("small.yaml", &through).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            errors
+                .contains("`expiresAt` of the shape `TokenGrant` holds no shape (or list of one) to go into"),
+            "{errors}"
+        );
     }
 
     #[test]
