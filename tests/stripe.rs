@@ -327,6 +327,18 @@ async fn the_sandbox_serves_the_fifth_vendor_s_spec_from_the_spec_alone() -> Tes
     let id = sent.envelope().data.as_ref().and_then(|p| p.id.clone()).ok_or("no id")?;
     assert_eq!(delivery.event().settlement(), Some((id.as_str(), FinalState::Succeeded)));
 
+    // The control API finds the payout by the key it was sent with, or by its id, with its
+    // delivery; its state says this spec's balance, not the built-in service's accounts.
+    for key in ["sbx-stripe-1", id.as_str()] {
+        let payment = sandbox.payment(key).ok_or("the payout is not found")?;
+        assert_eq!((payment.kind.as_str(), payment.state.as_str()), ("create_payout", "paid"));
+        assert_eq!((payment.reference.as_deref(), payment.amount), (Some("sbx-stripe-1"), 1100.into()));
+        assert_eq!(payment.deliveries.len(), 1, "{payment:?}");
+    }
+    let state: Value = reqwest::get(format!("{}/__sandbox/state", sandbox.base_url())).await?.json().await?;
+    assert!(state.get("accountId").is_none() && state.get("unmounted").is_none(), "{state}");
+    assert_eq!(state["balance"], json!((100_000_000 - 1100).to_string()), "{state}");
+
     // A payout the sandbox never made: refused with the `error` object, read as one.
     let unknown = client
         .payouts()

@@ -115,10 +115,9 @@ pub const ACCOUNT_ID: &str = "sandbox-parent-account";
 pub enum SandboxError {
     /// The spec does not load: every error, located.
     Spec(payspec_codegen::Diagnostics),
-    /// The built-in spec loads, but the sandbox's model of the service does not fit it: a
-    /// handler reads a request key or writes an answer field the spec's operation lacks
-    /// (each problem on a line of its own). A spec of one's own leaves such a handler
-    /// unmounted (its operation is another service's) and answers the operation by its role.
+    /// The spec loads, but a role one of its operations names (`role:`) does not fit it:
+    /// the role reads a request key or writes an answer field the operation lacks (each
+    /// problem on a line of its own).
     Handlers(String),
     /// The port could not be listened on.
     Bind {
@@ -138,7 +137,7 @@ impl std::fmt::Display for SandboxError {
         match self {
             SandboxError::Spec(errors) => write!(f, "the spec does not load:\n{errors}"),
             SandboxError::Handlers(problems) => {
-                write!(f, "the sandbox's handlers do not fit the spec:\n{problems}")
+                write!(f, "the roles the spec's operations play do not fit them:\n{problems}")
             }
             SandboxError::Bind { port, error } => {
                 write!(f, "cannot listen on 127.0.0.1:{port}: {error}")?;
@@ -270,7 +269,7 @@ impl SandboxBuilder {
             None => payspec_codegen::load_str(payspec_codegen::load::BUILTIN_SPEC_NAME, BUILTIN_SPEC),
         }
         .map_err(SandboxError::Spec)?;
-        let handlers = Table::mount(&spec, self.spec.is_none()).map_err(SandboxError::Handlers)?;
+        let handlers = Table::mount(&spec).map_err(SandboxError::Handlers)?;
         let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], self.port)))
             .await
             .map_err(|error| SandboxError::Bind { port: self.port, error })?;
@@ -544,6 +543,6 @@ impl Sandbox {
     /// One payment or payout, by its transaction id, the merchant's reference, or its
     /// checkout order's reference or id: its amount, state and the webhooks about it.
     pub fn payment(&self, key: &str) -> Option<Payment> {
-        Payment::of(&self.shared.state(), key)
+        Payment::of(&self.shared.state(), &self.shared.spec, key)
     }
 }

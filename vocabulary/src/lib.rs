@@ -2,8 +2,8 @@
 //! the sandbox: how an operation is sent ([`Method`], [`Auth`], [`Effect`], [`Alias`]), how
 //! its answers are read ([`Answers`], [`EnvelopeKind`], [`EnvelopeKeys`], [`Awaiting`]), how a
 //! listing pages ([`PageStyle`]), how a value is written ([`DateLayout`], [`TextFormat`]),
-//! where a payment ends ([`FinalState`]), and how a webhook is signed ([`WebhookScheme`],
-//! [`SignedValue`]).
+//! where a payment ends ([`FinalState`]), how a webhook is signed ([`WebhookScheme`],
+//! [`SignedValue`]), and the sandbox's stateful behaviours an operation may play ([`ROLES`]).
 //!
 //! A word that carries text or lists is generic over its [`Form`]: [`Static`], the form
 //! generated code writes as constants and the runtime reads (`&'static str`,
@@ -29,6 +29,7 @@ mod answers;
 mod form;
 mod operation;
 mod pages;
+mod role;
 pub mod rust;
 mod values;
 mod webhook;
@@ -37,5 +38,6 @@ pub use answers::{Answers, Awaiting, EnvelopeKeys, EnvelopeKind, ErrorKeys, Succ
 pub use form::{Form, Owned, Plain, Static};
 pub use operation::{Alias, Auth, BodyEncoding, Effect, Method};
 pub use pages::PageStyle;
+pub use role::{ROLES, Role, role};
 pub use values::{DateLayout, FinalState, TextFormat};
 pub use webhook::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};

@@ -22,8 +22,8 @@ mod webhooks;
 
 pub use payspec_vocabulary::{
     Auth, Awaiting, BodyEncoding, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, ErrorKeys, FinalState,
-    HmacDigest, Method, Owned, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy, TextFormat,
-    WebhookScheme,
+    HmacDigest, Method, Owned, PageStyle, ROLES, Role, SignatureEncoding, SignedOver, SignedValue, SuccessBy,
+    TextFormat, WebhookScheme,
 };
 
 pub use self::location::Location;

@@ -44,6 +44,9 @@ pub struct Operation {
     pub effect: Effect,
     /// How its body parameters travel: JSON or a form.
     pub body_encoding: BodyEncoding,
+    /// The sandbox's stateful behaviour it plays, when its spec names one (a word of
+    /// `payspec_vocabulary::ROLES`).
+    pub role: Option<String>,
     /// The name of the parameter whose value makes a retry safe.
     pub idempotency: Option<String>,
     /// A header carrying that value which the service deduplicates on.

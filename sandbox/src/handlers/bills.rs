@@ -8,21 +8,14 @@ use crate::answer::Writes;
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        operations: &["buy_airtime", "buy_airtime_for_sub_account", "buy_data", "buy_data_for_sub_account"],
+        role: "bill_purchase",
         reads: &["amount"],
         writes: &[TOP_UP],
         plays_pending: false,
         handle: |ctx| pay_out(ctx, "purchase", &TOP_UP),
     },
     Handler {
-        operations: &[
-            "pay_cable_tv_subscription",
-            "pay_cable_tv_subscription_for_sub_account",
-            "buy_electricity",
-            "buy_electricity_for_sub_account",
-            "fund_betting_account",
-            "fund_betting_account_for_sub_account",
-        ],
+        role: "bill_payment",
         reads: &["amount"],
         writes: &[BILL],
         plays_pending: false,

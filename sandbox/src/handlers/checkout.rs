@@ -15,7 +15,7 @@ use crate::webhooks::{Notification, amount, notify, object, text};
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        operations: &["create_checkout_order"],
+        role: "checkout_order",
         reads: &[
             "order.orderReference",
             "order.amount",
@@ -29,7 +29,7 @@ pub(super) const HANDLERS: &[Handler] = &[
         handle: create_order,
     },
     Handler {
-        operations: &["charge_tokenized_card"],
+        role: "card_token_charge",
         reads: &[
             "order.orderReference",
             "order.amount",
@@ -42,21 +42,21 @@ pub(super) const HANDLERS: &[Handler] = &[
         handle: charge_card,
     },
     Handler {
-        operations: &["submit_card_details"],
+        role: "card_details",
         reads: &["orderReference", "cardDetails"],
         writes: &[CARD],
         plays_pending: false,
         handle: submit_card,
     },
     Handler {
-        operations: &["submit_card_otp"],
+        role: "card_otp",
         reads: &["orderReference", "otp", "transactionId"],
         writes: &[OTP],
         plays_pending: false,
         handle: submit_otp,
     },
     Handler {
-        operations: &["fetch_checkout_transaction"],
+        role: "checkout_read",
         reads: &["idType", "id"],
         writes: &[CHECKOUT_TRANSACTION],
         plays_pending: false,

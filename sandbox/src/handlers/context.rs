@@ -23,6 +23,8 @@ pub(crate) struct Ctx<'a> {
     pub spec: &'a Spec,
     pub op: &'a Operation,
     pub checked: &'a Checked,
+    /// The value of the operation's idempotency header, when the request sent one.
+    pub idempotency_key: Option<&'a str>,
     pub now: String,
     pub play: Play,
     pub state: &'a mut State,
@@ -59,10 +61,11 @@ impl Ctx<'_> {
     }
 }
 
-/// How one or more operations are answered.
+/// How the operations that play one role are answered.
 pub(crate) struct Handler {
-    /// The operations it answers.
-    pub operations: &'static [&'static str],
+    /// The role it plays (a word of `payspec_vocabulary::ROLES`): it answers every
+    /// operation whose spec names that role.
+    pub role: &'static str,
     /// The request keys it reads (wire keys, body keys dotted).
     pub reads: &'static [&'static str],
     /// The answer fields it writes.
@@ -75,7 +78,7 @@ pub(crate) struct Handler {
 
 impl std::fmt::Debug for Handler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Handler").field("operations", &self.operations).finish_non_exhaustive()
+        f.debug_struct("Handler").field("role", &self.role).finish_non_exhaustive()
     }
 }
 

@@ -14,28 +14,28 @@ use crate::state::{Collection, Payout, money};
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        operations: &["initiate_mobile_money_collection"],
+        role: "collection_start",
         reads: &["amount", "currency"],
         writes: &[COLLECTING],
         plays_pending: false,
         handle: initiate_collection,
     },
     Handler {
-        operations: &["fetch_collection_transaction"],
+        role: "collection_read",
         reads: &["transactionId"],
         writes: &[COLLECTION],
         plays_pending: false,
         handle: fetch_collection,
     },
     Handler {
-        operations: &["authorize_payout_transfer"],
+        role: "payout_authorize",
         reads: &["amount"],
         writes: &[PAYING_OUT],
         plays_pending: false,
         handle: authorize_payout,
     },
     Handler {
-        operations: &["fetch_payout_transaction"],
+        role: "payout_read",
         reads: &["transactionId"],
         writes: &[PAYOUT],
         plays_pending: false,

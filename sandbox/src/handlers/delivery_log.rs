@@ -13,14 +13,14 @@ use crate::webhooks::Notification;
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        operations: &["list_webhook_event_logs"],
+        role: "delivery_log",
         reads: &["eventType", "limit", "startDateTime", "endDateTime"],
         writes: &[LOGS],
         plays_pending: false,
         handle: list_logs,
     },
     Handler {
-        operations: &["repush_webhook"],
+        role: "delivery_resend",
         reads: &["hooksRequestId"],
         writes: &[],
         plays_pending: false,
@@ -82,6 +82,7 @@ fn repush(ctx: &mut Ctx<'_>) -> Result<Outcome, Refusal> {
         url: delivery.url.clone(),
         event: delivery.event_type.clone(),
         body: delivery.body.clone(),
+        about: delivery.transaction_id.clone(),
     };
     Ok(Outcome { status: 200, body: envelope(ctx.op, Value::Null, "Success"), webhooks: vec![again] })
 }

@@ -10,21 +10,21 @@ use crate::check::Refusal;
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        operations: &["create_mandate"],
+        role: "mandate_create",
         reads: &["merchantReference"],
         writes: &[CREATED, MANDATE],
         plays_pending: false,
         handle: create_mandate,
     },
     Handler {
-        operations: &["list_mandates"],
+        role: "mandate_list",
         reads: &["page", "pageSize", "status"],
         writes: &[PAGE],
         plays_pending: false,
         handle: list_mandates,
     },
     Handler {
-        operations: &["fetch_mandate"],
+        role: "mandate_read",
         reads: &["mandateId"],
         writes: &[FETCHED],
         plays_pending: false,

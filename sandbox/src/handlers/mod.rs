@@ -2,15 +2,13 @@
 //! role the spec's `token_operations` give an operation, whatever its name), accounts (sub-accounts, balances, virtual accounts), checkout and card, transfers and
 //! transactions, bills, mandates, cross-border collections and payouts, the webhook
 //! delivery log and its re-push (over the log the `webhooks` wing keeps). Each file lists
-//! its [`Handler`]s: the operations each answers, the request keys it reads and the
-//! answer fields it writes. The table is
-//! checked against the spec when the sandbox starts: with the built-in spec, a handler
-//! whose operation lacks a key it reads or a field it writes is a start-up error, and so is
-//! a handler for an operation it lacks; a spec of one's own leaves such a handler
-//! unmounted (its operation is another service's that shares a name), and says so. An
-//! operation no handler answers is answered by the role it plays in its spec (`roles`: a
-//! money operation that settles, its lookups, a listing), else with a sample of its
-//! answer shape.
+//! its [`Handler`]s: the role each plays (a word of `payspec_codegen::model::ROLES`), the
+//! request keys it reads and the answer fields it writes. An operation is answered by a
+//! handler only when its spec names the handler's role (`role:`), never by its name; the
+//! table is checked against the spec when the sandbox starts, and an operation that lacks a
+//! key its role reads or a field it writes is a start-up error. An operation with no role
+//! is answered by what its spec says of it (`roles`: a money operation that settles, its
+//! lookups, a listing, the balance), else with a sample of its answer shape.
 //! Money requests are replayed or refused here, before any handler, by idempotency key
 //! and reference.
 
@@ -123,60 +121,46 @@ fn every_handler() -> impl Iterator<Item = &'static Handler> {
     .flatten()
 }
 
-/// The handlers mounted for a spec's operations.
+/// The handlers mounted for a spec's operations: each operation whose spec names a role
+/// (`role:`) answered by that role's handler.
 #[derive(Debug)]
 pub(crate) struct Table {
-    by_operation: HashMap<String, usize>,
-    handlers: Vec<&'static Handler>,
-    /// Handlers for operations a spec of one's own does not have.
-    pub unmounted: Vec<&'static str>,
+    by_operation: HashMap<String, &'static Handler>,
 }
 
 impl Table {
-    /// Mounts every handler on its operations, after checking it against the spec; the
-    /// problems, one per line, when a handler does not fit. `builtin`: the spec is the
-    /// one the sandbox ships, which must have every operation a handler answers.
-    pub(crate) fn mount(spec: &Spec, builtin: bool) -> Result<Table, String> {
-        let mut table = Table { by_operation: HashMap::new(), handlers: Vec::new(), unmounted: Vec::new() };
+    /// Mounts the handler of each role the spec's operations name, after checking it
+    /// against the operation; the problems, one per line, when a handler does not fit (a
+    /// request key it reads, or an answer field it writes, that the operation lacks).
+    pub(crate) fn mount(spec: &Spec) -> Result<Table, String> {
+        let mut table = Table { by_operation: HashMap::new() };
         let mut problems = Vec::new();
-        for handler in every_handler() {
-            let index = table.handlers.len();
-            table.handlers.push(handler);
-            for &name in handler.operations {
-                let Some(op) = spec.operation(name) else {
-                    if builtin {
-                        problems
-                            .push(format!("a handler answers `{name}`, which the spec has no operation of"));
-                    } else {
-                        table.unmounted.push(name);
-                    }
-                    continue;
-                };
-                let mut lacks: Vec<String> = handler
-                    .reads
-                    .iter()
-                    .filter(|key| !op.params.iter().any(|p| p.wire == **key))
-                    .map(|key| format!("request key `{key}`"))
-                    .collect();
-                for writes in handler.writes {
-                    lacks.extend(writes.missing(spec, op));
-                }
-                if !lacks.is_empty() && !builtin {
-                    // Another service's operation of the same name: answered by its role.
-                    table.unmounted.push(name);
-                    continue;
-                }
-                if !lacks.is_empty() {
-                    problems.push(format!(
-                        "the sandbox's handler of `{name}` needs {} that the spec's operation lacks: \
-                         restore them in the spec, or serve it with the built-in spec",
-                        lacks.join(", ")
-                    ));
-                }
-                if table.by_operation.insert(name.to_owned(), index).is_some() {
-                    problems.push(format!("two handlers answer `{name}`"));
-                }
+        for op in &spec.operations {
+            let Some(role) = op.role.as_deref() else { continue };
+            let Some(handler) = every_handler().find(|h| h.role == role) else {
+                problems
+                    .push(format!("`{}` plays the role `{role}`, which this sandbox does not have", op.name));
+                continue;
+            };
+            let mut lacks: Vec<String> = handler
+                .reads
+                .iter()
+                .filter(|key| !op.params.iter().any(|p| p.wire == **key))
+                .map(|key| format!("request key `{key}`"))
+                .collect();
+            for writes in handler.writes {
+                lacks.extend(writes.missing(spec, op));
             }
+            if !lacks.is_empty() {
+                problems.push(format!(
+                    "`{}` plays the role `{role}`, whose answer needs {} that the operation lacks: \
+                     give the operation them, or leave `role` out to have it answered by what its spec says",
+                    op.name,
+                    lacks.join(", ")
+                ));
+                continue;
+            }
+            table.by_operation.insert(op.name.clone(), handler);
         }
         if problems.is_empty() { Ok(table) } else { Err(problems.join("\n")) }
     }
@@ -216,8 +200,8 @@ impl Table {
             return replay.map(|r| Outcome { status: r.status, body: r.body, webhooks: Vec::new() });
         }
 
-        let mut ctx = Ctx { spec, op, checked, now: now_text(), play, state };
-        let handler = self.by_operation.get(&op.name).map(|&index| self.handlers[index]);
+        let mut ctx = Ctx { spec, op, checked, idempotency_key, now: now_text(), play, state };
+        let handler = self.by_operation.get(&op.name).copied();
         let outcome = match (tokens::step_of(spec, &op.name), handler) {
             (Some(step), _) => tokens::answer(step, &mut ctx)?,
             (None, Some(handler)) => (handler.handle)(&mut ctx)?,
@@ -266,53 +250,58 @@ fn as_pending(spec: &Spec, op: &Operation, mut outcome: Outcome) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::Table;
+    use super::{Table, every_handler};
     use payspec_codegen::load::BUILTIN_SPEC_NAME;
 
-    fn mount(text: &str, builtin: bool) -> Result<Table, String> {
+    fn mount(text: &str) -> Result<Table, String> {
         let spec = payspec_codegen::load_str(BUILTIN_SPEC_NAME, text).map_err(|e| e.to_string())?;
-        Table::mount(&spec, builtin)
+        Table::mount(&spec)
     }
 
     #[test]
-    fn every_handler_fits_the_builtin_spec() -> Result<(), String> {
-        let table = mount(crate::BUILTIN_SPEC, true)?;
-        assert!(table.unmounted.is_empty(), "{:?}", table.unmounted);
+    fn every_role_has_one_handler_and_the_builtin_spec_plays_each() -> Result<(), String> {
+        for role in payspec_codegen::model::ROLES {
+            assert_eq!(every_handler().filter(|h| h.role == role.name).count(), 1, "{}", role.name);
+        }
+        assert_eq!(every_handler().count(), payspec_codegen::model::ROLES.len());
+        let table = mount(crate::BUILTIN_SPEC)?;
+        for handler in every_handler() {
+            assert!(
+                table.by_operation.values().any(|h| h.role == handler.role),
+                "no operation plays `{}`",
+                handler.role
+            );
+        }
         assert!(table.by_operation.contains_key("bank_transfer"));
         assert!(!table.by_operation.contains_key("list_banks"), "list_banks has the generic answer");
         Ok(())
     }
 
     #[test]
-    fn a_field_a_handler_writes_missing_from_the_spec_stops_the_builtin_start_and_unmounts_it_elsewhere() {
-        // The virtual account's answer without its account number: the handler would
-        // write it into nothing.
-        let text = crate::BUILTIN_SPEC.replace("wire: \"bankAccountNumber\"", "wire: \"bankAccountNo\"");
-        match mount(&text, true) {
-            Err(problems) => assert!(
-                problems.contains("`bankAccountNumber` of its answer")
-                    && problems.contains("create_virtual_account"),
-                "{problems}"
-            ),
-            Ok(_) => panic!("a handler writing a field the answer lacks was mounted"),
-        }
-        // In a spec of one's own, the operation is another service's: left to its role.
-        let own = mount(&text, false).unwrap_or_else(|e| panic!("{e}"));
-        assert!(own.unmounted.contains(&"create_virtual_account"), "{:?}", own.unmounted);
-        assert!(!own.by_operation.contains_key("create_virtual_account"));
+    fn a_role_is_bound_by_the_spec_never_by_an_operation_s_name() -> Result<(), String> {
+        // Renamed, the operation keeps its role.
+        let renamed = crate::BUILTIN_SPEC.replacen("  fetch_mandate:\n", "  fetch_one_mandate:\n", 1);
+        assert_ne!(renamed, crate::BUILTIN_SPEC, "the fixture edit found nothing to rename");
+        let table = mount(&renamed)?;
+        assert!(table.by_operation.get("fetch_one_mandate").is_some_and(|h| h.role == "mandate_read"));
+        // Without its role, an operation of the built-in name is answered by its spec alone.
+        let unplayed = crate::BUILTIN_SPEC.replacen("    role: mandate_read\n", "", 1);
+        assert!(!mount(&unplayed)?.by_operation.contains_key("fetch_mandate"));
+        Ok(())
     }
 
     #[test]
-    fn a_spec_of_ones_own_leaves_handlers_of_missing_operations_unmounted_and_the_builtin_one_may_not() {
-        let text = crate::BUILTIN_SPEC.replacen("  fetch_mandate:\n", "  fetch_one_mandate:\n", 1);
-        if text == crate::BUILTIN_SPEC {
-            panic!("the fixture edit found nothing to rename");
-        }
-        let own = mount(&text, false).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(own.unmounted, vec!["fetch_mandate"]);
-        match mount(&text, true) {
-            Err(problems) => assert!(problems.contains("answers `fetch_mandate`"), "{problems}"),
-            Ok(_) => panic!("the built-in spec lacking an operation a handler answers was accepted"),
+    fn a_field_a_role_writes_missing_from_the_operation_stops_the_start() {
+        // The virtual account's answer without its account number: the handler would
+        // write it into nothing.
+        let text = crate::BUILTIN_SPEC.replace("wire: \"bankAccountNumber\"", "wire: \"bankAccountNo\"");
+        match mount(&text) {
+            Err(problems) => assert!(
+                problems.contains("`bankAccountNumber` of its answer")
+                    && problems.contains("`create_virtual_account` plays the role `virtual_account_open`"),
+                "{problems}"
+            ),
+            Ok(_) => panic!("a handler writing a field the answer lacks was mounted"),
         }
     }
 }

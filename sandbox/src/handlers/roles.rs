@@ -12,7 +12,6 @@ use payspec_codegen::model::{
     Balance, Effect, FinalState, KeySource, Lookup, Operation, Owned, PageItems, PageStyle, Param, Settle,
     Spec, Type,
 };
-use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::context::{Ctx, Outcome};
@@ -67,11 +66,17 @@ pub(crate) fn answer(ctx: &mut Ctx<'_>) -> Option<Result<Outcome, Refusal>> {
 
 /// The request's values by parameter name (path, query and body alike).
 fn request_values(ctx: &Ctx<'_>) -> Map<String, Value> {
-    ctx.op
+    let mut values: Map<String, Value> = ctx
+        .op
         .params
         .iter()
         .filter_map(|p| Some((p.name.clone(), ctx.checked.values.get(&p.wire)?.clone())))
-        .collect()
+        .collect();
+    // An idempotency reference that travels as the service's own header.
+    if let (Some(name), Some(key)) = (&ctx.op.idempotency, ctx.idempotency_key) {
+        values.entry(name.clone()).or_insert_with(|| Value::String(key.to_owned()));
+    }
+    values
 }
 
 /// Writes a page's place at `path` in the kind the answer's shape gives it there, where it
@@ -242,18 +247,7 @@ pub(crate) fn settle_records(state: &mut State, spec: &Spec, to: FinalState) -> 
 /// (`settle.amount`) of every money request that succeeded; written into the answer (each
 /// record of a list) in the kind its shape gives the key.
 fn balance_answer(ctx: &Ctx<'_>, balance: &Balance) -> Outcome {
-    let state = &*ctx.state;
-    let mut left = state.config.opening_balance * Decimal::from(balance.subunits);
-    for record in state.records.succeeded() {
-        let Some(money) = ctx.spec.operation(&record.operation) else { continue };
-        let Some(param) = money.settle.as_ref().and_then(|s| s.amount.as_deref()) else { continue };
-        let moved = match record.request.get(param) {
-            Some(Value::Number(n)) => Decimal::from_str_exact(&n.to_string()).ok(),
-            Some(Value::String(s)) => Decimal::from_str_exact(s.trim()).ok(),
-            _ => None,
-        };
-        left -= moved.unwrap_or_default();
-    }
+    let left = ctx.state.balance_left(ctx.spec, balance.subunits);
     let mut data = sample_data(ctx.spec, ctx.op, &ctx.now);
     let write = |slot: &mut Value| {
         *slot = match slot {

@@ -14,33 +14,28 @@ use crate::webhooks::{Notification, notify};
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        operations: &["bank_transfer", "bank_transfer_from_sub_account"],
+        role: "bank_transfer",
         reads: &["amount", "accountNumber", "bankCode", "accountName", "merchantTxRef"],
         writes: &[PAID_OUT],
         plays_pending: false,
         handle: |ctx| pay_out(ctx, "transfer", &PAID_OUT),
     },
     Handler {
-        operations: &["wallet_transfer", "wallet_transfer_from_sub_account"],
+        role: "wallet_transfer",
         reads: &["amount", "receiverAccountId", "merchantTxRef"],
         writes: &[PAID_OUT],
         plays_pending: false,
         handle: |ctx| pay_out(ctx, "p2p", &PAID_OUT),
     },
     Handler {
-        operations: &["fetch_transaction", "fetch_transaction_for_sub_account"],
+        role: "transaction_read",
         reads: &["transactionRef", "merchantTxRef", "orderReference", "orderId"],
         writes: &[TRANSACTION],
         plays_pending: false,
         handle: fetch_transaction,
     },
     Handler {
-        operations: &[
-            "list_transactions",
-            "filter_transactions",
-            "list_transactions_for_sub_account",
-            "filter_transactions_for_sub_account",
-        ],
+        role: "transaction_list",
         reads: &["limit", "cursor"],
         writes: &[TRANSACTION, CURSOR_PAGE],
         plays_pending: false,

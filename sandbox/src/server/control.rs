@@ -19,12 +19,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
         if body.is_empty() { json!({}) } else { serde_json::from_slice(body).unwrap_or(Value::Null) };
     let bad = |message: String| refusal(&shared.spec, &Refusal::invalid(message));
     match (method, rest.split('/').collect::<Vec<_>>().as_slice()) {
-        ("GET", ["state"]) => {
-            let mut snapshot = shared.state().snapshot();
-            // The handlers a spec of one's own has no operation for.
-            snapshot["unmounted"] = json!(shared.handlers.unmounted);
-            json_response(200, &snapshot)
-        }
+        ("GET", ["state"]) => json_response(200, &shared.state().snapshot(&shared.spec)),
         ("GET", ["faults"]) => json_response(200, &shared.state().traffic.faults_json()),
         ("DELETE", ["faults"]) => {
             let cleared = shared.state().traffic.clear_faults();
@@ -122,7 +117,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
             }
         }
         ("GET", ["payments", key]) => {
-            let payment = Payment::of(&shared.state(), key);
+            let payment = Payment::of(&shared.state(), &shared.spec, key);
             match payment {
                 Some(payment) => json_response(200, &payment.to_json()),
                 None => refusal(&shared.spec, &Refusal::not_found(format!("no payment `{key}`"))),

@@ -26,6 +26,7 @@ pub(crate) use traffic::{Play, RateCount, Traffic};
 pub use transactions::SettleTo;
 pub(crate) use transactions::{PENDING, Transaction, Transactions};
 
+use payspec_codegen::model::Spec;
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 use std::time::{Duration, SystemTime};
@@ -148,30 +149,63 @@ impl Delivery {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Payment {
-    /// The transaction id.
+    /// The transaction id, or the sandbox's id of a money request of a spec of one's own.
     pub id: String,
-    /// The merchant's reference, when it has one.
+    /// The merchant's reference (its idempotency reference), when it has one.
     pub reference: Option<String>,
-    /// The amount.
+    /// The amount, in the units the request gave it in.
     pub amount: Decimal,
-    /// Its state (`SUCCESS`, `PENDING_BILLING`, `FAILED`, `REFUND`, ...).
+    /// Its state (`SUCCESS`, `PENDING_BILLING`, `FAILED`, `REFUND`, ...): the state its
+    /// answer says, in the spec's words.
     pub state: String,
-    /// Its kind (`transfer`, `online_checkout`, `vact_transfer`, `purchase`).
-    pub kind: &'static str,
+    /// Its kind (`transfer`, `online_checkout`, `vact_transfer`, `purchase`), or the money
+    /// operation that made it.
+    pub kind: String,
     /// The webhooks about it, each with its attempts.
     pub deliveries: Vec<Delivery>,
 }
 
 impl Payment {
-    pub(crate) fn of(state: &State, key: &str) -> Option<Payment> {
-        let tx = state.transactions.lookup(key)?;
+    /// The payment `key` names: a transaction by its id or reference, else a money request
+    /// of the spec's by the sandbox's id of it, a value its request gave (its reference,
+    /// its idempotency key) or the id its answer gave.
+    pub(crate) fn of(state: &State, spec: &Spec, key: &str) -> Option<Payment> {
+        let deliveries =
+            |id: &str| state.deliveries.iter().filter(|d| d.transaction_id == id).cloned().collect();
+        if let Some(tx) = state.transactions.lookup(key) {
+            return Some(Payment {
+                id: tx.id.clone(),
+                reference: tx.merchant_tx_ref.clone(),
+                amount: tx.amount,
+                state: tx.status.clone(),
+                kind: tx.kind.to_owned(),
+                deliveries: deliveries(&tx.id),
+            });
+        }
+        let text = |value: &Value| match value {
+            Value::String(text) => Some(text.clone()),
+            Value::Number(number) => Some(number.to_string()),
+            _ => None,
+        };
+        let named = |value: Option<&Value>| value.and_then(text).is_some_and(|t| t == key);
+        let record = state.records.newest_first().find(|record| {
+            record.id == key
+                || record.request.values().any(|v| named(Some(v)))
+                || named(record.data.get("id"))
+        })?;
+        let op = spec.operation(&record.operation)?;
+        let param = |name: Option<&str>| name.and_then(|name| record.request.get(name)).and_then(text);
+        let amount = param(op.settle.as_ref().and_then(|s| s.amount.as_deref()))
+            .and_then(|amount| Decimal::from_str_exact(amount.trim()).ok())
+            .unwrap_or_default();
+        let answered = record.data.get(&op.answers.reading.status_field).and_then(text);
         Some(Payment {
-            id: tx.id.clone(),
-            reference: tx.merchant_tx_ref.clone(),
-            amount: tx.amount,
-            state: tx.status.clone(),
-            kind: tx.kind,
-            deliveries: state.deliveries.iter().filter(|d| d.transaction_id == tx.id).cloned().collect(),
+            id: record.id.clone(),
+            reference: param(op.idempotency.as_deref()),
+            amount,
+            state: answered.unwrap_or_else(|| record.state.map_or("pending", |s| s.as_str()).to_owned()),
+            kind: record.operation.clone(),
+            deliveries: deliveries(&record.id),
         })
     }
 
@@ -273,16 +307,34 @@ impl State {
         }
     }
 
-    /// A map of the state a test may read: balances and request counts.
-    pub(crate) fn snapshot(&self) -> Value {
-        let balances: Map<String, Value> =
-            self.accounts.all().iter().map(|a| (a.id.clone(), json!(money(a.balance)))).collect();
+    /// The balance a spec's money operations leave, in a balance key's units (`subunits` to
+    /// the currency's unit): the opening balance less the amount (`settle.amount`) of every
+    /// money request that succeeded.
+    pub(crate) fn balance_left(&self, spec: &Spec, subunits: u32) -> Decimal {
+        let mut left = self.config.opening_balance * Decimal::from(subunits);
+        for record in self.records.succeeded() {
+            let Some(money) = spec.operation(&record.operation) else { continue };
+            let Some(param) = money.settle.as_ref().and_then(|s| s.amount.as_deref()) else { continue };
+            let moved = match record.request.get(param) {
+                Some(Value::Number(n)) => Decimal::from_str_exact(&n.to_string()).ok(),
+                Some(Value::String(s)) => Decimal::from_str_exact(s.trim()).ok(),
+                _ => None,
+            };
+            left -= moved.unwrap_or_default();
+        }
+        left
+    }
+
+    /// A map of the state a test may read: the balances and the request counts, in the
+    /// spec's terms: the accounts and their balances where its operations play the roles
+    /// that keep them (or send an account id), else the balance its money operations leave
+    /// where it has an operation that reads one.
+    pub(crate) fn snapshot(&self, spec: &Spec) -> Value {
         let ignored: Vec<Value> =
             self.traffic.ignored.iter().map(|(op, key)| json!({"operation": op, "key": key})).collect();
-        json!({
-            "accountId": self.config.account_id,
+        let accounts = spec.operations.iter().any(|op| op.role.is_some() || op.auth.sends_account());
+        let mut snapshot = json!({
             "strict": self.config.strictness == crate::check::Strictness::Document,
-            "balances": balances,
             "received": self.traffic.received,
             "transactions": self.transactions.len(),
             "records": self.records.len(),
@@ -290,7 +342,16 @@ impl State {
             "ignored": ignored,
             "faults": self.traffic.faults_json(),
             "rateLimited": self.traffic.rate_limited,
-        })
+        });
+        if accounts {
+            let balances: Map<String, Value> =
+                self.accounts.all().iter().map(|a| (a.id.clone(), json!(money(a.balance)))).collect();
+            snapshot["accountId"] = json!(self.config.account_id);
+            snapshot["balances"] = Value::Object(balances);
+        } else if let Some(balance) = spec.operations.iter().find_map(|op| op.balance.as_ref()) {
+            snapshot["balance"] = json!(self.balance_left(spec, balance.subunits).normalize().to_string());
+        }
+        snapshot
     }
 }
 

@@ -14,6 +14,8 @@ pub(crate) struct Notification {
     pub url: String,
     pub event: String,
     pub body: Vec<u8>,
+    /// The sandbox's id of the payment it is about (a transaction's, or a money request's).
+    pub about: String,
 }
 
 /// An amount as the service writes it in a delivery: a JSON number of two decimals, its
@@ -103,7 +105,7 @@ pub(crate) fn notify(state: &mut State, event: &str, tx: &Transaction, now: &str
         object([("event_type", text(event)), ("requestId", text(request_id)), ("data", Json::Object(data))]);
     // Written by the runtime's writer: numbers as their exact text.
     let body = serde_json::to_vec(&body).unwrap_or_else(|_| json!({}).to_string().into_bytes());
-    vec![Notification { url, event: event.to_owned(), body }]
+    vec![Notification { url, event: event.to_owned(), body, about: tx.id.clone() }]
 }
 
 #[cfg(test)]

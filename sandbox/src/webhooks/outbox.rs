@@ -6,7 +6,6 @@ use std::time::SystemTime;
 
 use hyper::header::CONTENT_TYPE;
 use payspec_codegen::model::{Owned, WebhookScheme};
-use serde_json::Value;
 
 use super::Notification;
 use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE, State};
@@ -34,17 +33,11 @@ pub(crate) trait OutboxHost: Send + Sync + 'static {
 /// again on the service's schedule until the receiver answers `2xx` (five more attempts at
 /// most); each attempt is recorded in the delivery's entry of the log.
 pub(crate) fn deliver<S: OutboxHost>(shared: &Arc<S>, webhooks: Vec<Notification>) {
-    for Notification { url, event, body } in webhooks {
+    for Notification { url, event, body, about } in webhooks {
         let id = {
             let mut state = shared.state();
             let id = state.ids.next("sbx-hook");
-            let transaction_id = serde_json::from_slice::<Value>(&body)
-                .ok()
-                .and_then(|v| {
-                    v.pointer("/data/transaction/transactionId").and_then(Value::as_str).map(str::to_owned)
-                })
-                .unwrap_or_default();
-            state.deliveries.push(Delivery::new(id.clone(), event, transaction_id, url, body));
+            state.deliveries.push(Delivery::new(id.clone(), event, about, url, body));
             id
         };
         let task_shared = Arc::clone(shared);

@@ -62,5 +62,5 @@ pub(crate) fn notify_settled(
         put_path(&mut body, &signed.path, value);
     }
     let body = serde_json::to_vec(&body).unwrap_or_default();
-    vec![Notification { url, event: event.clone(), body }]
+    vec![Notification { url, event: event.clone(), body, about: record.id.clone() }]
 }

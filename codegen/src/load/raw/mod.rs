@@ -447,6 +447,9 @@ pub struct RawOperation {
     /// How its body travels: `json` or `form`; the service's unless said.
     #[serde(default)]
     pub body_encoding: Option<String>,
+    /// The sandbox's stateful behaviour it plays (a word of `payspec_vocabulary::ROLES`).
+    #[serde(default)]
+    pub role: Option<String>,
     #[serde(default)]
     pub aliases: Vec<RawAlias>,
     #[serde(default)]

@@ -262,6 +262,7 @@ pub(super) fn operation(
         auth: operation_auth(raw.auth, context.credentials, context.default_auth, base, sink),
         effect,
         body_encoding: body_encoding(raw.body_encoding.as_deref(), context.body_encoding, &format!("{base}.body_encoding"), sink),
+        role: sandbox_role(raw.role.as_deref(), base, sink),
         idempotency: raw.idempotency,
         idempotency_header,
         answers,
@@ -656,6 +657,24 @@ pub(super) fn idempotency_header(
         );
     }
     IdempotencyHeader { wire: raw.wire.clone(), source: origin(raw.source), note: raw.note.trim().to_owned() }
+}
+
+/// `role`: one of the sandbox's stateful behaviours, by its word.
+fn sandbox_role(raw: Option<&str>, base: &str, sink: &mut Sink) -> Option<String> {
+    let word = raw?;
+    if payspec_vocabulary::role(word).is_none() {
+        let names: Vec<&str> = payspec_vocabulary::ROLES.iter().map(|r| r.name).collect();
+        let hint = match sink.suggest(word, &names) {
+            Some(near) => format!("did you mean `{near}`? The roles: {}", names.join(", ")),
+            None => format!(
+                "name one of the sandbox's roles ({}), or leave `role` out: the sandbox then answers by what the spec says of the operation",
+                names.join(", ")
+            ),
+        };
+        sink.error(&format!("{base}.role"), format!("`{word}` is not a role of the sandbox"), hint);
+        return None;
+    }
+    Some(word.to_owned())
 }
 
 pub(super) fn page_style(
