@@ -202,6 +202,11 @@ fn the_export_is_deterministic_and_says_what_openapi_cannot() {
     );
     let old = &doc["paths"]["/v1/transfers/bank"]["post"];
     assert_eq!(old["x-payspec-alias-of"], "bank_transfer");
+    // The codes the service documents, each with whether it may be sent again.
+    let codes = doc["x-payspec"]["codes"].as_array().expect("codes");
+    assert_eq!(codes.len(), spec.codes.len());
+    let generic = spec.codes.iter().find(|c| c.retry).expect("a code to send again");
+    assert!(codes.iter().any(|c| c["code"] == json!(generic.code) && c["retry"] == json!(true)), "{codes:?}");
 
     // Nesting and exact types: the checkout order nests under `order`; a decimal the
     // spec sends as a string is a string with a decimal pattern.

@@ -377,6 +377,11 @@ fn the_exported_document_says_forms_and_the_error_object() -> TestResult {
     let create = &document["paths"]["/v1/payouts"]["post"];
     let body = &create["requestBody"]["content"][FORM]["schema"];
     assert!(body["properties"]["metadata"]["properties"]["order_id"].is_object(), "{create}");
+    // The listing: after the last record's id, while `has_more`.
+    assert_eq!(
+        document["paths"]["/v1/payouts"]["get"]["x-payspec-pagination"],
+        json!({"style": "after", "more": "has_more", "records": "data", "record_id": "id", "asks": "cursor"})
+    );
     let error = &document["components"]["schemas"]["Error"];
     assert_eq!(error["required"], json!(["error"]), "{error}");
     assert!(error["properties"]["error"]["properties"]["message"].is_object(), "{error}");

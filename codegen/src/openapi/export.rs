@@ -12,7 +12,7 @@
 use super::diff::{answer_wire_type, param_wire_type};
 use super::read::WireType;
 use crate::model::{
-    AnswerType, Auth, DateLayout, EnvelopeKeys, ErrorKeys, EventOutcome, Operation, Owned, Param,
+    AnswerType, Auth, DateLayout, EnvelopeKeys, ErrorKeys, EventOutcome, Operation, Owned, PageStyle, Param,
     ParamLocation, Shape, Spec, SuccessBy, Type,
 };
 use serde_json::{Map, Value, json};
@@ -69,7 +69,13 @@ pub fn export(spec: &Spec) -> Value {
             "version": "1",
             "description": format!("Written by payspec from {}.", spec.source),
         },
-        "x-payspec": {"format": 1, "source": spec.source},
+        "x-payspec": {
+            "format": 1,
+            "source": spec.source,
+            // The codes the service documents: what each means, and whether the same
+            // request may be sent again.
+            "codes": spec.codes.iter().map(|c| json!({"code": c.code, "name": c.name, "retry": c.retry, "doc": c.doc})).collect::<Vec<_>>(),
+        },
         "servers": spec.environments.iter().map(|e| json!({"url": e.url, "description": e.name})).collect::<Vec<_>>(),
         "tags": spec.groups.iter().map(|g| json!({"name": g.key, "description": g.title})).collect::<Vec<_>>(),
         "paths": paths,
@@ -342,9 +348,35 @@ fn operation(spec: &Spec, op: &Operation, alias: Option<usize>) -> Value {
         object.insert("x-payspec-idempotency".to_owned(), idempotency);
     }
     if let Some(style) = &op.pagination {
-        object.insert("x-payspec-pagination".to_owned(), json!({"style": style.as_str()}));
+        object.insert("x-payspec-pagination".to_owned(), page_paths(style));
     }
     Value::Object(object)
+}
+
+/// A listing's page style with the paths its pages lead on by (from the page's data, or
+/// from the whole answer after `$.`), and the parameter each next page is asked with.
+fn page_paths(style: &PageStyle<Owned>) -> Value {
+    match style {
+        PageStyle::Cursor { next } => json!({"style": "cursor", "next": next, "asks": "cursor"}),
+        PageStyle::Page { next, current } => {
+            json!({"style": "page", "next": next, "current": current, "asks": "page"})
+        }
+        PageStyle::PageSize { more, last, current, total, first } => json!({
+            "style": "page_size",
+            if *last { "last" } else { "more" }: more,
+            "current": current,
+            "total": total,
+            "first": first,
+            "asks": "page",
+        }),
+        PageStyle::After { more, last, records, id } => json!({
+            "style": "after",
+            if *last { "last" } else { "more" }: more,
+            "records": records,
+            "record_id": id,
+            "asks": "cursor",
+        }),
+    }
 }
 
 /// A request value's schema: its exact wire type, with the spec's allowed values, limits,
