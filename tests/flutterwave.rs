@@ -281,6 +281,17 @@ async fn the_sandbox_serves_the_fourth_vendor_s_spec_from_the_spec_alone() -> Te
         .count();
     assert_eq!(ours, 4, "{listed:?}");
     assert!(sandbox.received("list_transfers") >= 3, "pages of the sandbox's size, each asked for");
+
+    // The balance as the documented answers write it: a JSON number, the opening balance
+    // less the transfer that succeeded.
+    let balance = client.misc().get_balance(GetBalance::new("NGN")).await?;
+    let raw = balance.envelope().raw_json().ok_or("no data")?;
+    let available = raw.get("available_balance").ok_or("no available_balance")?;
+    assert!(matches!(available, payspec_runtime::Json::Number(_)), "{raw:?}");
+    assert_eq!(
+        balance.data().and_then(|b| b.available_balance).map(|a| a.as_decimal()),
+        Some(rust_decimal::Decimal::new(100_000_000 - 550_000, 2))
+    );
     Ok(())
 }
 

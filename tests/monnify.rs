@@ -310,8 +310,11 @@ async fn the_sandbox_serves_the_third_vendor_s_spec_from_the_spec_alone() -> Tes
         balance(client.disbursements().fetch_wallet_balance(FetchWalletBalance::new("8016472829")).await?);
     let less = |text: Option<String>| text.and_then(|t| t.parse::<payspec_runtime::Amount>().ok());
     assert_eq!(
-        less(opening).zip(less(after)).map(|(o, a)| (o.as_decimal() - a.as_decimal()).to_string()).as_deref(),
-        Some("2500.50"),
+        less(opening)
+            .zip(less(after))
+            .map(|(o, a)| (o.as_decimal() - a.as_decimal()).normalize().to_string())
+            .as_deref(),
+        Some("2500.5"),
         "the balance less the transfer"
     );
     let deliveries = sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;

@@ -312,6 +312,17 @@ async fn the_sandbox_serves_the_fifth_vendor_s_spec_from_the_spec_alone() -> Tes
     let request = payout_request("sbx-stripe-1", 1100)?;
     let sent = client.payouts().create_payout(request.clone()).await?;
     assert!(matches!(sent, Outcome::Pending(_)), "{sent:?}");
+    // Its answer says what was sent (the metadata's key in its object) and nothing unsaid:
+    // no failure on a payout that has not failed.
+    let answered = sent.envelope().data.as_ref().ok_or("no payout")?;
+    assert_eq!(
+        answered.metadata.as_ref().and_then(|m| m.get("order_id")).and_then(|v| v.as_str()),
+        Some("6735")
+    );
+    assert_eq!(
+        (answered.failure_code.as_deref(), answered.description.as_deref()),
+        (None, Some("Rent & bills: March"))
+    );
     let settled = client.payouts().settle_create_payout(&request, &sent, quick_settle()).await?;
     let Settled::Final { state, .. } = settled else { panic!("{settled:?}") };
     assert_eq!(state, FinalState::Succeeded);
@@ -338,6 +349,13 @@ async fn the_sandbox_serves_the_fifth_vendor_s_spec_from_the_spec_alone() -> Tes
     let state: Value = reqwest::get(format!("{}/__sandbox/state", sandbox.base_url())).await?.json().await?;
     assert!(state.get("accountId").is_none() && state.get("unmounted").is_none(), "{state}");
     assert_eq!(state["balance"], json!((100_000_000 - 1100).to_string()), "{state}");
+
+    // An operation on the payout by its id answers that payout, not a sample.
+    let cancelled = client.payouts().cancel_payout(CancelPayout::new(id.clone())).await?;
+    assert_eq!(cancelled.data().and_then(|p| p.id.clone()), Some(id.clone()));
+    assert_eq!(cancelled.data().and_then(|p| p.amount), Some(1100));
+    let never = client.payouts().cancel_payout(CancelPayout::new(stripe::types::PayoutId::from("po_never")));
+    assert_eq!(never.await.err().and_then(|e| e.status()), Some(404));
 
     // A payout the sandbox never made: refused with the `error` object, read as one.
     let unknown = client

@@ -38,7 +38,8 @@ fn sample(spec: &Spec, ty: &Type, list: bool, values: &[String], now: &str, dept
         },
         Type::Integer => json!(0),
         Type::Boolean => json!(true),
-        Type::Decimal => json!("0.00"),
+        // A JSON number; a field that says the service writes it as text is text.
+        Type::Decimal => json!(0.0),
         Type::DateTime => json!(now),
         Type::Json => json!({}),
         Type::StringList => json!([]),
@@ -48,10 +49,11 @@ fn sample(spec: &Spec, ty: &Type, list: bool, values: &[String], now: &str, dept
                 && depth < MAX_DEPTH
             {
                 for field in &shape.fields {
-                    object.insert(
-                        field.wire.clone(),
-                        sample(spec, &field.ty, field.list, &field.values, now, depth + 1),
-                    );
+                    let value = match (&field.ty, field.list, field.as_string) {
+                        (Type::Decimal, false, true) => json!("0.00"),
+                        _ => sample(spec, &field.ty, field.list, &field.values, now, depth + 1),
+                    };
+                    object.insert(field.wire.clone(), value);
                 }
             }
             Value::Object(object)
@@ -103,6 +105,11 @@ fn set(data: &mut Value, path: &str, value: Value) {
     }
     let value = match (node, value) {
         (Value::String(_), Value::Number(n)) => Value::String(n.to_string()),
+        // An amount a handler keeps as exact text, where the shape's is a number.
+        (Value::Number(_), Value::String(text)) => match serde_json::from_str::<serde_json::Number>(&text) {
+            Ok(number) => Value::Number(number),
+            Err(_) => return,
+        },
         (Value::String(_), v @ Value::String(_))
         | (Value::Number(_), v @ Value::Number(_))
         | (Value::Bool(_), v @ Value::Bool(_))

@@ -66,6 +66,9 @@ pub struct Field {
     pub required: bool,
     /// Whether it must never be shown.
     pub secret: bool,
+    /// A decimal the service writes as text (`"1500.50"`) rather than as a JSON number: the
+    /// sandbox writes it so (the client reads either).
+    pub as_string: bool,
     /// Doc lines.
     pub doc: Vec<String>,
 }

@@ -5,12 +5,14 @@
 //! up with, a read of the `balance` (the opening balance less every payment that
 //! succeeded, by its `settle.amount`), and a listing (`pagination`: the records the money
 //! operations of its type made, else sample records, paged by the page parameters, the
-//! page's place written at the spec's paths). What a role writes comes from the spec alone:
+//! page's place written at the spec's paths), and an operation on one record a money
+//! operation made, named by a path value (its answer is that record as it stands; an id
+//! it never made is refused). What a role writes comes from the spec alone:
 //! its parameters, its answer shapes, its states, its page paths and its webhook scheme.
 
 use payspec_codegen::model::{
-    Balance, Effect, FinalState, KeySource, Lookup, Operation, Owned, PageItems, PageStyle, Param, Settle,
-    Spec, Type,
+    Balance, Effect, FinalState, KeySource, Lookup, Operation, Owned, PageItems, PageStyle, Param,
+    ParamLocation, Settle, Spec, Type,
 };
 use serde_json::{Map, Value, json};
 
@@ -33,6 +35,9 @@ pub(crate) enum Role<'s> {
     Balance(&'s Balance),
     /// A listing, and how it asks for its next page.
     Listing(&'s PageStyle<Owned>),
+    /// An operation on one record of a money operation, named by a path value: its answer
+    /// is that operation's (a payout cancelled, read or updated by its id).
+    Record(&'s Operation),
 }
 
 pub(crate) fn role<'s>(spec: &'s Spec, op: &'s Operation) -> Option<Role<'s>> {
@@ -50,7 +55,15 @@ pub(crate) fn role<'s>(spec: &'s Spec, op: &'s Operation) -> Option<Role<'s>> {
     if let Some(balance) = &op.balance {
         return Some(Role::Balance(balance));
     }
-    op.pagination.as_ref().map(Role::Listing)
+    if let Some(style) = &op.pagination {
+        return Some(Role::Listing(style));
+    }
+    let by_path = op.params.iter().any(|p| p.location == ParamLocation::Path);
+    let answer = op.response.as_ref().filter(|answer| !answer.list && by_path)?;
+    let money = spec.operations.iter().find(|money| {
+        money.effect == Effect::Money && money.settle.is_some() && money.response.as_ref() == Some(answer)
+    })?;
+    Some(Role::Record(money))
 }
 
 /// Answers `ctx`'s operation by its role; `None` when it plays none.
@@ -61,7 +74,43 @@ pub(crate) fn answer(ctx: &mut Ctx<'_>) -> Option<Result<Outcome, Refusal>> {
         Role::Lookup(money, settle, lookup) => look_up(ctx, money, settle, lookup),
         Role::Balance(balance) => Ok(balance_answer(ctx, balance)),
         Role::Listing(style) => listing(ctx, style),
+        Role::Record(money) => record_named(ctx, money),
     })
+}
+
+/// The record of `money` every path value of the request names (a value of its answer, or
+/// of its request), answered as it stands; refused as the service refuses an id it does
+/// not know.
+fn record_named(ctx: &Ctx<'_>, money: &Operation) -> Result<Outcome, Refusal> {
+    let op = ctx.op;
+    let values: Vec<&Value> = op
+        .params
+        .iter()
+        .filter(|p| p.location == ParamLocation::Path)
+        .filter_map(|p| ctx.checked.values.get(&p.wire))
+        .collect();
+    let holds = |record: &Record, value: &Value| {
+        let text = |v: &Value| match v {
+            Value::String(text) => Some(text.clone()),
+            Value::Number(number) => Some(number.to_string()),
+            _ => None,
+        };
+        let wanted = text(value);
+        let found = |v: &Value| wanted.is_some() && text(v) == wanted;
+        record.data.as_object().is_some_and(|data| data.values().any(found))
+            || record.request.values().any(found)
+    };
+    let record = ctx
+        .state
+        .records
+        .newest_first()
+        .find(|record| record.operation == money.name && values.iter().all(|value| holds(record, value)));
+    match record {
+        Some(record) => Ok(ctx.success_with(record.data.clone())),
+        None => {
+            Err(Refusal::not_found(format!("no {} is known by these values", money.name.replace('_', " "))))
+        }
+    }
 }
 
 /// The request's values by parameter name (path, query and body alike).
@@ -104,7 +153,39 @@ fn echoed(ctx: &Ctx<'_>, op: &Operation, request: &Map<String, Value>, from: &Op
             }
         }
     }
+    // A nested key (`metadata.order_id`) into the object the answer has at its head.
+    for (name, value) in request {
+        let Some(param) = from.param(name).filter(|p| !p.secret && p.wire.contains('.')) else { continue };
+        let head = param.wire.split('.').next().unwrap_or_default();
+        if data.get(head).is_some_and(Value::is_object) {
+            put_path(&mut data, &param.wire, value.clone());
+        }
+    }
     data
+}
+
+/// Leaves out of a money request's answer the optional values nothing said: a field of
+/// its shape that is not required, that the request did not give and the sandbox did not
+/// write (its id, its state), still holding the shape's sample. The service's answer has
+/// no description the merchant did not send, and no failure code on a payment that did not
+/// fail; only what the shape requires is written from its sample.
+fn leave_out_unsaid(ctx: &Ctx<'_>, data: &mut Value, request: &Map<String, Value>, written: &[&str]) {
+    let (spec, op) = (ctx.spec, ctx.op);
+    let Some(Type::Shape(name)) = op.response.as_ref().filter(|a| !a.list).map(|a| &a.ty) else { return };
+    let Some(shape) = spec.shape(name) else { return };
+    let sample = sample_data(spec, op, &ctx.now);
+    let mut given: Vec<&str> =
+        request.keys().filter_map(|name| op.param(name)).map(|param| param.wire.as_str()).collect();
+    given.extend_from_slice(written);
+    let Value::Object(fields) = data else { return };
+    for field in shape.fields.iter().filter(|f| !f.required && !f.list && !given.contains(&f.wire.as_str())) {
+        if matches!(field.ty, Type::Shape(_) | Type::Json | Type::StringList) {
+            continue;
+        }
+        if fields.get(&field.wire).is_some_and(|value| sample.get(&field.wire) == Some(value)) {
+            fields.remove(&field.wire);
+        }
+    }
 }
 
 /// The key of the data that holds an answer's state for `op`: the settle's own, else the
@@ -161,6 +242,16 @@ fn money(ctx: &mut Ctx<'_>, settle: &Settle) -> Outcome {
         put_path(&mut data, &op.answers.reading.status_field, json!(state));
     }
     let final_state = if pending.is_some() { None } else { Some(FinalState::Succeeded) };
+    // What the sandbox wrote stays: the id, the keys a lookup reads, the state.
+    let mut written: Vec<&str> = vec!["id", op.answers.reading.status_field.as_str()];
+    for lookup in &settle.lookups {
+        for (_, source) in &lookup.params {
+            if let KeySource::Answer(path) = source {
+                written.extend(path.first().map(String::as_str));
+            }
+        }
+    }
+    leave_out_unsaid(ctx, &mut data, &request, &written);
     ctx.state.records.add(Record {
         id,
         operation: op.name.clone(),

@@ -400,6 +400,9 @@ pub struct RawField {
     pub required: bool,
     #[serde(default)]
     pub secret: bool,
+    /// A decimal the service writes as text (`"1500.50"`), not as a JSON number.
+    #[serde(default)]
+    pub as_string: bool,
     #[serde(default)]
     pub doc: Option<String>,
 }

@@ -186,6 +186,13 @@ pub(super) fn shape_field(
             "give each field its own `wire` key",
         );
     }
+    if raw.as_string && ty != Type::Decimal {
+        sink.error(
+            &format!("{path}.as_string"),
+            "`as_string` says how a decimal travels",
+            "remove it, or type the field `decimal` if it is an amount the service writes as text",
+        );
+    }
     Field {
         name: name.to_owned(),
         wire,
@@ -194,6 +201,7 @@ pub(super) fn shape_field(
         values: raw.values.clone(),
         required: raw.required,
         secret: raw.secret,
+        as_string: raw.as_string,
         doc: lines(raw.doc.as_deref()),
     }
 }
@@ -255,5 +263,27 @@ mod tests {
         let text =
             small().replacen("identifiers:\n", "identifiers:\n  lower_case: A badly named identifier.\n", 1);
         assert_refused(&text, "identifiers.lower_case");
+    }
+
+    #[test]
+    fn only_a_decimal_says_it_travels_as_text() {
+        let with = |ty: &str| {
+            small().replacen(
+                "      expires_at:\n",
+                &format!("      fee:\n        type: {ty}\n        as_string: true\n      expires_at:\n"),
+                1,
+            )
+        };
+        let spec = crate::load_str("small.yaml", &with("decimal")).map_err(|e| e.to_string());
+        let fee = spec
+            .as_ref()
+            .ok()
+            .and_then(|s| s.shape("TokenGrant"))
+            .and_then(|s| s.fields.iter().find(|f| f.name == "fee"));
+        assert!(fee.is_some_and(|f| f.as_string), "{spec:?}");
+        assert_refused(
+            &with("integer"),
+            "shapes.TokenGrant.fields.fee.as_string: `as_string` says how a decimal travels",
+        );
     }
 }
