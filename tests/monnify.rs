@@ -306,6 +306,17 @@ async fn the_sandbox_serves_the_third_vendor_s_spec_from_the_spec_alone() -> Tes
     let Settled::Final { state, .. } = settled else { panic!("{settled:?}") };
     assert_eq!(state, FinalState::Succeeded);
     assert_eq!((sandbox.received("login"), sandbox.received("initiate_transfer")), (1, 1));
+    // Its answers say success by the spec's flag, with no code of the built-in service's in
+    // the spec's code key (the spec lists no success code).
+    let login: Value = reqwest::Client::new()
+        .post(format!("{}/api/v1/auth/login", sandbox.base_url()))
+        .basic_auth(payspec_sandbox::CLIENT_ID, Some(payspec_sandbox::CLIENT_SECRET))
+        .send()
+        .await?
+        .json()
+        .await?;
+    assert_eq!(login["requestSuccessful"], json!(true), "{login}");
+    assert!(login.get("responseCode").is_none(), "{login}");
     let after =
         balance(client.disbursements().fetch_wallet_balance(FetchWalletBalance::new("8016472829")).await?);
     let less = |text: Option<String>| text.and_then(|t| t.parse::<payspec_runtime::Amount>().ok());

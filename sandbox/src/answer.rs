@@ -124,8 +124,22 @@ fn set(data: &mut Value, path: &str, value: Value) {
 /// spec's envelope keys: their first spellings, or for a `response_code` envelope their
 /// second (`responseCode`, `responseMessage`), as the service writes that envelope.
 pub(crate) fn envelope(op: &Operation, data: Value, description: &str) -> Value {
-    let code = op.answers.reading.success_codes.first().map_or("00", String::as_str);
-    envelope_coded(op, data, code, description)
+    match op.answers.reading.success_codes.first() {
+        Some(code) => envelope_coded(op, data, code, description),
+        // Success said by the flag or the status, and no code the spec knows: none written.
+        None => envelope_uncoded(op, data, description),
+    }
+}
+
+/// The data wrapped in the operation's envelope without a code.
+fn envelope_uncoded(op: &Operation, data: Value, description: &str) -> Value {
+    let mut body = envelope_coded(op, data, "", description);
+    if let (Some((Some(code_key), _)), Value::Object(fields)) =
+        (op.answers.reading.envelope.spelled(), &mut body)
+    {
+        fields.remove(code_key);
+    }
+    body
 }
 
 /// The data wrapped in the operation's envelope with `code`, as [`envelope`].
