@@ -34,12 +34,16 @@ notifications, signed with KEY, to URL, and sends a delivery not answered 2xx ag
 600 makes that 0.2 to 5.3 seconds). The control API is under /__sandbox/: GET state, GET
 faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle (pending
 transfers to {\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>, GET
-payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger
-({\"event\": \"payment_success\"}, or any of the six kinds), PUT webhook.
+payments/<id, reference or key>, GET deliveries, POST deliveries/<id>/resend, POST trigger
+({\"event\": one of the spec's events}), PUT webhook. Under --spec, each operation is
+answered by what its spec says of it (a money operation that settles, its lookups, a
+listing, the balance, the token operations) or by the role its spec names (`role:`).
 
 The other commands call that control API of a sandbox running at URL and print its answer:
-trigger makes EVENT (payment_success, payment_failed, payment_reversal, payout_success,
-payout_failed, payout_refund) happen to a payment of the sandbox's own and delivers it;
+trigger makes EVENT (an event of the spec: with the built-in spec payment_success,
+payment_failed, payment_reversal, payout_success, payout_failed or payout_refund; with
+another, an event that settles one of its payments) happen to a payment of the sandbox's
+own and delivers it;
 resend sends a delivery again now, to the webhook URL in force, and again on the service's
 schedule while it is not answered 2xx; payment prints one payment with its deliveries and
 their attempts; settle ends every pending transfer (as success unless told); deliveries

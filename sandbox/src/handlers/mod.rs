@@ -64,13 +64,14 @@ pub(crate) fn settle_pending(
     (transfers + records, webhooks)
 }
 
-/// The events the sandbox can make happen under `spec`: the payments model's, where the
-/// spec lists them, and each event of the spec's own that settles a money operation.
+/// The events the sandbox can make happen under `spec`: the roles' model's (its
+/// transactions), where the spec's operations play a role and the spec lists the event, and
+/// each event of the spec's own that settles a money operation.
 pub(crate) fn trigger_events(spec: &Spec) -> Vec<String> {
     let Some(webhooks) = &spec.webhooks else { return Vec::new() };
     let mut events: Vec<String> = crate::webhooks::EVENTS
         .iter()
-        .filter(|e| webhooks.events.iter().any(|own| own == *e))
+        .filter(|e| plays_roles(spec) && webhooks.events.iter().any(|own| own == *e))
         .map(|e| (*e).to_owned())
         .collect();
     if let Some(settles) = &webhooks.settles {
@@ -100,10 +101,16 @@ pub(crate) fn trigger(
     if !events.iter().any(|e| e == event) {
         return Err(Refusal::invalid(format!("no event `{event}`: one of {}", events.join(", "))));
     }
-    if crate::webhooks::EVENTS.contains(&event) {
+    if plays_roles(spec) && crate::webhooks::EVENTS.contains(&event) {
         return crate::webhooks::trigger(state, event);
     }
     roles::trigger(spec, state, event)
+}
+
+/// Whether any operation of `spec` plays one of the sandbox's roles: only then does the
+/// roles' model (accounts, transactions) stand behind its events.
+fn plays_roles(spec: &Spec) -> bool {
+    spec.operations.iter().any(|op| op.role.is_some())
 }
 
 /// Every group's handlers.
