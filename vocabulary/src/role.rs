@@ -46,10 +46,10 @@ pub const ROLES: &[Role] = &[
     Role { name: "mandate_list", doc: "lists the mandates" },
     Role { name: "mandate_read", doc: "reads one mandate" },
     Role {
-        name: "bank_transfer",
+        name: "bank_payout",
         doc: "sends money to a bank account from the balance, pending until it settles",
     },
-    Role { name: "wallet_transfer", doc: "moves money between accounts of the service at once" },
+    Role { name: "account_to_account", doc: "moves money between accounts of the service at once" },
     Role { name: "transaction_read", doc: "reads a transaction by its keys" },
     Role { name: "transaction_list", doc: "lists an account's transactions, by status and kind" },
 ];

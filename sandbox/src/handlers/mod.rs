@@ -279,6 +279,12 @@ mod tests {
                 handler.role
             );
         }
+        // A role's word is no operation's name: the binding is the spec's, never a name's.
+        let spec =
+            payspec_codegen::load_str(BUILTIN_SPEC_NAME, crate::BUILTIN_SPEC).map_err(|e| e.to_string())?;
+        for role in payspec_codegen::model::ROLES {
+            assert!(spec.operation(role.name).is_none(), "the role `{}` is an operation's name", role.name);
+        }
         assert!(table.by_operation.contains_key("bank_transfer"));
         assert!(!table.by_operation.contains_key("list_banks"), "list_banks has the generic answer");
         Ok(())

@@ -14,14 +14,14 @@ use crate::webhooks::{Notification, notify};
 
 pub(super) const HANDLERS: &[Handler] = &[
     Handler {
-        role: "bank_transfer",
+        role: "bank_payout",
         reads: &["amount", "accountNumber", "bankCode", "accountName", "merchantTxRef"],
         writes: &[PAID_OUT],
         plays_pending: false,
         handle: |ctx| pay_out(ctx, "transfer", &PAID_OUT),
     },
     Handler {
-        role: "wallet_transfer",
+        role: "account_to_account",
         reads: &["amount", "receiverAccountId", "merchantTxRef"],
         writes: &[PAID_OUT],
         plays_pending: false,
