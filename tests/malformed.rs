@@ -238,6 +238,16 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "did you mean `money`?",
     ),
     (
+        "unknown_role",
+        r#"tests/fixtures/malformed/unknown_role.yaml:26:11: error: operations.bank_transfer_from_sub_account.role: `bank_payot` is not a role of the sandbox"#,
+        "did you mean `bank_payout`?",
+    ),
+    (
+        "unknown_body_encoding",
+        r#"tests/fixtures/malformed/unknown_body_encoding.yaml:7:18: error: service.body_encoding: `xml` is not a body encoding"#,
+        "write `json` (a JSON object, the default) or `form`",
+    ),
+    (
         "unknown_group",
         r#"tests/fixtures/malformed/unknown_group.yaml:25:12: error: operations.bank_transfer_from_sub_account.group: unknown group `transfer`"#,
         "did you mean `transfers`?",

@@ -2,8 +2,7 @@
 //! (no secret), attempts with their timing, the total, and the request id to quote, the
 //! same one the server received on every attempt. Counted at the server.
 
-#[path = "support/runtime.rs"]
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

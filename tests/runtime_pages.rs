@@ -1,8 +1,7 @@
 //! Following listings over a real loopback socket, in the three page styles, and stopping
 //! with an error when the service would make a listing loop.
 
-#[path = "support/runtime.rs"]
-mod support;
+use crate::support;
 
 use futures::StreamExt;
 use payspec_client::runtime::Json;

@@ -4,6 +4,7 @@ use super::auth::{auth_of, check_credential_headers, check_token_auth, operation
 use super::common::*;
 use super::disagreements::{check_service_evidence, disagreements};
 use super::evidence::{origin, service_fact};
+use super::pages::page_style;
 use super::params::{check_body_allowed, check_path_variables, params};
 use super::service::{answers, body_encoding};
 use super::types::{TypeNames, check_group};
@@ -383,66 +384,6 @@ pub(super) fn one_of(raw: &RawOperation, params: &[Param], base: &str, sink: &mu
     sets
 }
 
-/// A listing's answer is a list (its records), or a shape with exactly one list field (its
-/// records): what the generated item stream yields one by one. A listing that pages after
-/// its last record learns here where its records are, and its records' shape must have the
-/// key it starts after.
-pub(super) fn check_listings(operations: &mut [Operation], shapes: &[Shape], sink: &mut Sink) {
-    for op in operations.iter_mut().filter(|op| op.pagination.is_some()) {
-        let at = format!("operations.{}.response", op.name);
-        let (records, item) = match &op.response {
-            Some(AnswerType { ty, list: true }) => (String::new(), Some(ty)),
-            Some(AnswerType { ty: Type::Shape(name), list: false }) => {
-                let Some(shape) = shapes.iter().find(|s| &s.name == name) else { continue };
-                let mut lists = shape.fields.iter().filter(|f| f.list);
-                match (lists.next(), lists.next()) {
-                    (Some(field), None) => (field.wire.clone(), Some(&field.ty)),
-                    _ => {
-                        let count = shape.fields.iter().filter(|f| f.list).count();
-                        sink.error(
-                            &at,
-                            format!(
-                                "the page shape `{}` has {count} list fields; a page has one, its records",
-                                shape.name
-                            ),
-                            "mark the records' field `list: true`, and only that one",
-                        );
-                        continue;
-                    }
-                }
-            }
-            other => {
-                // Where the listing is declared, when no answer is.
-                let at = if other.is_none() { format!("operations.{}.pagination", op.name) } else { at };
-                sink.error(
-                    &at,
-                    "a listing's answer must be its records or a page that holds them",
-                    "name the records' shape with `response_list: true`, or a page's shape whose one list field holds the records",
-                );
-                continue;
-            }
-        };
-        if let Some(PageStyle::After { records: place, id, .. }) = &mut op.pagination {
-            *place = records;
-            let record = match item {
-                Some(Type::Shape(name)) => shapes.iter().find(|s| &s.name == name),
-                _ => None,
-            };
-            let has_id = record.is_some_and(|shape| {
-                let head = id.split('.').next().unwrap_or(id);
-                shape.fields.iter().any(|f| f.wire == head)
-            });
-            if !has_id {
-                sink.error(
-                    &format!("operations.{}.pagination", op.name),
-                    format!("the next page starts after the last record's `{id}`, which its records do not have"),
-                    "give the records' shape that key, or name the key they have in `service.pagination.record_id`",
-                );
-            }
-        }
-    }
-}
-
 /// A read that answers the balance names a key of its answer's shape (of each record of a
 /// list) that holds a number or its text, or a path to one: keys joined with `.`, each but
 /// the last a field of another shape, or of a list of it (`available.amount`: the amount of
@@ -675,62 +616,6 @@ fn sandbox_role(raw: Option<&str>, base: &str, sink: &mut Sink) -> Option<String
         return None;
     }
     Some(word.to_owned())
-}
-
-pub(super) fn page_style(
-    style: RawPageStyle,
-    params: &[Param],
-    keys: &PageKeys,
-    base: &str,
-    sink: &mut Sink,
-) -> PageStyle<Owned> {
-    // Only the parameter that leads on is needed: a listing whose size the service fixes
-    // has no `limit` or `page_size` of its own, and none is invented for it.
-    let (style, needed): (PageStyle<Owned>, &[&str]) = match style {
-        RawPageStyle::Cursor => (PageStyle::Cursor { next: keys.cursor.clone() }, &["cursor"]),
-        RawPageStyle::Page => {
-            (PageStyle::Page { next: keys.next_page.clone(), current: keys.current_page.clone() }, &["page"])
-        }
-        RawPageStyle::PageSize => (
-            PageStyle::PageSize {
-                more: keys.has_more.clone(),
-                last: keys.last_page,
-                current: keys.page.clone(),
-                total: keys.total_pages.clone(),
-                first: keys.first_page,
-            },
-            &["page"],
-        ),
-        // The records' key is known once the answer's shape is (`check_listings`).
-        RawPageStyle::After => (
-            PageStyle::After {
-                more: keys.has_more.clone(),
-                last: keys.last_page,
-                records: String::new(),
-                id: keys.record_id.clone(),
-            },
-            &["cursor"],
-        ),
-    };
-    for name in needed {
-        match params.iter().find(|p| p.name == *name) {
-            None => sink.error(
-                &format!("{base}.pagination"),
-                format!("`pagination: {}` needs a `{name}` parameter", style.as_str()),
-                format!(
-                    "add `{name}` (in: query, type: {})",
-                    if *name == "cursor" { "string" } else { "integer" }
-                ),
-            ),
-            Some(p) if p.required && (*name == "cursor" || *name == "page") => sink.error(
-                &format!("{base}.params.{name}.required"),
-                format!("`{name}` drives the paging and must be optional"),
-                "remove `required`; the first page is asked for without it",
-            ),
-            Some(_) => {}
-        }
-    }
-    style
 }
 
 #[cfg(test)]
