@@ -4,9 +4,7 @@
 //! the field path without showing a secret. (Every reference answer is decoded too: see
 //! `every_operation::reference_answers` in `wire.rs`.)
 
-#[allow(dead_code, reason = "only the server and client helpers are used here")]
-#[path = "support/wire_check.rs"]
-mod wire_check;
+use crate::wire_check;
 
 use payspec_client::ErrorDetail;
 use payspec_client::requests::{

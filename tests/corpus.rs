@@ -5,9 +5,7 @@
 //! the service-like sandbox and described by the spec,
 //! and every delivery verifies and reads. Requests are counted at the server.
 
-#[allow(dead_code, reason = "only the server and client helpers are used here")]
-#[path = "support/wire_check.rs"]
-mod wire_check;
+use crate::wire_check;
 
 use payspec_client::requests::{
     BankTransfer, ChargeTokenizedCard, CreateCheckoutOrder, CreateVirtualAccount, FetchTransaction,

@@ -15,6 +15,8 @@
 //! The third and fourth vendors, Monnify and Flutterwave, are modules of this binary
 //! (`monnify.rs`, `flutterwave.rs`), so that their clients link once with it.
 
+#[path = "conventions.rs"]
+mod conventions_suite;
 #[path = "flutterwave.rs"]
 mod flutterwave_vendor;
 #[path = "monnify.rs"]

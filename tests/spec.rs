@@ -7,12 +7,18 @@
 // These suites link into this test binary, one binary fewer to build for each.
 #[path = "audit.rs"]
 mod audit_suite;
+#[path = "docs.rs"]
+mod docs_suite;
+#[path = "extend.rs"]
+mod extend_suite;
 #[path = "first_errors.rs"]
 mod first_errors_suite;
 #[path = "malformed.rs"]
 mod malformed_suite;
 #[path = "one_engine.rs"]
 mod one_engine_suite;
+#[path = "openapi.rs"]
+mod openapi_suite;
 #[path = "reserved_names.rs"]
 mod reserved_names_suite;
 
