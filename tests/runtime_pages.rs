@@ -1,4 +1,4 @@
-//! Following listings over a real loopback socket, in the three page styles, and stopping
+//! Following listings over a real loopback socket, in the four page styles, and stopping
 //! with an error when the service would make a listing loop.
 
 use crate::support;
@@ -214,4 +214,50 @@ async fn page_size_listing_that_does_not_advance_ends_with_an_error() {
     assert_eq!(pages.len(), 2);
     assert!(matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Pagination { .. })), "{error:?}");
     assert_eq!(server.count("GET", "/v1/direct-debits/mandates"), 2);
+}
+
+#[tokio::test]
+async fn an_after_listing_starts_each_page_after_the_last_record_while_more_follow() {
+    let record = |id: &str| json!({"id": id, "amount": 100});
+    let server = server_with_token(move |req, _| match req.query_value("starting_after") {
+        None => Reply::ok(json!({"data": [record("po_5"), record("po_4")], "has_more": true})),
+        Some("po_4") => Reply::ok(json!({"data": [record("po_3"), record("po_2")], "has_more": true})),
+        Some("po_2") => Reply::ok(json!({"data": [record("po_1")], "has_more": false})),
+        Some(_) => Reply::empty(404),
+    })
+    .await;
+    let client = client(&server);
+    let (pages, error) = collect(client.pages(ListPayouts { limit: 2, after: None })).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(pages.len(), 3);
+    let targets: Vec<String> =
+        server.requests_to("GET", "/v1/payouts").into_iter().map(|r| r.target).collect();
+    assert_eq!(
+        targets,
+        [
+            "/v1/payouts?limit=2",
+            "/v1/payouts?limit=2&starting_after=po_4",
+            "/v1/payouts?limit=2&starting_after=po_2"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_after_listing_that_says_more_with_no_record_or_the_same_last_one_ends_with_an_error() {
+    // More promised, nothing to start after.
+    let empty = server_with_token(|_, _| Reply::ok(json!({"data": [], "has_more": true}))).await;
+    let (pages, error) = collect(client(&empty).pages(ListPayouts { limit: 2, after: None })).await;
+    assert_eq!(pages.len(), 1, "the page received is yielded");
+    assert!(
+        matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Pagination { reason, .. }) if reason.contains("no record to start after")),
+        "{error:?}"
+    );
+    assert_eq!(empty.count("GET", "/v1/payouts"), 1);
+    // The same last record again: following it would never end.
+    let stuck =
+        server_with_token(|_, _| Reply::ok(json!({"data": [{"id": "po_9"}], "has_more": true}))).await;
+    let (pages, error) = collect(client(&stuck).pages(ListPayouts { limit: 1, after: None })).await;
+    assert_eq!(pages.len(), 2);
+    assert!(matches!(error.as_ref().map(Error::detail), Some(ErrorDetail::Pagination { .. })), "{error:?}");
+    assert_eq!(stuck.count("GET", "/v1/payouts"), 2);
 }

@@ -403,6 +403,39 @@ impl Paginated for ListAccounts {
     fn set_page(&mut self, _page: u32) {}
 }
 
+pub static LIST_PAYOUTS: Route =
+    route("list_payouts", Method::Get, "/v1/payouts", Auth::BearerAndAccount, Effect::Read);
+
+/// A listing that starts each page after the last record's id (`starting_after` in,
+/// `data.has_more` out, the records in `data.data`).
+#[derive(Clone)]
+pub struct ListPayouts {
+    pub limit: u32,
+    pub after: Option<String>,
+}
+
+impl Operation for ListPayouts {
+    type Data = Json;
+    const ROUTE: &'static Route = &LIST_PAYOUTS;
+    fn write(&self, w: &mut RequestWriter) -> Result<(), Error> {
+        w.query("limit", &self.limit);
+        w.query_opt("starting_after", self.after.as_ref());
+        Ok(())
+    }
+}
+
+impl Paginated for ListPayouts {
+    type Item = Json;
+    const STYLE: PageStyle = PageStyle::After { more: "has_more", last: false, records: "data", id: "id" };
+    fn items(page: Json) -> Vec<Json> {
+        json_list(page, "data")
+    }
+    fn set_cursor(&mut self, cursor: Option<String>) {
+        self.after = cursor;
+    }
+    fn set_page(&mut self, _page: u32) {}
+}
+
 pub static LIST_CARDS: Route =
     route("list_tokenized_cards", Method::Get, "/v1/tokenized-cards", Auth::BearerAndAccount, Effect::Read);
 
