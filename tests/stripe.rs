@@ -340,6 +340,7 @@ async fn the_sandbox_serves_the_fifth_vendor_s_spec_from_the_spec_alone() -> Tes
 
     // The control API finds the payout by the key it was sent with, or by its id, with its
     // delivery; its state says this spec's balance, not the built-in service's accounts.
+    assert!(sandbox.payment("usd").is_none(), "a currency it was sent with names no payout");
     for key in ["sbx-stripe-1", id.as_str()] {
         let payment = sandbox.payment(key).ok_or("the payout is not found")?;
         assert_eq!((payment.kind.as_str(), payment.state.as_str()), ("create_payout", "paid"));

@@ -26,7 +26,7 @@ pub(crate) use traffic::{Play, RateCount, Traffic};
 pub use transactions::SettleTo;
 pub(crate) use transactions::{PENDING, Transaction, Transactions};
 
-use payspec_codegen::model::Spec;
+use payspec_codegen::model::{KeySource, Spec};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 use std::time::{Duration, SystemTime};
@@ -167,8 +167,8 @@ pub struct Payment {
 
 impl Payment {
     /// The payment `key` names: a transaction by its id or reference, else a money request
-    /// of the spec's by the sandbox's id of it, a value its request gave (its reference,
-    /// its idempotency key) or the id its answer gave.
+    /// of the spec's by the sandbox's id of it, the id its answer gave, its idempotency
+    /// reference, or a key its lookups find it by.
     pub(crate) fn of(state: &State, spec: &Spec, key: &str) -> Option<Payment> {
         let deliveries =
             |id: &str| state.deliveries.iter().filter(|d| d.transaction_id == id).cloned().collect();
@@ -188,11 +188,26 @@ impl Payment {
             _ => None,
         };
         let named = |value: Option<&Value>| value.and_then(text).is_some_and(|t| t == key);
-        let record = state.records.newest_first().find(|record| {
+        // By the keys that name it: the sandbox's id, its answer's id, its idempotency
+        // reference, and each key its lookups find it by (never any value it was sent, an
+        // amount or a currency).
+        let names = |record: &Record| {
+            let Some(op) = spec.operation(&record.operation) else { return false };
+            let by_lookup =
+                op.settle.iter().flat_map(|s| &s.lookups).flat_map(|l| &l.params).any(|(_, source)| {
+                    match source {
+                        KeySource::Request(param) => named(record.request.get(param)),
+                        KeySource::Answer(path) => {
+                            named(path.iter().try_fold(&record.data, |node, k| node.get(k)))
+                        }
+                    }
+                });
             record.id == key
-                || record.request.values().any(|v| named(Some(v)))
                 || named(record.data.get("id"))
-        })?;
+                || op.idempotency.as_deref().is_some_and(|name| named(record.request.get(name)))
+                || by_lookup
+        };
+        let record = state.records.newest_first().find(|record| names(record))?;
         let op = spec.operation(&record.operation)?;
         let param = |name: Option<&str>| name.and_then(|name| record.request.get(name)).and_then(text);
         let amount = param(op.settle.as_ref().and_then(|s| s.amount.as_deref()))
