@@ -289,7 +289,7 @@ fn the_architecture_names_only_files_and_folders_that_exist() {
         "runtime/src/answer/",
         "runtime/src/client/",
         "runtime/src/orchestrate/",
-        "runtime/src/store/",
+        "store/src/",
         "runtime/src/webhook/",
         "sandbox/src/webhooks/",
         "tests/",

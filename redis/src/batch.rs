@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::connection::Connection;
-use payspec_runtime::store::{BatchStore, ItemClaim, ItemEnd, StoreError, StoreFuture};
+use payspec_store::{BatchStore, ItemClaim, ItemEnd, StoreError, StoreFuture};
 
 use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;
@@ -75,7 +75,7 @@ return 0
 /// Redis must keep what it was told: run it with persistence (`appendonly yes`; with
 /// `appendfsync everysec` a crash of Redis itself can lose the last second's claims). A
 /// batch whose records were lost claims its items as new; run it with
-/// [`PayoutBatch::check_first`](payspec_runtime::payout::PayoutBatch::check_first) then,
+/// `payspec_runtime::payout::PayoutBatch::check_first` then,
 /// and the service, asked by each reference, stays the authority.
 #[derive(Clone)]
 pub struct RedisBatchStore {

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use payspec_runtime::store::StoreError;
+use payspec_store::StoreError;
 
 use crate::options::RedisOptions;
 

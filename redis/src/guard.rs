@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::connection::Connection;
-use payspec_runtime::store::{Claim, ReplayGuard, StoreError, StoreFuture};
+use payspec_store::{Claim, ReplayGuard, StoreError, StoreFuture};
 
 use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;

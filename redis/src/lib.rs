@@ -55,7 +55,7 @@ use std::fmt;
 use std::time::Duration;
 
 use connection::Connection;
-use payspec_runtime::store::StoreError;
+use payspec_store::StoreError;
 use redis::aio::ConnectionManager;
 
 pub use batch::RedisBatchStore;
@@ -195,13 +195,11 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
     redis::Client::open(url).map_err(|e| failed("the Redis URL is not valid", &e))
 }
 
-/// The TLS of the redis crate asks for the process's rustls provider: the client's, when
-/// its build has one (`payspec_runtime::install_tls_provider`), else ring, which this
-/// feature brings, so that a client built for plain HTTP does not panic on a `rediss://`
-/// store's first command.
+/// The TLS of the redis crate asks for the process's rustls provider: the one installed
+/// already (the client's, when its build has one), else ring, which this feature brings, so
+/// that a client built for plain HTTP does not panic on a `rediss://` store's first command.
 #[cfg(feature = "tls")]
 fn install_tls_provider() {
-    payspec_runtime::install_tls_provider();
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Another thread may install one between the check and here; either is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -211,6 +209,34 @@ fn install_tls_provider() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A store implements `payspec-store`'s traits and pulls no HTTP client: with every
+    /// feature on, nothing of reqwest, hyper or the runtime is in its graph.
+    #[test]
+    fn the_stores_depend_on_the_traits_alone_no_http_client() {
+        let output = std::process::Command::new(env!("CARGO"))
+            .args([
+                "tree",
+                "-p",
+                "payspec-redis",
+                "-e",
+                "normal",
+                "--all-features",
+                "--prefix",
+                "none",
+                "--locked",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run cargo tree: {e}"));
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let tree = String::from_utf8_lossy(&output.stdout);
+        let names: Vec<&str> = tree.lines().filter_map(|line| line.split_whitespace().next()).collect();
+        assert!(names.contains(&"payspec-store") && names.contains(&"redis"), "{tree}");
+        for heavy in ["payspec-runtime", "reqwest", "hyper", "hyper-util", "hyper-rustls", "h2"] {
+            assert!(!names.contains(&heavy), "payspec-redis pulls {heavy}:\n{tree}");
+        }
+    }
 
     #[test]
     fn opening_outside_a_runtime_is_an_error_that_says_so_not_a_panic() {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::connection::Connection;
-use payspec_runtime::store::{
+use payspec_store::{
     MemoryPaceStore, PROBE_WAIT, PaceSlot, PaceStore, RateLimitNotice, Reservation, SlotEnd, StoreFuture,
 };
 use tokio::time::Instant;
@@ -243,8 +243,8 @@ impl RedisPaceStore {
                     options.key("pace:leave"),
                 ],
                 replica: match &options.replica_name {
-                    Some(name) => format!("{name}~{}", payspec_runtime::store::unique_name()),
-                    None => payspec_runtime::store::unique_name(),
+                    Some(name) => format!("{name}~{}", payspec_store::unique_name()),
+                    None => payspec_store::unique_name(),
                 },
                 name: options.replica_name.clone().unwrap_or_default(),
                 first: AtomicBool::new(true),
@@ -276,7 +276,7 @@ impl Inner {
         until.is_some_and(|until| until > Instant::now())
     }
 
-    fn go_local(&self, error: &payspec_runtime::store::StoreError) {
+    fn go_local(&self, error: &payspec_store::StoreError) {
         tracing::warn!(%error, "the shared pacer's store failed: pacing by this replica's share of the limit for a second");
         // Redis let through, in the last window, requests this replica cannot count (other
         // replicas', some perhaps past their share): its own share waits a whole window from
@@ -300,7 +300,7 @@ impl Inner {
         within: Option<Duration>,
         id: u64,
         releases: &[Release],
-    ) -> Result<(i64, u64), payspec_runtime::store::StoreError> {
+    ) -> Result<(i64, u64), payspec_store::StoreError> {
         let now = Instant::now();
         let (limit, window) =
             self.documented.map_or((0, 0), |(limit, window)| (u64::from(limit), millis(window)));

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::connection::Connection;
 use futures_util::StreamExt as _;
-use payspec_runtime::store::{FinalState, StoreError, StoreFuture, WatchStore};
+use payspec_store::{FinalState, StoreError, StoreFuture, WatchStore};
 
 use crate::command::{Bound, bounded, millis};
 use crate::options::RedisOptions;

@@ -107,13 +107,14 @@ impl<'h> LimitHeaders<'h> {
 
     /// What the answer, of `status`, told the pacer.
     pub(crate) fn notice(&self, status: u16) -> RateLimitNotice {
-        RateLimitNotice {
-            limit: self.limit(),
-            remaining: self.remaining(),
-            window: self.window(),
-            refused: status == 429,
-            retry_after: self.retry_after().ok().flatten(),
-        }
+        // A struct of the store crate that may grow: its fields set one by one.
+        let mut notice = RateLimitNotice::default();
+        notice.limit = self.limit();
+        notice.remaining = self.remaining();
+        notice.window = self.window();
+        notice.refused = status == 429;
+        notice.retry_after = self.retry_after().ok().flatten();
+        notice
     }
 }
 

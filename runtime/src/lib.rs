@@ -52,7 +52,6 @@ mod retry;
 mod service;
 mod session;
 mod settle;
-pub mod store;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
@@ -74,6 +73,9 @@ pub use json::{
 pub use meta::{Attempt, Meta, REDACTED};
 pub use orchestrate::CallOptions;
 pub use pages::{DEFAULT_MAX_PAGES, Listing};
+/// The traits several replicas share and their memory stores (the `payspec-store` crate,
+/// which an implementer over a network store depends on alone).
+pub use payspec_store as store;
 pub use payspec_vocabulary::{
     Alias, Answers, Auth, Awaiting, BodyEncoding, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, ErrorKeys,
     FinalState, HmacDigest, Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy,

@@ -1,4 +1,4 @@
-//! What a settlement watch ([`SettlementWatch`](crate::SettlementWatch)) keeps: the final
+//! What a settlement watch (`payspec_runtime::SettlementWatch`) keeps: the final
 //! states its verified webhooks named, by payment. [`MemoryWatchStore`] keeps them in this
 //! process; a store shared by several processes lets a webhook received by one replica end
 //! the settles waiting on another.
@@ -13,7 +13,7 @@ use super::{StoreError, StoreFuture};
 /// How many notices a [`MemoryWatchStore`] remembers.
 pub const WATCH_MEMORY: usize = 4_096;
 
-/// Where a [`SettlementWatch`](crate::SettlementWatch) keeps the final states its webhooks named. Implement it over
+/// Where a `payspec_runtime::SettlementWatch` keeps the final states its webhooks named. Implement it over
 /// a store shared by several processes (Redis, a database) when one receives webhooks and
 /// another settles. Its answers are awaited within the settle's deadline.
 pub trait WatchStore: Send + Sync + 'static {

@@ -1,6 +1,6 @@
 //! What a webhook receiver's replay guard keeps: which deliveries are being handled, by
 //! whom and until when, and which were handled, so that receivers sharing the guard handle
-//! each delivery once ([`Verifier::replay_guard`](crate::webhook::Verifier::replay_guard)).
+//! each delivery once (`payspec_runtime::webhook::Verifier::replay_guard`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +12,7 @@ use super::{StoreError, StoreFuture};
 
 /// How a [`ReplayGuard`] answered a claim on a delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
+// Every answer the runtime must understand: a new one is a new version of the trait.
 pub enum Claim {
     /// This receiver holds the delivery for the lease: handle it.
     Claimed,

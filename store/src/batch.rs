@@ -55,7 +55,7 @@ impl fmt::Display for ItemEnd {
 
 /// What a [`BatchStore`] answered a claim of one item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
+// Every answer the runtime must understand: a new one is a new version of the trait.
 pub enum ItemClaim {
     /// The claim is this runner's, and no run claimed the item before: it was never sent.
     Fresh,

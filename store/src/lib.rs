@@ -3,7 +3,8 @@
 //! watch's ([`WatchStore`], [`MemoryWatchStore`]) and the webhook receiver's replay guard
 //! ([`ReplayGuard`], [`MemoryReplayGuard`]), and the payout batch's ([`BatchStore`],
 //! [`MemoryBatchStore`]). A store over the network (Redis, in
-//! `payspec-redis`) implements the same traits, and needs nothing else of this crate.
+//! `payspec-redis`) implements the same traits and depends on this crate alone: no HTTP
+//! client, no TLS. `payspec-runtime` re-exports it as `payspec_runtime::store`.
 //!
 //! Each answers with a [`StoreFuture`], ready at once for a store in this process's memory
 //! (nothing allocated, nothing awaited) and boxed for one over the network, and fails with a
@@ -14,6 +15,45 @@
 //! - `watch`: [`WatchStore`], the final states verified webhooks named;
 //! - `replay`: [`ReplayGuard`], the deliveries claimed and handled;
 //! - `batch`: [`BatchStore`], a payout batch's items claimed, resumed and ended.
+//!
+//! A store of one's own implements a trait over whatever it keeps; here a replay guard
+//! that keeps nothing but passes each call to the memory guard, as one over a database
+//! would pass it to its queries:
+//!
+//! ```
+//! use payspec_store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError, StoreFuture};
+//! use std::time::Duration;
+//!
+//! struct Logged(MemoryReplayGuard);
+//!
+//! impl ReplayGuard for Logged {
+//!     fn claim<'a>(&'a self, delivery: &'a str, holder: &'a str, lease: Duration)
+//!         -> StoreFuture<'a, Result<Claim, StoreError>> {
+//!         // A store over the network answers `StoreFuture::new(async move { ... })`.
+//!         StoreFuture::new(async move { self.0.claim(delivery, holder, lease).await })
+//!     }
+//!     fn confirm<'a>(&'a self, delivery: &'a str, holder: &'a str, keep: Duration)
+//!         -> StoreFuture<'a, Result<(), StoreError>> {
+//!         self.0.confirm(delivery, holder, keep)
+//!     }
+//!     fn release<'a>(&'a self, delivery: &'a str, holder: &'a str)
+//!         -> StoreFuture<'a, Result<(), StoreError>> {
+//!         self.0.release(delivery, holder)
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! let guard = Logged(MemoryReplayGuard::new());
+//! let lease = Duration::from_secs(60);
+//! assert_eq!(guard.claim("evt-1", "receiver-a", lease).await, Ok(Claim::Claimed));
+//! assert_eq!(guard.claim("evt-1", "receiver-b", lease).await, Ok(Claim::Busy));
+//! guard.confirm("evt-1", "receiver-a", Duration::from_secs(3600)).await?;
+//! assert_eq!(guard.claim("evt-1", "receiver-b", lease).await, Ok(Claim::Handled));
+//! # Ok::<(), StoreError>(())
+//! # }).unwrap();
+//! ```
+
+#![warn(missing_docs)]
 
 use std::fmt;
 use std::future::Future;

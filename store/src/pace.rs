@@ -1,4 +1,4 @@
-//! The pacer's store (opt-in, [`ClientBuilder::pace`](crate::ClientBuilder::pace)):
+//! The pacer's store (opt-in, `ClientBuilder::pace` in `payspec-runtime`):
 //! every request through the client waits for a moment the service's announced rate limit
 //! allows, shared by all tasks and clones, bounded by each call's deadline.
 //!
@@ -66,7 +66,7 @@ impl PaceSlot {
 
 /// What a [`PaceStore`] answered a reservation.
 #[derive(Debug, PartialEq, Eq)]
-#[non_exhaustive]
+// Every answer the runtime must understand: a new one is a new version of the trait.
 pub enum Reservation {
     /// A slot, held from now: the request leaves after its wait.
     Granted(PaceSlot),
