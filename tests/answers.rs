@@ -10,7 +10,8 @@ use payspec_client::ErrorDetail;
 use payspec_client::requests::{
     FetchTransaction, FetchTransactionKey, ListCableTvPlans, RefundCheckoutTransaction,
 };
-use payspec_client::runtime::{Json, ToJson};
+use payspec_client::runtime::__private::ToJson;
+use payspec_client::runtime::Json;
 use payspec_client::types::{TransactionResult, TransactionResultStatus};
 use payspec_client::{Error, Outcome};
 use payspec_tests::mock::MockServer;

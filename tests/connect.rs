@@ -213,13 +213,13 @@ static OPEN_PAYMENT: payspec_client::Route = payspec_client::Route {
     method: payspec_client::Method::Post,
     path: "/v1/open-payments",
     aliases: &[],
-    auth: payspec_client::Auth::None,
+    auth: payspec_client::runtime::vocabulary::Auth::None,
     effect: payspec_client::Effect::Money,
     reserved: &[],
     idempotency_header: None,
-    answers: &payspec_client::Answers::PLAIN,
+    answers: &payspec_client::runtime::vocabulary::Answers::PLAIN,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 struct OpenPayment;
@@ -228,7 +228,10 @@ impl payspec_client::Operation for OpenPayment {
     type Data = payspec_client::runtime::Json;
     const ROUTE: &'static payspec_client::Route = &OPEN_PAYMENT;
 
-    fn write(&self, w: &mut payspec_client::RequestWriter) -> Result<(), payspec_client::Error> {
+    fn write(
+        &self,
+        w: &mut payspec_client::runtime::__private::RequestWriter,
+    ) -> Result<(), payspec_client::Error> {
         w.body("amount", "10.00")
     }
 }

@@ -55,6 +55,69 @@ fn the_expansion_is_the_build_steps_code_plus_a_dependency_on_the_spec() {
     assert!(built.len() > 10, "the generated code is not empty");
 }
 
+/// Generated code names the runtime through its hidden module alone, and the runtime's root
+/// shows what a user or an extender writes: none of the names only generated code needs.
+#[test]
+fn generated_code_names_the_runtime_through_its_hidden_module_alone() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(dir.join(WRITTEN)).expect("the spec is readable");
+    let spec = load_str(WRITTEN, &text).unwrap_or_else(|e| panic!("{e}"));
+    let code = generate(&spec, &Options::new()).unwrap_or_else(|e| panic!("{e}"));
+    let paths: Vec<&str> =
+        code.match_indices("payspec_runtime").map(|(i, _)| &code[i..(i + 40).min(code.len())]).collect();
+    assert!(paths.len() > 5, "{paths:?}");
+    let outside: Vec<&&str> = paths.iter().filter(|p| !p.starts_with("payspec_runtime::__private")).collect();
+    assert!(outside.is_empty(), "generated code names the runtime outside `__private`: {outside:?}");
+
+    // The runtime's root: every name its top-level `pub use` lines give (not the crates it
+    // re-exports whole, nor its modules).
+    let lib = std::fs::read_to_string(dir.join("../runtime/src/lib.rs")).expect("the runtime's lib.rs");
+    let mut root = Vec::new();
+    let mut statement = String::new();
+    for line in lib.lines() {
+        if statement.is_empty() && !line.starts_with("pub use ") {
+            continue;
+        }
+        statement.push_str(line);
+        if line.ends_with(';') {
+            let list = statement.trim_start_matches("pub use ").trim_end_matches(';');
+            if let Some((_, names)) = list.split_once("::{") {
+                root.extend(names.trim_end_matches('}').split(',').map(|n| n.trim().to_owned()));
+            } else if !list.contains(" as ") && list.contains("::") {
+                root.extend(list.rsplit("::").next().map(str::to_owned));
+            }
+            statement.clear();
+        }
+    }
+    root.retain(|name| !name.is_empty());
+    assert!((40..=50).contains(&root.len()), "the root shows {} names: {root:?}", root.len());
+    let only_generated = [
+        "RequestWriter",
+        "TextRule",
+        "Reader",
+        "Seen",
+        "Slot",
+        "ObjectWriter",
+        "Path",
+        "is_email",
+        "is_name",
+        "fits_layout",
+        "at_most",
+        "amount_from_wire",
+        "find_route",
+        "AuthRoutes",
+        "TokenField",
+        "Answers",
+        "EnvelopeKind",
+        "PageStyle",
+        "deserialize_via_json",
+        "serialize_via_json",
+        "BlockingRuntime",
+    ];
+    let shown: Vec<&&str> = only_generated.iter().filter(|name| root.iter().any(|r| r == *name)).collect();
+    assert!(shown.is_empty(), "the root shows names only generated code needs: {shown:?}");
+}
+
 #[test]
 fn a_spec_error_expands_to_compile_errors_only() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -690,7 +690,6 @@ async fn what_one_replica_learns_holds_for_the_other_on_redis_clock() {
         Reservation::Granted(slot) => {
             assert!(slot.wait() > Duration::from_millis(2_500), "{:?}", slot.wait())
         }
-        other => panic!("{other:?}"),
     }
     a.release(third, SlotEnd::NotSent);
 }

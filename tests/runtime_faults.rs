@@ -580,13 +580,13 @@ static OPEN_READ: payspec_client::Route = payspec_client::Route {
     method: payspec_client::Method::Get,
     path: "/v1/rates",
     aliases: &[],
-    auth: payspec_client::Auth::None,
+    auth: payspec_client::runtime::vocabulary::Auth::None,
     effect: payspec_client::Effect::Read,
     reserved: &[],
     idempotency_header: None,
     answers: &support::STANDARD,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 /// An operation that sends no credentials at all.
@@ -595,7 +595,7 @@ struct OpenRead;
 impl payspec_client::Operation for OpenRead {
     type Data = Json;
     const ROUTE: &'static payspec_client::Route = &OPEN_READ;
-    fn write(&self, _: &mut payspec_client::RequestWriter) -> Result<(), Error> {
+    fn write(&self, _: &mut payspec_client::runtime::__private::RequestWriter) -> Result<(), Error> {
         Ok(())
     }
 }
@@ -623,7 +623,7 @@ async fn an_account_id_with_no_account_header_to_carry_it_is_refused_before_send
 }
 
 static ACCOUNT_READ: payspec_client::Route = payspec_client::Route {
-    auth: payspec_client::Auth::Account,
+    auth: payspec_client::runtime::vocabulary::Auth::Account,
     operation: "fetch_account_rate",
     ..OPEN_READ
 };
@@ -634,7 +634,7 @@ struct AccountRead;
 impl payspec_client::Operation for AccountRead {
     type Data = Json;
     const ROUTE: &'static payspec_client::Route = &ACCOUNT_READ;
-    fn write(&self, _: &mut payspec_client::RequestWriter) -> Result<(), Error> {
+    fn write(&self, _: &mut payspec_client::runtime::__private::RequestWriter) -> Result<(), Error> {
         Ok(())
     }
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use payspec_client::ErrorDetail;
 use payspec_client::runtime::REDACTED;
-use payspec_client::runtime::{AfterAttempt, AttemptOutcome, BeforeAttempt, ErrorKind, Hook, HookError};
+use payspec_client::runtime::hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, HookError};
+use payspec_client::runtime::{ErrorKind, Hook};
 use payspec_client::{CallOptions, Error};
 use payspec_tests::mock::Reply;
 use serde_json::json;

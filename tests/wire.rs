@@ -739,13 +739,17 @@ async fn a_listing_whose_cursor_never_ends_stops_at_the_default_page_limit() -> 
     let result = client.accounts().list_sub_accounts_items(ListSubAccounts::new().limit(1)).all().await;
     match result.map_err(payspec_client::Error::into_detail) {
         Err(ErrorDetail::Pagination { pages_read, ref reason, .. }) => {
-            assert_eq!(pages_read, payspec_client::DEFAULT_MAX_PAGES, "{reason}");
+            assert_eq!(pages_read, payspec_client::runtime::defaults::DEFAULT_MAX_PAGES, "{reason}");
             assert!(reason.contains("max_pages"), "{reason}");
         }
         other => panic!("expected the page limit, got {other:?}"),
     }
     let asked = u32::try_from(server.count("GET", "/v1/accounts"))?;
-    assert_eq!(asked, payspec_client::DEFAULT_MAX_PAGES, "not one page past the limit was asked for");
+    assert_eq!(
+        asked,
+        payspec_client::runtime::defaults::DEFAULT_MAX_PAGES,
+        "not one page past the limit was asked for"
+    );
     Ok(())
 }
 

@@ -13,8 +13,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant, SystemTime};
 
-use payspec_client::runtime::serde::Deserialize;
 use payspec_client::webhook::{Payload, SignedHeaders, Verifier};
+use serde::Deserialize;
 
 const BODY: &str = r#"{"event_type":"payment_success","requestId":"45f2dc2d-d559-4773-bba3-2d5ec17b2e20","data":{"merchant":{"walletId":"6756ff80aafe04a795f18b38","walletBalance":6052,"userId":"b7b10e81-e57d-41d0-8fdc-f4e23a132bbf"},"terminal":{},"transaction":{"aliasAccountNumber":"5343270516","fee":5,"sessionId":"IFAP-TRANSFER-46501-e0339485-1a2f-4b43-9bd5-fec9649e5928","type":"vact_transfer","transactionId":"API-VACT_TRA-B7B10-0435b274-807a-4bc7-8abe-9dbb4548fd7a","aliasAccountName":"SAMPLE/JOHN DOE","responseCode":"","originatingFrom":"api","transactionAmount":10,"narration":"John Doe Transfer 10.00","time":"2025-09-29T10:51:44Z","aliasAccountReference":"654f7c80bd4a510c90fb7f92","aliasAccountType":"VIRTUAL"},"customer":{"bankCode":"090645","senderName":"John Doe","bankName":"Nombank","accountNumber":"0000000000"}}}"#;
 const KEY: &str = "HkatexKDZg7CLWy96q5sfrVHSvtoz92B";
@@ -23,7 +23,6 @@ const SIGNATURE: &str = "Kt9095hQxfgmVbx6iz7G2tPhHdbdXgLlyY/mf35sptw=";
 
 /// The delivery as a careful hand-written receiver declares it.
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde")]
 #[allow(dead_code, reason = "read to be measured, not used")]
 struct Delivery {
     event_type: String,
@@ -33,7 +32,7 @@ struct Delivery {
 }
 
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code, reason = "read to be measured, not used")]
 struct Data {
     merchant: Option<Merchant>,
@@ -43,7 +42,7 @@ struct Data {
 }
 
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code, reason = "read to be measured, not used")]
 struct Merchant {
     wallet_id: Option<String>,
@@ -52,7 +51,7 @@ struct Merchant {
 }
 
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code, reason = "read to be measured, not used")]
 struct Transaction {
     alias_account_number: Option<String>,
@@ -71,7 +70,7 @@ struct Transaction {
 }
 
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code, reason = "read to be measured, not used")]
 struct Customer {
     bank_code: Option<String>,

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 
 use payspec_client::Client;
 use payspec_client::requests::FetchParentAccountBalance;
-use payspec_client::runtime::{BeforeAttempt, Hook, HookError};
+use payspec_client::runtime::Hook;
+use payspec_client::runtime::hooks::{BeforeAttempt, HookError};
 
 tokio::task_local! {
     /// The trace the current task's work belongs to.

@@ -176,9 +176,8 @@ pub type ClientBuilder<C = Client> = runtime::ClientBuilder<C>;
 // `Client` at the root is the generated client (one accessor per group); it wraps the
 // runtime's `Session`.
 pub use runtime::{
-    Alias, Amount, AmountError, AmountText, Answers, Auth, AuthRoutes, CallOptions, Credentials,
-    DEFAULT_MAX_PAGES, Effect, Envelope, Error, ErrorDetail, ErrorKind, ExtraFields, Meta, Method, Operation,
-    Outcome, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route, Secret, TimeoutPhase,
+    Amount, AmountError, CallOptions, Credentials, Effect, Envelope, Error, ErrorDetail, ErrorKind,
+    ExtraFields, Meta, Method, Operation, Outcome, Paginated, RetryPolicy, Route, Secret, TimeoutPhase,
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, and the watch webhooks feed.

@@ -23,7 +23,7 @@
 //! - `answer`: the envelope read, the data decoded, the [`Outcome`];
 //! - `error` ([`Error`]), `meta` (the call's record, [`Meta`]), `headers` (the one reader
 //!   of an answer's headers), `redact`;
-//! - `request` ([`RequestWriter`]), `values` ([`Amount`], [`Timestamp`], ...), `json`;
+//! - `request` (the request writer generated code calls), `values` ([`Amount`], [`Timestamp`], ...), `json`;
 //! - [`store`]: the traits several replicas share (pace, watch, replay);
 //! - [`transport`]: the [`Transport`](transport::Transport) trait and the senders;
 //! - [`webhook`]: signatures, replay, deliveries; `service`: what generated code declares,
@@ -38,7 +38,7 @@ mod auth;
 mod client;
 mod error;
 mod headers;
-mod hooks;
+pub mod hooks;
 mod json;
 mod meta;
 mod orchestrate;
@@ -59,53 +59,35 @@ pub mod transport;
 mod values;
 pub mod webhook;
 
+// The face: what a user of a generated client, or its extender, writes.
 pub use answer::{Envelope, Outcome};
-pub use client::{
-    BaseUrl, BlockingRuntime, ClientBuilder, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES,
-    DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_STALL_TIMEOUT, DEFAULT_USER_AGENT,
-};
+pub use client::{BaseUrl, ClientBuilder};
 pub use error::{Error, ErrorDetail, ErrorKind, Field, TimeoutPhase};
-pub use hooks::{AfterAttempt, AttemptOutcome, BeforeAttempt, Hook, HookError};
-pub use json::{
-    DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, MAX_UNREAD, ObjectWriter, Path,
-    REPEATED_KEY, Reader, Seen, Slot, ToJson, Unread, deserialize_via_json, serialize_via_json,
-};
+pub use hooks::Hook;
+pub use json::{DecodeError, FromJson, Json, JsonNumber, JsonObject, Unread};
 pub use meta::{Attempt, Meta, REDACTED};
 pub use orchestrate::CallOptions;
-pub use pages::{DEFAULT_MAX_PAGES, Listing};
+pub use pages::Listing;
+pub use payspec_vocabulary::{Effect, FinalState, Method};
+pub use redact::Redacted;
+pub use request::{ExtraFields, Operation, Paginated};
+pub use retry::RetryPolicy;
+pub use service::{Route, Service};
+pub use session::Session;
+pub use settle::{SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, Standing, StillPending};
+pub use transport::tls::{install_tls_provider, reqwest_client_builder};
+pub use values::{Amount, AmountError, Credentials, DateTime, Secret, Text, Timestamp};
+
+/// The stream helpers a listing's records are read with (`StreamExt`, `stream::iter`).
+pub use futures_util as futures;
 /// The traits several replicas share and their memory stores (the `payspec-store` crate,
 /// which an implementer over a network store depends on alone).
 pub use payspec_store as store;
-pub use payspec_vocabulary::{
-    Alias, Answers, Auth, Awaiting, BodyEncoding, DateLayout, Effect, EnvelopeKeys, EnvelopeKind, ErrorKeys,
-    FinalState, HmacDigest, Method, PageStyle, SignatureEncoding, SignedOver, SignedValue, SuccessBy,
-    TextFormat, WebhookScheme,
-};
-pub use redact::Redacted;
-pub use request::{
-    Broken, ExtraFields, Operation, Paginated, RequestWriter, TextRule, amount_from_wire, at_most,
-    fits_layout, is_email, is_name,
-};
-pub use retry::RetryPolicy;
-pub use service::{
-    AuthRoutes, KeyCredential, RateLimitHeaders, ReservedSegment, Route, Service, TokenField, TokenGrantKeys,
-    TokenValue, find_route,
-};
-pub use session::Session;
-pub use settle::{
-    MAX_POLLS, MAX_SETTLE_DEADLINE, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch,
-    Standing, StillPending,
-};
-pub use time;
-pub use transport::tls::{install_tls_provider, reqwest_client_builder};
-pub use values::{Amount, AmountError, AmountText, Credentials, DateTime, Secret, Text, Timestamp};
-
-// What the generated methods return (a `Future` named so that no spec's group can shadow it).
-pub use std::future::Future;
-
-// The crates generated code names through the runtime, so a crate that expands
-// `payspec_macros::generate!` needs no dependency of its own on them.
-pub use futures_util as futures;
+/// Every word of a spec as generated code holds it (`payspec-vocabulary`): how a route's
+/// answers read ([`Answers`](vocabulary::Answers)), how a listing pages
+/// ([`PageStyle`](vocabulary::PageStyle)), a webhook scheme
+/// ([`WebhookScheme`](vocabulary::WebhookScheme)).
+pub use payspec_vocabulary as vocabulary;
 /// The HTTP client, so that callers configure the same version the runtime sends with.
 /// Build a client of it with [`reqwest_client_builder`], which installs the TLS provider
 /// reqwest needs first (`reqwest::Client::builder()` alone panics in reqwest when no
@@ -113,5 +95,60 @@ pub use futures_util as futures;
 pub use reqwest;
 /// The exact decimal type of amounts ([`Amount::try_from`], [`Amount::as_decimal`]).
 pub use rust_decimal::Decimal;
-pub use serde;
+/// The JSON crate of [`ExtraFields`] and of the `testing` module's scripted answers
+/// (`serde_json::json!`).
 pub use serde_json;
+/// The date and time crate of [`Timestamp`] and [`DateTime`].
+pub use time;
+
+/// The client's defaults and bounds, each of which a builder or an option changes.
+///
+/// ```
+/// use payspec_runtime::defaults;
+/// assert_eq!(defaults::DEFAULT_CONNECT_TIMEOUT.as_secs(), 5);
+/// assert!(defaults::MAX_POLLS > 0);
+/// ```
+pub mod defaults {
+    pub use crate::client::{
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_STALL_TIMEOUT,
+        DEFAULT_USER_AGENT,
+    };
+    pub use crate::json::MAX_UNREAD;
+    pub use crate::pages::DEFAULT_MAX_PAGES;
+    pub use crate::settle::{MAX_POLLS, MAX_SETTLE_DEADLINE};
+}
+
+/// What generated code names, and nothing a user writes: a generated crate says
+/// `use ::payspec_runtime::__private as rt;` and every path it writes starts there. Not a
+/// stable interface: it changes with the generator that writes against it.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::client::BlockingRuntime;
+    pub use crate::json::{
+        DecodeError, FromJson, Json, JsonObject, ObjectWriter, Path, REPEATED_KEY, Reader, Seen, Slot,
+        ToJson, Unread, deserialize_via_json, serialize_via_json,
+    };
+    pub use crate::request::{
+        Broken, ExtraFields, Operation, Paginated, RequestWriter, TextRule, amount_from_wire, at_most,
+        fits_layout, is_email, is_name,
+    };
+    pub use crate::service::{
+        AuthRoutes, KeyCredential, RateLimitHeaders, ReservedSegment, Route, Service, TokenField,
+        TokenGrantKeys, TokenValue, find_route,
+    };
+    pub use crate::values::AmountText;
+    pub use crate::{
+        Amount, BaseUrl, CallOptions, ClientBuilder, DateTime, Error, Listing, Outcome, Redacted, Secret,
+        Session, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, Text, Timestamp,
+    };
+    pub use crate::{payout, store, webhook};
+    pub use payspec_vocabulary::*;
+    // What the generated methods return (a `Future` named so that no spec's group can shadow it).
+    pub use std::future::Future;
+    // The crates generated code names, so that a crate that expands
+    // `payspec_macros::generate!` needs no dependency of its own on them.
+    pub use futures_util as futures;
+    pub use reqwest;
+    pub use serde;
+    pub use serde_json;
+}

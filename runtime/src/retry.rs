@@ -162,7 +162,8 @@ fn random_u64() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Auth, Method};
+    use crate::Method;
+    use payspec_vocabulary::Auth;
 
     const fn route(effect: Effect, idempotency_header: Option<&'static str>) -> Route {
         Route {
@@ -185,8 +186,10 @@ mod tests {
     static WRITE: Route = route(Effect::Write, None);
     static MONEY: Route = route(Effect::Money, None);
     static DEDUPLICATED: Route = route(Effect::Money, Some("X-Idempotent-key"));
-    static REFUSES_USED: crate::Answers =
-        crate::Answers { reference_taken: &["reference already used"], ..crate::service::fixture::ANSWERS };
+    static REFUSES_USED: payspec_vocabulary::Answers = payspec_vocabulary::Answers {
+        reference_taken: &["reference already used"],
+        ..crate::service::fixture::ANSWERS
+    };
     static REFERENCED: Route = Route { answers: &REFUSES_USED, ..route(Effect::Money, None) };
 
     fn transport(reached: bool) -> Error {

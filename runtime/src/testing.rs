@@ -401,7 +401,7 @@ mod tests {
     use crate::service::{EnvelopeKeys, fixture};
 
     static KEYS: EnvelopeKeys = EnvelopeKeys {
-        success: crate::SuccessBy::Code,
+        success: payspec_vocabulary::SuccessBy::Code,
         code: &["responseCode"],
         description: &["responseMessage"],
         data: "data",

@@ -10,10 +10,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use payspec_runtime::__private::RequestWriter;
 use payspec_runtime::ErrorDetail;
-use payspec_runtime::{
-    Answers, Auth, ClientBuilder, Effect, Error, Json, Method, Operation, RequestWriter, Route,
-};
+use payspec_runtime::vocabulary::{Answers, Auth};
+use payspec_runtime::{ClientBuilder, Effect, Error, Json, Method, Operation, Route};
 use payspec_runtime::{RetryPolicy, Service, Session};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -31,7 +31,7 @@ static PING: Route = Route {
     idempotency_header: None,
     answers: &Answers::PLAIN,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 struct Ping;

@@ -6,7 +6,8 @@
 use payspec_codegen::model::{
     BodyEncoding, Method, Operation, Param, ParamLocation, PathTemplate, Spec, TakenRule, Type,
 };
-use payspec_runtime::{Broken, Json, JsonObject, TextRule};
+use payspec_runtime::__private::{Broken, TextRule, amount_from_wire, at_most, fits_layout};
+use payspec_runtime::{Json, JsonObject};
 use percent_encoding::percent_decode_str;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -297,7 +298,7 @@ pub(crate) fn check_request(
         // Read with the client's exact reader: an amount keeps its text and never passes
         // through a float; nesting is bounded.
         let value = Json::parse(body_text).map_err(|e| {
-            Refusal::invalid(if e.reason == payspec_runtime::REPEATED_KEY {
+            Refusal::invalid(if e.reason == payspec_runtime::__private::REPEATED_KEY {
                 format!("the body gives a key twice: {e}; give each key once")
             } else {
                 format!("the body is not JSON: {e}")
@@ -548,7 +549,7 @@ fn check_text(param: &Param, text: &str, reading: Reading<'_>) -> Result<(), Ref
 
 /// A text value as the service checks it: a required one is never blank, and the format
 /// and length the vendor states hold, by the rule the client's request writer keeps
-/// (`payspec_runtime::TextRule`, from the same spec data).
+/// (`payspec_runtime::__private::TextRule`, from the same spec data).
 fn check_rule(param: &Param, text: &str) -> Result<(), Refusal> {
     let rule = TextRule {
         not_blank: param.required && param.fixed.is_none(),
@@ -641,7 +642,7 @@ fn check_values(param: &Param, text: &str, strictness: Strictness) -> Result<(),
 }
 
 fn check_max(param: &Param, n: i64) -> Result<(), Refusal> {
-    match param.max.map(|max| (max, payspec_runtime::at_most(n, max))) {
+    match param.max.map(|max| (max, at_most(n, max))) {
         // A secret's value is never quoted back.
         Some((max, Err(_))) if param.secret => {
             Err(Refusal::invalid(format!("`{}` is more than the {max} the service accepts", param.wire)))
@@ -654,20 +655,18 @@ fn check_max(param: &Param, n: i64) -> Result<(), Refusal> {
 /// A decimal's text, by the client's amount rule (every decimal of the spec is an amount:
 /// the client sends it as `Amount`): at most two decimals (kobo), not negative.
 fn check_decimal(param: &Param, text: &str) -> Result<(), Refusal> {
-    payspec_runtime::amount_from_wire(text)
+    amount_from_wire(text)
         .map(drop)
         .map_err(|broken| Refusal::invalid(format!("`{}` {broken}: {}", param.wire, shown(param, text))))
 }
 
 fn check_layout(param: &Param, text: &str, reading: Reading<'_>) -> Result<(), Refusal> {
-    let written = payspec_runtime::fits_layout(text, param.layout);
+    let written = fits_layout(text, param.layout);
     // Other layouts the live service reads (`also_layouts`, the service's rules), unless
     // strict.
     let also = || {
         reading.strictness == Strictness::Service
-            && param
-                .layouts_taken(reading.rules)
-                .any(|layout| payspec_runtime::fits_layout(text, layout).is_ok())
+            && param.layouts_taken(reading.rules).any(|layout| fits_layout(text, layout).is_ok())
     };
     match written {
         Ok(()) => Ok(()),

@@ -10,11 +10,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use payspec_client::runtime::{ClientBuilder, EnvelopeKind, Service};
-use payspec_client::runtime::{DecodeError, FromJson, Json, JsonObject, Reader, Session as Client, Slot};
+use payspec_client::runtime::__private::{AuthRoutes, RequestWriter, ReservedSegment};
+use payspec_client::runtime::__private::{Reader, Slot};
+use payspec_client::runtime::vocabulary::EnvelopeKind;
+use payspec_client::runtime::vocabulary::{Answers, Auth, PageStyle};
+use payspec_client::runtime::{ClientBuilder, Service};
+use payspec_client::runtime::{DecodeError, FromJson, Json, JsonObject, Session as Client};
 use payspec_client::{
-    Amount, Answers, Auth, AuthRoutes, Credentials, Effect, Environment, Error, ExtraFields, Method,
-    Operation, PageStyle, Paginated, RequestWriter, ReservedSegment, RetryPolicy, Route,
+    Amount, Credentials, Effect, Environment, Error, ExtraFields, Method, Operation, Paginated, RetryPolicy,
+    Route,
 };
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;
@@ -46,7 +50,7 @@ const fn route(
         idempotency_header: None,
         answers: &STANDARD,
         settle_by_reference: None,
-        body: payspec_runtime::BodyEncoding::Json,
+        body: payspec_runtime::vocabulary::BodyEncoding::Json,
     }
 }
 
@@ -181,7 +185,7 @@ pub static FETCH_BALANCE: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 /// A read.
@@ -222,7 +226,7 @@ pub static BANK_TRANSFER: Route = Route {
     idempotency_header: None,
     answers: &TRANSFER_ANSWERS,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 /// A money-moving call; its reference makes a retry safe when set.
@@ -276,7 +280,7 @@ pub static CREATE_VIRTUAL_ACCOUNT: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 /// A write that moves no money.
@@ -308,7 +312,7 @@ pub static FETCH_MANDATE: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 /// A read whose path value may collide with a literal route.
@@ -336,7 +340,7 @@ pub static CHARGE_CARD: Route = Route {
     idempotency_header: None,
     answers: &STANDARD,
     settle_by_reference: None,
-    body: payspec_runtime::BodyEncoding::Json,
+    body: payspec_runtime::vocabulary::BodyEncoding::Json,
 };
 
 /// A bearer-only call (card payment sequence): no `accountId` header.
@@ -370,7 +374,10 @@ pub struct AccountsPage {
 }
 
 impl FromJson for AccountsPage {
-    fn read(reader: &mut Reader<'_>, at: &payspec_client::runtime::Path<'_>) -> Result<Self, DecodeError> {
+    fn read(
+        reader: &mut Reader<'_>,
+        at: &payspec_client::runtime::__private::Path<'_>,
+    ) -> Result<Self, DecodeError> {
         let mut results = Slot::new();
         let mut unused = JsonObject::new();
         reader.object(at, |key, reader| match key {

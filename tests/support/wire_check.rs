@@ -9,7 +9,8 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use payspec_client::runtime::{FromJson, Json, ToJson};
+use payspec_client::runtime::__private::ToJson;
+use payspec_client::runtime::{FromJson, Json};
 use payspec_client::{Client, Credentials, Environment, Outcome};
 use payspec_codegen::Spec;
 use payspec_codegen::model::{Auth, EnvelopeKind, Method, Operation, Param, ParamLocation, Segment, Type};

@@ -12,7 +12,7 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 /// The blocking client of `spec`, as items of a module inside `payspec-client`.
 pub(super) fn blocking_items(out: &mut Code, spec: &Spec, names: &Names, gates: &Gates) {
     out.push(
-        "use ::payspec_runtime as rt;
+        "use ::payspec_runtime::__private as rt;
 // Unused when a crate compiles no group.
 #[allow(unused_imports)]
 use super::requests;

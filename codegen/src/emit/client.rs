@@ -54,7 +54,7 @@ pub const DEFAULT_USER_AGENT: &str = concat!(env!(\"CARGO_PKG_NAME\"), \"/\", en
 pub use client::Client;
 /// The client type.
 pub mod client {
-    use ::payspec_runtime as rt;
+    use ::payspec_runtime::__private as rt;
     // Unused when a crate compiles no group (see `Gates`).
     #[allow(unused_imports)]
     use super::groups;
@@ -104,7 +104,7 @@ pub mod client {
 /// One handle per resource group, each with one method per operation.
 pub mod groups {
     #[allow(unused_imports)]
-    use ::payspec_runtime as rt;
+    use ::payspec_runtime::__private as rt;
     #[allow(unused_imports)]
     use super::requests;
 ",
@@ -206,7 +206,7 @@ impl Environment {
         }
     }
 }
-impl From<Environment> for ::payspec_runtime::BaseUrl {
+impl From<Environment> for ::payspec_runtime::__private::BaseUrl {
     fn from(environment: Environment) -> Self {
         match environment {
             Environment::Custom(url) => url.into(),
@@ -352,7 +352,7 @@ impl ServiceCode {
     out.push(
         "    }
     /// The envelope code behind `error`, if it carries one.
-    pub fn of(error: &::payspec_runtime::Error) -> Option<ServiceCode> {
+    pub fn of(error: &::payspec_runtime::__private::Error) -> Option<ServiceCode> {
         error.code().map(ServiceCode::from)
     }
 }

@@ -15,7 +15,7 @@ pub(super) fn requests_module(out: &mut Code, spec: &Spec, names: &Names, gates:
 pub mod requests {
     // Unused when a crate compiles no group (see `Gates`).
     #[allow(unused_imports)]
-    use ::payspec_runtime as rt;
+    use ::payspec_runtime::__private as rt;
     #[allow(unused_imports)]
     use ::std::fmt;
 ",

@@ -13,7 +13,7 @@ pub(super) fn routes_module(out: &mut Code, spec: &Spec, reserved: &[(&str, &str
         "/// One constant per operation: its method, canonical path, alternative forms,
 /// credentials, effect, and the path values another route would receive instead.
 pub mod routes {
-    use ::payspec_runtime as rt;
+    use ::payspec_runtime::__private as rt;
     use rt::Route;
 ",
     );
@@ -217,7 +217,7 @@ fn settle_module(out: &mut Code, spec: &Spec) {
         "    /// How each money operation that may answer pending reaches its final state (its
     /// `settle` in the spec): what the generated `settle_*` methods hand the runtime.
     pub mod settle {
-        use ::payspec_runtime as rt;
+        use ::payspec_runtime::__private as rt;
 ",
     );
     for (op, settle) in settling {

@@ -10,7 +10,7 @@ pub(super) fn types_module(out: &mut Code, spec: &Spec, names: &Names, gates: &G
         "/// Typed identifiers, open enumerations of the values the reference lists, and
 /// the answers' shapes.
 pub mod types {
-    use ::payspec_runtime as rt;
+    use ::payspec_runtime::__private as rt;
     use ::std::fmt;
 ",
     );
@@ -20,7 +20,7 @@ pub mod types {
             out,
             r#"    #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
     #[derive(rt::serde::Serialize, rt::serde::Deserialize)]
-    #[serde(crate = "::payspec_runtime::serde", transparent)]
+    #[serde(crate = "::payspec_runtime::__private::serde", transparent)]
     pub struct {name}(rt::Text);
     impl {name} {{
         /// Wraps an identifier the service gave.

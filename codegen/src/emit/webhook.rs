@@ -14,7 +14,7 @@ pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
 /// delivery into a typed [`WebhookEvent`](self::webhook::WebhookEvent), and
 /// [`sign`](self::webhook::sign) for tests of your own endpoint.
 pub mod webhook {
-    use ::payspec_runtime as rt;
+    use ::payspec_runtime::__private as rt;
     pub use rt::webhook::{
         DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, SignedHeaders, SignedNotification,
         SignedValues, UnsignedData, WebhookError,

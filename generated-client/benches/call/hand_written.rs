@@ -4,15 +4,15 @@
 
 use std::time::Duration;
 
-use payspec_client::runtime::serde::{Deserialize, Serialize};
 use payspec_client::runtime::serde_json;
 use reqwest::header::{HeaderName, HeaderValue};
+use serde::{Deserialize, Serialize};
 
 use crate::server::{BALANCE_PATH, LISTING_PATH, TOKEN, TRANSFER_PATH};
 
 /// What the hand-written call sends: the transfer's body.
 #[derive(Serialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct TransferBody<'a> {
     amount: f64,
     account_number: &'a str,
@@ -36,7 +36,6 @@ impl TransferBody<'static> {
 
 /// What the hand-written call reads: the envelope around an operation's data.
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde")]
 #[allow(dead_code)]
 pub(crate) struct RawEnvelope<T> {
     code: String,
@@ -46,7 +45,6 @@ pub(crate) struct RawEnvelope<T> {
 
 /// A listing page as the hand-written call reads it.
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde")]
 #[allow(dead_code)]
 pub(crate) struct RawPage {
     pub(crate) results: Vec<RawTransaction>,
@@ -54,7 +52,7 @@ pub(crate) struct RawPage {
 }
 
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub(crate) struct RawTransaction {
     id: String,
@@ -79,7 +77,7 @@ pub(crate) struct RawRefusal {
 
 /// A balance, as the hand-written call reads it.
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub(crate) struct RawBalance {
     amount: String,
@@ -89,7 +87,7 @@ pub(crate) struct RawBalance {
 
 /// A transfer's result, as the hand-written call reads it.
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub(crate) struct RawTransfer {
     amount: String,
@@ -102,7 +100,7 @@ pub(crate) struct RawTransfer {
 }
 
 #[derive(Deserialize)]
-#[serde(crate = "payspec_client::runtime::serde", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub(crate) struct RawMeta {
     merchant_tx_ref: Option<String>,

@@ -103,7 +103,7 @@ fn concurrent_transfers(client: &Client) -> Side<'_> {
     Box::new(move || {
         Box::pin(async move {
             let calls = (0..WIDE).map(|_| client.transfers().bank_transfer(transfer_request()));
-            for outcome in payspec_client::runtime::futures::future::join_all(calls).await {
+            for outcome in futures_util::future::join_all(calls).await {
                 outcome.expect("the call succeeds");
             }
         })
@@ -131,7 +131,7 @@ const CASES: [(&str, usize); 12] = [
 struct Counted(std::sync::atomic::AtomicU64);
 
 impl payspec_client::runtime::Hook for Counted {
-    fn after_attempt(&self, attempt: &payspec_client::runtime::AfterAttempt<'_>) {
+    fn after_attempt(&self, attempt: &payspec_client::runtime::hooks::AfterAttempt<'_>) {
         if attempt.status().is_some() {
             self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -321,8 +321,7 @@ fn main() {
             generated: concurrent_transfers(client),
             raw: Box::new(move || {
                 Box::pin(async move {
-                    payspec_client::runtime::futures::future::join_all((0..WIDE).map(|_| raw.transfer()))
-                        .await;
+                    futures_util::future::join_all((0..WIDE).map(|_| raw.transfer())).await;
                 })
             }),
         },
@@ -332,8 +331,7 @@ fn main() {
             generated: concurrent_transfers(client),
             raw: Box::new(move || {
                 Box::pin(async move {
-                    payspec_client::runtime::futures::future::join_all((0..WIDE).map(|_| untimed.transfer()))
-                        .await;
+                    futures_util::future::join_all((0..WIDE).map(|_| untimed.transfer())).await;
                 })
             }),
         },

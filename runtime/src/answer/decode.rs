@@ -11,7 +11,7 @@ use crate::json::{DecodeError, FromJson, Path, Reader, Unread};
 use crate::redact::{self, HoldsSecrets};
 
 /// The outcome of a `2xx` answer: its data read as far as it can be, and its state read
-/// as the route's [`Answers`](crate::Answers) say. `secrets` are removed from an error's
+/// as the route's [`Answers`](payspec_vocabulary::Answers) say. `secrets` are removed from an error's
 /// excerpt.
 pub(crate) fn decode_outcome<T: FromJson>(
     mut answer: Box<RawAnswer>,

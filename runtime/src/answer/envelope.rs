@@ -586,13 +586,13 @@ mod tests {
             method: crate::Method::Post,
             path: "/x",
             aliases: &[],
-            auth: crate::Auth::BearerAndAccount,
+            auth: payspec_vocabulary::Auth::BearerAndAccount,
             effect,
             reserved: &[],
             idempotency_header: None,
             answers,
             settle_by_reference: None,
-            body: crate::BodyEncoding::Json,
+            body: payspec_vocabulary::BodyEncoding::Json,
         }
     }
 
@@ -625,7 +625,7 @@ mod tests {
 
     #[test]
     fn an_error_is_read_where_the_spec_says_it_lies() {
-        use crate::ErrorKeys;
+        use payspec_vocabulary::ErrorKeys;
         static NESTED: ErrorKeys =
             ErrorKeys { at: Some("error"), code: &["code", "type"], description: &["message"] };
         static TOP: ErrorKeys = ErrorKeys { at: None, code: &["error"], description: &["error_description"] };

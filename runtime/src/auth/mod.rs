@@ -276,7 +276,8 @@ fn token_request(
 mod tests {
     use super::*;
     use crate::service::fixture::route;
-    use crate::{Auth, Effect, Method};
+    use crate::{Effect, Method};
+    use payspec_vocabulary::Auth;
 
     fn identity(credentials: Option<Credentials>) -> Identity {
         Identity::new(credentials, None, None, Duration::from_secs(60), (Vec::new(), &[]))

@@ -638,11 +638,11 @@ mod tests {
             method: crate::Method::Post,
             path,
             aliases: &[],
-            auth: crate::Auth::Account,
+            auth: payspec_vocabulary::Auth::Account,
             effect: crate::Effect::Write,
             reserved: &[],
             idempotency_header: None,
-            answers: &crate::Answers::PLAIN,
+            answers: &payspec_vocabulary::Answers::PLAIN,
             settle_by_reference: None,
             body: crate::service::BodyEncoding::Json,
         }
@@ -650,7 +650,7 @@ mod tests {
     static ISSUE: crate::Route = token_route("issue_token", "/v1/auth/token/issue");
     static REFRESH: crate::Route = token_route("refresh_token", "/v1/auth/token/refresh");
     static REVOKE: crate::Route = token_route("revoke_token", "/v1/auth/token/revoke");
-    static TOKENS: crate::AuthRoutes = crate::AuthRoutes {
+    static TOKENS: crate::service::AuthRoutes = crate::service::AuthRoutes {
         issue: &ISSUE,
         refresh: Some(&REFRESH),
         revoke: Some(&REVOKE),

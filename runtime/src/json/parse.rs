@@ -70,7 +70,7 @@ pub(super) fn string_stop(bytes: &[u8]) -> Option<usize> {
     chunks.remainder().iter().position(|&b| STRING_STOPS[usize::from(b)]).map(|n| offset + n)
 }
 
-/// Why JSON text whose object repeats a key is refused ([`JsonError::reason`]).
+/// Why JSON text whose object repeats a key is refused (the reason a `JsonError` gives).
 pub const REPEATED_KEY: &str = "a key repeated in one object (readers differ on which of the two counts)";
 
 /// How many keys of an object [`KeySet`] keeps in a list before it hashes them: more than

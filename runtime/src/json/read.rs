@@ -87,7 +87,7 @@ impl FromJson for i64 {
 }
 
 impl<T: FromJson> FromJson for Option<T> {
-    /// `null` is `None`; an absent field is handled by [`Slot::optional`](crate::Slot::optional).
+    /// `null` is `None`; an absent field is handled by `Slot::optional`.
     fn read(reader: &mut Reader<'_>, at: &Path<'_>) -> Result<Self, DecodeError> {
         if reader.null() { Ok(None) } else { T::read(reader, at).map(Some) }
     }
@@ -123,7 +123,7 @@ pub fn deserialize_via_json<'de, D: Deserializer<'de>, T: FromJson>(deserializer
 }
 
 /// What of an answer's data did not fit its declared types: where, and what came instead
-/// (never the value itself). The first [`MAX_UNREAD`](crate::MAX_UNREAD) are
+/// (never the value itself). The first [`MAX_UNREAD`](crate::defaults::MAX_UNREAD) are
 /// kept; [`Unread::total`] counts them all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unread {

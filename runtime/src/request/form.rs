@@ -1,5 +1,5 @@
 //! A body sent as an HTML form (`application/x-www-form-urlencoded`, the route's
-//! [`BodyEncoding::Form`](crate::BodyEncoding::Form)), made from the JSON object the writer
+//! [`BodyEncoding::Form`](payspec_vocabulary::BodyEncoding::Form)), made from the JSON object the writer
 //! wrote: one `key=value` pair a value, a nested key in brackets (`metadata[order_id]`), a
 //! list's items by their index (`items[0][price]`), `true`/`false` as those words, a null as
 //! an empty value (what form-taking services read as "unset"). Keys and values are

@@ -16,7 +16,7 @@ use crate::values::amount::{Amount, AmountError};
 use crate::values::timestamp::DateLayout;
 pub use payspec_vocabulary::TextFormat;
 
-/// What a text value must be before it is sent ([`RequestWriter::text`](crate::RequestWriter::text), and the sandbox
+/// What a text value must be before it is sent ([`RequestWriter::text`](super::RequestWriter::text), and the sandbox
 /// checks a received value with the same rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextRule {

@@ -317,7 +317,8 @@ mod tests {
 /// seconds, a space for the `T`, or an offset (converted to UTC).
 ///
 /// ```
-/// use payspec_runtime::{DateLayout, DateTime};
+/// use payspec_runtime::DateTime;
+/// use payspec_runtime::vocabulary::DateLayout;
 /// let from: DateTime = "2024-09-30T23:59:59+01:00".parse()?;
 /// assert_eq!(from.to_wire(DateLayout::Seconds), "2024-09-30T22:59:59");
 /// # Ok::<(), payspec_runtime::Error>(())

@@ -2,12 +2,12 @@
 //! (`service.webhooks`; a generated crate's `webhook::SCHEME`): an HMAC (SHA-256 or
 //! SHA-512), or the merchant's shared secret itself.
 //!
-//! The service signs each notification with its merchant's signing key ([`SignedOver`](crate::SignedOver)):
-//! over the values of the scheme's [`signed`](crate::WebhookScheme::signed) keys of the body,
+//! The service signs each notification with its merchant's signing key ([`SignedOver`](payspec_vocabulary::SignedOver)):
+//! over the values of the scheme's [`signed`](payspec_vocabulary::WebhookScheme::signed) keys of the body,
 //! in order, then the timestamp header if it has one, joined with `:` (a missing value is an
 //! empty string); over the raw body; or over the signing time (Unix seconds), `.` and the raw
 //! body. It sends the signature (base64 or hex) in the scheme's
-//! [`signature_header`](crate::WebhookScheme::signature_header), alone or as one `key=value`
+//! [`signature_header`](payspec_vocabulary::WebhookScheme::signature_header), alone or as one `key=value`
 //! pair of several (`t=1700000000,v1=5f0c...`, the time among them). A service of the fourth
 //! kind sends the shared secret in that header instead: it is compared in constant time, and
 //! proves who sent the delivery, not what it says.
@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use payspec_runtime::webhook::{self, Verifier};
-//! use payspec_runtime::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
+//! use payspec_runtime::vocabulary::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 //! use std::time::SystemTime;
 //!
 //! // A service's scheme, as a generated crate declares it.
@@ -68,7 +68,7 @@
 //! Its rooms: `signed` (what a signature covers), `verify` ([`Verifier`]), `event` (a
 //! verified [`WebhookEvent`]), `delivery` (a claimed [`Delivery`]), `sign` ([`sign`]), and
 //! `error` ([`WebhookError`]). The scheme itself is the spec's
-//! ([`WebhookScheme`](crate::WebhookScheme)).
+//! ([`WebhookScheme`](payspec_vocabulary::WebhookScheme)).
 
 mod delivery;
 mod error;

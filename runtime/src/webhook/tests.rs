@@ -9,7 +9,7 @@ use super::signed::Signer;
 use super::*;
 use crate::store::{Claim, MemoryReplayGuard, ReplayGuard};
 use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
-use crate::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
+use payspec_vocabulary::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 
 /// A scheme shaped like a real service's (test data, not the runtime's).
 static SCHEME: WebhookScheme = WebhookScheme {
