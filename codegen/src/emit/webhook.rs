@@ -247,73 +247,15 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         out.push("    }\n");
     }
     settlement(out, webhooks);
-    let verifier = "    /// Verifies the service's notifications with one signing key (the signature, and
-    /// where the scheme signs a timestamp, its distance from now), and claims each delivery
-    /// from a replay guard so that it is handled once ([`receive`](Self::receive)).
-    #[derive(Debug)]
-    pub struct Verifier(rt::webhook::Verifier);
-    impl Verifier {
-        /// A verifier for `signing_key`, with the scheme's tolerance (5 minutes unless it
-        /// says) and a
-        /// [`MemoryReplayGuard`](rt::store::MemoryReplayGuard). An empty key is refused.
-        pub fn new(signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
-            rt::webhook::Verifier::new(&SCHEME, signing_key).map(Verifier)
-        }
-        /// How far a notification's timestamp may be from now, either way.
-        pub fn tolerance(self, tolerance: ::std::time::Duration) -> Self {
-            Verifier(self.0.tolerance(tolerance))
-        }
-        /// Where deliveries are claimed and marked handled: a guard shared by every receiver
-        /// of the merchant's webhooks (one process: [`MemoryReplayGuard`](rt::store::MemoryReplayGuard), the default).
-        pub fn replay_guard(self, guard: impl rt::store::ReplayGuard) -> Self {
-            Verifier(self.0.replay_guard(guard))
-        }
-        /// How long a claim on a delivery lasts: longer than a handler takes.
-        pub fn claim_lease(self, lease: ::std::time::Duration) -> Self {
-            Verifier(self.0.claim_lease(lease))
-        }
-        /// How long a handled delivery is remembered: at least as long as the service
-        /// delivers an event again.
-        pub fn keep_handled(self, keep: ::std::time::Duration) -> Self {
-            Verifier(self.0.keep_handled(keep))
-        }
-        /// Verifies a delivery and claims it from the replay guard: handle
-        /// [`Delivery::event`], then call [`Delivery::handled`] (answer `200`) or
-        /// [`Delivery::failed`] (answer `5xx`, and the service delivers it again). A refusal's
-        /// [`WebhookError::http_status`] says what to answer: `200` for a replay of a handled
-        /// delivery, `503` while another receiver handles it or when the guard's store is
-        /// down, `401`/`400` for one that is not the service's.
-        pub async fn receive(
-            &self,
-            headers: &rt::reqwest::header::HeaderMap,
-            body: &[u8],
-        ) -> Result<Delivery, WebhookError> {
-            self.0.receive(headers, body).await.map(|delivery| delivery.map(WebhookEvent::from))
-        }
-        /// Verifies a notification from a request's header map and body, and reads it. The
-        /// map is `http::HeaderMap` (the runtime's `reqwest::header::HeaderMap` is the same
-        /// type): what axum, hyper and tower hand a handler.
-        pub fn verify_headers(
-            &self,
-            headers: &rt::reqwest::header::HeaderMap,
-            body: &[u8],
-        ) -> Result<WebhookEvent, WebhookError> {
-            self.0.verify_headers(headers, body).map(WebhookEvent::from)
-        }
-        /// Verifies a notification against the current time.
-        pub fn verify(&self, headers: &SignedHeaders<'_>, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
-            self.0.verify(headers, body).map(WebhookEvent::from)
-        }
-        /// Verifies a notification as of `now`.
-        pub fn verify_at(
-            &self,
-            headers: &SignedHeaders<'_>,
-            body: &[u8],
-            now: ::std::time::SystemTime,
-        ) -> Result<WebhookEvent, WebhookError> {
-            self.0.verify_at(headers, body, now).map(WebhookEvent::from)
-        }
+    let verifier = "    impl rt::webhook::TypedEvent for WebhookEvent {
+        const SCHEME: &'static rt::WebhookScheme = &SCHEME;
     }
+    /// Verifies the service's notifications with one signing key (the signature, and
+    /// where the scheme signs a timestamp, its distance from now), reads each into a
+    /// [`WebhookEvent`], and claims each delivery from a replay guard so that it is handled
+    /// once ([`receive`](rt::webhook::Verifier::receive)). Made from the key alone:
+    /// `Verifier::new(signing_key)`.
+    pub type Verifier = rt::webhook::Verifier<WebhookEvent>;
     /// The signature headers of a request, read by the service's scheme.
     pub fn signed_headers(
         headers: &rt::reqwest::header::HeaderMap,

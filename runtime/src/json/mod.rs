@@ -27,7 +27,9 @@ mod write;
 mod tests;
 
 pub use parse::{JsonError, REPEATED_KEY};
-pub(crate) use parse::{Parser, check_tail, parse_entries, span, value_at};
+pub(crate) use parse::{
+    Parser, check_finding, check_tail, locate, parse_entries, scalar_text, span, value_at,
+};
 pub use path::{DecodeError, Path};
 pub use read::{Unread, deserialize_via_json};
 pub use reader::{FromJson, MAX_UNREAD, Reader, Seen, Slot};

@@ -251,6 +251,77 @@ pub(crate) fn span(bytes: &[u8]) -> Result<Range<usize>, JsonError> {
     Ok(value)
 }
 
+/// Checks that the `parser`'s text holds one JSON value as [`parse`] reads it (nesting
+/// bounded, no key repeated in any object) without building it, finding on the way where
+/// the value at each `.`-joined path of keys lies (the first 64 paths; [`locate`] finds any
+/// further one): one pass. A webhook's body is checked so once, and read later only where
+/// it is asked for.
+pub(crate) fn check_finding(
+    parser: &mut Parser<'_>,
+    paths: &[&str],
+) -> Result<Vec<Option<Range<usize>>>, JsonError> {
+    parser.at = 0;
+    parser.skip_space();
+    let keys: Vec<Vec<&str>> = paths.iter().map(|path| path.split('.').collect()).collect();
+    let mut found = vec![None; paths.len()];
+    let all = if paths.len() >= 64 { u64::MAX } else { (1u64 << paths.len()) - 1 };
+    parser.check_on_the_way(0, all, &keys, &mut found)?;
+    parser.end_of_text()?;
+    for (place, path) in found.iter_mut().zip(paths).skip(64) {
+        *place = locate(parser, path);
+    }
+    Ok(found)
+}
+
+/// In text [`check`] accepted (the `parser`'s, read from its start whatever it read
+/// before), where the value at a `.`-joined path of keys lies, each key an entry of the
+/// object before it; `None` when a key is missing or a value on the way is not an object.
+pub(crate) fn locate(parser: &mut Parser<'_>, path: &str) -> Option<Range<usize>> {
+    parser.at = 0;
+    parser.skip_space();
+    let mut depth = 0;
+    let mut keys = path.split('.').peekable();
+    'key: while let Some(wanted) = keys.next() {
+        if parser.peek() != Some(b'{') {
+            return None;
+        }
+        parser.at += 1;
+        depth += 1;
+        parser.skip_space();
+        if parser.peek() == Some(b'}') {
+            return None;
+        }
+        loop {
+            let key = parser.key_colon().ok()?;
+            if *key == *wanted {
+                if keys.peek().is_some() {
+                    continue 'key;
+                }
+                return parser.skip_unchecked(depth).ok();
+            }
+            parser.skip_unchecked(depth).ok()?;
+            parser.skip_space();
+            match parser.peek() {
+                Some(b',') => parser.at += 1,
+                _ => return None,
+            }
+        }
+    }
+    None
+}
+
+/// A scalar's text at `range` of the `parser`'s checked text ([`locate`]): a string's
+/// (unescaped), a number's or a boolean's as written; `None` for `null`, an object or a
+/// list.
+pub(crate) fn scalar_text<'a>(parser: &mut Parser<'a>, range: Range<usize>) -> Option<Cow<'a, str>> {
+    parser.at = range.start;
+    match parser.peek()? {
+        b'"' => parser.str().ok(),
+        b'-' | b'0'..=b'9' | b't' | b'f' => parser.text(range.start, range.end).ok().map(Cow::Borrowed),
+        _ => None,
+    }
+}
+
 pub(crate) struct Parser<'a> {
     pub(super) bytes: &'a [u8],
     /// `bytes` as text, when they are UTF-8 throughout.
@@ -265,7 +336,7 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         // Text that is UTF-8 throughout (as answers nearly always are) is checked once
         // here, not string by string.
         let text = std::str::from_utf8(bytes).ok();
@@ -629,6 +700,102 @@ impl<'a> Parser<'a> {
             return Err(self.error("trailing characters"));
         }
         Ok(())
+    }
+
+    /// [`check`](Self::check) of the value at nesting `depth` whose place is the first
+    /// `depth` keys of each path of `candidates` (bits over `keys`): where a path's last key
+    /// is met, its value's place goes in `found`.
+    fn check_on_the_way(
+        &mut self,
+        depth: usize,
+        candidates: u64,
+        keys: &[Vec<&str>],
+        found: &mut [Option<Range<usize>>],
+    ) -> Result<(), JsonError> {
+        if candidates == 0 || self.peek() != Some(b'{') {
+            return self.check(depth);
+        }
+        if depth + 1 > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        self.at += 1;
+        self.skip_space();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(());
+        }
+        let mut seen = KeySet::new();
+        loop {
+            self.skip_space();
+            let key_at = self.at;
+            let key = self.key_colon()?;
+            if !seen.insert(&key) {
+                return Err(self.error_at(key_at, REPEATED_KEY));
+            }
+            let (mut deeper, mut here) = (0u64, 0u64);
+            for (i, path) in keys.iter().enumerate().take(64) {
+                if candidates & (1 << i) != 0 && path.get(depth).is_some_and(|k| **k == *key) {
+                    if path.len() == depth + 1 { here |= 1 << i } else { deeper |= 1 << i }
+                }
+            }
+            let start = self.at;
+            self.check_on_the_way(depth + 1, deeper, keys, found)?;
+            for (i, place) in found.iter_mut().enumerate().take(64) {
+                if here & (1 << i) != 0 {
+                    *place = Some(start..self.at);
+                }
+            }
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of JSON")),
+                Some(_) => return Err(self.error("expected `,` or `}`")),
+            }
+        }
+    }
+
+    /// Steps over one value at nesting `depth`, checking it wholly as [`Parser::value`]
+    /// does (no key repeated in any of its objects) without building it.
+    fn check(&mut self, depth: usize) -> Result<(), JsonError> {
+        let Some(open @ (b'{' | b'[')) = self.peek() else { return self.skip(depth) };
+        if depth + 1 > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        let object = open == b'{';
+        let (close, expected) =
+            if object { (b'}', "expected `,` or `}`") } else { (b']', "expected `,` or `]`") };
+        self.at += 1;
+        self.skip_space();
+        if self.peek() == Some(close) {
+            self.at += 1;
+            return Ok(());
+        }
+        let mut keys = KeySet::new();
+        loop {
+            self.skip_space();
+            if object {
+                let key_at = self.at;
+                let key = self.key_colon()?;
+                if !keys.insert(&key) {
+                    return Err(self.error_at(key_at, REPEATED_KEY));
+                }
+            }
+            self.check(depth + 1)?;
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(c) if c == close => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of JSON")),
+                Some(_) => return Err(self.error(expected)),
+            }
+        }
     }
 
     /// Steps over one value at nesting `depth`, checking it as [`Parser::value`] does.

@@ -477,3 +477,61 @@ fn a_key_set_agrees_with_a_hash_set() {
         }
     }
 }
+
+#[test]
+fn checking_without_building_accepts_exactly_what_parsing_accepts() {
+    let deep_ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+    let too_deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+    let texts = [
+        r#"{"a":1,"b":{"c":[true,null,"x\"y"],"d":-1.5e3}}"#,
+        r#"{"a":{"b":1,"b":2}}"#,
+        r#"{"a":[{"k":1},{"k":2,"k":3}]}"#,
+        r#"{"k":1,"\u006b":2}"#,
+        r#"{"a":1,}"#,
+        r#"{"a":1} x"#,
+        r#"[1 2]"#,
+        "\"a\nb\"",
+        "",
+        "  {\"a\" : [ ] , \"b\" : { } }  ",
+        &deep_ok,
+        &too_deep,
+    ];
+    for text in texts {
+        let parsed = parse(text.as_bytes()).map(drop).map_err(|e| (e.reason, e.line, e.column));
+        let checked = check_finding(&mut Parser::new(text.as_bytes()), &[])
+            .map(drop)
+            .map_err(|e| (e.reason, e.line, e.column));
+        assert_eq!(checked, parsed, "{text:?}");
+    }
+}
+
+#[test]
+fn a_value_is_located_by_its_path_and_read_as_signed() {
+    let text = br#"{"event":"paid","data":{"list":[{"id":"x"}],"order":{"id":"o\"1","n":10.50,"ok":true,"none":null}},"id":"e-1"}"#;
+    let at = |path: &str| {
+        locate(&mut Parser::new(text), path).map(|range| String::from_utf8_lossy(&text[range]).into_owned())
+    };
+    assert_eq!(at("event").as_deref(), Some(r#""paid""#));
+    assert_eq!(at("data.order.id").as_deref(), Some(r#""o\"1""#));
+    assert_eq!(at("id").as_deref(), Some(r#""e-1""#));
+    assert_eq!(at("data.list").as_deref(), Some(r#"[{"id":"x"}]"#));
+    assert_eq!(at("data.list.id"), None, "a list is not an object");
+    assert_eq!(at("data.order.missing"), None);
+    assert_eq!(at("event.more"), None, "text is not an object");
+    let mut parser = Parser::new(text);
+    let mut scalar = |path: &str| {
+        locate(&mut parser, path).and_then(|range| scalar_text(&mut parser, range)).map(|t| t.into_owned())
+    };
+    assert_eq!(scalar("data.order.id").as_deref(), Some("o\"1"));
+    assert_eq!(scalar("data.order.n").as_deref(), Some("10.50"));
+    assert_eq!(scalar("data.order.ok").as_deref(), Some("true"));
+    assert_eq!(scalar("data.order.none"), None);
+    assert_eq!(scalar("data.order"), None);
+    // Found in the one checking pass, as the locator finds them one by one.
+    let paths =
+        ["event", "data.order.id", "id", "data.list", "data.list.id", "data.order.missing", "data.order.n"];
+    let found = check_finding(&mut Parser::new(text), &paths).unwrap_or_else(|e| panic!("{e}"));
+    for (path, place) in paths.iter().zip(found) {
+        assert_eq!(place, locate(&mut Parser::new(text), path), "{path}");
+    }
+}

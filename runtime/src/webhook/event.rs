@@ -2,11 +2,12 @@
 //! rest of its body ([`UnsignedData`]), which the signature does not.
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use super::SignedValues;
 use super::signed::value_at;
-use crate::json::{FromJson, Json, Path, Reader, Unread};
+use crate::json::{self, FromJson, Json, Path, Reader, Unread};
 use crate::values::Amount;
 
 /// A verified notification. `Debug` leaves out the unsigned part, which holds personal
@@ -39,9 +40,12 @@ impl fmt::Debug for WebhookEvent {
 /// proof: fetch the record a signed value names and act on the service's answer.
 #[derive(Clone)]
 pub struct UnsignedData {
-    pub(super) body: Json,
-    /// The body as it came, for typed reads.
-    pub(super) raw: bytes::Bytes,
+    /// The body as it came, checked as JSON once when it was verified: typed reads read it
+    /// where they are asked to, and nothing else of it is parsed.
+    raw: bytes::Bytes,
+    /// The whole body as a tree, built the first time [`body`](Self::body) or
+    /// [`value_at`](Self::value_at) asks for it.
+    tree: OnceLock<Json>,
 }
 
 impl fmt::Debug for UnsignedData {
@@ -51,9 +55,16 @@ impl fmt::Debug for UnsignedData {
 }
 
 impl UnsignedData {
-    /// The whole body as exact JSON: numbers keep their text.
+    /// The body of a verified notification (checked as one JSON object), held as it came.
+    pub(super) fn new(raw: &[u8]) -> Self {
+        UnsignedData { raw: bytes::Bytes::copy_from_slice(raw), tree: OnceLock::new() }
+    }
+
+    /// The whole body as exact JSON: numbers keep their text. Built the first time it is
+    /// asked for (a typed read needs no tree).
     pub fn body(&self) -> &Json {
-        &self.body
+        // The body was checked as JSON, by the parser's own rules, when it was verified.
+        self.tree.get_or_init(|| Json::parse_bytes(&self.raw).unwrap_or(Json::Null))
     }
 
     /// The body's text as it came.
@@ -81,7 +92,7 @@ impl UnsignedData {
         match read {
             Ok(()) => (found, Unread::new(notes, total)),
             // The verifier parsed this text whole: not reached; kept as sent if it were.
-            Err(_) => (self.body.get(key).cloned().map(Err), Unread::new(notes, total + 1)),
+            Err(_) => (self.body().get(key).cloned().map(Err), Unread::new(notes, total + 1)),
         }
     }
 
@@ -109,17 +120,19 @@ impl UnsignedData {
 
     /// The value at `path` (keys joined with `.`), if the body has one.
     pub fn value_at(&self, path: &str) -> Option<&Json> {
-        value_at(&self.body, path)
+        value_at(self.body(), path)
     }
 
     /// The amount at `path` as the notification claims it, read exactly from a number or
     /// its text; `None` when absent or not a valid amount. Not covered by the signature:
     /// confirm it with the service before acting on it.
     pub fn amount_at(&self, path: &str) -> Option<Amount> {
-        match self.value_at(path)? {
-            Json::Number(number) => number.as_str().parse().ok(),
-            Json::String(text) => text.trim().parse().ok(),
-            _ => None,
+        // Read where it lies in the text: no tree is built for it.
+        let mut text = json::Parser::new(&self.raw);
+        let range = json::locate(&mut text, path)?;
+        if !matches!(self.raw.get(range.start), Some(b'"' | b'-' | b'0'..=b'9')) {
+            return None;
         }
+        json::scalar_text(&mut text, range)?.trim().parse().ok()
     }
 }

@@ -54,7 +54,7 @@
 //! // In a test, sign a notification as the service would.
 //! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 //! let signed = webhook::sign(&SCHEME, body, SystemTime::now(), "whsec_test")?;
-//! let verifier = Verifier::new(&SCHEME, "whsec_test")?;
+//! let verifier = Verifier::with_scheme(&SCHEME, "whsec_test")?;
 //! let delivery = verifier.receive(&signed.headers(), body).await?;
 //! assert_eq!(delivery.event().signed.get("order"), Some("o-1"));
 //! // Its work done, the delivery is handled: the same delivery again is a replay.
@@ -85,4 +85,4 @@ pub use error::WebhookError;
 pub use event::{UnsignedData, WebhookEvent};
 pub use sign::{SignedNotification, sign};
 pub use signed::{SignedHeaders, SignedValues};
-pub use verify::{DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, Verifier};
+pub use verify::{DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, TypedEvent, Verifier};

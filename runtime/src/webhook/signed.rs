@@ -14,7 +14,7 @@ use payspec_vocabulary::{Form, HmacDigest, SignatureEncoding, SignedOver, Signed
 use sha2::{Sha256, Sha512};
 
 use super::WebhookError;
-use crate::json::Json;
+use crate::json::{self, Json};
 use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
 
 /// Standard base64, padded or not.
@@ -111,42 +111,43 @@ pub(super) fn value_at<'j>(json: &'j Json, path: &str) -> Option<&'j Json> {
     path.split('.').try_fold(json, |value, key| value.get(key))
 }
 
-/// A value as it enters the signed text: strings unquoted, `null` or missing as empty,
-/// numbers and booleans as written, an object or a list as empty (it cannot be signed).
-fn signed_text(value: Option<&Json>) -> String {
-    match value {
-        Some(Json::String(text)) => text.clone(),
-        Some(Json::Number(number)) => number.as_str().to_owned(),
-        Some(Json::Bool(flag)) => flag.to_string(),
-        _ => String::new(),
-    }
-}
-
-/// Reads the body and the values `signed` names in it, in order: each as signed, and
-/// whether the body has it.
+/// Checks the body (one JSON object, read as answers are: no key repeated in any object,
+/// nesting bounded) and reads the values `signed` names in it, in order, straight from its
+/// text (no tree is built): each as it enters the signed text (strings unquoted, `null` or
+/// missing as empty, numbers and booleans as written, an object or a list as empty: it
+/// cannot be signed), and whether the body has it.
 fn read_signed<F: Form>(
     signed: &[SignedValue<F>],
     body: &[u8],
-) -> Result<(Vec<String>, Vec<bool>, Json), WebhookError> {
-    let body = Json::parse_bytes(body).map_err(|e| WebhookError::MalformedBody(e.to_string()))?;
-    if !matches!(body, Json::Object(_)) {
+) -> Result<(Vec<String>, Vec<bool>), WebhookError> {
+    let mut text = json::Parser::new(body);
+    let paths: Vec<&str> = signed.iter().map(|value| &*value.path).collect();
+    let places =
+        json::check_finding(&mut text, &paths).map_err(|e| WebhookError::MalformedBody(e.to_string()))?;
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(WebhookError::MalformedBody("the body is not a JSON object".to_owned()));
     }
-    let found: Vec<Option<&Json>> = signed.iter().map(|v| value_at(&body, &v.path)).collect();
-    let present = found.iter().map(|value| value.is_some_and(|v| !matches!(v, Json::Null))).collect();
-    let values = found.into_iter().map(signed_text).collect();
-    Ok((values, present, body))
+    let mut values = Vec::with_capacity(signed.len());
+    let mut present = Vec::with_capacity(signed.len());
+    for found in places {
+        let null = found.as_ref().is_some_and(|range| body[range.start..].starts_with(b"null"));
+        present.push(found.is_some() && !null);
+        values.push(
+            found.and_then(|range| json::scalar_text(&mut text, range)).map(String::from).unwrap_or_default(),
+        );
+    }
+    Ok((values, present))
 }
 
-/// Reads the body and its signed values under `scheme`, with `timestamp` as the last one.
+/// Reads the body's signed values under `scheme`, with `timestamp` as the last one.
 pub(super) fn signed_values(
     scheme: &'static WebhookScheme,
     body: &[u8],
     timestamp: Option<&str>,
-) -> Result<(SignedValues, Json), WebhookError> {
-    let (values, present, body) = read_signed(scheme.signed, body)?;
+) -> Result<SignedValues, WebhookError> {
+    let (values, present) = read_signed(scheme.signed, body)?;
     let timestamp = timestamp.map(str::to_owned);
-    Ok((SignedValues { scheme: scheme.signed, values, present, timestamp }, body))
+    Ok(SignedValues { scheme: scheme.signed, values, present, timestamp })
 }
 
 /// The bytes a notification's body is signed over under `scheme` (of either form), with
@@ -158,7 +159,7 @@ pub(super) fn signed_text_of<F: Form>(
     body: &[u8],
     timestamp: Option<&str>,
 ) -> Result<Vec<u8>, WebhookError> {
-    let (values, _, _) = read_signed(&scheme.signed, body)?;
+    let (values, _) = read_signed(&scheme.signed, body)?;
     Ok(match scheme.signs {
         SignedOver::Values => join_signed(&values, timestamp).into_bytes(),
         SignedOver::Body => body.to_vec(),

@@ -64,7 +64,7 @@ fn headers<'a>(signature: &'a str, timestamp: &'a str) -> SignedHeaders<'a> {
 }
 
 fn verifier() -> Verifier {
-    Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"))
+    Verifier::with_scheme(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn verify_at(body: &str, signature: &str, timestamp: &str, now: &str) -> Result<WebhookEvent, WebhookError> {
@@ -132,7 +132,7 @@ fn refuses_tampering_and_wrong_keys() {
         verify_at(BODY, SIGNATURE, "2025-03-01T12:30:46Z", now).err(),
         Some(WebhookError::SignatureMismatch)
     );
-    let other_key = Verifier::new(&SCHEME, "other-key").unwrap_or_else(|e| panic!("{e}"));
+    let other_key = Verifier::with_scheme(&SCHEME, "other-key").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         other_key.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at(now)).err(),
         Some(WebhookError::SignatureMismatch)
@@ -140,11 +140,19 @@ fn refuses_tampering_and_wrong_keys() {
     assert_eq!(verify_at(BODY, "not base64!!", TIMESTAMP, now).err(), Some(WebhookError::SignatureEncoding));
     assert_eq!(verify_at(BODY, "", TIMESTAMP, now).err(), Some(WebhookError::SignatureMismatch));
     assert!(matches!(verify_at("{not json", SIGNATURE, TIMESTAMP, now), Err(WebhookError::MalformedBody(_))));
+    // A key given twice, even deep in what the signature does not cover, leaves the body
+    // open to two readings: refused as the parser refuses it.
+    let repeated = BODY.replace(r#""bankCode":"058""#, r#""bankCode":"058","bankCode":"999""#);
+    let refused = verify_at(&repeated, SIGNATURE, TIMESTAMP, now);
+    assert!(
+        matches!(&refused, Err(WebhookError::MalformedBody(reason)) if reason.contains("a key repeated")),
+        "{refused:?}"
+    );
 }
 
 #[test]
 fn an_empty_key_is_refused() {
-    assert_eq!(Verifier::new(&SCHEME, "").err(), Some(WebhookError::EmptyKey));
+    assert_eq!(Verifier::with_scheme(&SCHEME, "").err(), Some(WebhookError::EmptyKey));
     assert_eq!(sign(&SCHEME, BODY.as_bytes(), at(TIMESTAMP), b"").err(), Some(WebhookError::EmptyKey));
 }
 
@@ -214,7 +222,7 @@ async fn a_second_delivery_is_a_replay_once_the_first_was_handled() {
     again.handled().await.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(verifier.claim(event()).await.err(), Some(WebhookError::Replayed));
     // Dropped without a word (a handler that panicked): released, so handled later.
-    let fresh = Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
+    let fresh = Verifier::with_scheme(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
     drop(fresh.claim(event()).await.unwrap_or_else(|e| panic!("{e}")));
     tokio::task::yield_now().await;
     assert!(fresh.claim(event()).await.is_ok());
@@ -298,7 +306,7 @@ fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notificatio
     let signed = sign(&SHA512_HEX, BODY.as_bytes(), at(TIMESTAMP), KEY).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(signed.signature.len(), 128, "{}", signed.signature);
     assert!(signed.signature.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
-    let verifier = Verifier::new(&SHA512_HEX, KEY).unwrap_or_else(|e| panic!("{e}"));
+    let verifier = Verifier::with_scheme(&SHA512_HEX, KEY).unwrap_or_else(|e| panic!("{e}"));
     fn headers(signature: &str) -> SignedHeaders<'_> {
         SignedHeaders { signature, timestamp: Some(TIMESTAMP), algorithm: None }
     }
@@ -320,7 +328,7 @@ fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notificatio
         Some(WebhookError::SignatureEncoding)
     );
     // The SHA-256 base64 scheme does not take it.
-    let other = Verifier::new(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
+    let other = Verifier::with_scheme(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
     assert!(other.verify_at(&headers(&signed.signature), BODY.as_bytes(), at(TIMESTAMP)).is_err());
 }
 
@@ -357,7 +365,7 @@ async fn a_raw_body_scheme_without_a_timestamp_signs_and_verifies_the_bytes_as_s
     assert_eq!(signed.timestamp, None, "no time is sent where none is signed");
     let headers = signed.headers();
     assert_eq!(headers.len(), 1, "{headers:?}");
-    let verifier = Verifier::new(&RAW_BODY, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    let verifier = Verifier::with_scheme(&RAW_BODY, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
     // No timestamp: no tolerance to fall outside of, whenever it arrives.
     let event = verifier
         .verify_at(
@@ -396,7 +404,7 @@ async fn a_raw_body_scheme_without_a_timestamp_signs_and_verifies_the_bytes_as_s
 #[test]
 fn a_scheme_s_tolerance_is_the_verifier_s_default() {
     static STRICT: WebhookScheme = WebhookScheme { tolerance_seconds: Some(30), ..SCHEME };
-    let strict = Verifier::new(&STRICT, KEY).unwrap_or_else(|e| panic!("{e}"));
+    let strict = Verifier::with_scheme(&STRICT, KEY).unwrap_or_else(|e| panic!("{e}"));
     // 40 seconds late: inside the runtime's five minutes, outside the scheme's thirty.
     let late = strict.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at("2025-03-01T12:31:25Z"));
     assert!(matches!(late, Err(WebhookError::OutsideTolerance { .. })), "{late:?}");
@@ -453,7 +461,7 @@ fn a_header_of_pairs_signs_the_time_and_the_body_and_any_of_its_signatures_may_m
     assert_eq!(sent, format!("t=1700000000,v1={hex}"));
     assert_eq!(signed.timestamp.as_deref(), Some("1700000000"));
 
-    let verifier = Verifier::new(&PAIRS, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
+    let verifier = Verifier::with_scheme(&PAIRS, RAW_KEY).unwrap_or_else(|e| panic!("{e}"));
     let verify = |value: &str, body: &str, now: u64| {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(now);
         verifier.verify_at(&SignedHeaders::from_map(&PAIRS, &pairs_header(value))?, body.as_bytes(), now)
@@ -537,7 +545,7 @@ fn a_shared_secret_is_compared_as_sent_and_never_shown() {
     );
     assert!(!format!("{signed:?}").contains(secret), "{signed:?}");
 
-    let verifier = Verifier::new(&SHARED_SECRET, secret).unwrap_or_else(|e| panic!("{e}"));
+    let verifier = Verifier::with_scheme(&SHARED_SECRET, secret).unwrap_or_else(|e| panic!("{e}"));
     let event = verifier.verify_headers(&headers, body).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         (event.signed.get("id"), event.signed.get("status"), event.signed_at),

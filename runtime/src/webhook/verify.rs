@@ -3,6 +3,7 @@
 //! replay guard, so that it is handled once.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -25,17 +26,28 @@ pub const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(60);
 /// hours, beyond the service's retries (five, over about 95 minutes).
 pub const DEFAULT_KEEP_HANDLED: Duration = Duration::from_secs(3 * 3_600);
 
-/// Verifies notifications of one scheme with one signing key.
-pub struct Verifier {
+/// A generated crate's typed event: read from a verified notification, of the scheme its
+/// service signs by. A [`Verifier`] of it (`Verifier<E>`, what a generated
+/// `webhook::Verifier` is) is made from the signing key alone ([`Verifier::new`]) and
+/// answers `E`.
+pub trait TypedEvent: From<WebhookEvent> + Send + 'static {
+    /// How the service signs its notifications.
+    const SCHEME: &'static WebhookScheme;
+}
+
+/// Verifies notifications of one scheme with one signing key, and reads each into an `E`:
+/// the runtime's [`WebhookEvent`], or a generated crate's typed event ([`TypedEvent`]).
+pub struct Verifier<E = WebhookEvent> {
     scheme: &'static WebhookScheme,
     key: Vec<u8>,
     tolerance: Duration,
     replays: Arc<dyn ReplayGuard>,
     lease: Duration,
     keep: Duration,
+    event: PhantomData<fn() -> E>,
 }
 
-impl fmt::Debug for Verifier {
+impl<E> fmt::Debug for Verifier<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Verifier")
             .field("tolerance", &self.tolerance)
@@ -46,10 +58,68 @@ impl fmt::Debug for Verifier {
 }
 
 impl Verifier {
-    /// A verifier of `scheme` for `signing_key`, with the scheme's tolerance (5 minutes
-    /// unless it says) and a [`MemoryReplayGuard`]. An empty key is refused.
-    pub fn new(scheme: &'static WebhookScheme, signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
-        let key = signing_key.as_ref().to_vec();
+    /// A verifier of `scheme` for `signing_key`, reading the runtime's [`WebhookEvent`],
+    /// with the scheme's tolerance (5 minutes unless it says) and a [`MemoryReplayGuard`].
+    /// An empty key is refused. A generated crate's verifier is made from the key alone
+    /// ([`Verifier::new`]).
+    pub fn with_scheme(
+        scheme: &'static WebhookScheme,
+        signing_key: impl AsRef<[u8]>,
+    ) -> Result<Self, WebhookError> {
+        Verifier::of_scheme(scheme, signing_key.as_ref())
+    }
+
+    /// Claims a verified event's delivery from the replay guard, by its signed request id
+    /// (the scheme's `request_id` values, joined with `:`):
+    /// [`WebhookError::Replayed`] when it was handled already (answer `200`),
+    /// [`WebhookError::InProgress`] while another receiver holds it, and
+    /// [`WebhookError::Store`] when the guard could not answer within the lease (both
+    /// answered `503`: the service delivers it again). A delivery without a request id
+    /// cannot be told from another and is never refused as a replay.
+    pub async fn claim(&self, event: WebhookEvent) -> Result<Delivery, WebhookError> {
+        self.claim_event(event).await
+    }
+}
+
+impl<E: TypedEvent> Verifier<E> {
+    /// A verifier of `E`'s scheme for `signing_key`, with the scheme's tolerance (5
+    /// minutes unless it says) and a [`MemoryReplayGuard`]. An empty key is refused.
+    ///
+    /// ```
+    /// use payspec_runtime::vocabulary::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
+    /// use payspec_runtime::webhook::{TypedEvent, Verifier, WebhookEvent};
+    ///
+    /// static SCHEME: WebhookScheme = WebhookScheme {
+    ///     signature_header: "x-signature", signature_field: None, time_field: None,
+    ///     digest: HmacDigest::Sha256, encoding: SignatureEncoding::Hex, signs: SignedOver::Body,
+    ///     timestamp_header: None, tolerance_seconds: None, algorithm: None, version: None,
+    ///     event_type: "type", request_id: &["id"],
+    ///     signed: &[SignedValue { name: "type", path: "type", instant: false },
+    ///               SignedValue { name: "id", path: "id", instant: false }],
+    /// };
+    /// /// A service's event, as a generated crate types it.
+    /// struct Paid(WebhookEvent);
+    /// impl From<WebhookEvent> for Paid {
+    ///     fn from(event: WebhookEvent) -> Self { Paid(event) }
+    /// }
+    /// impl TypedEvent for Paid {
+    ///     const SCHEME: &'static WebhookScheme = &SCHEME;
+    /// }
+    /// let body = br#"{"type":"paid","id":"evt-1"}"#;
+    /// let signed = payspec_runtime::webhook::sign(&SCHEME, body, std::time::SystemTime::now(), "whsec_1")?;
+    /// let verifier = Verifier::<Paid>::new("whsec_1")?;
+    /// let Paid(event) = verifier.verify_headers(&signed.headers(), body)?;
+    /// assert_eq!(event.event_type, "paid");
+    /// # Ok::<(), payspec_runtime::webhook::WebhookError>(())
+    /// ```
+    pub fn new(signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
+        Verifier::of_scheme(E::SCHEME, signing_key.as_ref())
+    }
+}
+
+impl<E: From<WebhookEvent>> Verifier<E> {
+    fn of_scheme(scheme: &'static WebhookScheme, key: &[u8]) -> Result<Self, WebhookError> {
+        let key = key.to_vec();
         Signer::new(scheme.digest, &key)?;
         let tolerance = scheme
             .tolerance_seconds
@@ -61,6 +131,7 @@ impl Verifier {
             replays: Arc::new(MemoryReplayGuard::new()),
             lease: DEFAULT_CLAIM_LEASE,
             keep: DEFAULT_KEEP_HANDLED,
+            event: PhantomData,
         })
     }
 
@@ -92,21 +163,20 @@ impl Verifier {
         self
     }
 
-    /// Verifies a delivery ([`verify_headers`](Self::verify_headers)) and claims it
-    /// ([`claim`](Self::claim)).
-    pub async fn receive(&self, headers: &HeaderMap, body: &[u8]) -> Result<Delivery, WebhookError> {
-        let event = self.verify_headers(headers, body)?;
-        self.claim(event).await
+    /// Verifies a delivery and claims it from the replay guard: handle
+    /// [`Delivery::event`], then call [`Delivery::handled`] (answer `200`) or
+    /// [`Delivery::failed`] (answer `5xx`, and the service delivers it again). A refusal's
+    /// [`WebhookError::http_status`] says what to answer: `200` for a replay of a handled
+    /// delivery, `503` while another receiver handles it or when the guard's store is
+    /// down, `401`/`400` for one that is not the service's. The header map is
+    /// `http::HeaderMap`: what axum, hyper and tower hand a handler.
+    pub async fn receive(&self, headers: &HeaderMap, body: &[u8]) -> Result<Delivery<E>, WebhookError> {
+        let event = self.read(&SignedHeaders::from_map(self.scheme, headers)?, body, SystemTime::now())?;
+        Ok(self.claim_event(event).await?.map(E::from))
     }
 
-    /// Claims a verified event's delivery from the replay guard, by its signed request id
-    /// (the scheme's `request_id` values, joined with `:`):
-    /// [`WebhookError::Replayed`] when it was handled already (answer `200`),
-    /// [`WebhookError::InProgress`] while another receiver holds it, and
-    /// [`WebhookError::Store`] when the guard could not answer within the lease (both
-    /// answered `503`: the service delivers it again). A delivery without a request id
-    /// cannot be told from another and is never refused as a replay.
-    pub async fn claim(&self, event: WebhookEvent) -> Result<Delivery, WebhookError> {
+    /// Claims a verified event's delivery (see [`Verifier::claim`]).
+    async fn claim_event(&self, event: WebhookEvent) -> Result<Delivery, WebhookError> {
         let values: Vec<&str> =
             self.scheme.request_id.iter().map(|name| event.signed.get(name).unwrap_or_default()).collect();
         let delivery =
@@ -139,12 +209,12 @@ impl Verifier {
     }
 
     /// Verifies a notification from a request's header map and body, and reads it.
-    pub fn verify_headers(&self, headers: &HeaderMap, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+    pub fn verify_headers(&self, headers: &HeaderMap, body: &[u8]) -> Result<E, WebhookError> {
         self.verify(&SignedHeaders::from_map(self.scheme, headers)?, body)
     }
 
     /// Verifies a notification against the current time.
-    pub fn verify(&self, headers: &SignedHeaders<'_>, body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+    pub fn verify(&self, headers: &SignedHeaders<'_>, body: &[u8]) -> Result<E, WebhookError> {
         self.verify_at(headers, body, SystemTime::now())
     }
 
@@ -155,6 +225,16 @@ impl Verifier {
     /// It does not look at the replay guard: [`receive`](Self::receive) (or
     /// [`claim`](Self::claim) after this) does.
     pub fn verify_at(
+        &self,
+        headers: &SignedHeaders<'_>,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<E, WebhookError> {
+        self.read(headers, body, now).map(E::from)
+    }
+
+    /// The notification verified and read as the runtime's event.
+    fn read(
         &self,
         headers: &SignedHeaders<'_>,
         body: &[u8],
@@ -172,7 +252,7 @@ impl Verifier {
             (None, Some(field)) => Some(time_pair.ok_or(WebhookError::MissingField(field))?),
             (None, None) => None,
         };
-        let (signed, body) = signed_values(self.scheme, raw, timestamp)?;
+        let signed = signed_values(self.scheme, raw, timestamp)?;
         if self.scheme.signs == SignedOver::Secret {
             check_secret(headers.signature, &self.key)?;
         } else {
@@ -199,7 +279,7 @@ impl Verifier {
             event_type: signed.get(self.scheme.event_type).unwrap_or_default().to_owned(),
             signed_at,
             signed,
-            unsigned: UnsignedData { body, raw: bytes::Bytes::copy_from_slice(raw) },
+            unsigned: UnsignedData::new(raw),
         })
     }
 }
