@@ -4,18 +4,22 @@
 //! path sends them, as it sends every request, with a policy of their own.
 //!
 //! - `cell`: the token held and the state of its renewal;
+//! - `renewal`: the bearer an attempt sends, the renewal started and run, the revocation,
+//!   each token request sent through the call path ([`SendsTokenRequests`]);
 //! - `grant`: a token answer read, and the token it gives.
 
 mod cell;
 mod grant;
+mod renewal;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 
-pub(crate) use self::cell::{Bearer, RenewFrom, RenewalGuard, TokenCell, TokenFailure, Waiting};
-pub(crate) use self::grant::Token;
+pub(crate) use self::cell::{Bearer, TokenCell, TokenFailure};
+use self::grant::Token;
+pub(crate) use self::renewal::{SendsTokenRequests, ready_bearer, revoke, wait_for_bearer};
 use crate::answer::RawAnswer;
 use crate::error::Error;
 use crate::redact::{HoldsSecrets, Secrets};
@@ -44,6 +48,15 @@ pub(crate) struct Identity {
     basic: Option<(HeaderName, HeaderValue)>,
     /// The values of the secret ones, removed from every error.
     key_secrets: Vec<Secret>,
+}
+
+/// What of who the client is one route sends besides the token ([`Identity::route_auth`]).
+#[derive(Clone, Copy)]
+pub(crate) struct RouteAuth<'a> {
+    /// The account header and its value, when the route sends it.
+    pub(crate) account: Option<&'a (HeaderName, HeaderValue)>,
+    /// The key credential's header and its value (or HTTP Basic), when the route sends one.
+    pub(crate) key: Option<&'a (HeaderName, HeaderValue)>,
 }
 
 /// A key credential given to the client, ready to send.
@@ -162,6 +175,15 @@ impl Identity {
     /// The account header's name, which no hook may set.
     pub(crate) fn account_header(&self) -> Option<&HeaderName> {
         self.account.as_ref().map(|(name, _)| name)
+    }
+
+    /// What of who the client is `route` sends besides the token: the account header and
+    /// the key credential (or HTTP Basic); read once for a call, for all its attempts. The
+    /// error (boxed: the call's future holds this) says what the client lacks.
+    pub(crate) fn route_auth(&self, route: &Route) -> Result<RouteAuth<'_>, Box<Error>> {
+        let account = self.account_for(route).map_err(Box::new)?;
+        let key = self.key_for(route).map_err(Box::new)?;
+        Ok(RouteAuth { account, key })
     }
 
     /// The account header an operation of `route` sends, if it sends one: refused when the

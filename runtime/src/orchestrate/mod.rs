@@ -23,7 +23,7 @@ use tracing::instrument::Instrumented;
 pub use self::options::CallOptions;
 use crate::answer::{self, DataAt, Outcome, RawAnswer};
 use crate::attempt::{AttemptFailure, AttemptHeaders, Exchange};
-use crate::auth::{Bearer, Identity, RenewFrom, RenewalGuard, Token, TokenFailure, Waiting};
+use crate::auth::{self, Bearer, Identity, SendsTokenRequests, TokenFailure};
 use crate::error::{Error, ErrorDetail, TimeoutPhase};
 use crate::hooks::{AfterAttempt, AttemptOutcome, Hooks};
 use crate::json::FromJson;
@@ -218,10 +218,12 @@ impl Orchestrator {
         // Whether an attempt before may have been applied: the call's error says so even
         // when its last attempt was not sent (a token that could not be renewed, the pace).
         let mut applied_before = false;
+        // Who the client is to this route (its account and key headers): read once.
+        let route_auth = self.identity.route_auth(route);
         loop {
             tracing::debug!(attempt, "sending");
             let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
-            let key = self.identity.key_for(route).ok().flatten().map(|(name, _)| name);
+            let key = route_auth.as_ref().ok().and_then(|auth| auth.key).map(|(name, _)| name);
             let protected = [self.identity.account_header(), self.request_id.as_ref(), key];
             // Without hooks nothing reads the id's text.
             let shown_id = if self.hooks.is_empty() { None } else { meta.request_id() };
@@ -266,16 +268,21 @@ impl Orchestrator {
                                 .is_some_and(|e| matches!(e.detail(), ErrorDetail::Transport { .. }));
                         let adds = AttemptHeaders {
                             bearer: bearer.as_ref().map(|b| &b.header),
-                            account: None,
-                            key: None,
+                            account: route_auth.as_ref().ok().and_then(|auth| auth.account),
+                            key: route_auth.as_ref().ok().and_then(|auth| auth.key),
                             request_id: self.request_id.as_ref().zip(id),
                             added,
                             fresh_connection,
                         };
                         // Pinned where it is made: the span's wrapper holds a reference, not
                         // a copy of the attempt's future moved into it.
-                        let attempt =
-                            std::pin::pin!(self.attempt(request, adds, policy.per_attempt.min(left), now));
+                        let attempt = std::pin::pin!(self.attempt(
+                            request,
+                            adds,
+                            route_auth.as_ref().err().map(|error| &**error),
+                            policy.per_attempt.min(left),
+                            now
+                        ));
                         attempt.instrument(span.clone()).await
                     }
                 };
@@ -379,12 +386,12 @@ impl Orchestrator {
             BearerFrom::Given(header) => {
                 header.map(|header| Bearer { header: header.clone(), generation: 0 })
             }
-            BearerFrom::Held => match self.ready_bearer(now) {
+            BearerFrom::Held => match auth::ready_bearer(self, now) {
                 Some(bearer) => Some(bearer),
                 None => {
                     // Waiting for a renewal is rare: its future is boxed, so that every
                     // call's future stays small.
-                    let waited = Box::pin(self.wait_for_bearer(deadline, policy.budget)).await;
+                    let waited = Box::pin(auth::wait_for_bearer(self, deadline, policy.budget)).await;
                     let bearer = waited.map_err(|TokenFailure { error, retry_after }| {
                         Box::new(AttemptFailure { retry_after, ..AttemptFailure::from(*error) })
                     })?;
@@ -404,18 +411,21 @@ impl Orchestrator {
         Ok((bearer, now))
     }
 
-    /// One attempt, begun at `now` and given `timeout`: the account header, the pacer's
-    /// slot, the exchange, and what its answer said of the rate limit.
+    /// One attempt, begun at `now` and given `timeout`: refused when the client lacks what
+    /// the route sends of who it is (`unauthorized`), then the pacer's slot, the exchange,
+    /// and what its answer said of the rate limit.
     async fn attempt(
         &self,
         request: &PreparedRequest,
-        mut adds: AttemptHeaders<'_>,
+        adds: AttemptHeaders<'_>,
+        unauthorized: Option<&Error>,
         timeout: Duration,
         now: Instant,
     ) -> Result<Box<RawAnswer>, AttemptFailure> {
         let route = request.route;
-        adds.account = self.identity.account_for(route)?;
-        adds.key = self.identity.key_for(route)?;
+        if let Some(error) = unauthorized {
+            return Err(error.clone().into());
+        }
         // Read from a copy, `adds` never borrowed: a borrowed local keeps room in the future
         // after it moved into the exchange.
         let bearer = adds.bearer;
@@ -476,90 +486,30 @@ impl Orchestrator {
         self.hooks.after(&view);
     }
 
-    /// The current token's header when it can be used now, without waiting (and a renewal
-    /// started when it is due): what nearly every call needs.
-    fn ready_bearer(self: &Arc<Self>, now: Instant) -> Option<Bearer> {
-        let (bearer, renew) = self.identity.tokens().ready(now)?;
-        if let Some(from) = renew {
-            self.start_renewal(from);
-        }
-        Some(bearer)
-    }
-
-    /// A bearer for the next attempt when none was ready: the renewal in flight's (started
-    /// if none is), until `deadline`; `budget` is the call's whole allowance, named in the
-    /// timeout error.
-    async fn wait_for_bearer(
-        self: &Arc<Self>,
-        deadline: Instant,
-        budget: Duration,
-    ) -> Result<Bearer, TokenFailure> {
-        let (waiting, renew) = match self.identity.tokens().wait()? {
-            Waiting::Ready(bearer, renew) => (Ok(bearer), renew),
-            Waiting::Renewal(wait, renew) => (Err(wait), renew),
-        };
-        if let Some(from) = renew {
-            self.start_renewal(from);
-        }
-        match waiting {
-            Ok(bearer) => Ok(bearer),
-            Err(wait) => wait.until(deadline, budget).await,
-        }
-    }
-
-    /// Starts one renewal on a task of its own, so that no caller's cancellation can
-    /// abandon it halfway.
-    fn start_renewal(self: &Arc<Self>, from: RenewFrom) {
-        let this = Arc::clone(self);
-        let mut guard = RenewalGuard::new(Arc::clone(self.identity.tokens()));
-        tokio::spawn(
-            async move {
-                let outcome = this.renew(from).await;
-                guard.finish(outcome);
-            }
-            .instrument(tracing::debug_span!("payspec.token_renewal")),
-        );
-    }
-
-    /// A new token: the one held refreshed when it can be, else one issued.
-    async fn renew(self: &Arc<Self>, from: RenewFrom) -> Result<Token, Error> {
-        if let Some((refresh, bearer)) = from.refresh
-            && let Some(request) = self.identity.refresh_request(&refresh, self.base_url())?
-        {
-            match self.token_call(&request, Some(&bearer)).await {
-                Ok(token) => return Ok(token),
-                Err(error) => tracing::debug!(%error, "token refresh failed; issuing a new token"),
-            }
-        }
-        let request = self.identity.issue_request(self.base_url())?;
-        self.token_call(&request, None).await
-    }
-
-    /// Sends a token request (with the token it replaces, for a refresh) and reads the token
-    /// its answer gives.
-    async fn token_call(
-        self: &Arc<Self>,
-        request: &PreparedRequest,
-        bearer: Option<&HeaderValue>,
-    ) -> Result<Token, Error> {
-        let span = trace::token_span(request.route);
-        async {
-            // Boxed: a token request's future is not part of every call's.
-            let answer = Box::pin(self.execute(request, &self.token_policy(bearer))).await?;
-            self.identity.token_from(&answer)
-        }
-        .instrument(span)
-        .await
-    }
-
     /// Revokes the current token, if any, and forgets it.
     pub(crate) async fn revoke(self: &Arc<Self>) -> Result<(), Error> {
-        let Some((request, header, generation)) = self.identity.revoke_request(self.base_url())? else {
-            return Ok(());
-        };
+        auth::revoke(self).await
+    }
+}
+
+/// The token requests go the one path every request takes, with a token request's policy,
+/// each in a span of its own.
+impl SendsTokenRequests for Orchestrator {
+    fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    fn base_url(&self) -> &str {
+        Orchestrator::base_url(self)
+    }
+
+    async fn send_token_request<'a>(
+        self: &'a Arc<Self>,
+        request: &'a PreparedRequest,
+        bearer: Option<&'a HeaderValue>,
+    ) -> Result<Box<RawAnswer>, Error> {
         let span = trace::token_span(request.route);
-        Box::pin(self.execute(&request, &self.token_policy(Some(&header)))).instrument(span).await?;
-        self.identity.tokens().forget(generation);
-        Ok(())
+        // Boxed: a token request's future is not part of every call's.
+        Box::pin(self.execute(request, &self.token_policy(bearer))).instrument(span).await
     }
 }
