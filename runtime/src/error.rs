@@ -207,7 +207,7 @@ pub enum ErrorDetail {
     /// page (following it would never end), said more pages follow without saying which,
     /// answered a page as still in progress, or the listing passed its page limit
     /// ([`CallOptions::max_pages`](super::CallOptions::max_pages), by default
-    /// [`DEFAULT_MAX_PAGES`](crate::defaults::DEFAULT_MAX_PAGES)). The pages read before are
+    /// [`DEFAULT_MAX_PAGES`](crate::pages::DEFAULT_MAX_PAGES)). The pages read before are
     /// delivered.
     #[non_exhaustive]
     Pagination {

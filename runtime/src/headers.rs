@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc2822;
 
 use crate::service::RateLimitHeaders;
-use crate::store::RateLimitNotice;
+use payspec_store::RateLimitNotice;
 
 /// The first value of the header `name`, as [`HeaderMap::get`] finds it. An answer has a
 /// handful of headers: they are compared one by one, without hashing the name, unless

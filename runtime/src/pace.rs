@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use crate::error::{Error, ErrorDetail, TimeoutPhase};
 use crate::headers::{LimitHeaders, RateLimitNames};
-use crate::store::{PaceSlot, PaceStore, Reservation, SlotEnd};
+use payspec_store::{PaceSlot, PaceStore, Reservation, SlotEnd};
 
 /// What a client knows of the service's rate limit, and its pacer if it has one.
 pub(crate) struct Pace {

@@ -79,7 +79,7 @@ impl Session {
     /// Follows a listing: one item per page (the page's `data`), in order, until the
     /// service says there is no more. The stream ends with an error when a page fails,
     /// the service repeats a cursor or page (which would loop forever), or after
-    /// [`DEFAULT_MAX_PAGES`](crate::defaults::DEFAULT_MAX_PAGES) pages ([`pages_with`](Self::pages_with)
+    /// [`DEFAULT_MAX_PAGES`](crate::pages::DEFAULT_MAX_PAGES) pages ([`pages_with`](Self::pages_with)
     /// and [`CallOptions::max_pages`] set another limit).
     pub fn pages<'a, O: Paginated + 'a>(&'a self, op: O) -> Listing<'a, O::Data> {
         self.pages_with(op, CallOptions::default())

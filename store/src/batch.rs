@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{FinalState, StoreError, StoreFuture};
+use crate::answer::{StoreError, StoreFuture};
+use crate::watch::FinalState;
 
 /// How an item of a batch ended, as its store keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

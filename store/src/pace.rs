@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::StoreFuture;
+use crate::answer::StoreFuture;
 
 /// What one answer said about the service's rate limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

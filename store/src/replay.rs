@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{StoreError, StoreFuture};
+use crate::answer::{StoreError, StoreFuture};
 
 /// How a [`ReplayGuard`] answered a claim on a delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 pub use payspec_vocabulary::FinalState;
 
-use super::{StoreError, StoreFuture};
+use crate::answer::{StoreError, StoreFuture};
 
 /// How many notices a [`MemoryWatchStore`] remembers.
 pub const WATCH_MEMORY: usize = 4_096;

@@ -30,13 +30,13 @@ use crate::pace::Pace;
 use crate::retry::RetryPolicy;
 use crate::service::Service;
 use crate::session::Session;
-use crate::store::PaceStore;
 use crate::transport::connect::ConnectTimeoutLayer;
 use crate::transport::own_sender::{OwnSender, Settings};
 use crate::transport::reqwest::ReqwestTransport;
 use crate::transport::{Transport, is_loopback, tls};
 use crate::values::Credentials;
 use crate::values::Secret;
+use payspec_store::PaceStore;
 
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
@@ -187,7 +187,7 @@ impl<C: From<Session>> ClientBuilder<C> {
     /// allows, shared by all tasks and clones of the client, so a bulk run keeps within
     /// the limit instead of meeting `429`s. A wait counts against the attempt's and the
     /// call's deadlines; a request the limit cannot allow before them ends the call with
-    /// [`ErrorDetail::Timeout`](crate::ErrorDetail::Timeout), unsent. [`MemoryPaceStore`](crate::store::MemoryPaceStore) keeps the
+    /// [`ErrorDetail::Timeout`](crate::ErrorDetail::Timeout), unsent. [`MemoryPaceStore`](payspec_store::MemoryPaceStore) keeps the
     /// pace in this process; a [`PaceStore`] of your own can share it between processes.
     pub fn pace(mut self, store: impl PaceStore) -> Self {
         self.pacer = Some(Arc::new(store));

@@ -11,7 +11,9 @@
 //!
 //! - `value`: the tree ([`Json`], [`JsonNumber`], [`JsonObject`]);
 //! - `path`: where a value sits ([`Path`]) and what was wrong there ([`DecodeError`]);
-//! - `parse`: the one-pass parser, bounded in depth, and the envelope's scanning helpers;
+//! - `parse`: the one-pass parser, bounded in depth;
+//! - `step`: stepping over text without building it: values skipped or checked, a body
+//!   checked once while the values at given paths are found, a value located by its path;
 //! - `reader`: the [`Reader`], [`FromJson`], [`Seen`] and [`Slot`];
 //! - `read` and `write`: the standard types read and written, and serde through both;
 //!   what of a value did not fit its type ([`Unread`]).
@@ -20,18 +22,18 @@ mod parse;
 mod path;
 mod read;
 mod reader;
+mod step;
 mod value;
 mod write;
 
 #[cfg(test)]
 mod tests;
 
+pub(crate) use parse::Parser;
 pub use parse::{JsonError, REPEATED_KEY};
-pub(crate) use parse::{
-    Parser, check_finding, check_tail, locate, parse_entries, scalar_text, span, value_at,
-};
 pub use path::{DecodeError, Path};
 pub use read::{Unread, deserialize_via_json};
 pub use reader::{FromJson, MAX_UNREAD, Reader, Seen, Slot};
+pub(crate) use step::{check_finding, check_tail, locate, parse_entries, scalar_text, span, value_at};
 pub use value::{Json, JsonNumber, JsonObject};
 pub use write::{ObjectWriter, ToJson, serialize_via_json};

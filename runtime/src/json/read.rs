@@ -123,7 +123,7 @@ pub fn deserialize_via_json<'de, D: Deserializer<'de>, T: FromJson>(deserializer
 }
 
 /// What of an answer's data did not fit its declared types: where, and what came instead
-/// (never the value itself). The first [`MAX_UNREAD`](crate::defaults::MAX_UNREAD) are
+/// (never the value itself). The first [`MAX_UNREAD`](crate::json::MAX_UNREAD) are
 /// kept; [`Unread::total`] counts them all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unread {

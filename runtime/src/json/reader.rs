@@ -455,7 +455,7 @@ impl<'a> Reader<'a> {
     /// A reader over JSON text, checked first.
     #[cfg(test)]
     pub(crate) fn over_checked(bytes: &'a [u8]) -> Result<Self, JsonError> {
-        let value = super::parse::span(bytes)?;
+        let value = super::step::span(bytes)?;
         let mut reader = Reader::new(bytes);
         reader.parser.at = value.start;
         Ok(reader)

@@ -45,7 +45,7 @@ impl CallOptions {
     }
 
     /// For a listing: the most pages it follows (by default
-    /// [`DEFAULT_MAX_PAGES`](crate::defaults::DEFAULT_MAX_PAGES)). One more page ends the stream
+    /// [`DEFAULT_MAX_PAGES`](crate::pages::DEFAULT_MAX_PAGES)). One more page ends the stream
     /// with [`ErrorDetail::Pagination`](crate::ErrorDetail::Pagination).
     pub fn max_pages(mut self, pages: u32) -> Self {
         self.max_pages = Some(pages);

@@ -25,7 +25,7 @@ use tokio::time::Instant;
 
 use crate::error::{Error, ErrorKind};
 use crate::settle::{SettleOptions, Settled, Standing};
-use crate::store::{BatchStore, ItemClaim, ItemEnd};
+use payspec_store::{BatchStore, ItemClaim, ItemEnd};
 
 /// One kind of payment a [`PayoutBatch`] sends, implemented by the generated request of a
 /// money operation that settles by one reference of its request, over the client `C` that
@@ -314,7 +314,7 @@ impl PayoutBatch {
         }
         let run = Run {
             batch: self,
-            holder: crate::store::unique_name(),
+            holder: payspec_store::unique_name(),
             held: Mutex::new(BTreeSet::new()),
             counts: Mutex::new(Counts {
                 summary: PayoutSummary {

@@ -27,7 +27,7 @@ use crate::orchestrate::{CallOptions, Orchestrator};
 use crate::request::Operation;
 use crate::retry::{RetryPolicy, jittered};
 use crate::service::Effect;
-use crate::store::FinalState;
+use payspec_store::FinalState;
 
 /// How a money operation's final state is read from its status operation's answers (the
 /// spec's `settle`). State values are compared ignoring ASCII case; a state in none of

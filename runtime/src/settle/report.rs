@@ -4,7 +4,7 @@
 
 use crate::answer::Envelope;
 use crate::error::{Error, ErrorDetail};
-use crate::store::FinalState;
+use payspec_store::FinalState;
 
 /// What [`Session::settle`](crate::Session::settle) found: a final state with the status answer that says it,
 /// still pending at the deadline, or a webhook and the service that disagree.

@@ -8,8 +8,8 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 #[cfg(test)]
-use crate::store::WATCH_MEMORY;
-use crate::store::{FinalState, MemoryWatchStore, StoreError, WatchStore};
+use payspec_store::WATCH_MEMORY;
+use payspec_store::{FinalState, MemoryWatchStore, StoreError, WatchStore};
 
 /// Where a caller's verified webhooks meet the waits of [`Session::settle`](crate::Session::settle): the webhook
 /// handler calls [`notify`](Self::notify) with the payment's key (a signed value of the
@@ -17,7 +17,7 @@ use crate::store::{FinalState, MemoryWatchStore, StoreError, WatchStore};
 /// settle waiting on that key asks the service once more and returns.
 ///
 /// Its notices sit in a [`WatchStore`]: [`MemoryWatchStore`] by default, which remembers
-/// the last [`WATCH_MEMORY`](crate::store::WATCH_MEMORY), so a webhook that comes before the wait begins still ends it.
+/// the last [`WATCH_MEMORY`](payspec_store::WATCH_MEMORY), so a webhook that comes before the wait begins still ends it.
 /// Clones share one store. With a store shared by several processes
 /// ([`with_store`](Self::with_store)), a webhook received by one ends the waits of the
 /// others as soon as the store tells them ([`WatchStore::subscribe`]), or else at their
@@ -103,7 +103,7 @@ mod tests {
 
     use super::*;
     use crate::settle::SettleOptions;
-    use crate::store::StoreFuture;
+    use payspec_store::StoreFuture;
 
     #[tokio::test]
     async fn a_notice_recorded_through_one_watch_is_heard_through_another_on_the_same_store() {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{WebhookError, WebhookEvent};
-use crate::store::{ReplayGuard, StoreError};
+use payspec_store::{ReplayGuard, StoreError};
 
 /// A verified delivery claimed for this receiver ([`Verifier::receive`](super::Verifier::receive)): handle its
 /// [`event`](Self::event), then say how it went. [`handled`](Self::handled) marks it so

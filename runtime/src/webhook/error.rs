@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::store::StoreError;
+use payspec_store::StoreError;
 
 /// Why a notification was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]

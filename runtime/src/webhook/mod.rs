@@ -17,7 +17,7 @@
 //! minutes unless it says), and its signed values cannot be read another
 //! way: since the values are joined with `:`, a value that would let the colons be moved (a
 //! colon anywhere but in a signed instant) is refused. [`Verifier::receive`] then claims
-//! the delivery from a [`ReplayGuard`](crate::store::ReplayGuard), so that one handled already (by this receiver or
+//! the delivery from a [`ReplayGuard`](payspec_store::ReplayGuard), so that one handled already (by this receiver or
 //! another sharing the guard) is a replay; [`Delivery::handled`] marks it once its work is
 //! done.
 //!

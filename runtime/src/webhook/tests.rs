@@ -7,8 +7,8 @@ use http::{HeaderMap, HeaderValue};
 
 use super::signed::Signer;
 use super::*;
-use crate::store::{Claim, MemoryReplayGuard, ReplayGuard};
 use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
+use payspec_store::{Claim, MemoryReplayGuard, ReplayGuard};
 use payspec_vocabulary::{HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 
 /// A scheme shaped like a real service's (test data, not the runtime's).

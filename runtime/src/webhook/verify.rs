@@ -13,7 +13,7 @@ use payspec_vocabulary::{SignedOver, WebhookScheme};
 use super::delivery::HeldClaim;
 use super::signed::{Signer, check_any, check_secret, signature_parts, signed_values, time_and_body};
 use super::{Delivery, SignedHeaders, UnsignedData, WebhookError, WebhookEvent};
-use crate::store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
+use payspec_store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
 
 /// How far a notification's timestamp may be from now, unless the verifier says otherwise.
 pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(5 * 60);
@@ -184,7 +184,7 @@ impl<E: From<WebhookEvent>> Verifier<E> {
         if delivery.is_empty() {
             return Ok(Delivery { event, claim: None });
         }
-        let holder = crate::store::unique_name();
+        let holder = payspec_store::unique_name();
         let claimed = self.replays.claim(&delivery, &holder, self.lease);
         match tokio::time::timeout(self.lease, claimed).await {
             Ok(Ok(Claim::Claimed)) => Ok(Delivery {
