@@ -97,10 +97,18 @@ pub(crate) fn check_finding(
 ) -> Result<Vec<Option<Range<usize>>>, JsonError> {
     parser.at = 0;
     parser.skip_space();
-    let keys: Vec<Vec<&str>> = paths.iter().map(|path| path.split('.').collect()).collect();
+    // Every path's keys in one list, and where each path's keys start and how many.
+    let mut keys = Vec::with_capacity(paths.len() * 3);
+    let mut spans = Vec::with_capacity(paths.len());
+    for path in paths {
+        let start = keys.len();
+        keys.extend(path.split('.'));
+        spans.push((start, keys.len() - start));
+    }
+    let keys = PathKeys { keys: &keys, spans: &spans };
     let mut found = vec![None; paths.len()];
     let all = if paths.len() >= 64 { u64::MAX } else { (1u64 << paths.len()) - 1 };
-    parser.check_on_the_way(0, all, &keys, &mut found)?;
+    parser.check_on_the_way(0, all, keys, &mut found)?;
     parser.end_of_text()?;
     for (place, path) in found.iter_mut().zip(paths).skip(64) {
         *place = locate(parser, path);
@@ -108,7 +116,15 @@ pub(crate) fn check_finding(
     Ok(found)
 }
 
-/// In text [`check`] accepted (the `parser`'s, read from its start whatever it read
+/// The keys of the paths [`check_finding`] looks for: all in one list, and for each path
+/// where its keys start there and how many it has.
+#[derive(Clone, Copy)]
+struct PathKeys<'k, 's> {
+    keys: &'k [&'s str],
+    spans: &'k [(usize, usize)],
+}
+
+/// In text [`check_finding`] accepted (the `parser`'s, read from its start whatever it read
 /// before), where the value at a `.`-joined path of keys lies, each key an entry of the
 /// object before it; `None` when a key is missing or a value on the way is not an object.
 pub(crate) fn locate(parser: &mut Parser<'_>, path: &str) -> Option<Range<usize>> {
@@ -297,7 +313,7 @@ impl<'a> Parser<'a> {
         &mut self,
         depth: usize,
         candidates: u64,
-        keys: &[Vec<&str>],
+        keys: PathKeys<'_, '_>,
         found: &mut [Option<Range<usize>>],
     ) -> Result<(), JsonError> {
         if candidates == 0 || self.peek() != Some(b'{') {
@@ -321,17 +337,21 @@ impl<'a> Parser<'a> {
                 return Err(self.error_at(key_at, REPEATED_KEY));
             }
             let (mut deeper, mut here) = (0u64, 0u64);
-            for (i, path) in keys.iter().enumerate().take(64) {
-                if candidates & (1 << i) != 0 && path.get(depth).is_some_and(|k| **k == *key) {
-                    if path.len() == depth + 1 { here |= 1 << i } else { deeper |= 1 << i }
+            let mut left = candidates;
+            while left != 0 {
+                let i = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let (first, count) = keys.spans[i];
+                if keys.keys.get(first + depth).is_some_and(|k| **k == *key) {
+                    if count == depth + 1 { here |= 1 << i } else { deeper |= 1 << i }
                 }
             }
             let start = self.at;
             self.check_on_the_way(depth + 1, deeper, keys, found)?;
-            for (i, place) in found.iter_mut().enumerate().take(64) {
-                if here & (1 << i) != 0 {
-                    *place = Some(start..self.at);
-                }
+            while here != 0 {
+                let i = here.trailing_zeros() as usize;
+                here &= here - 1;
+                found[i] = Some(start..self.at);
             }
             self.skip_space();
             match self.peek() {
