@@ -12,9 +12,9 @@ use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION, USER_AGENT};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use tokio::time::Instant;
 
-use crate::answer::{RawAnswer, peek_code, read_success, reference_taken};
+use crate::answer::{self, RawAnswer, Refused};
 use crate::error::{Error, ErrorDetail, TimeoutPhase};
-use crate::headers::{LimitHeaders, RateLimitNames};
+use crate::headers::RateLimitNames;
 use crate::per_route::PerRoute;
 use crate::redact::{self, HoldsSecrets};
 use crate::request::PreparedRequest;
@@ -151,60 +151,9 @@ impl Exchange {
         let route = request.route;
         let limit = self.max_answer_bytes;
         let stall = self.stall_timeout;
-        // The request's parts are made in a block of their own and handed over whole: the
-        // attempt's future keeps no room for them while the exchange runs.
-        let sending = {
-            // Taken apart by value: the future keeps no room for the headers once sent.
-            let AttemptHeaders { bearer, account, key, request_id, added, fresh_connection } = adds;
-            let uri = match &request.url {
-                Some(url) => parse_url(url, route)?,
-                None => self.route_url(route)?,
-            };
-            let mut headers = HeaderMap::with_capacity(8);
-            headers.append(ACCEPT, HeaderValue::from_static("application/json"));
-            if request.body.is_some() {
-                headers.append(CONTENT_TYPE, HeaderValue::from_static(route.body.content_type()));
-            }
-            if let Some(user_agent) = &self.user_agent {
-                headers.append(USER_AGENT, user_agent.clone());
-            }
-            // Unless the operation sets its own (an explicit header wins).
-            if let Some((name, account_id)) = account
-                && !request.headers.iter().any(|(set, _)| set == name)
-            {
-                headers.append(name.clone(), account_id.clone());
-            }
-            if let Some(bearer) = bearer {
-                headers.append(AUTHORIZATION, bearer.clone());
-            }
-            if let Some((name, value)) = key {
-                headers.append(name.clone(), value.clone());
-            }
-            for (name, value) in &request.headers {
-                headers.append(name.clone(), value.clone());
-            }
-            if let Some((name, value)) = &request.idempotency {
-                headers.append(name.clone(), value.clone());
-            }
-            if let Some((name, value)) = request_id {
-                headers.append(name.clone(), value);
-            }
-            for (name, value) in added {
-                headers.append(name, value);
-            }
-            // Handed to the transport before the exchange starts: the exchange's future
-            // then holds what is in flight, not the request's parts as well.
-            self.transport.send(Outgoing {
-                route,
-                method: http_method(route.method),
-                uri,
-                headers,
-                // A clone of the bytes written once: a reference count, not a copy.
-                body: request.body.clone(),
-                fresh_connection,
-                deadline: deadline.into_std(),
-            })
-        };
+        // Handed to the transport before the exchange starts, whole: the exchange's future
+        // then holds what is in flight, not the request's parts as well.
+        let sending = self.transport.send(self.outgoing(request, adds, deadline)?);
         // Set once the answer's head came: a timeout then says it was reading the answer.
         let head = AtomicBool::new(false);
         let head_came = &head;
@@ -269,55 +218,81 @@ impl Exchange {
             // hands over only the answer, and it is moved less for it.
             Ok(Ok(Answered::Answer { status, body, headers })) => (status, body, headers),
         };
-        if (200..300).contains(&status) {
-            // Secrets are gathered only when an error needs them.
-            let gather = || secrets.secrets(&request.secrets);
-            let mut answer = match read_success(status, &body, route, &gather) {
-                Ok(answer) => answer,
-                Err(error) => return Err(AttemptFailure::answered(status, headers, error)),
-            };
-            answer.request_secrets.clone_from(&request.secrets);
-            answer.headers = Some(headers);
-            return Ok(answer);
+        // Read once, by its status: what retry, settle, decode and the error all read.
+        let gather = || secrets.secrets(&request.secrets);
+        match answer::classify(status, body, headers, route, names, &gather) {
+            Ok(mut answer) => {
+                answer.request_secrets.clone_from(&request.secrets);
+                Ok(answer)
+            }
+            Err(refused) => {
+                let Refused { error, retry_after, unauthorized, headers } = *refused;
+                Err(AttemptFailure {
+                    retry_after,
+                    unauthorized,
+                    ..AttemptFailure::answered(status, headers, error)
+                })
+            }
         }
-        let said = LimitHeaders::of(&headers, names);
-        let retry_after = said.retry_after();
-        let (error, retry_after) = if status == 429 {
-            let limited = Error::from(ErrorDetail::RateLimited {
-                limit: said.limit(),
-                remaining: said.remaining(),
-                window: said.window_text(),
-                retry_after: retry_after.ok().flatten(),
-            });
-            // Without a `Retry-After`, a retry waits out the rate limit's window. One that
-            // says no wait (negative, fractional, not a number) leaves the retry to the
-            // policy's own backoff: the window it would fall back to may pass the retry
-            // cap and end the retries at once. Settling still paces by the window.
-            let wait = if retry_after.is_err() { None } else { limited.rate_limit_wait() };
-            (limited, wait)
-        } else {
-            let secrets = secrets.secrets(&request.secrets);
-            let (code, description) = peek_code(&body, route.answers);
-            let description =
-                description.map(|d| redact::answer_text(&d, &secrets, route.answers.secret_values));
-            let excerpt = redact::answer_excerpt(&body, &secrets, route.answers.secret_values);
-            let taken = (400..500).contains(&status).then(|| reference_taken(&body, route.answers)).flatten();
-            let error = if let Some(reason) = taken {
-                // A refusal that says the reference is taken: an earlier attempt with it
-                // (a resend after a timeout, the caller's own retry) may have been applied.
-                let reason = Some(redact::answer_text(&reason, &secrets, route.answers.secret_values).into());
-                ErrorDetail::ReferenceUsed { status, code, description, reason, excerpt }
-            } else {
-                ErrorDetail::Status { status, code, description, excerpt }
-            };
-            (error.into(), retry_after.ok().flatten())
+    }
+
+    /// The request as the transport is given it: its URL, and every header (what the
+    /// route's body is, the user agent, the credentials of the attempt, the operation's
+    /// own, its idempotency key, the request id, what the hooks added).
+    fn outgoing(
+        &self,
+        request: &PreparedRequest,
+        adds: AttemptHeaders<'_>,
+        deadline: Instant,
+    ) -> Result<Outgoing, Error> {
+        let route = request.route;
+        // Taken apart by value: the future keeps no room for the headers once sent.
+        let AttemptHeaders { bearer, account, key, request_id, added, fresh_connection } = adds;
+        let uri = match &request.url {
+            Some(url) => parse_url(url, route)?,
+            None => self.route_url(route)?,
         };
-        // A 431 says the request's headers are too large, the token's among them: renewed
-        // once, as after a 401, not sent again and again.
-        Err(AttemptFailure {
-            retry_after,
-            unauthorized: matches!(status, 401 | 431),
-            ..AttemptFailure::answered(status, headers, error)
+        let mut headers = HeaderMap::with_capacity(8);
+        headers.append(ACCEPT, HeaderValue::from_static("application/json"));
+        if request.body.is_some() {
+            headers.append(CONTENT_TYPE, HeaderValue::from_static(route.body.content_type()));
+        }
+        if let Some(user_agent) = &self.user_agent {
+            headers.append(USER_AGENT, user_agent.clone());
+        }
+        // Unless the operation sets its own (an explicit header wins).
+        if let Some((name, account_id)) = account
+            && !request.headers.iter().any(|(set, _)| set == name)
+        {
+            headers.append(name.clone(), account_id.clone());
+        }
+        if let Some(bearer) = bearer {
+            headers.append(AUTHORIZATION, bearer.clone());
+        }
+        if let Some((name, value)) = key {
+            headers.append(name.clone(), value.clone());
+        }
+        for (name, value) in &request.headers {
+            headers.append(name.clone(), value.clone());
+        }
+        if let Some((name, value)) = &request.idempotency {
+            headers.append(name.clone(), value.clone());
+        }
+        if let Some((name, value)) = request_id {
+            headers.append(name.clone(), value);
+        }
+        for (name, value) in added {
+            headers.append(name, value);
+        }
+        Ok(Outgoing {
+            route,
+            method: http_method(route.method),
+            uri,
+            headers,
+            // A clone of the bytes written once: a reference count, not a copy.
+            body: request.body.clone(),
+            fresh_connection,
+            deadline: deadline.into_std(),
         })
     }
 
