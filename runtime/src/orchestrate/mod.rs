@@ -69,6 +69,72 @@ pub(crate) struct Policy<'p> {
     bearer: BearerFrom<'p>,
 }
 
+/// What a call keeps across its attempts.
+struct CallState {
+    started: Instant,
+    deadline: Instant,
+    /// The call's record: one id for the call, sent on every attempt (a resend is the same
+    /// request). Kept inline and moved into the answer's box (or the error's) at the end: a
+    /// call that succeeds allocates nothing for it.
+    meta: Meta,
+    /// The attempt's number for the retry policy (a renewal after a 401 does not count).
+    attempt: u32,
+    renewed_after_401: bool,
+    /// The error of the attempt before, which a hook that stops a retry ends the call with.
+    /// Boxed: the call's future keeps room for it across every wait.
+    last: Option<Box<Error>>,
+    /// Whether an attempt before may have been applied: the call's error says so even when
+    /// its last attempt was not sent (a token that could not be renewed, the pace).
+    applied_before: bool,
+}
+
+impl CallState {
+    fn new(route: &'static Route, request_id: Option<RequestId>, budget: Duration) -> Self {
+        let started = Instant::now();
+        CallState {
+            started,
+            deadline: started + budget,
+            meta: Meta::new(route.operation, request_id),
+            attempt: 1,
+            renewed_after_401: false,
+            last: None,
+            applied_before: false,
+        }
+    }
+
+    /// The call's record, handed to its answer or its error at the end.
+    fn take_meta(&mut self, route: &'static Route) -> Meta {
+        std::mem::replace(&mut self.meta, Meta::new(route.operation, None))
+    }
+
+    /// The number of the attempt about to be made, or just made, as hooks and traces count
+    /// them (every attempt, a renewal's resend included).
+    fn number(&self) -> u32 {
+        u32::try_from(self.meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1)
+    }
+}
+
+/// What an attempt came back with, as [`Orchestrator::conclude`] reads it.
+struct Sent<'s> {
+    sent: Result<Box<RawAnswer>, AttemptFailure>,
+    /// The generation of the token it sent, if any.
+    generation: Option<u64>,
+    span: &'s tracing::Span,
+    /// When it began, by the wall clock (the call's record) and by the monotonic one.
+    at: SystemTime,
+    from: Instant,
+}
+
+/// What an attempt comes to.
+enum Step {
+    Answered(Box<RawAnswer>),
+    /// The token was refused and renewed: sent again at once.
+    Renewed,
+    /// Sent again after the wait.
+    Retry(Duration),
+    Ended(Error),
+}
+
 /// Where a request's bearer token comes from.
 enum BearerFrom<'p> {
     /// The client's token: waited for while it is renewed, and renewed once after a 401.
@@ -197,73 +263,50 @@ impl Orchestrator {
     }
 
     /// Sends a request as `policy` says: renewing the token once after a 401 and sending
-    /// again as the policy and the operation allow, all within its deadline.
+    /// again as the policy and the operation allow, all within its deadline. Each attempt
+    /// runs its phases in turn over the call's state: the hooks before it
+    /// ([`begin`](Self::begin)), the token and the exchange, then what it came to
+    /// ([`conclude`](Self::conclude)): the answer, a renewal, a retry after a wait, or the end.
     async fn execute(
         self: &Arc<Self>,
         request: &PreparedRequest,
         policy: &Policy<'_>,
     ) -> Result<Box<RawAnswer>, Error> {
         let route = request.route;
-        let started = Instant::now();
-        let deadline = started + policy.budget;
-        // One id for the call, sent on every attempt: a resend is the same request. The
-        // record is kept inline and moved into the answer's box (or the error's) at the end:
-        // a call that succeeds allocates nothing for it.
-        let mut meta = Meta::new(route.operation, self.request_id.as_ref().map(|_| RequestId::new()));
-        let mut attempt = 1u32;
-        let mut renewed_after_401 = false;
-        // The error of the attempt before, which a hook that stops a retry ends the call with.
-        // Boxed: the call's future keeps room for it across every wait.
-        let mut last: Option<Box<Error>> = None;
-        // Whether an attempt before may have been applied: the call's error says so even
-        // when its last attempt was not sent (a token that could not be renewed, the pace).
-        let mut applied_before = false;
+        let mut call =
+            CallState::new(route, self.request_id.as_ref().map(|_| RequestId::new()), policy.budget);
         // Who the client is to this route (its account and key headers): read once.
         let route_auth = self.identity.route_auth(route);
         loop {
-            tracing::debug!(attempt, "sending");
-            let number = u32::try_from(meta.attempts().len()).unwrap_or(u32::MAX).saturating_add(1);
+            tracing::debug!(attempt = call.attempt, "sending");
             let key = route_auth.as_ref().ok().and_then(|auth| auth.key).map(|(name, _)| name);
-            let protected = [self.identity.account_header(), self.request_id.as_ref(), key];
-            // Without hooks nothing reads the id's text.
-            let shown_id = if self.hooks.is_empty() { None } else { meta.request_id() };
-            let added = match self.hooks.before(route, number, shown_id, protected) {
-                Ok(added) => added,
-                Err(reason) => {
-                    meta.finish(started.elapsed(), self.request_id.as_ref());
-                    return Err(match last {
-                        // An attempt went out: its error says whether it may have applied.
-                        Some(error) => {
-                            error.of_route(Some(Box::new(meta)), route).after_earlier(applied_before)
-                        }
-                        None => ErrorDetail::Hook { reason }.into(),
-                    });
-                }
-            };
+            let added = self.begin(route, &mut call, key)?;
+            let number = call.number();
             let at = SystemTime::now();
             // The call's start is the first attempt's too, unless hooks ran in between.
-            let from = if number == 1 && self.hooks.is_empty() { started } else { Instant::now() };
-            let id = meta.own_request_id();
+            let from = if number == 1 && self.hooks.is_empty() { call.started } else { Instant::now() };
+            let id = call.meta.own_request_id();
             let span = trace::attempt_span(route, &self.host, self.port, number);
             // What follows the attempt is in a block that ends before the wait for a retry:
             // its answer, borrowed there, keeps no room in the call's future while it waits.
-            let delay = {
+            let step = {
                 let mut generation = None;
                 // The token first, then the exchange: two futures one after the other, not
                 // one inside the other (each layer would be one more copy of the exchange's).
                 let sent = match self
-                    .attempt_start(request, policy, from, deadline)
+                    .attempt_start(request, policy, from, call.deadline)
                     .instrument(span.clone())
                     .await
                 {
                     Err(failure) => Err(*failure),
                     Ok((bearer, now)) => {
-                        let left = deadline.saturating_duration_since(now);
+                        let left = call.deadline.saturating_duration_since(now);
                         generation = bearer.as_ref().map(|b| b.generation);
                         // A request sent once goes on a connection of its own, as does a
                         // resend after a connection failed (see `Outgoing::fresh_connection`).
                         let fresh_connection = (self.fresh_connections && !route.replayable(policy.keyed))
-                            || last
+                            || call
+                                .last
                                 .as_deref()
                                 .is_some_and(|e| matches!(e.detail(), ErrorDetail::Transport { .. }));
                         let adds = AttemptHeaders {
@@ -286,87 +329,126 @@ impl Orchestrator {
                         attempt.instrument(span.clone()).await
                     }
                 };
-                // One reading of the clock for the attempt's time and the call's.
-                let ended = Instant::now();
-                let took = ended.saturating_duration_since(from);
-                if !span.is_disabled() {
-                    match &sent {
-                        Ok(answer) => {
-                            span.record("http.response.status_code", i64::from(answer.status));
-                        }
-                        Err(failure) => {
-                            if let Some(answer) = &failure.answer {
-                                span.record("http.response.status_code", i64::from(answer.0));
-                            }
-                            span.record("error.type", failure.error.trace_type());
-                        }
-                    }
-                }
-                if !self.hooks.is_empty() {
-                    self.after_hooks(route, number, &meta, &sent, took);
-                }
-                let mut failure = match sent {
-                    Ok(mut answer) => {
-                        tracing::debug!(
-                            attempt,
-                            status = answer.status,
-                            pending = answer.pending,
-                            "answered"
-                        );
-                        let headers = answer.headers.take();
-                        meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, headers);
-                        meta.finish(ended.saturating_duration_since(started), self.request_id.as_ref());
-                        answer.meta = Some(meta);
-                        return Ok(answer);
-                    }
-                    Err(failure) => failure,
-                };
-                let (status, headers) = match failure.answer.take().map(|answer| *answer) {
-                    Some((status, headers)) => (Some(status), Some(headers)),
-                    None => (None, None),
-                };
-                meta.attempted(Attempt { started: at, took, status }, headers);
-                let renews = matches!(policy.bearer, BearerFrom::Held) && route.auth.sends_bearer();
-                if failure.unauthorized && renews && !renewed_after_401 {
-                    // The token was refused: nothing was applied, so one more try is safe.
-                    renewed_after_401 = true;
-                    if let Some(generation) = generation {
-                        self.identity.tokens().invalidate(generation);
-                    }
-                    tracing::debug!(attempt, "token refused; renewing it and sending once more");
-                    continue;
-                }
-                let delay = policy.retry.next_delay(
-                    route,
-                    policy.keyed,
-                    &failure.error,
-                    failure.retry_after,
-                    attempt,
-                );
-                match delay {
-                    Some(delay) if Instant::now() + delay < deadline => {
-                        tracing::debug!(
-                            attempt,
-                            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                            "retrying"
-                        );
-                        // Kept for a hook that stops the next attempt: the call then ends
-                        // with it.
-                        applied_before |= failure.error.may_have_been_applied();
-                        last = Some(Box::new(failure.error));
-                        delay
-                    }
-                    _ => {
-                        meta.finish(started.elapsed(), self.request_id.as_ref());
-                        return Err(failure
-                            .error
-                            .of_route(Some(Box::new(meta)), route)
-                            .after_earlier(applied_before));
-                    }
-                }
+                self.conclude(route, policy, &mut call, Sent { sent, generation, span: &span, at, from })
             };
-            tokio::time::sleep(delay).await;
-            attempt += 1;
+            match step {
+                Step::Answered(answer) => return Ok(answer),
+                Step::Ended(error) => return Err(error),
+                Step::Renewed => {}
+                Step::Retry(delay) => {
+                    tokio::time::sleep(delay).await;
+                    call.attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// Before an attempt: the caller's hooks, given the attempt's number and the headers
+    /// no hook may set (`key`, the route's key credential, among them). A hook that refuses
+    /// ends the call: with the error of the attempt before, if one went out, else with its
+    /// reason.
+    fn begin(
+        &self,
+        route: &'static Route,
+        call: &mut CallState,
+        key: Option<&HeaderName>,
+    ) -> Result<Vec<(HeaderName, HeaderValue)>, Error> {
+        let protected = [self.identity.account_header(), self.request_id.as_ref(), key];
+        // Without hooks nothing reads the id's text.
+        let shown_id = if self.hooks.is_empty() { None } else { call.meta.request_id() };
+        self.hooks.before(route, call.number(), shown_id, protected).map_err(|reason| {
+            call.meta.finish(call.started.elapsed(), self.request_id.as_ref());
+            match call.last.take() {
+                // An attempt went out: its error says whether it may have applied.
+                Some(error) => error
+                    .of_route(Some(Box::new(call.take_meta(route))), route)
+                    .after_earlier(call.applied_before),
+                None => ErrorDetail::Hook { reason }.into(),
+            }
+        })
+    }
+
+    /// After an attempt: its span and the caller's hooks told how it went, the call's record
+    /// given it, then what it comes to: the answer; after a refused token, the token
+    /// renewed and the request sent again at once (once); a retry after a wait, as the
+    /// policy says and the deadline allows; or the end of the call with its error.
+    fn conclude(
+        &self,
+        route: &'static Route,
+        policy: &Policy<'_>,
+        call: &mut CallState,
+        sent: Sent<'_>,
+    ) -> Step {
+        let Sent { sent, generation, span, at, from } = sent;
+        // One reading of the clock for the attempt's time and the call's.
+        let ended = Instant::now();
+        let took = ended.saturating_duration_since(from);
+        if !span.is_disabled() {
+            match &sent {
+                Ok(answer) => {
+                    span.record("http.response.status_code", i64::from(answer.status));
+                }
+                Err(failure) => {
+                    if let Some(answer) = &failure.answer {
+                        span.record("http.response.status_code", i64::from(answer.0));
+                    }
+                    span.record("error.type", failure.error.trace_type());
+                }
+            }
+        }
+        if !self.hooks.is_empty() {
+            self.after_hooks(route, call.number(), &call.meta, &sent, took);
+        }
+        let attempt = call.attempt;
+        let mut failure = match sent {
+            Ok(mut answer) => {
+                tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
+                let headers = answer.headers.take();
+                call.meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, headers);
+                call.meta.finish(ended.saturating_duration_since(call.started), self.request_id.as_ref());
+                answer.meta = Some(call.take_meta(route));
+                return Step::Answered(answer);
+            }
+            Err(failure) => failure,
+        };
+        let (status, headers) = match failure.answer.take().map(|answer| *answer) {
+            Some((status, headers)) => (Some(status), Some(headers)),
+            None => (None, None),
+        };
+        call.meta.attempted(Attempt { started: at, took, status }, headers);
+        let renews = matches!(policy.bearer, BearerFrom::Held) && route.auth.sends_bearer();
+        if failure.unauthorized && renews && !call.renewed_after_401 {
+            // The token was refused: nothing was applied, so one more try is safe.
+            call.renewed_after_401 = true;
+            if let Some(generation) = generation {
+                self.identity.tokens().invalidate(generation);
+            }
+            tracing::debug!(attempt, "token refused; renewing it and sending once more");
+            return Step::Renewed;
+        }
+        let delay =
+            policy.retry.next_delay(route, policy.keyed, &failure.error, failure.retry_after, attempt);
+        match delay {
+            Some(delay) if Instant::now() + delay < call.deadline => {
+                tracing::debug!(
+                    attempt,
+                    delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    "retrying"
+                );
+                // Kept for a hook that stops the next attempt: the call then ends with it.
+                call.applied_before |= failure.error.may_have_been_applied();
+                call.last = Some(Box::new(failure.error));
+                Step::Retry(delay)
+            }
+            _ => {
+                call.meta.finish(call.started.elapsed(), self.request_id.as_ref());
+                Step::Ended(
+                    failure
+                        .error
+                        .of_route(Some(Box::new(call.take_meta(route))), route)
+                        .after_earlier(call.applied_before),
+                )
+            }
         }
     }
 
