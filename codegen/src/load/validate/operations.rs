@@ -1,5 +1,6 @@
 //! Each operation: its route, parameters and their one_of sets, effect, idempotency, answers, paging, response and disagreements.
 
+use super::super::raw::{RawAlsoAuth, RawBalance};
 use super::auth::{auth_of, check_credential_headers, check_token_auth, operation_auth};
 use super::common::*;
 use super::disagreements::{check_service_evidence, disagreements};
@@ -64,26 +65,8 @@ pub(super) fn operation(
     context: &Context<'_>,
     sink: &mut Sink,
 ) -> Operation {
-    let Context { groups, shapes, types, .. } = *context;
-    if !is_snake_case(&name) {
-        sink.error(
-            base,
-            format!("operation name `{name}` is not snake_case"),
-            format!("write `{}`", name.to_snake_case()),
-        );
-    } else if PATH_WORDS.contains(&name.as_str()) {
-        sink.error(
-            base,
-            format!("`{name}` cannot name a Rust method"),
-            format!("rename it, e.g. `{name}_operation`"),
-        );
-    } else if let Some(ty) = hidden_type(&name) {
-        sink.error(
-            base,
-            format!("operation `{name}` becomes the request type `{ty}`, which would hide the Rust type `{ty}` that the generated code uses"),
-            format!("rename it, e.g. `{name}_operation`"),
-        );
-    }
+    let Context { groups, types, .. } = *context;
+    check_name(&name, base, sink);
     check_count(raw.params.0.len(), MAX_MEMBERS, "parameters", &format!("{base}.params"), sink);
     check_count(raw.aliases.len(), MAX_ALIASES, "aliases", &format!("{base}.aliases"), sink);
     check_group(&raw.group, &format!("{base}.group"), groups, sink);
@@ -107,15 +90,109 @@ pub(super) fn operation(
         check_path_variables(&path, &params, &format!("{base}.path"), sink);
     }
 
-    let aliases: Vec<Alias> = raw
-        .aliases
+    let aliases = aliases(&raw, &params, base, sink);
+    let also_listed_as = also_listed_as(&raw, groups, base, sink);
+    let effect = effect(raw.effect, method, base, sink);
+
+    check_body_allowed(method, &aliases, raw.allows_body, &params, base, sink);
+    check_idempotency(raw.idempotency.as_deref(), effect, &params, base, sink);
+    let idempotency_header = raw.idempotency_header.as_ref().map(|header| {
+        idempotency_header(
+            header,
+            raw.idempotency.as_deref(),
+            &params,
+            &format!("{base}.idempotency_header"),
+            sink,
+        )
+    });
+    let answers =
+        answers(raw.answers.as_ref(), context.answers, context.envelope, &format!("{base}.answers"), sink);
+    check_read_answers(effect, &answers, base, sink);
+    let pagination = raw.pagination.map(|style| page_style(style, &params, context.page_keys, base, sink));
+    let settle =
+        raw.settle.as_ref().map(|settle| super::settle::settle(settle, &format!("{base}.settle"), sink));
+    let unsettled = unsettled(raw.unsettled.as_deref(), effect, settle.is_some(), base, sink);
+    let response = response(&raw, types, base, sink);
+    if raw.answers.as_ref().is_some_and(|a| a.awaiting.is_some()) {
+        check_awaiting(&answers, response.as_ref(), context.shapes, base, sink);
+    }
+    let auth = operation_auth(raw.auth, context.credentials, context.default_auth, base, sink);
+    let body_encoding = body_encoding(
+        raw.body_encoding.as_deref(),
+        context.body_encoding,
+        &format!("{base}.body_encoding"),
+        sink,
+    );
+    let role = sandbox_role(raw.role.as_deref(), base, sink);
+    let also_auth = also_auth(&raw.also_auth, context.credentials, base, sink);
+    let balance = raw.balance.as_ref().map(|raw| balance(raw, base, sink));
+    let disagreements = disagreements(raw.disagreements, &params, base, sink);
+    check_service_evidence(&params, &disagreements, base, sink);
+
+    Operation {
+        location: sink.locate(base),
+        name,
+        group: raw.group,
+        summary: raw.summary.trim().to_owned(),
+        doc: lines(raw.doc.as_deref()),
+        method,
+        path,
+        origin: origin(raw.origin),
+        auth,
+        effect,
+        body_encoding,
+        role,
+        idempotency: raw.idempotency,
+        idempotency_header,
+        answers,
+        pagination,
+        settle,
+        also_auth,
+        balance,
+        unsettled,
+        response,
+        aliases,
+        also_listed_as,
+        disagreements,
+        params,
+        one_of,
+    }
+}
+
+/// An operation's name: snake_case, and neither a word a path would take as its own nor
+/// the name of a Rust type the generated code uses once it is a request type.
+fn check_name(name: &str, base: &str, sink: &mut Sink) {
+    if !is_snake_case(name) {
+        sink.error(
+            base,
+            format!("operation name `{name}` is not snake_case"),
+            format!("write `{}`", name.to_snake_case()),
+        );
+    } else if PATH_WORDS.contains(&name) {
+        sink.error(
+            base,
+            format!("`{name}` cannot name a Rust method"),
+            format!("rename it, e.g. `{name}_operation`"),
+        );
+    } else if let Some(ty) = hidden_type(name) {
+        sink.error(
+            base,
+            format!("operation `{name}` becomes the request type `{ty}`, which would hide the Rust type `{ty}` that the generated code uses"),
+            format!("rename it, e.g. `{name}_operation`"),
+        );
+    }
+}
+
+/// The other routes the operation is also served at, each with its note.
+fn aliases(raw: &RawOperation, params: &[Param], base: &str, sink: &mut Sink) -> Vec<Alias> {
+    raw.aliases
         .iter()
         .enumerate()
         .map(|(i, alias)| {
             let at = format!("{base}.aliases[{i}]");
             let (path, parsed) = template(&alias.path, &format!("{at}.path"), sink);
             if parsed {
-                check_path_variables(&path, &params, &format!("{at}.path"), sink);
+                check_path_variables(&path, params, &format!("{at}.path"), sink);
             }
             if alias.note.trim().is_empty() {
                 sink.error(
@@ -131,10 +208,12 @@ pub(super) fn operation(
                 same_route_as: alias.same_route_as.clone(),
             }
         })
-        .collect();
+        .collect()
+}
 
-    let also_listed_as = raw
-        .also_listed_as
+/// The other groups (and names) the interface lists the operation under.
+fn also_listed_as(raw: &RawOperation, groups: &[Group], base: &str, sink: &mut Sink) -> Vec<Listing> {
+    raw.also_listed_as
         .iter()
         .enumerate()
         .map(|(i, listing)| {
@@ -151,9 +230,13 @@ pub(super) fn operation(
             }
             Listing { group: listing.group.clone(), name: listing.name.clone(), note: listing.note.clone() }
         })
-        .collect();
+        .collect()
+}
 
-    let effect = match raw.effect {
+/// What the operation does: as written, else a read for a GET and a write otherwise; a GET
+/// is always a read.
+fn effect(raw: Option<RawEffect>, method: Method, base: &str, sink: &mut Sink) -> Effect {
+    let effect = match raw {
         Some(RawEffect::Read) => Effect::Read,
         Some(RawEffect::Write) => Effect::Write,
         Some(RawEffect::Money) => Effect::Money,
@@ -167,20 +250,11 @@ pub(super) fn operation(
             "remove `effect`, or change the method if the operation changes state",
         );
     }
+    effect
+}
 
-    check_body_allowed(method, &aliases, raw.allows_body, &params, base, sink);
-    check_idempotency(raw.idempotency.as_deref(), effect, &params, base, sink);
-    let idempotency_header = raw.idempotency_header.as_ref().map(|header| {
-        idempotency_header(
-            header,
-            raw.idempotency.as_deref(),
-            &params,
-            &format!("{base}.idempotency_header"),
-            sink,
-        )
-    });
-    let answers =
-        answers(raw.answers.as_ref(), context.answers, context.envelope, &format!("{base}.answers"), sink);
+/// A read's answers describe a state: they list no statuses that settle the call.
+fn check_read_answers(effect: Effect, answers: &Answers, base: &str, sink: &mut Sink) {
     if effect == Effect::Read
         && !(answers.reading.success_statuses.is_empty() && answers.reading.failed_statuses.is_empty())
     {
@@ -192,118 +266,109 @@ pub(super) fn operation(
             "list final states on the operation that moves the money or changes the state",
         );
     }
-    let pagination = raw.pagination.map(|style| page_style(style, &params, context.page_keys, base, sink));
-    let settle =
-        raw.settle.as_ref().map(|settle| super::settle::settle(settle, &format!("{base}.settle"), sink));
-    let unsettled = raw.unsettled.as_deref().map(str::trim).map(str::to_owned);
-    if let Some(why) = &unsettled {
-        let at = format!("{base}.unsettled");
-        if effect != Effect::Money {
-            sink.error(
-                &at,
-                "only a money operation says why it does not settle",
-                "remove `unsettled`: only money operations have a final state to follow",
-            );
-        } else if settle.is_some() {
-            sink.error(
-                &at,
-                "the operation settles and says it does not",
-                "keep `settle` if a lookup answers its state, else `unsettled`",
-            );
-        } else if why.is_empty() {
-            sink.error(
-                &at,
-                "an empty reason",
-                "say why its final state cannot be looked up (no documented lookup, ...)",
-            );
-        }
-    }
-    let response = response(&raw, types, base, sink);
-    // An awaiting rule reads a top-level text of the answer's data: one whose key the
-    // data cannot have never fires.
-    if raw.answers.as_ref().is_some_and(|a| a.awaiting.is_some()) {
-        for (i, rule) in answers.reading.awaiting.iter().enumerate() {
-            let at = format!("{base}.answers.awaiting[{i}].field");
-            match &response {
-                Some(AnswerType { list: true, .. }) => sink.error(
-                    &at,
-                    "the answer's data is a list, so no key of it is read",
-                    "remove the rule, or declare the answer's shape",
-                ),
-                Some(AnswerType { ty: Type::Shape(name), list: false }) => {
-                    let shape = shapes.iter().find(|s| &s.name == name);
-                    if shape.is_some_and(|s| !s.fields.iter().any(|f| f.wire == rule.field)) {
-                        sink.error(
-                            &at,
-                            format!(
-                                "the answer's shape `{name}` has no key `{}`, so the rule never fires",
-                                rule.field
-                            ),
-                            format!(
-                                "name a text field of `{name}` by its wire key, or add `{}` to the shape",
-                                rule.field
-                            ),
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+}
 
-    Operation {
-        location: sink.locate(base),
-        name,
-        group: raw.group,
-        summary: raw.summary.trim().to_owned(),
-        doc: lines(raw.doc.as_deref()),
-        method,
-        path,
-        origin: origin(raw.origin),
-        auth: operation_auth(raw.auth, context.credentials, context.default_auth, base, sink),
-        effect,
-        body_encoding: body_encoding(raw.body_encoding.as_deref(), context.body_encoding, &format!("{base}.body_encoding"), sink),
-        role: sandbox_role(raw.role.as_deref(), base, sink),
-        idempotency: raw.idempotency,
-        idempotency_header,
-        answers,
-        pagination,
-        settle,
-        also_auth: raw
-            .also_auth
-            .iter()
-            .enumerate()
-            .filter_map(|(i, entry)| {
-                let at = format!("{base}.also_auth[{i}]");
-                let auth = auth_of(entry.auth.clone(), context.credentials, &format!("{at}.auth"), sink);
-                let what = "another way the service takes the operation";
-                let (source, seen_in) = service_fact(entry.source, entry.seen_in.as_deref(), &at, what, sink)?;
-                Some(AlsoAuth { auth, source, seen_in })
-            })
-            .collect(),
-        balance: raw.balance.as_ref().map(|raw| Balance {
-            field: raw.field.clone(),
-            subunits: match raw.subunits {
-                Some(0) => {
-                    sink.error(&format!("{base}.balance.subunits"), "0 units to a unit of the currency", "write how many of the key's units make one of the currency: 100 for kobo or cents, 1 for units");
-                    1
-                }
-                Some(n) => n,
-                None => 1,
-            },
-        }),
-        unsettled,
-        response,
-        aliases,
-        also_listed_as,
-        disagreements: {
-            let found = disagreements(raw.disagreements, &params, base, sink);
-            check_service_evidence(&params, &found, base, sink);
-            found
-        },
-        params,
-        one_of,
+/// Why a money operation does not settle: only a money operation says so, one that
+/// settles does not, and the reason is not empty.
+fn unsettled(
+    raw: Option<&str>,
+    effect: Effect,
+    settles: bool,
+    base: &str,
+    sink: &mut Sink,
+) -> Option<String> {
+    let why = raw.map(str::trim).map(str::to_owned)?;
+    let at = format!("{base}.unsettled");
+    if effect != Effect::Money {
+        sink.error(
+            &at,
+            "only a money operation says why it does not settle",
+            "remove `unsettled`: only money operations have a final state to follow",
+        );
+    } else if settles {
+        sink.error(
+            &at,
+            "the operation settles and says it does not",
+            "keep `settle` if a lookup answers its state, else `unsettled`",
+        );
+    } else if why.is_empty() {
+        sink.error(
+            &at,
+            "an empty reason",
+            "say why its final state cannot be looked up (no documented lookup, ...)",
+        );
     }
+    Some(why)
+}
+
+/// An awaiting rule reads a top-level text of the answer's data: one whose key the data
+/// cannot have never fires.
+fn check_awaiting(
+    answers: &Answers,
+    response: Option<&AnswerType>,
+    shapes: &[Shape],
+    base: &str,
+    sink: &mut Sink,
+) {
+    for (i, rule) in answers.reading.awaiting.iter().enumerate() {
+        let at = format!("{base}.answers.awaiting[{i}].field");
+        match response {
+            Some(AnswerType { list: true, .. }) => sink.error(
+                &at,
+                "the answer's data is a list, so no key of it is read",
+                "remove the rule, or declare the answer's shape",
+            ),
+            Some(AnswerType { ty: Type::Shape(name), list: false }) => {
+                let shape = shapes.iter().find(|s| &s.name == name);
+                if shape.is_some_and(|s| !s.fields.iter().any(|f| f.wire == rule.field)) {
+                    sink.error(
+                        &at,
+                        format!(
+                            "the answer's shape `{name}` has no key `{}`, so the rule never fires",
+                            rule.field
+                        ),
+                        format!(
+                            "name a text field of `{name}` by its wire key, or add `{}` to the shape",
+                            rule.field
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Other ways the service takes the operation, each with its evidence.
+fn also_auth(raw: &[RawAlsoAuth], credentials: &[Credential], base: &str, sink: &mut Sink) -> Vec<AlsoAuth> {
+    raw.iter()
+        .enumerate()
+        .filter_map(|(i, entry)| {
+            let at = format!("{base}.also_auth[{i}]");
+            let auth = auth_of(entry.auth.clone(), credentials, &format!("{at}.auth"), sink);
+            let what = "another way the service takes the operation";
+            let (source, seen_in) = service_fact(entry.source, entry.seen_in.as_deref(), &at, what, sink)?;
+            Some(AlsoAuth { auth, source, seen_in })
+        })
+        .collect()
+}
+
+/// Where a balance operation's answer holds the balance, and in how many units of the
+/// currency's.
+fn balance(raw: &RawBalance, base: &str, sink: &mut Sink) -> Balance {
+    let subunits = match raw.subunits {
+        Some(0) => {
+            sink.error(
+                &format!("{base}.balance.subunits"),
+                "0 units to a unit of the currency",
+                "write how many of the key's units make one of the currency: 100 for kobo or cents, 1 for units",
+            );
+            1
+        }
+        Some(n) => n,
+        None => 1,
+    };
+    Balance { field: raw.field.clone(), subunits }
 }
 
 /// The operation's sets of parameters of which exactly one is sent: each names two or more
