@@ -5,7 +5,7 @@ use payspec_vocabulary::{Alias, Owned, rust};
 
 use super::code::{Code, Lit, join, literals, opt_lit};
 use super::names::route_const;
-use crate::model::{ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
+use crate::model::{Operation, ParamLocation, Spec, TOKEN_GRANT_FIELDS, TokenRole, Type};
 use heck::ToShoutySnakeCase;
 
 pub(super) fn routes_module(out: &mut Code, spec: &Spec, reserved: &[(&str, &str, &str, &str)]) {
@@ -21,69 +21,84 @@ pub mod routes {
     // vocabulary's writer would spell them out.
     let keys = format!("keys: &{}", rust::value(&*spec.envelope, "rt"));
     for op in &spec.operations {
-        out.doc_line("    ", &format!("`{} {}`: {}", op.method, op.path, op.summary));
-        let aliases = join(&op.aliases, ", ", |f, alias| {
-            let form = Alias::<Owned> {
-                method: alias.method,
-                path: alias.path.to_string(),
-                note: alias.note.clone(),
-            };
-            f.write_str(&rust::value(&form, "rt"))
-        });
-        let segments = join(
-            reserved.iter().filter(|(owner, ..)| *owner == op.name),
-            ", ",
-            |f, (_, variable, literal, by)| {
-                let receiver = match spec.operation(by) {
-                    Some(other) => format!("{} {} ({by})", other.method, other.path),
-                    None => (*by).to_owned(),
-                };
-                write!(
-                    f,
-                    "rt::ReservedSegment {{ variable: {}, literal: {}, shadowed_by: {} }}",
-                    Lit(variable),
-                    Lit(literal),
-                    Lit(&receiver)
-                )
-            },
-        );
-        // Lowercase, as HTTP sends header names: the runtime then uses it as is.
-        let idempotency_header =
-            opt_lit(op.idempotency_header.as_ref().map(|h| h.wire.to_ascii_lowercase()).as_deref());
-        write!(
-            out,
-            "    pub const {name}: Route = Route {{
-        operation: {operation},
-        group: {group},
-        method: {method},
-        path: {path},
-        aliases: &[{aliases}],
-        auth: {auth},
-        effect: {effect},
-        reserved: &[{segments}],
-        idempotency_header: {idempotency_header},
-        answers: &{answers},
-        settle_by_reference: {settle_by_reference},
-        body: {body},
-    }};
-",
-            name = route_const(op),
-            settle_by_reference = opt_lit(
-                super::settle::by_reference(spec, op)
-                    .map(|_| format!("settle_{}_by_reference", op.name))
-                    .as_deref()
-            ),
-            operation = Lit(&op.name),
-            group = Lit(&op.group),
-            method = rust::value(&op.method, "rt"),
-            path = Lit(op.path.as_str()),
-            auth = rust::value(&op.auth, "rt"),
-            body = rust::value(&op.body_encoding, "rt"),
-            effect = rust::value(&op.effect, "rt"),
-            answers = rust::value(&op.answers.reading, "rt").replace(&keys, "keys: &ENVELOPE"),
-        );
+        route_item(out, spec, op, reserved, &keys);
     }
     settle_module(out, spec);
+    service_items(out, spec);
+}
+
+/// The route constant of `op`: what the runtime needs to send it and read its answer (its
+/// envelope named by `ENVELOPE`, whose keys `keys` spells out).
+fn route_item(
+    out: &mut Code,
+    spec: &Spec,
+    op: &Operation,
+    reserved: &[(&str, &str, &str, &str)],
+    keys: &str,
+) {
+    out.doc_line("    ", &format!("`{} {}`: {}", op.method, op.path, op.summary));
+    let aliases = join(&op.aliases, ", ", |f, alias| {
+        let form =
+            Alias::<Owned> { method: alias.method, path: alias.path.to_string(), note: alias.note.clone() };
+        f.write_str(&rust::value(&form, "rt"))
+    });
+    let segments = join(
+        reserved.iter().filter(|(owner, ..)| *owner == op.name),
+        ", ",
+        |f, (_, variable, literal, by)| {
+            let receiver = match spec.operation(by) {
+                Some(other) => format!("{} {} ({by})", other.method, other.path),
+                None => (*by).to_owned(),
+            };
+            write!(
+                f,
+                "rt::ReservedSegment {{ variable: {}, literal: {}, shadowed_by: {} }}",
+                Lit(variable),
+                Lit(literal),
+                Lit(&receiver)
+            )
+        },
+    );
+    // Lowercase, as HTTP sends header names: the runtime then uses it as is.
+    let idempotency_header =
+        opt_lit(op.idempotency_header.as_ref().map(|h| h.wire.to_ascii_lowercase()).as_deref());
+    write!(
+        out,
+        "    pub const {name}: Route = Route {{
+    operation: {operation},
+    group: {group},
+    method: {method},
+    path: {path},
+    aliases: &[{aliases}],
+    auth: {auth},
+    effect: {effect},
+    reserved: &[{segments}],
+    idempotency_header: {idempotency_header},
+    answers: &{answers},
+    settle_by_reference: {settle_by_reference},
+    body: {body},
+}};
+",
+        name = route_const(op),
+        settle_by_reference = opt_lit(
+            super::settle::by_reference(spec, op)
+                .map(|_| format!("settle_{}_by_reference", op.name))
+                .as_deref()
+        ),
+        operation = Lit(&op.name),
+        group = Lit(&op.group),
+        method = rust::value(&op.method, "rt"),
+        path = Lit(op.path.as_str()),
+        auth = rust::value(&op.auth, "rt"),
+        body = rust::value(&op.body_encoding, "rt"),
+        effect = rust::value(&op.effect, "rt"),
+        answers = rust::value(&op.answers.reading, "rt").replace(keys, "keys: &ENVELOPE"),
+    );
+}
+
+/// `ALL`, `TOKEN`, `ENVELOPE`, `SERVICE` and `find`: the routes together, the token routes,
+/// and what the client's builder is given of the service.
+fn service_items(out: &mut Code, spec: &Spec) {
     let all = join(&spec.operations, ", ", |f, op| write!(f, "&{}", route_const(op)));
     let token = match &spec.token_operations {
         Some(token) => format!(

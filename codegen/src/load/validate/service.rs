@@ -1,5 +1,6 @@
 //! The `service` section: environments, the account header, the codes, how answers are read and what each reading rests on, and the token operations.
 
+use super::super::raw::RawAwaiting;
 use super::common::*;
 use super::evidence::{evidence, fact_note, service_fact};
 
@@ -58,18 +59,7 @@ pub(super) fn answers(
     let reading = VocabularyAnswers {
         success_codes: list(&raw.success_codes, &inherited.success_codes, "success_codes", sink),
         refusal_codes: list(&raw.refusal_codes, &inherited.refusal_codes, "refusal_codes", sink),
-        status_field: match &raw.status_field {
-            Some(field) if field.trim().is_empty() || field.contains(['.', '[', ' ']) => {
-                sink.error(
-                    &format!("{at}.status_field"),
-                    format!("`{field}` is not a key of the answer's data"),
-                    "name one top-level key of the data, e.g. `status`",
-                );
-                field.clone()
-            }
-            Some(field) => field.clone(),
-            None => inherited.status_field.clone(),
-        },
+        status_field: status_field(raw.status_field.as_ref(), &inherited.status_field, at, sink),
         success_statuses: list(&raw.success_statuses, &inherited.success_statuses, "success_statuses", sink),
         pending_statuses: list(&raw.pending_statuses, &inherited.pending_statuses, "pending_statuses", sink),
         failed_statuses: list(&raw.failed_statuses, &inherited.failed_statuses, "failed_statuses", sink),
@@ -82,36 +72,7 @@ pub(super) fn answers(
         pending_codes: list(&raw.pending_codes, &inherited.pending_codes, "pending_codes", sink),
         awaiting: match &raw.awaiting {
             None => inherited.awaiting.clone(),
-            Some(rules) => rules
-                .iter()
-                .enumerate()
-                .map(|(i, rule)| {
-                    let here = format!("{at}.awaiting[{i}]");
-                    for (key, value) in
-                        [("field", &rule.field), ("contains", &rule.contains), ("awaits", &rule.awaits)]
-                    {
-                        if value.trim().is_empty() {
-                            sink.error(
-                                &format!("{here}.{key}"),
-                                format!("`{key}` is empty"),
-                                "name the data's key, the text it holds when the answer waits, and what is awaited",
-                            );
-                        }
-                    }
-                    if rule.field.contains(['.', '[', ' ']) {
-                        sink.error(
-                            &format!("{here}.field"),
-                            format!("`{}` is not a top-level key of the answer's data", rule.field),
-                            "name one top-level key of the data, e.g. `message`",
-                        );
-                    }
-                    Awaiting {
-                        field: rule.field.clone(),
-                        contains: rule.contains.clone(),
-                        awaits: rule.awaits.trim().to_owned(),
-                    }
-                })
-                .collect(),
+            Some(rules) => awaiting(rules, at, sink),
         },
         reference_taken: list(&raw.reference_taken, &inherited.reference_taken, "reference_taken", sink),
         envelope: match raw.envelope {
@@ -131,6 +92,64 @@ pub(super) fn answers(
         evidence: evidence(raw.source, raw.seen_in.as_deref(), raw.note.is_some(), at, sink),
         declared: true,
     };
+    check_lists(&answers, raw, at, sink);
+    answers
+}
+
+/// The key of the answer's data that holds its state: one top-level key.
+fn status_field(raw: Option<&String>, inherited: &str, at: &str, sink: &mut Sink) -> String {
+    match raw {
+        Some(field) if field.trim().is_empty() || field.contains(['.', '[', ' ']) => {
+            sink.error(
+                &format!("{at}.status_field"),
+                format!("`{field}` is not a key of the answer's data"),
+                "name one top-level key of the data, e.g. `status`",
+            );
+            field.clone()
+        }
+        Some(field) => field.clone(),
+        None => inherited.to_owned(),
+    }
+}
+
+/// The rules by which a finished answer still awaits something: each names a top-level
+/// key of the data, the text it holds then, and what is awaited.
+fn awaiting(rules: &[RawAwaiting], at: &str, sink: &mut Sink) -> Vec<Awaiting<Owned>> {
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, rule)| {
+            let here = format!("{at}.awaiting[{i}]");
+            for (key, value) in
+                [("field", &rule.field), ("contains", &rule.contains), ("awaits", &rule.awaits)]
+            {
+                if value.trim().is_empty() {
+                    sink.error(
+                        &format!("{here}.{key}"),
+                        format!("`{key}` is empty"),
+                        "name the data's key, the text it holds when the answer waits, and what is awaited",
+                    );
+                }
+            }
+            if rule.field.contains(['.', '[', ' ']) {
+                sink.error(
+                    &format!("{here}.field"),
+                    format!("`{}` is not a top-level key of the answer's data", rule.field),
+                    "name one top-level key of the data, e.g. `message`",
+                );
+            }
+            Awaiting {
+                field: rule.field.clone(),
+                contains: rule.contains.clone(),
+                awaits: rule.awaits.trim().to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// The answers' lists read together: success by a code needs codes (and by a flag or the
+/// status, none), and no code or state is in two lists.
+fn check_lists(answers: &Answers, raw: &RawAnswers, at: &str, sink: &mut Sink) {
     // What says success where the answers are wrapped: a code needs its list; a flag or
     // the status reads none, so a list would never be read.
     let by = answers.reading.envelope.keys().map_or(SuccessBy::Code, |keys| keys.success);
@@ -185,7 +204,6 @@ pub(super) fn answers(
             }
         }
     }
-    answers
 }
 
 pub(super) fn environments(service: &RawService, sink: &mut Sink) -> Vec<Environment> {

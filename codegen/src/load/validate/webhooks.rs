@@ -119,18 +119,6 @@ fn check_signed_over(raw: &RawWebhooks, signs: SignedOver, at: &str, sink: &mut 
 /// path of keys, the event and request id among them, event kinds that make variants.
 pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> Webhooks {
     let at = "service.webhooks";
-    let fixed = |raw: &Option<RawFixedHeader>, key: &str, sink: &mut Sink| {
-        let fixed = raw.as_ref()?;
-        header(&fixed.header, &format!("{at}.{key}.header"), sink);
-        if fixed.value.is_empty() || fixed.value.chars().any(|c| c.is_control()) {
-            sink.error(
-                &format!("{at}.{key}.value"),
-                "not a header value",
-                "write the value the service sends",
-            );
-        }
-        Some((fixed.header.to_ascii_lowercase(), fixed.value.clone()))
-    };
     check_signature_headers(raw, at, sink);
     let signs = word(
         raw.signs.as_deref(),
@@ -140,105 +128,13 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         sink,
     );
     check_signed_over(raw, signs, at, sink);
-    match raw.tolerance_seconds {
-        Some(_) if signs == SignedOver::Secret => {}
-        Some(_) if raw.timestamp_header.is_none() && raw.time_field.is_none() => sink.error(
-            &format!("{at}.tolerance_seconds"),
-            "a tolerance without a timestamp: there is no signing time to hold to it",
-            "remove `tolerance_seconds`, or name the header the service sends its signing time in",
-        ),
-        Some(0) => sink.error(
-            &format!("{at}.tolerance_seconds"),
-            "a tolerance of 0 seconds refuses every delivery",
-            "write how far the signing time may be from now, in seconds (e.g. 300)",
-        ),
-        _ => {}
-    }
-    let algorithm = fixed(&raw.algorithm, "algorithm", sink);
-    let version = fixed(&raw.version, "version", sink);
-    if raw.signed.0.is_empty() || raw.signed.0.len() > MAX_SIGNED {
-        sink.error(
-            &format!("{at}.signed"),
-            format!("{} signed values", raw.signed.0.len()),
-            format!("list 1 to {MAX_SIGNED}: name -> the value's place in the body, keys joined with `.`"),
-        );
-    }
-    let mut signed = Vec::new();
-    let mut names = HashSet::new();
-    for (name, path) in &raw.signed.0 {
-        let place = format!("{at}.signed.{name}");
-        if name.is_empty()
-            || name.to_snake_case() != *name
-            || name == "timestamp"
-            || name.starts_with(|c: char| c.is_ascii_digit())
-        {
-            sink.error_at_key(&place, format!("`{name}` cannot name a signed value"), "write a snake_case name other than `timestamp` (the timestamp header is signed last on its own)");
-        }
-        if path.is_empty() || path.split('.').any(str::is_empty) {
-            sink.error(
-                &place,
-                format!("`{path}` is not a place in the body"),
-                "write the keys from the body down, joined with `.`: `data.transaction.transactionId`",
-            );
-        }
-        names.insert(name.as_str());
-        signed.push(SignedValue {
-            name: name.clone(),
-            path: path.clone(),
-            instant: raw.instants.contains(name),
-        });
-    }
+    check_tolerance(raw, signs, at, sink);
+    let algorithm = fixed(&raw.algorithm, "algorithm", at, sink);
+    let version = fixed(&raw.version, "version", at, sink);
+    let (signed, names) = signed_values(raw, at, sink);
     let request_id = raw.request_id.clone().into_vec();
-    if request_id.is_empty() {
-        sink.error(
-            &format!("{at}.request_id"),
-            "no value identifies a delivery",
-            "name the signed value of the delivery's id, or the values that together tell one delivery from another (e.g. `[event, transfer_id]`)",
-        );
-    }
-    let keyed = request_id.iter().map(|name| ("request_id", name));
-    for (key, name) in std::iter::once(("event_type", &raw.event_type)).chain(keyed) {
-        if !names.contains(name.as_str()) {
-            sink.error(
-                &format!("{at}.{key}"),
-                format!("no signed value is named `{name}`"),
-                "name one of the `signed` values",
-            );
-        }
-    }
-    for name in &raw.instants {
-        if !names.contains(name.as_str()) {
-            sink.error(
-                &format!("{at}.instants"),
-                format!("no signed value is named `{name}`"),
-                "name one of the `signed` values",
-            );
-        }
-    }
-    let mut variants = HashSet::new();
-    for event in &raw.events {
-        let variant = event.to_upper_camel_case();
-        if variant.is_empty()
-            || variant == "Other"
-            || !variant.starts_with(|c: char| c.is_ascii_alphabetic())
-            || !variants.insert(variant.clone())
-        {
-            sink.error(
-                &format!("{at}.events"),
-                format!("the event `{event}` makes no variant of its own (`{variant}`)"),
-                "list each event kind once, as the service sends it",
-            );
-        }
-    }
-    if let Some(path) = &raw.claimed_amount
-        && (path.is_empty() || path.split('.').any(str::is_empty))
-    {
-        sink.error(
-            &format!("{at}.claimed_amount"),
-            format!("`{path}` is not a place in the body"),
-            "write the keys from the body down, joined with `.`",
-        );
-    }
+    check_names(raw, &request_id, &names, at, sink);
+    check_events(raw, at, sink);
     let settles = raw.settles.as_ref().map(|settles| webhook_settles(raw, settles, &names, sink));
     let payloads = payloads(raw, shapes, sink);
     Webhooks {
@@ -274,6 +170,134 @@ pub(super) fn webhooks(raw: &RawWebhooks, shapes: &[Shape], sink: &mut Sink) -> 
         },
         events: raw.events.clone(),
         claimed_amount: raw.claimed_amount.clone(),
+    }
+}
+
+/// A header the service sends with a fixed value (the algorithm's, the scheme version's).
+fn fixed(raw: &Option<RawFixedHeader>, key: &str, at: &str, sink: &mut Sink) -> Option<(String, String)> {
+    let fixed = raw.as_ref()?;
+    header(&fixed.header, &format!("{at}.{key}.header"), sink);
+    if fixed.value.is_empty() || fixed.value.chars().any(|c| c.is_control()) {
+        sink.error(&format!("{at}.{key}.value"), "not a header value", "write the value the service sends");
+    }
+    Some((fixed.header.to_ascii_lowercase(), fixed.value.clone()))
+}
+
+/// A tolerance holds a signing time to now: the scheme has one, and it is not 0.
+fn check_tolerance(raw: &RawWebhooks, signs: SignedOver, at: &str, sink: &mut Sink) {
+    match raw.tolerance_seconds {
+        Some(_) if signs == SignedOver::Secret => {}
+        Some(_) if raw.timestamp_header.is_none() && raw.time_field.is_none() => sink.error(
+            &format!("{at}.tolerance_seconds"),
+            "a tolerance without a timestamp: there is no signing time to hold to it",
+            "remove `tolerance_seconds`, or name the header the service sends its signing time in",
+        ),
+        Some(0) => sink.error(
+            &format!("{at}.tolerance_seconds"),
+            "a tolerance of 0 seconds refuses every delivery",
+            "write how far the signing time may be from now, in seconds (e.g. 300)",
+        ),
+        _ => {}
+    }
+}
+
+/// The signed values, each a snake_case name and a path of keys in the body, and their
+/// names.
+fn signed_values<'r>(
+    raw: &'r RawWebhooks,
+    at: &str,
+    sink: &mut Sink,
+) -> (Vec<SignedValue<Owned>>, HashSet<&'r str>) {
+    if raw.signed.0.is_empty() || raw.signed.0.len() > MAX_SIGNED {
+        sink.error(
+            &format!("{at}.signed"),
+            format!("{} signed values", raw.signed.0.len()),
+            format!("list 1 to {MAX_SIGNED}: name -> the value's place in the body, keys joined with `.`"),
+        );
+    }
+    let mut signed = Vec::new();
+    let mut names = HashSet::new();
+    for (name, path) in &raw.signed.0 {
+        let place = format!("{at}.signed.{name}");
+        if name.is_empty()
+            || name.to_snake_case() != *name
+            || name == "timestamp"
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            sink.error_at_key(&place, format!("`{name}` cannot name a signed value"), "write a snake_case name other than `timestamp` (the timestamp header is signed last on its own)");
+        }
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            sink.error(
+                &place,
+                format!("`{path}` is not a place in the body"),
+                "write the keys from the body down, joined with `.`: `data.transaction.transactionId`",
+            );
+        }
+        names.insert(name.as_str());
+        signed.push(SignedValue {
+            name: name.clone(),
+            path: path.clone(),
+            instant: raw.instants.contains(name),
+        });
+    }
+    (signed, names)
+}
+
+/// The event's kind, the delivery's id and the instants name signed values.
+fn check_names(raw: &RawWebhooks, request_id: &[String], names: &HashSet<&str>, at: &str, sink: &mut Sink) {
+    if request_id.is_empty() {
+        sink.error(
+            &format!("{at}.request_id"),
+            "no value identifies a delivery",
+            "name the signed value of the delivery's id, or the values that together tell one delivery from another (e.g. `[event, transfer_id]`)",
+        );
+    }
+    let keyed = request_id.iter().map(|name| ("request_id", name));
+    for (key, name) in std::iter::once(("event_type", &raw.event_type)).chain(keyed) {
+        if !names.contains(name.as_str()) {
+            sink.error(
+                &format!("{at}.{key}"),
+                format!("no signed value is named `{name}`"),
+                "name one of the `signed` values",
+            );
+        }
+    }
+    for name in &raw.instants {
+        if !names.contains(name.as_str()) {
+            sink.error(
+                &format!("{at}.instants"),
+                format!("no signed value is named `{name}`"),
+                "name one of the `signed` values",
+            );
+        }
+    }
+}
+
+/// Each event kind makes a variant of its own; the claimed amount is a place in the body.
+fn check_events(raw: &RawWebhooks, at: &str, sink: &mut Sink) {
+    let mut variants = HashSet::new();
+    for event in &raw.events {
+        let variant = event.to_upper_camel_case();
+        if variant.is_empty()
+            || variant == "Other"
+            || !variant.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !variants.insert(variant.clone())
+        {
+            sink.error(
+                &format!("{at}.events"),
+                format!("the event `{event}` makes no variant of its own (`{variant}`)"),
+                "list each event kind once, as the service sends it",
+            );
+        }
+    }
+    if let Some(path) = &raw.claimed_amount
+        && (path.is_empty() || path.split('.').any(str::is_empty))
+    {
+        sink.error(
+            &format!("{at}.claimed_amount"),
+            format!("`{path}` is not a place in the body"),
+            "write the keys from the body down, joined with `.`",
+        );
     }
 }
 
