@@ -324,46 +324,14 @@ pub(crate) fn read_success<'s>(
         }
         EnvelopeKind::Wrapped { keys, .. } => keys,
     };
-    // The envelope's own keys are kept as they pass (the first of each, in order of
-    // preference), and the place of its data; the object around them is never built.
-    let (mut peek, mut data, mut flag) = (EnvelopePeek::default(), None, None);
-    let mut keys_before = KeyPlaces::default();
-    let mut keep = |key: &str, parser: &mut crate::json::Parser<'_>| {
-        // With more keys before the data than are kept, the envelope is read whole.
-        let room = keys_before.push(parser.entry_key_at());
-        if keys.flag == Some(key) && flag.is_none() {
-            flag = parser.flag(1)?;
-            return Ok(true);
+    let (mut peek, data, flag) = match scan_envelope(body, keys) {
+        Ok(found) => found,
+        Err(error) => {
+            // Where a full check places the fault, if it finds one first.
+            let error = crate::json::span(body).err().unwrap_or(error);
+            return Err(unreadable(error.to_string()));
         }
-        // Found, not checked: the read into the operation's type checks it, and any
-        // other answer is checked whole below.
-        if key == keys.data && data.is_none() {
-            let start = parser.at();
-            // All the envelope says is known once each of its keys it declares has come
-            // (the first of each list), and, when its flag says success, the flag.
-            let known = (keys.code.is_empty() || peek.code[0].is_some())
-                && (keys.description.is_empty() || peek.description[0].is_some())
-                && (keys.success != SuccessBy::Flag || flag.is_some());
-            if room && known && parser.peek() != Some(b'n') {
-                // Nothing later can change what the envelope says; its flag, if it follows
-                // the data, is read with the rest of the envelope.
-                data = Some(DataAt { start, end: None, keys_before });
-                return Ok(false);
-            }
-            let end = parser.skip_unchecked(1)?.end;
-            data = Some(DataAt { start, end: Some(end), keys_before: KeyPlaces::default() });
-            return Ok(true);
-        }
-        if !peek.keep(keys.code, keys.description, key, parser)? {
-            parser.skip(1)?;
-        }
-        Ok(true)
     };
-    if let Err(error) = crate::json::parse_entries(body, &mut keep) {
-        // Where a full check places the fault, if it finds one first.
-        let error = crate::json::span(body).err().unwrap_or(error);
-        return Err(unreadable(error.to_string()));
-    }
     let answers = route.answers;
     // What says success: the code, the flag (its text the code when the envelope has no
     // code), or the HTTP status (its number the code when the envelope has none).
@@ -413,25 +381,87 @@ pub(crate) fn read_success<'s>(
     if pending || success {
         return Ok(answer(code, description, data, pending, flag));
     }
+    Err(refused(status, body, route, keys, code, description, secrets))
+}
+
+/// What [`scan_envelope`] found: the envelope's own keys, the place of its data, its flag.
+type Scanned = (EnvelopePeek, Option<DataAt>, Option<bool>);
+
+/// Where the envelope's own keys are (the first of each, in order of preference, kept as
+/// they pass), the place of its data and its flag: the object around them is never built.
+/// With the data found and all the envelope says known, the rest is left to the data's
+/// read.
+fn scan_envelope(body: &[u8], keys: &EnvelopeKeys) -> Result<Scanned, crate::json::JsonError> {
+    let (mut peek, mut data, mut flag) = (EnvelopePeek::default(), None, None);
+    let mut keys_before = KeyPlaces::default();
+    let mut keep = |key: &str, parser: &mut crate::json::Parser<'_>| {
+        // With more keys before the data than are kept, the envelope is read whole.
+        let room = keys_before.push(parser.entry_key_at());
+        if keys.flag == Some(key) && flag.is_none() {
+            flag = parser.flag(1)?;
+            return Ok(true);
+        }
+        // Found, not checked: the read into the operation's type checks it, and any
+        // other answer is checked whole below.
+        if key == keys.data && data.is_none() {
+            let start = parser.at();
+            // All the envelope says is known once each of its keys it declares has come
+            // (the first of each list), and, when its flag says success, the flag.
+            let known = (keys.code.is_empty() || peek.code[0].is_some())
+                && (keys.description.is_empty() || peek.description[0].is_some())
+                && (keys.success != SuccessBy::Flag || flag.is_some());
+            if room && known && parser.peek() != Some(b'n') {
+                // Nothing later can change what the envelope says; its flag, if it follows
+                // the data, is read with the rest of the envelope.
+                data = Some(DataAt { start, end: None, keys_before });
+                return Ok(false);
+            }
+            let end = parser.skip_unchecked(1)?.end;
+            data = Some(DataAt { start, end: Some(end), keys_before: KeyPlaces::default() });
+            return Ok(true);
+        }
+        if !peek.keep(keys.code, keys.description, key, parser)? {
+            parser.skip(1)?;
+        }
+        Ok(true)
+    };
+    crate::json::parse_entries(body, &mut keep)?;
+    Ok((peek, data, flag))
+}
+
+/// A 2xx answer whose envelope does not say success: the reference taken, an outcome a
+/// money operation's answer leaves unknown, or the service's refusal, each without the
+/// client's secrets.
+#[cold]
+fn refused<'s>(
+    status: u16,
+    body: &bytes::Bytes,
+    route: &'static Route,
+    keys: &EnvelopeKeys,
+    code: String,
+    description: String,
+    secrets: &dyn Fn() -> Secrets<'s>,
+) -> Error {
+    let answers = route.answers;
     let description = redact::answer_text(&description, &secrets(), route.answers.secret_values);
     if let Some(reason) = reference_taken(body, answers) {
         let excerpt = redact::answer_excerpt(body, &secrets(), route.answers.secret_values);
-        return Err(ErrorDetail::ReferenceUsed {
+        return ErrorDetail::ReferenceUsed {
             status,
             code: Some(code),
             description: Some(description),
             reason: Some(redact::answer_text(&reason, &secrets(), route.answers.secret_values).into()),
             excerpt,
         }
-        .into());
+        .into();
     }
     // A false flag is the service's own word that it refused; a code is a refusal only
     // when the spec lists it as one.
     let refused = keys.success == SuccessBy::Flag || answers.refusal_codes.contains(&code.as_str());
     if route.effect == Effect::Money && !refused {
-        return Err(ErrorDetail::OutcomeUnknown { status, code, description }.into());
+        return ErrorDetail::OutcomeUnknown { status, code, description }.into();
     }
-    Err(ErrorDetail::Service { code, description }.into())
+    ErrorDetail::Service { code, description }.into()
 }
 
 /// Reads where a success-coded answer leaves the operation, from its data's state
