@@ -10,7 +10,7 @@
 //! The output is a function of the spec alone: the same spec writes the same bytes.
 
 use super::diff::{answer_wire_type, param_wire_type};
-use super::read::WireType;
+use super::document::WireType;
 use crate::model::{
     AnswerType, Auth, DateLayout, EnvelopeKeys, ErrorKeys, EventOutcome, Operation, Owned, PageStyle, Param,
     ParamLocation, Shape, Spec, SuccessBy, Type,

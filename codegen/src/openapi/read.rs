@@ -8,10 +8,13 @@
 //! What cannot be read (not JSON or YAML, not OpenAPI 3.x, a `$ref` that leads nowhere)
 //! is a [`DocumentError`] that says where.
 
+use super::document::{
+    ApiDocument, ApiField, ApiOperation, ApiParam, DocumentError, Quirk, WireType, wire_type,
+};
+use super::text::{escape, locate, parse};
 use crate::model::{Location, Method, ParamLocation, PathTemplate};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 
 /// The largest document read, in bytes.
 pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
@@ -26,166 +29,6 @@ const MAX_FIELDS: usize = 200_000;
 /// How many quirks and operations get a line and column (each is a search of the text);
 /// past this they are reported without one, so a huge document is not searched over and over.
 const MAX_LOCATED: usize = 256;
-
-/// The JSON type a value travels as, as far as a diff is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum WireType {
-    /// A JSON string.
-    String,
-    /// A whole JSON number.
-    Integer,
-    /// Any JSON number.
-    Number,
-    /// `true` or `false`.
-    Boolean,
-    /// A JSON object.
-    Object,
-    /// A JSON array.
-    Array,
-    /// An amount the reader accepts as a JSON number or a decimal string.
-    NumberOrString,
-    /// Any JSON value (no type given).
-    Any,
-}
-
-impl WireType {
-    /// The OpenAPI name (`number or string` for the pair).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WireType::String => "string",
-            WireType::Integer => "integer",
-            WireType::Number => "number",
-            WireType::Boolean => "boolean",
-            WireType::Object => "object",
-            WireType::Array => "array",
-            WireType::NumberOrString => "number or string",
-            WireType::Any => "any",
-        }
-    }
-
-    /// Whether a value documented as `self` fits one documented as `other`.
-    pub fn compatible(self, other: WireType) -> bool {
-        use WireType::*;
-        match (self, other) {
-            (a, b) if a == b => true,
-            (Any, _) | (_, Any) => true,
-            (NumberOrString, Number | String | Integer) | (Number | String | Integer, NumberOrString) => true,
-            _ => false,
-        }
-    }
-
-    /// Whether a value of this type stands for everything below its key (a free-form
-    /// object or any value): keys under it are not compared one by one.
-    pub fn is_opaque(self) -> bool {
-        matches!(self, WireType::Object | WireType::Any)
-    }
-}
-
-/// One request parameter: path, query, header, or a body field (`order.amount`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiParam {
-    /// Where it travels.
-    pub location: ParamLocation,
-    /// The wire key; body fields nested in objects are joined with dots.
-    pub key: String,
-    /// The JSON type it travels as.
-    pub ty: WireType,
-    /// Whether the document requires it.
-    pub required: bool,
-}
-
-/// One field of an answer, by its wire path from the top of the body: `data.amount`,
-/// `data.results[].id` (`[]` is a list's items); the top itself is the empty key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiField {
-    /// Its wire path (`data.results[].id`).
-    pub key: String,
-    /// The JSON type the document gives it.
-    pub ty: WireType,
-}
-
-/// One operation of the document, at one method and path.
-#[derive(Debug, Clone)]
-pub struct ApiOperation {
-    /// Its HTTP method.
-    pub method: Method,
-    /// The path without any query string the key carried.
-    pub path: String,
-    /// Its `operationId`, if the document gives one.
-    pub operation_id: Option<String>,
-    /// Where it is: `/paths/~1v1~1accounts/get`.
-    pub pointer: String,
-    /// Its path key's line and column (for the first operations of a very large document).
-    pub location: Option<Location>,
-    /// Path, query, header (other than the authentication headers) and body parameters.
-    pub params: Vec<ApiParam>,
-    /// The successful answer's fields, from the top of the body; `None` when no `2xx`
-    /// answer has a JSON schema.
-    pub answer: Option<Vec<ApiField>>,
-    /// A bearer token is required (a bearer security scheme, or an `Authorization` header).
-    pub bearer: bool,
-    /// The `accountId` header is required (an API-key scheme or a header parameter).
-    pub account: bool,
-    /// `x-payspec-alias-of`: payspec's own export marks each alternative form.
-    pub alias_of: Option<String>,
-}
-
-/// A quirk of the document that was read rather than refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Quirk {
-    /// The method of the operation it was found on, if it was found on one.
-    pub method: Option<Method>,
-    /// The path it was found on.
-    pub path: String,
-    /// Its line and column in the document, when located.
-    pub location: Option<Location>,
-    /// What was odd, and how it was read.
-    pub message: String,
-}
-
-/// A document, read.
-#[derive(Debug, Clone)]
-pub struct ApiDocument {
-    /// The file, as the caller named it.
-    pub file: String,
-    /// The `openapi` version it declares.
-    pub version: String,
-    /// Every operation, one per method and path.
-    pub operations: Vec<ApiOperation>,
-    /// What was read rather than refused.
-    pub quirks: Vec<Quirk>,
-    /// Whether payspec wrote it (`x-payspec` at the top): its differences from the spec
-    /// are the export's faults, and the spec's recorded disagreements do not apply.
-    pub payspec_export: bool,
-}
-
-/// A document that cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentError {
-    /// The file, as the caller named it.
-    pub file: String,
-    /// Its line and column, when located.
-    pub location: Option<Location>,
-    /// The JSON pointer of the offending value, when there is one.
-    pub pointer: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for DocumentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.location {
-            Some(at) => write!(f, "{}:{}:{}: error: {}", self.file, at.line, at.column, self.message)?,
-            None => write!(f, "{}: error: {}", self.file, self.message)?,
-        }
-        if !self.pointer.is_empty() {
-            write!(f, " (at {})", self.pointer)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for DocumentError {}
 
 /// Reads a document from its text. `file` names it in errors.
 pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentError> {
@@ -258,72 +101,6 @@ pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentErro
     }
     report_repeated_routes(&mut document);
     Ok(document)
-}
-
-/// JSON when it looks like JSON (for its exact error positions), else YAML.
-fn parse(text: &str) -> Result<Value, (Option<Location>, String)> {
-    let body = text.trim_start_matches('\u{feff}').trim_start();
-    if body.starts_with('{') || body.starts_with('[') {
-        return serde_json::from_str(text).map_err(|e| {
-            let message = e.to_string();
-            let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m);
-            (Some(Location { line: e.line(), column: e.column() }), format!("not valid JSON: {message}"))
-        });
-    }
-    let yaml: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-        let location = e.location().map(|l| Location { line: l.line(), column: l.column() });
-        let message = e.to_string();
-        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m);
-        (location, format!("neither JSON nor valid YAML: {message}"))
-    })?;
-    Ok(yaml_to_json(yaml))
-}
-
-/// YAML to JSON values; a non-text key (`200:` in `responses`) becomes its text.
-fn yaml_to_json(value: serde_yaml::Value) -> Value {
-    use serde_yaml::Value as Y;
-    match value {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                n.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
-            }
-        }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => Value::Array(items.into_iter().map(yaml_to_json).collect()),
-        Y::Mapping(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| {
-                    let key = match yaml_to_json(k) {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    (key, yaml_to_json(v))
-                })
-                .collect(),
-        ),
-        Y::Tagged(tagged) => yaml_to_json(tagged.value),
-    }
-}
-
-/// The first place the text names `needle` as a key or a value, for error positions.
-fn locate(text: &str, needle: &str) -> Option<Location> {
-    let quoted = format!("\"{needle}\"");
-    let at = text.find(&quoted).or_else(|| text.find(needle))?;
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    Some(Location { line, column })
-}
-
-/// Escapes a key for a JSON pointer (`/` is `~1`, `~` is `~0`).
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 const METHODS: [(&str, Method); 5] = [
@@ -808,39 +585,6 @@ fn json_schema<'v>(value: &'v Value, at: &str) -> Option<(&'v Value, String)> {
         .or_else(|| content.iter().find(|(kind, _)| kind.contains("json")))?;
     let schema = media.get("schema")?;
     Some((schema, format!("{at}/content/{}/schema", escape(kind))))
-}
-
-/// The wire type a schema declares: `type` (a list of types without `null` counts as its
-/// one type, `[number, string]` as the pair), else what its keywords imply.
-fn wire_type(schema: &Value) -> WireType {
-    let one = |name: &str| match name {
-        "string" => Some(WireType::String),
-        "integer" => Some(WireType::Integer),
-        "number" => Some(WireType::Number),
-        "boolean" => Some(WireType::Boolean),
-        "object" => Some(WireType::Object),
-        "array" => Some(WireType::Array),
-        _ => None,
-    };
-    match schema.get("type") {
-        Some(Value::String(name)) => one(name).unwrap_or(WireType::Any),
-        Some(Value::Array(names)) => {
-            let mut types: Vec<WireType> =
-                names.iter().filter_map(Value::as_str).filter(|n| *n != "null").filter_map(one).collect();
-            types.sort();
-            types.dedup();
-            match types.as_slice() {
-                [one] => *one,
-                [WireType::String, WireType::Number] | [WireType::String, WireType::Integer] => {
-                    WireType::NumberOrString
-                }
-                _ => WireType::Any,
-            }
-        }
-        _ if schema.get("properties").is_some() => WireType::Object,
-        _ if schema.get("items").is_some() => WireType::Array,
-        _ => WireType::Any,
-    }
 }
 
 /// `%7B` and the like in a reference, decoded.
