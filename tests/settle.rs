@@ -389,7 +389,7 @@ async fn settling_refuses_a_lookup_that_is_not_a_read_before_sending_anything() 
             &payspec_client::routes::settle::BANK_TRANSFER,
             &transfer("settle-not-a-read", "1.00")?,
             Vec::new(),
-            payspec_client::runtime::SettleStart::Now,
+            payspec_client::runtime::__private::SettleStart::Now,
             quick(Duration::from_secs(1)),
         )
         .await

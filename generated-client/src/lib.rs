@@ -177,7 +177,7 @@ pub type ClientBuilder<C = Client> = runtime::ClientBuilder<C>;
 // runtime's `Session`.
 pub use runtime::{
     Amount, AmountError, CallOptions, Credentials, Effect, Envelope, Error, ErrorDetail, ErrorKind,
-    ExtraFields, Meta, Method, Operation, Outcome, Paginated, RetryPolicy, Route, Secret, TimeoutPhase,
+    ExtraFields, Meta, Method, Operation, Outcome, RetryPolicy, Route, Secret, TimeoutPhase,
 };
 // What paying and settling needs, beside `Outcome` and `Error`: the settle options and
 // answers, and the watch webhooks feed.

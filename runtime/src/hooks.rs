@@ -22,6 +22,29 @@ use crate::error::ErrorKind;
 use crate::service::{Method, Route};
 
 /// The caller's code around each attempt ([`ClientBuilder::hook`](crate::ClientBuilder::hook)).
+///
+/// ```
+/// use payspec_runtime::hooks::{AfterAttempt, BeforeAttempt, HookError};
+/// use payspec_runtime::{ClientBuilder, Hook, Service};
+///
+/// /// Tags each attempt, and logs how it went.
+/// struct Tagged;
+///
+/// impl Hook for Tagged {
+///     fn before_attempt(&self, attempt: &mut BeforeAttempt<'_>) -> Result<(), HookError> {
+///         attempt.add_header("x-team", "payouts")
+///     }
+///     fn after_attempt(&self, attempt: &AfterAttempt<'_>) {
+///         println!("{} #{}: {:?} in {:?}", attempt.operation(), attempt.attempt(), attempt.status(), attempt.took());
+///     }
+/// }
+///
+/// let client = ClientBuilder::<payspec_runtime::Session>::new(&Service::PLAIN)
+///     .environment("http://127.0.0.1:8080")
+///     .hook(Tagged)
+///     .build();
+/// assert!(client.is_ok());
+/// ```
 pub trait Hook: Send + Sync + 'static {
     /// Runs before each attempt; may add headers ([`BeforeAttempt::add_header`]). An error
     /// stops the call (see the module's docs).

@@ -64,19 +64,19 @@ pub use answer::{Envelope, Outcome};
 pub use client::{BaseUrl, ClientBuilder};
 pub use error::{Error, ErrorDetail, ErrorKind, Field, TimeoutPhase};
 pub use hooks::Hook;
-pub use json::{DecodeError, FromJson, Json, JsonNumber, JsonObject, Unread};
+pub use json::{DecodeError, FromJson, Json, JsonError, JsonNumber, JsonObject, Unread};
 pub use meta::{Attempt, Meta, REDACTED};
 pub use orchestrate::CallOptions;
 pub use pages::Listing;
 pub use payspec_vocabulary::{Effect, FinalState, Method};
 pub use redact::Redacted;
-pub use request::{ExtraFields, Operation, Paginated};
+pub use request::{ExtraFields, Operation};
 pub use retry::RetryPolicy;
 pub use service::{Route, Service};
 pub use session::Session;
-pub use settle::{SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, Standing, StillPending};
+pub use settle::{SettleOptions, Settled, Settlement, SettlementWatch, Standing, StillPending};
 pub use transport::tls::{install_tls_provider, reqwest_client_builder};
-pub use values::{Amount, AmountError, Credentials, DateTime, Secret, Text, Timestamp};
+pub use values::{Amount, AmountError, AmountText, Credentials, DateTime, Secret, Text, Timestamp};
 
 /// The stream helpers a listing's records are read with (`StreamExt`, `stream::iter`).
 pub use futures_util as futures;
@@ -136,10 +136,10 @@ pub mod __private {
         AuthRoutes, KeyCredential, RateLimitHeaders, ReservedSegment, Route, Service, TokenField,
         TokenGrantKeys, TokenValue, find_route,
     };
-    pub use crate::values::AmountText;
+    pub use crate::settle::SettleStart;
     pub use crate::{
-        Amount, BaseUrl, CallOptions, ClientBuilder, DateTime, Error, Listing, Outcome, Redacted, Secret,
-        Session, SettleOptions, SettleStart, Settled, Settlement, SettlementWatch, Text, Timestamp,
+        Amount, AmountText, BaseUrl, CallOptions, ClientBuilder, DateTime, Error, Listing, Outcome, Redacted,
+        Secret, Session, SettleOptions, Settled, Settlement, SettlementWatch, Text, Timestamp,
     };
     pub use crate::{payout, store, webhook};
     pub use payspec_vocabulary::*;

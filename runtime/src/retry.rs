@@ -15,6 +15,18 @@ use crate::service::{Effect, Route};
 /// reference set, also resent after an ambiguous failure (timeout, reset, 429, 500, 502,
 /// 503, 504). Every
 /// retry happens within the call's deadline.
+///
+/// ```
+/// use payspec_runtime::RetryPolicy;
+/// use std::time::Duration;
+///
+/// // Four attempts, waiting about 200 ms, 400 ms, 800 ms between them (at most 2 s), and
+/// // never more than 10 s for a `Retry-After`.
+/// let policy = RetryPolicy::exponential(4, Duration::from_millis(200), Duration::from_secs(2))
+///     .max_retry_after(Duration::from_secs(10));
+/// assert_eq!(policy.max_attempts(), 4);
+/// assert_eq!(RetryPolicy::never().max_attempts(), 1);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
     max_attempts: u32,

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use payspec_client::runtime::__private::Paginated;
 use payspec_client::runtime::__private::{AuthRoutes, RequestWriter, ReservedSegment};
 use payspec_client::runtime::__private::{Reader, Slot};
 use payspec_client::runtime::vocabulary::EnvelopeKind;
@@ -17,8 +18,7 @@ use payspec_client::runtime::vocabulary::{Answers, Auth, PageStyle};
 use payspec_client::runtime::{ClientBuilder, Service};
 use payspec_client::runtime::{DecodeError, FromJson, Json, JsonObject, Session as Client};
 use payspec_client::{
-    Amount, Credentials, Effect, Environment, Error, ExtraFields, Method, Operation, Paginated, RetryPolicy,
-    Route,
+    Amount, Credentials, Effect, Environment, Error, ExtraFields, Method, Operation, RetryPolicy, Route,
 };
 use payspec_tests::mock::{MockServer, Reply};
 use serde_json::json;

@@ -41,6 +41,20 @@ use payspec_store::PaceStore;
 /// Builds a client: the generated `Client` (from `Client::builder()`), or a bare
 /// [`Session`] (`ClientBuilder::new(&routes::SERVICE)`) for code that sends operations
 /// itself.
+///
+/// ```
+/// use payspec_runtime::{ClientBuilder, RetryPolicy, Service};
+/// use std::time::Duration;
+///
+/// // A bare session of a service with no credentials, on a local server.
+/// let session = ClientBuilder::<payspec_runtime::Session>::new(&Service::PLAIN)
+///     .environment("http://127.0.0.1:8080")
+///     .timeout(Duration::from_secs(10))
+///     .retry_policy(RetryPolicy::exponential(3, Duration::from_millis(200), Duration::from_secs(2)))
+///     .build()?;
+/// # let _ = session;
+/// # Ok::<(), payspec_runtime::Error>(())
+/// ```
 pub struct ClientBuilder<C = Session> {
     service: &'static Service,
     environment: Option<BaseUrl>,

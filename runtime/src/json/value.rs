@@ -5,6 +5,17 @@ use std::fmt;
 
 /// A JSON value whose numbers keep their exact text: what an untyped answer decodes to,
 /// and what a typed answer keeps of the fields the spec does not know.
+///
+/// ```
+/// use payspec_runtime::Json;
+///
+/// let answer = Json::parse(r#"{"amount": 10000.50, "status": "SUCCESS"}"#)?;
+/// // The number keeps the text it was sent with: no float in between.
+/// let Some(Json::Number(amount)) = answer.get("amount") else { panic!("a number") };
+/// assert_eq!(amount.as_str(), "10000.50");
+/// assert_eq!(answer.get("status").and_then(Json::as_str), Some("SUCCESS"));
+/// # Ok::<(), payspec_runtime::JsonError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Json {
     /// `null`

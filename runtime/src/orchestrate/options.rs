@@ -5,6 +5,18 @@ use std::time::Duration;
 use crate::retry::RetryPolicy;
 
 /// Per-call settings that override the client's.
+///
+/// ```
+/// use payspec_runtime::{CallOptions, RetryPolicy};
+/// use std::time::Duration;
+///
+/// // One call that may take 60 s in all, each attempt 10 s, and is never sent again.
+/// let options = CallOptions::new()
+///     .deadline(Duration::from_secs(60))
+///     .timeout(Duration::from_secs(10))
+///     .retry(RetryPolicy::never());
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct CallOptions {
     pub(crate) retry: Option<RetryPolicy>,

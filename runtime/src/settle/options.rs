@@ -5,6 +5,17 @@ use std::time::Duration;
 use super::watch::SettlementWatch;
 
 /// How long and how often [`Session::settle`](crate::Session::settle) asks.
+///
+/// ```
+/// use payspec_runtime::SettleOptions;
+/// use std::time::Duration;
+///
+/// // Follow a payment for up to ten minutes, asking at most every 20 s and 40 times.
+/// let options = SettleOptions::within(Duration::from_secs(600))
+///     .max_wait(Duration::from_secs(20))
+///     .max_polls(40);
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug)]
 pub struct SettleOptions {
     pub(super) deadline: Duration,

@@ -19,6 +19,18 @@ use crate::json::{DecodeError, FromJson, Json, Path, Reader, ToJson};
 /// service sent (a refund may be negative, a rate may have more places), from a JSON
 /// number or a string, and it is written back the same way. Two amounts are equal when
 /// their values are.
+///
+/// ```
+/// use payspec_runtime::{Amount, AmountError};
+///
+/// let amount: Amount = "2500.50".parse()?;
+/// assert_eq!(amount.to_string(), "2500.50");
+/// assert_eq!(amount.as_decimal(), payspec_runtime::Decimal::new(250050, 2));
+/// // What a request may not send is refused before it leaves.
+/// assert!("-1".parse::<Amount>().is_err());
+/// assert!("1.005".parse::<Amount>().is_err());
+/// # Ok::<(), AmountError>(())
+/// ```
 #[derive(Clone, Copy)]
 pub struct Amount {
     value: Decimal,

@@ -4,6 +4,14 @@ use std::fmt;
 
 /// A secret string (client secret, access or refresh token). `Debug` shows `"***"`; there
 /// is no `Display`. Read it with [`Secret::expose`] only where it must travel.
+///
+/// ```
+/// use payspec_runtime::Secret;
+///
+/// let secret = Secret::new("sk_live_51H");
+/// assert_eq!(format!("{secret:?}"), "\"***\"");
+/// assert_eq!(secret.expose(), "sk_live_51H");
+/// ```
 #[derive(Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Secret(String);
