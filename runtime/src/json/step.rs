@@ -369,19 +369,45 @@ impl<'a> Parser<'a> {
     /// Steps over one value at nesting `depth`, checking it wholly as [`Parser::value`]
     /// does (no key repeated in any of its objects) without building it.
     fn check(&mut self, depth: usize) -> Result<(), JsonError> {
-        self.step_over::<true>(depth)
+        let Some(open @ (b'{' | b'[')) = self.peek() else { return self.skip(depth) };
+        if depth + 1 > MAX_DEPTH {
+            return Err(self.error("nested too deeply"));
+        }
+        let object = open == b'{';
+        let (close, expected) =
+            if object { (b'}', "expected `,` or `}`") } else { (b']', "expected `,` or `]`") };
+        self.at += 1;
+        self.skip_space();
+        if self.peek() == Some(close) {
+            self.at += 1;
+            return Ok(());
+        }
+        let mut keys = KeySet::new();
+        loop {
+            self.skip_space();
+            if object {
+                let key_at = self.at;
+                let key = self.key_colon()?;
+                if !keys.insert(&key) {
+                    return Err(self.error_at(key_at, REPEATED_KEY));
+                }
+            }
+            self.check(depth + 1)?;
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(c) if c == close => {
+                    self.at += 1;
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of JSON")),
+                Some(_) => return Err(self.error(expected)),
+            }
+        }
     }
 
-    /// Steps over one value at nesting `depth`, checking it as [`Parser::value`] does but
-    /// for a key repeated in an object (refused where values are read).
+    /// Steps over one value at nesting `depth`, checking it as [`Parser::value`] does.
     pub(crate) fn skip(&mut self, depth: usize) -> Result<(), JsonError> {
-        self.step_over::<false>(depth)
-    }
-
-    /// [`check`](Self::check) (`KEYS`: each object's keys compared) or
-    /// [`skip`](Self::skip): one walk, made twice by the compiler, so that a skip does no
-    /// work of a check's.
-    fn step_over<const KEYS: bool>(&mut self, depth: usize) -> Result<(), JsonError> {
         match self.peek() {
             Some(open @ (b'{' | b'[')) => {
                 if depth + 1 > MAX_DEPTH {
@@ -396,21 +422,13 @@ impl<'a> Parser<'a> {
                     self.at += 1;
                     return Ok(());
                 }
-                let mut keys = KeySet::new();
                 loop {
-                    if object && KEYS {
-                        self.skip_space();
-                        let key_at = self.at;
-                        let key = self.key_colon()?;
-                        if !keys.insert(&key) {
-                            return Err(self.error_at(key_at, REPEATED_KEY));
-                        }
-                    } else if object {
+                    if object {
                         self.key_colon()?;
                     } else {
                         self.skip_space();
                     }
-                    self.step_over::<KEYS>(depth + 1)?;
+                    self.skip(depth + 1)?;
                     self.skip_space();
                     match self.peek() {
                         Some(b',') => self.at += 1,
