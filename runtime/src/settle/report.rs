@@ -23,7 +23,7 @@ pub enum Settled<T> {
     /// The deadline came first. Nothing was sent again: look it up later, with the same
     /// reference, or wait for the webhook.
     StillPending(StillPending<T>),
-    /// The money operation's own answer named a final state ([`SettleStart::of`](crate::SettleStart::of)), and no
+    /// The money operation's own answer named a final state (`SettleStart::of`), and no
     /// webhook heard said otherwise: nothing was sent. The answer is the caller's outcome.
     Answered {
         /// Which.
