@@ -91,7 +91,7 @@ impl UnsignedData {
         let (notes, total) = reader.take_unread();
         match read {
             Ok(()) => (found, Unread::new(notes, total)),
-            // The verifier parsed this text whole: not reached; kept as sent if it were.
+            // The verifier checked this text whole, by the parser's rules: not reached; kept as sent if it were.
             Err(_) => (self.body().get(key).cloned().map(Err), Unread::new(notes, total + 1)),
         }
     }
