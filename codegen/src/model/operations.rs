@@ -375,9 +375,10 @@ impl ParamLocation {
 }
 
 /// Who brought an operation or parameter into the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Origin {
-    /// The interface lists it.
+    /// The interface lists it (what no `origin` says).
+    #[default]
     Interface,
     /// Only the vendor's reference documents it.
     Reference,

@@ -263,9 +263,10 @@ impl TokenOperations {
 }
 
 /// What a recorded disagreement rests on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum FactSource {
-    /// The vendor's OpenAPI document, read against the interface.
+    /// The vendor's OpenAPI document, read against the interface (what no `source` says).
+    #[default]
     Reference,
     /// The vendor's developer guides, beyond its OpenAPI document.
     DeveloperDocs,

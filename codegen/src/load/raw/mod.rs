@@ -1,49 +1,19 @@
 //! The serde-shaped mirror of the spec file. Unknown keys are rejected here; meaning is
 //! checked later, in `validate`, which turns this layer into the model.
 
+use payspec_vocabulary::{Auth, Effect, Method, TextFormat};
 use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, Visitor};
-use std::fmt;
-use std::marker::PhantomData;
 
+use crate::model::{FactSource, Origin, ParamLocation, ReadingSource};
+
+mod forms;
 mod keys;
 mod webhooks;
+mod word;
+pub use forms::{OneOrMany, Ordered, RawFixedHeader};
 pub use keys::*;
 pub use webhooks::*;
-
-/// A YAML mapping whose key order is kept (the order of groups, operations and parameters
-/// is the order of the generated code and of the documentation).
-#[derive(Debug, Clone)]
-pub struct Ordered<T>(pub Vec<(String, T)>);
-
-impl<T> Default for Ordered<T> {
-    fn default() -> Self {
-        Ordered(Vec::new())
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OrderedVisitor<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for OrderedVisitor<T> {
-            type Value = Ordered<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a mapping")
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Ordered(Vec::new()))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some((key, value)) = map.next_entry::<String, T>()? {
-                    entries.push((key, value));
-                }
-                Ok(Ordered(entries))
-            }
-        }
-        deserializer.deserialize_map(OrderedVisitor(PhantomData))
-    }
-}
+pub use word::{Word, Words};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,7 +65,7 @@ pub struct RawAlsoPath {
     pub prefix: String,
     pub also: String,
     #[serde(default)]
-    pub source: RawFactSource,
+    pub source: Word<FactSource>,
     #[serde(default)]
     pub seen_in: Option<String>,
     pub note: String,
@@ -108,7 +78,7 @@ pub struct RawAlsoPath {
 pub struct RawTakenRule {
     pub rule: String,
     #[serde(default)]
-    pub source: RawFactSource,
+    pub source: Word<FactSource>,
     #[serde(default)]
     pub seen_in: Option<String>,
     pub note: String,
@@ -121,7 +91,7 @@ pub struct RawTakenRule {
 pub struct RawAlsoAuth {
     pub auth: RawAuth,
     #[serde(default)]
-    pub source: RawFactSource,
+    pub source: Word<FactSource>,
     #[serde(default)]
     pub seen_in: Option<String>,
 }
@@ -143,16 +113,6 @@ pub struct RawCode {
     pub doc: String,
     #[serde(default)]
     pub retry: bool,
-}
-
-/// A final state of a payment.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawFinalState {
-    Succeeded,
-    Failed,
-    Refunded,
-    Reversed,
 }
 
 /// How a money operation's final state is read.
@@ -180,20 +140,9 @@ pub struct RawSettle {
     #[serde(default)]
     pub note: Option<String>,
     #[serde(default)]
-    pub source: Option<RawReadingSource>,
+    pub source: Option<Word<ReadingSource>>,
     #[serde(default)]
     pub seen_in: Option<String>,
-}
-
-/// What a reading of the service (how its answers are read, how a payment settles) rests
-/// on.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawReadingSource {
-    Reference,
-    DeveloperDocs,
-    Observed,
-    Inference,
 }
 
 /// One way to look a payment up: a read, and where each of its parameters comes from.
@@ -213,14 +162,6 @@ pub struct RawKeySource {
     pub answer: Option<String>,
     #[serde(default)]
     pub request: Option<String>,
-}
-
-/// A header sent with one value.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawFixedHeader {
-    pub header: String,
-    pub value: String,
 }
 
 /// `balance` of a read: the key of the answer that holds the balance, and how many of its
@@ -267,7 +208,7 @@ pub struct RawAnswers {
     #[serde(default)]
     pub envelope: Option<RawEnvelope>,
     #[serde(default)]
-    pub source: Option<RawReadingSource>,
+    pub source: Option<Word<ReadingSource>>,
     #[serde(default)]
     pub seen_in: Option<String>,
     #[serde(default)]
@@ -297,7 +238,7 @@ pub enum RawEnvelope {
 #[serde(deny_unknown_fields)]
 pub struct RawIdempotencyHeader {
     pub wire: String,
-    pub source: RawOrigin,
+    pub source: Word<Origin>,
     pub note: String,
 }
 
@@ -364,15 +305,15 @@ pub struct RawOperation {
     pub summary: String,
     #[serde(default)]
     pub doc: Option<String>,
-    pub method: RawMethod,
+    pub method: Word<Method>,
     pub path: String,
     #[serde(default)]
-    pub origin: RawOrigin,
+    pub origin: Word<Origin>,
     /// `Some(None)` for `auth: ~`, which names no way and is refused.
     #[serde(default, deserialize_with = "some_or_null")]
     pub auth: Option<Option<RawAuth>>,
     #[serde(default)]
-    pub effect: Option<RawEffect>,
+    pub effect: Option<Word<Effect>>,
     #[serde(default)]
     pub idempotency: Option<String>,
     #[serde(default)]
@@ -418,50 +359,24 @@ pub struct RawOneOf {
     pub doc: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum RawMethod {
-    Get,
-    Post,
-    Put,
-    Delete,
-    Patch,
-}
-
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawOrigin {
-    #[default]
-    Interface,
-    Reference,
-    DeveloperDocs,
-    Extension,
-}
-
 /// An operation's `auth`: one of the format's words, or the name of a credential of
 /// `service.credentials`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(from = "String")]
 pub enum RawAuth {
-    #[default]
-    BearerAndAccount,
-    Bearer,
-    Account,
-    Basic,
-    None,
+    Word(Auth),
     Named(String),
+}
+
+impl Default for RawAuth {
+    fn default() -> Self {
+        RawAuth::Word(Auth::BearerAndAccount)
+    }
 }
 
 impl From<String> for RawAuth {
     fn from(word: String) -> Self {
-        match word.as_str() {
-            "bearer_and_account" => RawAuth::BearerAndAccount,
-            "bearer" => RawAuth::Bearer,
-            "account" => RawAuth::Account,
-            "basic" => RawAuth::Basic,
-            "none" => RawAuth::None,
-            _ => RawAuth::Named(word),
-        }
+        Auth::named(&word).map_or(RawAuth::Named(word), RawAuth::Word)
     }
 }
 
@@ -476,14 +391,6 @@ pub struct RawCredential {
     pub secret: Option<bool>,
     #[serde(default)]
     pub note: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawEffect {
-    Read,
-    Write,
-    Money,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -529,46 +436,16 @@ pub struct RawDisagreement {
     #[serde(default)]
     pub route: OneOrMany,
     #[serde(default)]
-    pub source: RawFactSource,
+    pub source: Word<FactSource>,
     #[serde(default)]
     pub seen_in: Option<String>,
     pub text: String,
 }
 
-/// What a disagreement rests on.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawFactSource {
-    #[default]
-    Reference,
-    DeveloperDocs,
-    Observed,
-}
-
-/// One text or a list of texts.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(untagged)]
-pub enum OneOrMany {
-    #[default]
-    None,
-    One(String),
-    Many(Vec<String>),
-}
-
-impl OneOrMany {
-    pub fn into_vec(self) -> Vec<String> {
-        match self {
-            OneOrMany::None => Vec::new(),
-            OneOrMany::One(one) => vec![one],
-            OneOrMany::Many(many) => many,
-        }
-    }
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAlias {
-    pub method: RawMethod,
+    pub method: Word<Method>,
     pub path: String,
     pub note: String,
     #[serde(default)]
@@ -588,7 +465,7 @@ pub struct RawListing {
 #[serde(deny_unknown_fields)]
 pub struct RawParam {
     #[serde(rename = "in")]
-    pub location: RawLocation,
+    pub location: Word<ParamLocation>,
     #[serde(rename = "type")]
     pub ty: String,
     #[serde(default)]
@@ -598,7 +475,7 @@ pub struct RawParam {
     #[serde(default)]
     pub secret: bool,
     #[serde(default)]
-    pub origin: RawOrigin,
+    pub origin: Word<Origin>,
     #[serde(default)]
     pub values: Vec<String>,
     #[serde(default)]
@@ -610,7 +487,7 @@ pub struct RawParam {
     #[serde(default)]
     pub layout: Option<String>,
     #[serde(default)]
-    pub format: Option<RawTextFormat>,
+    pub format: Option<Word<TextFormat>>,
     #[serde(default)]
     pub length: Option<u32>,
     #[serde(default)]
@@ -623,22 +500,4 @@ pub struct RawParam {
     pub document_requires: bool,
     #[serde(default)]
     pub doc: Option<String>,
-}
-
-/// A format the vendor states for a text value.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawTextFormat {
-    Digits,
-    Email,
-    Name,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RawLocation {
-    Path,
-    Query,
-    Body,
-    Header,
 }

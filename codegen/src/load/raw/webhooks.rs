@@ -3,7 +3,10 @@
 
 use serde::Deserialize;
 
-use super::{OneOrMany, Ordered, RawFinalState, RawFixedHeader};
+use payspec_vocabulary::FinalState;
+
+use super::forms::{OneOrMany, Ordered, RawFixedHeader};
+use super::word::Word;
 
 /// How the service signs its webhook notifications.
 #[derive(Debug, Deserialize)]
@@ -68,7 +71,7 @@ pub struct RawWebhookSettles {
     pub key: String,
     /// Event kinds whose kind alone says the final state.
     #[serde(default)]
-    pub events: Ordered<RawFinalState>,
+    pub events: Ordered<Word<FinalState>>,
     /// Event kinds whose final state a signed value says.
     #[serde(default)]
     pub by_value: Ordered<RawByValue>,
@@ -81,5 +84,5 @@ pub struct RawByValue {
     /// The signed value.
     pub value: String,
     /// Each text the service sends in it, and the final state it means.
-    pub states: Ordered<RawFinalState>,
+    pub states: Ordered<Word<FinalState>>,
 }

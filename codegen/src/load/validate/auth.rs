@@ -1,7 +1,9 @@
 //! An operation's `auth`, `service.auth` (every operation's default) and the credential
 //! headers a parameter may not carry: which credentials each request sends.
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::RawAuth;
+use crate::model::{Auth, Credential, Param, ParamLocation};
 
 /// An operation's `auth`: its own (`auth: ~` refused), else the service's default, else a
 /// located error where the spec declares credentials and says no default.
@@ -79,14 +81,14 @@ pub(super) fn default_auth(
 /// A bearer token needs the operations that issue it; the client id and secret are the
 /// token operations' credentials.
 pub(super) fn check_token_auth(auth: &RawAuth, has_tokens: bool, who: &str, at: &str, sink: &mut Sink) {
-    if !has_tokens && matches!(auth, RawAuth::Bearer | RawAuth::BearerAndAccount) {
+    if !has_tokens && matches!(auth, RawAuth::Word(Auth::Bearer | Auth::BearerAndAccount)) {
         sink.error(
             at,
             format!("{who} sends a bearer token, but the spec names no `service.token_operations`"),
             "name the operation that issues tokens (and those that refresh and revoke them, where the service has them), or write `auth: none`, `auth: account` or a credential's name",
         );
     }
-    if !has_tokens && matches!(auth, RawAuth::Basic) {
+    if !has_tokens && matches!(auth, RawAuth::Word(Auth::Basic)) {
         sink.error(
             at,
             format!("{who} sends the client id and secret as HTTP Basic, but the spec names no `service.token_operations`, whose credentials they are"),
@@ -98,11 +100,7 @@ pub(super) fn check_token_auth(auth: &RawAuth, has_tokens: bool, who: &str, at: 
 /// An `auth` word, or the credential of `service.credentials` it names.
 pub(super) fn auth_of(raw: RawAuth, credentials: &[Credential], at: &str, sink: &mut Sink) -> Auth {
     match raw {
-        RawAuth::BearerAndAccount => Auth::BearerAndAccount,
-        RawAuth::Bearer => Auth::Bearer,
-        RawAuth::Account => Auth::Account,
-        RawAuth::Basic => Auth::Basic,
-        RawAuth::None => Auth::None,
+        RawAuth::Word(auth) => auth,
         RawAuth::Named(name) => named_auth(&name, credentials, at, sink),
     }
 }

@@ -1,20 +1,11 @@
 //! What the loader's sections share: the names and limits they check against, the raw
-//! file's shape, the context each operation is checked in, and the imports every section
-//! uses (a prelude: `use super::common::*`).
+//! file's shape, and the checks of a name or a count every section makes. Each section
+//! imports what it uses by name.
 
-pub(super) use super::super::diagnostics::Sink;
-pub(super) use super::super::raw::{
-    Ordered, RawAlsoPath, RawAnswers, RawAuth, RawCode, RawCredential, RawDisagreementEntry, RawEffect,
-    RawEnvelope, RawEnvelopeKeys, RawErrorKeys, RawFactSource, RawField, RawFinalState, RawFixedHeader,
-    RawGroup, RawIdempotencyHeader, RawLocation, RawMethod, RawOperation, RawOrigin, RawPageKeys,
-    RawPageStyle, RawParam, RawRateLimit, RawReadingSource, RawService, RawSettle, RawShape, RawTakenRule,
-    RawTextFormat, RawWebhooks,
-};
-pub(super) use crate::model::*;
-pub(super) use heck::{ToLowerCamelCase, ToSnakeCase, ToUpperCamelCase};
-pub(super) use payspec_vocabulary::{Answers as VocabularyAnswers, SuccessBy};
-pub(super) use std::collections::{HashMap, HashSet};
-pub(super) use std::sync::Arc;
+use heck::{ToSnakeCase, ToUpperCamelCase};
+
+use super::super::diagnostics::Sink;
+use super::super::raw::{Ordered, RawGroup, RawOperation, RawService, RawShape};
 
 /// The file once every piece parsed; operations that failed to parse are left out.
 pub(crate) struct RawFile {

@@ -2,8 +2,9 @@
 //! disagree about it, each with what it concerns and its source; and the service facts a
 //! parameter's `also_layouts` or `document_requires` must be backed by.
 
-use super::common::*;
-use super::evidence::fact_source;
+use super::super::diagnostics::Sink;
+use super::super::raw::RawDisagreementEntry;
+use crate::model::{Concern, Disagreement, Method, Param};
 
 /// What a parameter says the live service does beyond its document (`also_layouts`,
 /// `document_requires`) rests on a recorded disagreement that names it and cites a guide
@@ -85,7 +86,7 @@ pub(super) fn disagreements(
                 keys: raw.key.into_vec(),
                 fields: raw.field.into_vec(),
                 routes: raw.route.into_vec(),
-                source: fact_source(raw.source),
+                source: raw.source.0,
                 seen_in: raw.seen_in.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned),
                 text: raw.text.trim().to_owned(),
                 location: sink.locate(&at),

@@ -1,7 +1,11 @@
 //! The answer's keys: the envelope's (`service.envelope`) and where an error answer holds its
 //! code and description (`service.errors`).
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::{RawEnvelopeKeys, RawErrorKeys};
+use crate::model::{EnvelopeKeys, ErrorKeys, Owned, SuccessBy};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The most keys of a code or of a description an envelope may list (the runtime's
 /// `EnvelopeKeys::MAX_KEYS`).

@@ -3,12 +3,14 @@
 //! from), a fact's source, and who brought an operation or a parameter into the spec.
 //! Every section that records one reads it here.
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::Word;
+use crate::model::{Evidence, FactSource, ReadingSource};
 
 /// The evidence of a reading of the service: a guide or a capture needs `seen_in`, an
 /// inference a note that says what it is inferred from, and `seen_in` needs a source.
 pub(super) fn evidence(
-    source: Option<RawReadingSource>,
+    source: Option<Word<ReadingSource>>,
     seen_in: Option<&str>,
     has_note: bool,
     at: &str,
@@ -25,12 +27,7 @@ pub(super) fn evidence(
         }
         return None;
     };
-    let source = match source {
-        RawReadingSource::Reference => ReadingSource::Reference,
-        RawReadingSource::DeveloperDocs => ReadingSource::DeveloperDocs,
-        RawReadingSource::Observed => ReadingSource::Observed,
-        RawReadingSource::Inference => ReadingSource::Inference,
-    };
+    let Word(source) = source;
     if matches!(source, ReadingSource::DeveloperDocs | ReadingSource::Observed) && seen_in.is_none() {
         sink.error(
             &format!("{at}.source"),
@@ -53,13 +50,13 @@ pub(super) fn evidence(
 /// guide or published traffic, and where it is shown. `None`, with the error at
 /// `{at}.source` saying `what` is such a fact, when either is missing.
 pub(super) fn service_fact(
-    source: RawFactSource,
+    source: Word<FactSource>,
     seen_in: Option<&str>,
     at: &str,
     what: &str,
     sink: &mut Sink,
 ) -> Option<(FactSource, String)> {
-    let source = Some(fact_source(source)).filter(|s| s.is_service());
+    let source = Some(source.0).filter(|s| s.is_service());
     let seen_in = seen_in.map(str::trim).filter(|s| !s.is_empty());
     match (source, seen_in) {
         (Some(source), Some(seen_in)) => Some((source, seen_in.to_owned())),
@@ -82,22 +79,4 @@ pub(super) fn fact_note(note: &str, at: &str, fix: &str, sink: &mut Sink) -> Opt
         return None;
     }
     Some(note.to_owned())
-}
-
-/// What a fact of the spec rests on.
-pub(super) fn fact_source(raw: RawFactSource) -> FactSource {
-    match raw {
-        RawFactSource::Reference => FactSource::Reference,
-        RawFactSource::DeveloperDocs => FactSource::DeveloperDocs,
-        RawFactSource::Observed => FactSource::Observed,
-    }
-}
-
-pub(super) fn origin(raw: RawOrigin) -> Origin {
-    match raw {
-        RawOrigin::Interface => Origin::Interface,
-        RawOrigin::Reference => Origin::Reference,
-        RawOrigin::DeveloperDocs => Origin::DeveloperDocs,
-        RawOrigin::Extension => Origin::Extension,
-    }
 }

@@ -17,18 +17,24 @@ mod tokens;
 mod types;
 mod webhooks;
 
+use std::sync::Arc;
+
+use super::diagnostics::Sink;
+use crate::model::{BodyEncoding, Spec};
 use auth::default_auth;
 pub(crate) use common::RawFile;
-use common::*;
+use common::{MAX_OPERATIONS, check_count};
 use envelope::{envelope_keys, error_keys};
-use operations::*;
-use pages::*;
-use routes::*;
-use service::*;
-use settle::*;
-use tokens::*;
-use types::*;
-use webhooks::*;
+use operations::{Context, check_balances, operation};
+use pages::{check_listings, check_page_keys_read, page_keys};
+use routes::{check_names, check_routes};
+use service::{
+    account_header, also_paths, also_takes, answers, body_encoding, codes, credentials, default_environment,
+    environments, rate_limit, request_id_header, service_default_answers, wire_case,
+};
+use settle::check_settlements;
+use tokens::token_operations;
+use types::{TypeNames, check_shape_cycles, groups, identifiers, shapes};
 
 pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec> {
     if raw.format != 1 {
@@ -96,7 +102,7 @@ pub(crate) fn validate(file: &str, raw: RawFile, sink: &mut Sink) -> Option<Spec
     let request_id_header = request_id_header(raw.service.request_id_header.as_deref(), sink);
     let also_paths = also_paths(&raw.service.also_paths, &operations, sink);
     let also_takes = also_takes(&raw.service.also_takes, &operations, raw.unreadable.is_empty(), sink);
-    let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks(raw, &shapes, sink));
+    let webhooks = raw.service.webhooks.as_ref().map(|raw| webhooks::webhooks(raw, &shapes, sink));
     let codes = raw.service.codes.as_ref().map(|raw| codes(raw, sink)).unwrap_or_default();
 
     Some(Spec {

@@ -1,14 +1,25 @@
 //! Each operation: its route, parameters and their one_of sets, effect, idempotency, answers, paging, response and disagreements.
 
+use super::super::diagnostics::Sink;
 use super::super::raw::{RawAlsoAuth, RawBalance};
+use super::super::raw::{RawIdempotencyHeader, RawOperation, Word};
 use super::auth::{auth_of, check_credential_headers, check_token_auth, operation_auth};
-use super::common::*;
+use super::common::{
+    MAX_ALIASES, MAX_MEMBERS, PATH_WORDS, check_count, check_param_name, hidden_type, is_snake_case, lines,
+};
 use super::disagreements::{check_service_evidence, disagreements};
-use super::evidence::{origin, service_fact};
+use super::evidence::service_fact;
 use super::pages::page_style;
 use super::params::{check_body_allowed, check_path_variables, params};
 use super::service::{answers, body_encoding};
 use super::types::{TypeNames, check_group};
+use crate::model::{
+    Alias, AlsoAuth, AnswerType, Answers, Auth, Balance, BodyEncoding, Credential, Effect, EnvelopeKeys,
+    Group, IdempotencyHeader, Listing, Method, OneOf, Operation, Owned, PageKeys, Param, ParamLocation,
+    PathTemplate, Shape, Type, WireCase,
+};
+use heck::ToSnakeCase;
+use std::sync::Arc;
 
 /// What every operation is checked against.
 pub(super) struct Context<'a> {
@@ -30,16 +41,6 @@ pub(super) struct Context<'a> {
     pub(super) default_auth: Option<Auth>,
     /// How a body travels where the operation does not say (`service.body_encoding`).
     pub(super) body_encoding: BodyEncoding,
-}
-
-pub(super) fn method(raw: RawMethod) -> Method {
-    match raw {
-        RawMethod::Get => Method::Get,
-        RawMethod::Post => Method::Post,
-        RawMethod::Put => Method::Put,
-        RawMethod::Delete => Method::Delete,
-        RawMethod::Patch => Method::Patch,
-    }
 }
 
 /// Parses a path, recording an error when it is malformed. The second value says whether
@@ -77,7 +78,7 @@ pub(super) fn operation(
             "say in one line what the operation does; put more in `doc`",
         );
     }
-    let method = self::method(raw.method);
+    let method = raw.method.0;
     if let Some(Some(auth)) = &raw.auth {
         check_token_auth(auth, context.has_tokens, "this operation", &format!("{base}.auth"), sink);
     }
@@ -137,7 +138,7 @@ pub(super) fn operation(
         doc: lines(raw.doc.as_deref()),
         method,
         path,
-        origin: origin(raw.origin),
+        origin: raw.origin.0,
         auth,
         effect,
         body_encoding,
@@ -202,7 +203,7 @@ fn aliases(raw: &RawOperation, params: &[Param], base: &str, sink: &mut Sink) ->
                 );
             }
             Alias {
-                method: self::method(alias.method),
+                method: alias.method.0,
                 path,
                 note: alias.note.clone(),
                 same_route_as: alias.same_route_as.clone(),
@@ -235,11 +236,9 @@ fn also_listed_as(raw: &RawOperation, groups: &[Group], base: &str, sink: &mut S
 
 /// What the operation does: as written, else a read for a GET and a write otherwise; a GET
 /// is always a read.
-fn effect(raw: Option<RawEffect>, method: Method, base: &str, sink: &mut Sink) -> Effect {
+fn effect(raw: Option<Word<Effect>>, method: Method, base: &str, sink: &mut Sink) -> Effect {
     let effect = match raw {
-        Some(RawEffect::Read) => Effect::Read,
-        Some(RawEffect::Write) => Effect::Write,
-        Some(RawEffect::Money) => Effect::Money,
+        Some(Word(effect)) => effect,
         None if method == Method::Get => Effect::Read,
         None => Effect::Write,
     };
@@ -662,7 +661,7 @@ pub(super) fn idempotency_header(
             "say where the service documents it and what it promises",
         );
     }
-    IdempotencyHeader { wire: raw.wire.clone(), source: origin(raw.source), note: raw.note.trim().to_owned() }
+    IdempotencyHeader { wire: raw.wire.clone(), source: raw.source.0, note: raw.note.trim().to_owned() }
 }
 
 /// `role`: one of the sandbox's stateful behaviours, by its word.

@@ -3,7 +3,10 @@
 //! named read by some listing), each listing's style and the parameter it leads on by, and
 //! where its answer holds its records.
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::{RawPageKeys, RawPageStyle};
+use crate::model::{AnswerType, Operation, Owned, PageKeys, PageStyle, Param, Shape, Type};
+use std::collections::HashSet;
 
 /// `service.pagination` over the format's default.
 pub(super) fn page_keys(raw: Option<&RawPageKeys>, sink: &mut Sink) -> PageKeys {

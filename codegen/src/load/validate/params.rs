@@ -2,9 +2,13 @@
 //! checked, and the parameters checked together (nesting, path variables, a body only
 //! where the method sends one).
 
-use super::common::*;
-use super::evidence::origin;
+use super::super::diagnostics::Sink;
+use super::super::raw::{RawOperation, RawParam, Word};
+use super::common::{check_param_name, lines};
 use super::types::TypeNames;
+use crate::model::{Alias, DateLayout, Method, Param, ParamLocation, PathTemplate, Type, WireCase};
+use heck::ToLowerCamelCase;
+use std::collections::HashMap;
 
 pub(super) fn params(
     raw: &RawOperation,
@@ -19,7 +23,7 @@ pub(super) fn params(
     for (name, param) in &raw.params.0 {
         let at = format!("{base}.params.{name}");
         check_param_name(name, &at, sink);
-        let location = location(param.location);
+        let location = param.location.0;
         let ty = types.resolve(&param.ty, &at, sink);
         let wire = param.wire.clone().unwrap_or_else(|| case.of(name));
         check_wire(&wire, location, &at, sink);
@@ -94,17 +98,13 @@ pub(super) fn params(
             required: param.required || location == ParamLocation::Path,
             wire,
             secret: param.secret,
-            origin: origin(param.origin),
+            origin: param.origin.0,
             values: param.values.clone(),
             fixed: param.fixed.clone(),
             max: param.max,
             as_string: param.as_string,
             layout,
-            format: param.format.map(|f| match f {
-                RawTextFormat::Digits => TextFormat::Digits,
-                RawTextFormat::Email => TextFormat::Email,
-                RawTextFormat::Name => TextFormat::Name,
-            }),
+            format: param.format.map(|Word(format)| format),
             length: param.length,
             accepts_text: param.accepts_text,
             also_accepts: param.also_accepts.clone(),
@@ -171,15 +171,6 @@ fn also_layouts(raw: &[String], ty: &Type, layout: DateLayout, at: &str, sink: &
         out.push(found);
     }
     out
-}
-
-pub(super) fn location(raw: RawLocation) -> ParamLocation {
-    match raw {
-        RawLocation::Path => ParamLocation::Path,
-        RawLocation::Query => ParamLocation::Query,
-        RawLocation::Body => ParamLocation::Body,
-        RawLocation::Header => ParamLocation::Header,
-    }
 }
 
 pub(super) fn check_wire(wire: &str, location: ParamLocation, at: &str, sink: &mut Sink) {

@@ -1,6 +1,10 @@
 //! Across operations: the Rust names they become and the routes they share.
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::common::GROUP_METHODS;
+use crate::model::{Method, Operation, PathTemplate};
+use heck::ToUpperCamelCase;
+use std::collections::{HashMap, HashSet};
 
 /// Operation names must be unique, also once turned into Rust type names, and no other
 /// listing may reuse them.

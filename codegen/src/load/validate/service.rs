@@ -1,8 +1,21 @@
 //! The `service` section: environments, the account header, the codes, how answers are read and what each reading rests on, and the token operations.
 
+use super::super::diagnostics::Sink;
 use super::super::raw::RawAwaiting;
-use super::common::*;
+use super::super::raw::{
+    Ordered, RawAlsoPath, RawAnswers, RawCode, RawCredential, RawEnvelope, RawRateLimit, RawService,
+    RawTakenRule,
+};
+use super::common::{check_count, is_snake_case, lines};
 use super::evidence::{evidence, fact_note, service_fact};
+use crate::model::{
+    AlsoPath, Answers, Awaiting, BodyEncoding, Credential, EnvelopeKeys, EnvelopeKind, Environment,
+    ErrorKeys, Operation, Owned, ServiceCode, ServiceRule, SuccessBy, TakenRule, Type, WireCase,
+};
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use payspec_vocabulary::Answers as VocabularyAnswers;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The answers a spec that says nothing about them gets: `"00"` is success where a code
 /// says it (none where the flag or the status does), no code proves a refusal (so a money

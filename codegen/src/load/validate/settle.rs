@@ -1,16 +1,10 @@
 //! `settle`: how a money operation's final state is looked up, checked against the operations it asks.
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::RawSettle;
+use super::common::{MAX_ALIASES, check_count};
 use super::evidence::evidence;
-
-pub(super) fn final_state(raw: RawFinalState) -> FinalState {
-    match raw {
-        RawFinalState::Succeeded => FinalState::Succeeded,
-        RawFinalState::Failed => FinalState::Failed,
-        RawFinalState::Refunded => FinalState::Refunded,
-        RawFinalState::Reversed => FinalState::Reversed,
-    }
-}
+use crate::model::{AnswerType, Effect, Field, KeySource, Lookup, Operation, Settle, Shape, Type};
 
 /// The longest settling time a spec may document: a day.
 pub(super) const MAX_SETTLE_SECONDS: u64 = 86_400;

@@ -2,7 +2,9 @@
 //! request filled by the client, each grant read one way (the token, and its lifetime as
 //! an instant or as seconds to live).
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::RawService;
+use crate::model::{Method, Operation, ParamLocation, Shape, TokenOperations, TokenRole, Type};
 
 /// The checks of one token operation: its client-filled parameters travel in the body and
 /// are each fixed or named for what they carry; an issue or refresh answer is a shape with

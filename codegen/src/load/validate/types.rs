@@ -1,6 +1,14 @@
 //! The types: identifiers, groups, shapes and their fields, and the names a type may be given.
 
-use super::common::*;
+use super::super::diagnostics::Sink;
+use super::super::raw::{Ordered, RawField, RawGroup, RawShape};
+use super::common::{
+    CLIENT_METHODS, MAX_MEMBERS, OTHER_FIELDS, PATH_WORDS, check_count, check_param_name, check_type_name,
+    hidden_type, is_snake_case, lines,
+};
+use crate::model::{Field, Group, Identifier, Shape, Type, WireCase};
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use std::collections::{HashMap, HashSet};
 
 pub(super) fn identifiers(raw: &Ordered<String>, sink: &mut Sink) -> Vec<Identifier> {
     let mut out = Vec::new();

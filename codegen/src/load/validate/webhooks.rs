@@ -1,9 +1,15 @@
 //! `service.webhooks`: how notifications are signed, which events there are, and which settle a payment.
 
+use super::super::diagnostics::Sink;
 use super::super::raw::RawWebhookSettles;
-use super::common::*;
+use super::super::raw::{RawFixedHeader, RawWebhooks};
 use super::service::is_header_name;
-use super::settle::final_state;
+use crate::model::{
+    EventOutcome, HmacDigest, Owned, Shape, SignatureEncoding, SignedOver, SignedValue, WebhookPayload,
+    WebhookScheme, WebhookSettles, Webhooks,
+};
+use heck::{ToSnakeCase, ToUpperCamelCase};
+use std::collections::HashSet;
 
 /// The most values a webhook scheme signs.
 pub(super) const MAX_SIGNED: usize = 64;
@@ -330,7 +336,7 @@ fn webhook_settles(
     let mut events = Vec::new();
     for (event, state) in &settles.events.0 {
         listed(event, &format!("{at}.events.{event}"), sink);
-        events.push((event.clone(), EventOutcome::Always(final_state(*state))));
+        events.push((event.clone(), EventOutcome::Always(state.0)));
     }
     for (event, by) in &settles.by_value.0 {
         let place = format!("{at}.by_value.{event}");
@@ -356,7 +362,7 @@ fn webhook_settles(
                 "list each text the service sends and the final state it means: `{ SUCCESSFUL: succeeded, FAILED: failed }`",
             );
         }
-        let states = by.states.0.iter().map(|(text, state)| (text.clone(), final_state(*state))).collect();
+        let states = by.states.0.iter().map(|(text, state)| (text.clone(), state.0)).collect();
         events.push((event.clone(), EventOutcome::ByValue { value: by.value.clone(), states }));
     }
     if events.is_empty() {
