@@ -15,6 +15,7 @@ mod client;
 mod code;
 mod examples;
 mod names;
+mod request_write;
 mod requests;
 mod routes;
 mod settle;
@@ -26,7 +27,7 @@ use crate::model::{Operation, Spec};
 
 use client::client_items;
 use code::Code;
-use names::{Gates, Names, route_const};
+use names::{Gates, Names};
 use requests::requests_module;
 use routes::routes_module;
 use types::types_module;

@@ -4,7 +4,7 @@
 //! that settles by one reference.
 
 use super::code::Code;
-use super::names::{Gates, Names, data_type, field_ident, request_type};
+use super::names::{Gates, Names, data_type, field_ident, request_type, route_const};
 use super::requests::settable;
 use crate::model::{KeySource, Lookup, Operation, Param, Settle, Spec, Type};
 use heck::{ToSnakeCase, ToUpperCamelCase};
@@ -20,7 +20,7 @@ pub(super) fn settle_methods(out: &mut Code, spec: &Spec, op: &Operation, names:
     let ty = request_type(op);
     let data = data_type(op, "super::types");
     let answer = data_type(first, "super::types");
-    let constant = super::route_const(op);
+    let constant = route_const(op);
     // The lookups' groups, when they are not this one's: the method needs them compiled.
     let others: std::collections::BTreeSet<&String> =
         lookups.iter().map(|(_, read)| &read.group).filter(|g| **g != op.group).collect();
@@ -135,7 +135,7 @@ fn by_reference_method(out: &mut Code, spec: &Spec, op: &Operation, names: &Name
     let Some(first) = settle.lookups.first().and_then(|l| spec.operation(&l.operation)) else { return };
     let name = &op.name;
     let answer = data_type(first, "super::types");
-    let constant = super::route_const(op);
+    let constant = route_const(op);
     let Some(ByReference { read, lookup, args, groups: lookup_group }) = by_reference(spec, op) else {
         return;
     };
