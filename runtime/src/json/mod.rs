@@ -14,10 +14,12 @@
 //! - `parse`: the one-pass parser, bounded in depth;
 //! - `step`: stepping over text without building it: values skipped or checked, a body
 //!   checked once while the values at given paths are found, a value located by its path;
-//! - `reader`: the [`Reader`], [`FromJson`], [`Seen`] and [`Slot`];
+//! - `reader`: the [`Reader`] and [`FromJson`];
+//! - `fields`: what a `read` keeps while it reads an object, [`Seen`] and [`Slot`];
 //! - `read` and `write`: the standard types read and written, and serde through both;
 //!   what of a value did not fit its type ([`Unread`]).
 
+mod fields;
 mod parse;
 mod path;
 mod read;
@@ -29,11 +31,12 @@ mod write;
 #[cfg(test)]
 mod tests;
 
+pub use fields::{Seen, Slot};
 pub(crate) use parse::Parser;
 pub use parse::{JsonError, REPEATED_KEY};
 pub use path::{DecodeError, Path};
 pub use read::{Unread, deserialize_via_json};
-pub use reader::{FromJson, MAX_UNREAD, Reader, Seen, Slot};
+pub use reader::{FromJson, MAX_UNREAD, Reader};
 pub(crate) use step::{check_finding, check_tail, locate, parse_entries, scalar_text, span, value_at};
 pub use value::{Json, JsonNumber, JsonObject};
 pub use write::{ObjectWriter, ToJson, serialize_via_json};

@@ -2,6 +2,7 @@
 //! [`RequestWriter`] it writes itself into (path values, query, body, headers), and the
 //! rules a value must keep to be sent ([`TextRule`]), which the sandbox checks with too.
 
+mod body;
 mod form;
 pub(crate) mod operation;
 pub(crate) mod rules;
