@@ -13,9 +13,9 @@ use http::HeaderValue;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::Identity;
 use super::cell::{Bearer, RenewFrom, RenewalGuard, TokenFailure, Waiting};
 use super::grant::Token;
+use super::identity::Identity;
 use crate::answer::RawAnswer;
 use crate::error::Error;
 use crate::request::PreparedRequest;

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use super::connect::within_attempt;
-use super::{AnswerBody, Incoming, Outgoing, SendFuture, Transport, TransportError};
+use super::contract::{AnswerBody, Incoming, Outgoing, SendFuture, Transport, TransportError};
 use crate::per_route::PerRoute;
 
 /// A `reqwest::Client` as a transport.

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 
 use super::connect::within_attempt;
-use super::{BoxError, Incoming, Outgoing, SendFuture, Transport, TransportError};
+use super::contract::{BoxError, Incoming, Outgoing, SendFuture, Transport, TransportError};
 
 /// Sends through a `tower::Service<http::Request<Full<Bytes>>>` answering with an
 /// `http::Response` of any body: hyper-util's client, with any tower layers over it

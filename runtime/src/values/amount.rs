@@ -311,7 +311,7 @@ fn write_plain(value: &Decimal, out: &mut StackText) -> fmt::Result {
 /// Reads the exact decimal an answer wrote: plain (`-1500.10`) or with an exponent
 /// (`1.5e2`), never through a float. Too many digits for an exact decimal is an error.
 fn exact_decimal(text: &str) -> Result<Decimal, &'static str> {
-    let text = super::trimmed(text);
+    let text = super::text::trimmed(text);
     if let Some(value) = short_plain_decimal(text.as_bytes()) {
         return Ok(value);
     }

@@ -228,6 +228,16 @@ impl<'de> serde::Deserialize<'de> for Text {
     }
 }
 
+/// `text` without the spaces (of any script) around it, as [`str::trim`] has it, looked
+/// for only where an end could be one: most texts start and end with a visible ASCII
+/// character.
+pub(crate) fn trimmed(text: &str) -> &str {
+    match text.as_bytes() {
+        [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,5 +278,18 @@ mod tests {
         let (a, b) = (Text::from("a"), Text::from(String::from("b")));
         assert_eq!(a.cmp(&b), Ordering::Less);
         assert_eq!(Text::default(), "");
+    }
+
+    #[test]
+    fn trimmed_is_trim() {
+        let ends = ["", " ", "\t", "\n", "\u{a0}", "\u{3000}", "\u{85}", "\u{b}", "x", "é", "-", "\u{1f511}"];
+        for start in ends {
+            for middle in ["", "a", " ", "1.0", "a b"] {
+                for end in ends {
+                    let text = format!("{start}{middle}{end}");
+                    assert_eq!(super::trimmed(&text), text.trim(), "{text:?}");
+                }
+            }
+        }
     }
 }

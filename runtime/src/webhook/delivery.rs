@@ -5,10 +5,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{WebhookError, WebhookEvent};
+use super::error::WebhookError;
+use super::event::WebhookEvent;
 use payspec_store::{ReplayGuard, StoreError};
 
-/// A verified delivery claimed for this receiver ([`Verifier::receive`](super::Verifier::receive)): handle its
+/// A verified delivery claimed for this receiver ([`Verifier::receive`](super::verify::Verifier::receive)): handle its
 /// [`event`](Self::event), then say how it went. [`handled`](Self::handled) marks it so
 /// that no receiver sharing the guard handles it again; [`failed`](Self::failed) (or
 /// dropping it) releases the claim, so that the service's next delivery is handled.

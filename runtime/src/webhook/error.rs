@@ -102,7 +102,7 @@ impl WebhookError {
     /// - `500` for an empty signing key, a fault of the receiver's own.
     ///
     /// A delivery whose handler fails after it was claimed is answered `5xx` by the
-    /// receiver ([`Delivery::failed`](super::Delivery::failed)), so that the service sends it again.
+    /// receiver ([`Delivery::failed`](super::delivery::Delivery::failed)), so that the service sends it again.
     pub fn http_status(&self) -> u16 {
         match self {
             WebhookError::Replayed => 200,

@@ -5,8 +5,7 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use super::SignedValues;
-use super::signed::value_at;
+use super::signed::{SignedValues, value_at};
 use crate::json::{self, FromJson, Json, Path, Reader, Unread};
 use crate::values::Amount;
 

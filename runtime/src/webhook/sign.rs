@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use payspec_vocabulary::{Form, WebhookScheme};
 
-use super::WebhookError;
+use super::error::WebhookError;
 use super::signed::{Signer, signed_text_of, unix_seconds};
 use crate::values::timestamp::format_rfc3339;
 

@@ -13,7 +13,7 @@ use http::HeaderMap;
 use payspec_vocabulary::{Form, HmacDigest, SignatureEncoding, SignedOver, SignedValue, WebhookScheme};
 use sha2::{Sha256, Sha512};
 
-use super::WebhookError;
+use super::error::WebhookError;
 use crate::json::{self, Json};
 use crate::values::timestamp::parse_rfc3339_strict as parse_rfc3339;
 

@@ -10,9 +10,12 @@ use std::time::{Duration, SystemTime};
 use http::HeaderMap;
 use payspec_vocabulary::{SignedOver, WebhookScheme};
 
-use super::delivery::HeldClaim;
-use super::signed::{Signer, check_any, check_secret, signature_parts, signed_values, time_and_body};
-use super::{Delivery, SignedHeaders, UnsignedData, WebhookError, WebhookEvent};
+use super::delivery::{Delivery, HeldClaim};
+use super::error::WebhookError;
+use super::event::{UnsignedData, WebhookEvent};
+use super::signed::{
+    SignedHeaders, Signer, check_any, check_secret, signature_parts, signed_values, time_and_body,
+};
 use payspec_store::{Claim, MemoryReplayGuard, ReplayGuard, StoreError};
 
 /// How far a notification's timestamp may be from now, unless the verifier says otherwise.

@@ -27,8 +27,8 @@ mod proxy;
 use self::pool::Connections;
 use self::proxy::ProxyConnector;
 use super::connect::{ConnectTimeout, within_attempt};
+use super::contract::{Incoming, Outgoing, SendFuture, Transport, TransportError};
 use super::tls::{Https, https};
-use super::{Incoming, Outgoing, SendFuture, Transport, TransportError};
 
 /// How the own sender connects.
 pub(crate) struct Settings<'a> {

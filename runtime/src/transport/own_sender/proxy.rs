@@ -9,7 +9,7 @@ use std::sync::Arc;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::proxy::matcher::Matcher;
 
-use crate::transport::is_loopback;
+use super::super::contract::is_loopback;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
