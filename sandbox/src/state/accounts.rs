@@ -82,8 +82,8 @@ impl Accounts {
         if amount > account.balance {
             return Err(Refusal::unprocessable(format!(
                 "insufficient balance: {} available, {} asked",
-                super::money(account.balance),
-                super::money(amount)
+                money(account.balance),
+                money(amount)
             )));
         }
         Ok(())
@@ -126,4 +126,11 @@ impl VirtualAccounts {
             .map(|(_, data)| data)
             .ok_or_else(|| Refusal::not_found(format!("no virtual account `{reference}`")))
     }
+}
+
+/// An amount as the service writes one: two decimals.
+pub(crate) fn money(amount: Decimal) -> String {
+    let mut amount = amount;
+    amount.rescale(2);
+    amount.to_string()
 }

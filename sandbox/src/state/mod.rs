@@ -14,7 +14,7 @@ mod tokens;
 mod traffic;
 mod transactions;
 
-pub(crate) use accounts::{Account, Accounts, VirtualAccounts};
+pub(crate) use accounts::{Account, Accounts, VirtualAccounts, money};
 pub(crate) use cross_border::{Collection, CrossBorder, Payout};
 pub(crate) use mandates::Mandates;
 pub(crate) use orders::{Order, Orders};
@@ -375,11 +375,4 @@ pub(crate) fn now_text() -> String {
     let now =
         time::OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
     now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
-
-/// An amount as the service writes one: two decimals.
-pub(crate) fn money(amount: Decimal) -> String {
-    let mut amount = amount;
-    amount.rescale(2);
-    amount.to_string()
 }

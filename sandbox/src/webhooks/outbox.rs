@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use hyper::header::CONTENT_TYPE;
 use payspec_codegen::model::{Owned, WebhookScheme};
 
-use super::Notification;
+use super::notify::Notification;
 use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE, State};
 
 /// What sends the webhooks: the HTTP client, and the spec's signature scheme (a spec
