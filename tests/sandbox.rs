@@ -1121,6 +1121,58 @@ async fn a_failed_delivery_is_sent_again_on_the_services_schedule_and_on_demand(
     Ok(())
 }
 
+/// A merchant rotates its webhook key: the sandbox signs with the new one from then on, a
+/// delivery queued before the switch included; a receiver verifying with both takes every
+/// delivery, one with the old key alone refuses what the new key signed. Counted at the
+/// receiver.
+#[tokio::test]
+async fn deliveries_across_a_key_rotation_verify_with_the_new_key_and_the_old() -> TestResult {
+    const NEW_KEY: &str = "whsec_sandbox_rotated";
+    let hooks = receiver().await?;
+    let sandbox = Sandbox::builder().webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY).start().await?;
+    let client = client(&sandbox)?;
+    client.transfers().bank_transfer(transfer("rotate-1", "10.00")?).await?;
+    sandbox.wait_for_deliveries(1, Duration::from_secs(5)).await;
+
+    sandbox.rotate_webhook_key(NEW_KEY)?;
+    client.transfers().bank_transfer(transfer("rotate-2", "11.00")?).await?;
+    sandbox.wait_for_deliveries(2, Duration::from_secs(5)).await;
+    // The first delivery sent again after the switch is signed with the new key too.
+    let first = sandbox.deliveries().first().map(|d| d.id.clone()).ok_or("the first delivery")?;
+    assert_eq!(sandbox.resend(&first).await?, Some(200));
+
+    let received = hooks.requests_to("POST", "/hooks");
+    assert_eq!(received.len(), 3, "two deliveries and one resend");
+    let rotating = Verifier::new(NEW_KEY)?.also_key(SIGNING_KEY)?;
+    let old_only = Verifier::new(SIGNING_KEY)?;
+    let new_only = Verifier::new(NEW_KEY)?;
+    let check = |verifier: &Verifier, request: &payspec_tests::mock::Recorded| {
+        verifier.verify_headers(&request.header_map(), &request.body).map(|event| event.signed.request_id)
+    };
+    for request in &received {
+        assert!(check(&rotating, request).is_ok(), "every delivery verifies with both keys");
+    }
+    assert!(check(&old_only, &received[0]).is_ok() && check(&new_only, &received[0]).is_err(), "before");
+    for after in &received[1..] {
+        assert!(matches!(
+            check(&old_only, after),
+            Err(payspec_client::webhook::WebhookError::SignatureMismatch)
+        ));
+        assert!(check(&new_only, after).is_ok());
+    }
+    assert_eq!(
+        check(&rotating, &received[0])?,
+        check(&rotating, &received[2])?,
+        "the resend is the first delivery"
+    );
+
+    // Refused, and nothing changed, without a URL or with an empty key.
+    assert!(matches!(sandbox.rotate_webhook_key(""), Err(payspec_sandbox::SandboxError::Refused(_))));
+    let no_url = Sandbox::builder().start().await?;
+    assert!(matches!(no_url.rotate_webhook_key(NEW_KEY), Err(payspec_sandbox::SandboxError::Refused(_))));
+    Ok(())
+}
+
 #[tokio::test]
 async fn every_kind_of_event_can_be_triggered_signed_and_read_as_its_kind() -> TestResult {
     use payspec_client::webhook::Payload;

@@ -516,6 +516,15 @@ impl Sandbox {
         }
     }
 
+    /// Signs every delivery from now on with `signing_key`, as the service does once the
+    /// merchant rotates its webhook key: retries and resends of deliveries already queued
+    /// too. A receiver verifying with the new key and the old
+    /// (`Verifier::new(new)?.also_key(old)?`) takes them across the switch. Refused when no
+    /// webhook URL is set, or the key is empty.
+    pub fn rotate_webhook_key(&self, signing_key: &str) -> Result<(), SandboxError> {
+        webhooks::rotate_key(&mut self.shared.state(), signing_key).map_err(SandboxError::Refused)
+    }
+
     /// Sends the delivery `id` (its [`Delivery::id`]) once more, now, signed anew, as the
     /// service's re-push does; the receiver's status, or `None` when it could not be
     /// reached. A delivery taken this way gets no more retries.

@@ -10,6 +10,9 @@ use payspec_store::StoreError;
 pub enum WebhookError {
     /// The signing key is empty: nothing could be verified with it.
     EmptyKey,
+    /// A verifier was given more signing keys than it takes (the number it takes): a
+    /// service signs with one key, or two while it rotates them.
+    TooManyKeys(usize),
     /// A required header is missing or not text.
     MissingHeader(&'static str),
     /// The signature header has no `key=value` pair of this key (its signature's, or its
@@ -53,6 +56,10 @@ impl std::fmt::Display for WebhookError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WebhookError::EmptyKey => f.write_str("the webhook signing key is empty"),
+            WebhookError::TooManyKeys(most) => write!(
+                f,
+                "a webhook verifier takes at most {most} signing keys: drop the oldest once the service no longer signs with it"
+            ),
             WebhookError::MissingHeader(name) => write!(f, "the webhook header `{name}` is missing"),
             WebhookError::MissingField(key) => {
                 write!(f, "the webhook signature header has no `{key}=` pair")
@@ -116,7 +123,7 @@ impl WebhookError {
             | WebhookError::OutsideTolerance { .. }
             | WebhookError::AmbiguousValue(_) => 400,
             WebhookError::InProgress | WebhookError::Store(_) => 503,
-            WebhookError::EmptyKey | WebhookError::KeyNotText => 500,
+            WebhookError::EmptyKey | WebhookError::TooManyKeys(_) | WebhookError::KeyNotText => 500,
         }
     }
 }

@@ -85,4 +85,6 @@ pub use error::WebhookError;
 pub use event::{UnsignedData, WebhookEvent};
 pub use sign::{SignedNotification, sign};
 pub use signed::{SignedHeaders, SignedValues};
-pub use verify::{DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, TypedEvent, Verifier};
+pub use verify::{
+    DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, MAX_SIGNING_KEYS, TypedEvent, Verifier,
+};

@@ -573,3 +573,78 @@ fn a_shared_secret_is_compared_as_sent_and_never_shown() {
         Some(WebhookError::KeyNotText)
     );
 }
+
+#[test]
+fn a_rotating_verifier_takes_the_new_key_and_the_old_and_nothing_else() {
+    let now = "2025-03-01T12:31:00Z";
+    let new_key = "whsec_test_next_77e2";
+    let by_old = headers(SIGNATURE, TIMESTAMP);
+    let signed_by_new =
+        sign(&SCHEME, BODY.as_bytes(), at(TIMESTAMP), new_key).unwrap_or_else(|e| panic!("{e}"));
+    let new_signature = signed_by_new.signature.clone();
+    let by_new = headers(&new_signature, TIMESTAMP);
+
+    let new_only = Verifier::with_scheme(&SCHEME, new_key).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        new_only.verify_at(&by_old, BODY.as_bytes(), at(now)).err(),
+        Some(WebhookError::SignatureMismatch)
+    );
+
+    let rotating = new_only.also_key(KEY).unwrap_or_else(|e| panic!("{e}"));
+    for (what, signed) in [("the old key", &by_old), ("the new key", &by_new)] {
+        let event = rotating.verify_at(signed, BODY.as_bytes(), at(now));
+        assert_eq!(event.map(|e| e.event_type).ok().as_deref(), Some("payment_success"), "{what}");
+    }
+    // A third key signs nothing the verifier takes, and a body changed under either key
+    // is refused as the first key refuses it.
+    let stranger =
+        sign(&SCHEME, BODY.as_bytes(), at(TIMESTAMP), "whsec_someone_else").unwrap_or_else(|e| panic!("{e}"));
+    let stranger = stranger.signature;
+    assert_eq!(
+        rotating.verify_at(&headers(&stranger, TIMESTAMP), BODY.as_bytes(), at(now)).err(),
+        Some(WebhookError::SignatureMismatch)
+    );
+    let tampered = BODY.replace("txn-9001", "txn-9002");
+    assert_eq!(
+        rotating.verify_at(&by_old, tampered.as_bytes(), at(now)).err(),
+        Some(WebhookError::SignatureMismatch)
+    );
+    assert_eq!(
+        rotating.verify_at(&headers("not base64!!", TIMESTAMP), BODY.as_bytes(), at(now)).err(),
+        Some(WebhookError::SignatureEncoding)
+    );
+    assert!(format!("{rotating:?}").contains("keys: 2"), "{rotating:?}");
+    assert!(!format!("{rotating:?}").contains(KEY), "{rotating:?}");
+}
+
+#[test]
+fn a_verifier_takes_a_bounded_number_of_keys_none_empty() {
+    let mut verifier = Verifier::with_scheme(&SCHEME, "key-0").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        Verifier::with_scheme(&SCHEME, "key-0").and_then(|v| v.also_key("")).err(),
+        Some(WebhookError::EmptyKey)
+    );
+    for n in 1..MAX_SIGNING_KEYS {
+        verifier = verifier.also_key(format!("key-{n}")).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // A key it holds already is no new one.
+    verifier = verifier.also_key("key-1").unwrap_or_else(|e| panic!("{e}"));
+    let refused = verifier.also_key("one-too-many").err();
+    assert_eq!(refused, Some(WebhookError::TooManyKeys(MAX_SIGNING_KEYS)));
+    assert!(refused.is_some_and(|e| e.to_string().contains("drop the oldest")));
+}
+
+#[test]
+fn a_shared_secret_rotates_as_a_signature_does() {
+    let body = br#"{"event":"transfer.completed","data":{"id":408136,"status":"SUCCESSFUL"}}"#;
+    let verifier = Verifier::with_scheme(&SHARED_SECRET, "hash-new")
+        .and_then(|v| v.also_key("hash-old"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let with = |secret: &str| {
+        let signed = sign(&SHARED_SECRET, body, SystemTime::now(), secret).unwrap_or_else(|e| panic!("{e}"));
+        verifier.verify_headers(&signed.headers(), body)
+    };
+    assert!(with("hash-new").is_ok());
+    assert!(with("hash-old").is_ok());
+    assert_eq!(with("hash-other").err(), Some(WebhookError::SignatureMismatch));
+}

@@ -38,11 +38,18 @@ pub trait TypedEvent: From<WebhookEvent> + Send + 'static {
     const SCHEME: &'static WebhookScheme;
 }
 
-/// Verifies notifications of one scheme with one signing key, and reads each into an `E`:
-/// the runtime's [`WebhookEvent`], or a generated crate's typed event ([`TypedEvent`]).
+/// The most signing keys one verifier accepts: a service rotates from one key to the next,
+/// so two are in use at once, and every key a verifier holds costs a delivery that matches
+/// none of them one more HMAC per signature.
+pub const MAX_SIGNING_KEYS: usize = 4;
+
+/// Verifies notifications of one scheme with its signing keys (one, or the new and the old
+/// while the service rotates them: [`Verifier::also_key`]), and reads each into an `E`: the
+/// runtime's [`WebhookEvent`], or a generated crate's typed event ([`TypedEvent`]).
 pub struct Verifier<E = WebhookEvent> {
     scheme: &'static WebhookScheme,
-    key: Vec<u8>,
+    /// The key the verifier was made with, then those it also accepts, in the order given.
+    keys: Vec<Vec<u8>>,
     tolerance: Duration,
     replays: Arc<dyn ReplayGuard>,
     lease: Duration,
@@ -53,6 +60,7 @@ pub struct Verifier<E = WebhookEvent> {
 impl<E> fmt::Debug for Verifier<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Verifier")
+            .field("keys", &self.keys.len())
             .field("tolerance", &self.tolerance)
             .field("lease", &self.lease)
             .field("keep", &self.keep)
@@ -129,13 +137,63 @@ impl<E: From<WebhookEvent>> Verifier<E> {
             .map_or(DEFAULT_TOLERANCE, |seconds| Duration::from_secs(u64::from(seconds)));
         Ok(Verifier {
             scheme,
-            key,
+            keys: vec![key],
             tolerance,
             replays: Arc::new(MemoryReplayGuard::new()),
             lease: DEFAULT_CLAIM_LEASE,
             keep: DEFAULT_KEEP_HANDLED,
             event: PhantomData,
         })
+    }
+
+    /// Also accepts notifications signed with `signing_key`, for as long as the service
+    /// may sign with it: while the service rotates its key, the old one beside the new one
+    /// the verifier was made with (or the new one beside the old, before the service
+    /// switches). A notification passes when its signature matches any key, and is refused
+    /// as the first key refuses it when it matches none. An empty key is refused, and so is
+    /// a key past [`MAX_SIGNING_KEYS`]; drop the old key once the service no longer signs
+    /// with it.
+    ///
+    /// ```
+    /// use payspec_runtime::webhook::{Verifier, WebhookError};
+    /// # use payspec_runtime::vocabulary::{HmacDigest, SignatureEncoding, SignedOver, WebhookScheme};
+    /// # static SCHEME: WebhookScheme = WebhookScheme {
+    /// #     signature_header: "x-signature", signature_field: None, time_field: None,
+    /// #     digest: HmacDigest::Sha256, encoding: SignatureEncoding::Hex, signs: SignedOver::Body,
+    /// #     timestamp_header: None, tolerance_seconds: None, algorithm: None, version: None,
+    /// #     event_type: "type", request_id: &[], signed: &[],
+    /// # };
+    /// let now = std::time::SystemTime::now();
+    /// let body = br#"{"type":"paid"}"#;
+    /// let by_old = payspec_runtime::webhook::sign(&SCHEME, body, now, "whsec_old")?;
+    /// let by_new = payspec_runtime::webhook::sign(&SCHEME, body, now, "whsec_new")?;
+    ///
+    /// let rotating = Verifier::with_scheme(&SCHEME, "whsec_new")?.also_key("whsec_old")?;
+    /// assert!(rotating.verify_headers(&by_old.headers(), body).is_ok());
+    /// assert!(rotating.verify_headers(&by_new.headers(), body).is_ok());
+    ///
+    /// let rotated = Verifier::with_scheme(&SCHEME, "whsec_new")?;
+    /// assert!(matches!(rotated.verify_headers(&by_old.headers(), body), Err(WebhookError::SignatureMismatch)));
+    /// # Ok::<(), WebhookError>(())
+    /// ```
+    pub fn also_key(mut self, signing_key: impl AsRef<[u8]>) -> Result<Self, WebhookError> {
+        let key = signing_key.as_ref().to_vec();
+        Signer::new(self.scheme.digest, &key)?;
+        if self.keys.contains(&key) {
+            return Ok(self);
+        }
+        if self.keys.len() >= MAX_SIGNING_KEYS {
+            return Err(WebhookError::TooManyKeys(MAX_SIGNING_KEYS));
+        }
+        self.keys.push(key);
+        Ok(self)
+    }
+
+    /// Whether `check` passes under any key: the first key's refusal when none does.
+    fn any_key(&self, check: impl Fn(&[u8]) -> Result<(), WebhookError>) -> Result<(), WebhookError> {
+        let (first, others) = self.keys.split_first().ok_or(WebhookError::EmptyKey)?;
+        let Err(refused) = check(first) else { return Ok(()) };
+        if others.iter().any(|key| check(key).is_ok()) { Ok(()) } else { Err(refused) }
     }
 
     /// How far a notification's timestamp may be from now, either way (for a scheme with
@@ -249,24 +307,26 @@ impl<E: From<WebhookEvent>> Verifier<E> {
             return Err(WebhookError::UnsupportedAlgorithm);
         }
         let raw = body;
-        let (signatures, time_pair) = signature_parts(self.scheme, headers.signature)?;
+        let (_, time_pair) = signature_parts(self.scheme, headers.signature)?;
         let timestamp = match (self.scheme.timestamp_header, self.scheme.time_field) {
             (Some(header), _) => Some(headers.timestamp.ok_or(WebhookError::MissingHeader(header))?),
             (None, Some(field)) => Some(time_pair.ok_or(WebhookError::MissingField(field))?),
             (None, None) => None,
         };
         let signed = signed_values(self.scheme, raw, timestamp)?;
-        if self.scheme.signs == SignedOver::Secret {
-            check_secret(headers.signature, &self.key)?;
-        } else {
-            let mut signer = Signer::new(self.scheme.digest, &self.key)?;
+        self.any_key(|key| {
+            if self.scheme.signs == SignedOver::Secret {
+                return check_secret(headers.signature, key);
+            }
+            let mut signer = Signer::new(self.scheme.digest, key)?;
             match self.scheme.signs {
                 SignedOver::Values => signer.update(signed.message().as_bytes()),
                 SignedOver::TimeAndBody => signer.update(&time_and_body(timestamp.unwrap_or_default(), raw)),
                 SignedOver::Body | SignedOver::Secret => signer.update(raw),
             }
-            check_any(signer, signatures, self.scheme.encoding)?;
-        }
+            let (signatures, _) = signature_parts(self.scheme, headers.signature)?;
+            check_any(signer, signatures, self.scheme.encoding)
+        })?;
 
         let signed_at = signed.check_unambiguous(self.scheme.signs)?;
         if let Some(signed_at) = signed_at {

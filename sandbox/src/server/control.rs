@@ -10,7 +10,7 @@ use super::shared::{Answer, Shared, json_response, refusal};
 use crate::check::Refusal;
 use crate::handlers::{pay_order, reverse, settle_pending, trigger, trigger_events};
 use crate::state::{Fault, Payment, SettleTo};
-use crate::webhooks::{deliver, resend};
+use crate::webhooks::{deliver, resend, rotate_key};
 
 /// The control API: faults, paying an order, settling pending transfers, the webhook
 /// receiver, and a snapshot of the state.
@@ -123,6 +123,14 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
                 None => refusal(&shared.spec, &Refusal::not_found(format!("no payment `{key}`"))),
             }
         }
+        ("PUT", ["webhook", "key"]) => {
+            let key = request.get("signing_key").and_then(Value::as_str).unwrap_or_default();
+            let rotated = rotate_key(&mut shared.state(), key);
+            match rotated {
+                Ok(()) => json_response(200, &json!({"rotated": true})),
+                Err(refused) => refusal(&shared.spec, &refused),
+            }
+        }
         ("PUT", ["webhook"]) => {
             let url = request.get("url").and_then(Value::as_str);
             let key = request.get("signing_key").and_then(Value::as_str);
@@ -137,7 +145,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
         _ => refusal(
             &shared.spec,
             &Refusal::not_found(format!(
-                "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, GET payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger {{\"event\": one of {}}}, PUT webhook",
+                "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, GET payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger {{\"event\": one of {}}}, PUT webhook, PUT webhook/key",
                 trigger_events(&shared.spec).join(", ")
             )),
         ),

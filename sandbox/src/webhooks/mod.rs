@@ -11,6 +11,6 @@ mod settled;
 mod trigger;
 
 pub(crate) use notify::{Notification, amount, notify, object, text};
-pub(crate) use outbox::{Outbox, OutboxHost, deliver, resend};
+pub(crate) use outbox::{Outbox, OutboxHost, deliver, resend, rotate_key};
 pub(crate) use settled::notify_settled;
 pub(crate) use trigger::{EVENTS, trigger};

@@ -8,6 +8,7 @@ use hyper::header::CONTENT_TYPE;
 use payspec_codegen::model::{Owned, WebhookScheme};
 
 use super::notify::Notification;
+use crate::check::Refusal;
 use crate::state::{Delivery, DeliveryAttempt, RETRY_AFTER_FIRST_FAILURE, State};
 
 /// What sends the webhooks: the HTTP client, and the spec's signature scheme (a spec
@@ -84,6 +85,24 @@ pub(crate) async fn resend<S: OutboxHost>(shared: &Arc<S>, id: &str) -> Result<O
         shared.runtime().spawn(async move { retries(&task_shared, &id).await });
     }
     Ok(status)
+}
+
+/// Signs every attempt from now on (retries and resends of deliveries already queued
+/// included) with `signing_key`, as the service does once a merchant rotates its key; the
+/// URL stays. Refused when no webhook URL is set, or the key is empty.
+pub(crate) fn rotate_key(state: &mut State, signing_key: &str) -> Result<(), Refusal> {
+    if signing_key.is_empty() {
+        return Err(Refusal::invalid("the new signing key is empty"));
+    }
+    match &mut state.config.webhook {
+        Some((_, key)) => {
+            *key = signing_key.to_owned();
+            Ok(())
+        }
+        None => Err(Refusal::invalid(
+            "no webhook URL is set: give one (`SandboxBuilder::webhook`, `--webhook`, or PUT /__sandbox/webhook) before rotating its key",
+        )),
+    }
 }
 
 /// One attempt of the delivery `id`: signed now, sent to the webhook URL in force (the
