@@ -186,9 +186,11 @@ impl Body {
     }
 
     /// The body's JSON text, or `None` when no field was written.
-    pub(super) fn finish(self) -> Result<Option<Vec<u8>>, Error> {
+    /// Borrowed, not moved: a body is the largest part of a writer, and a GET has none.
+    #[inline]
+    pub(super) fn finish(&mut self) -> Result<Option<Vec<u8>>, Error> {
         Ok(match self {
-            Body::Stream(stream) if stream.count > 0 => Some(stream.finish()),
+            Body::Stream(stream) if stream.count > 0 => Some(stream.close()),
             Body::Tree { root, leaves } if !root.entries.is_empty() => {
                 let mut out = Vec::with_capacity(root.written_len(leaves.len()));
                 root.write(&leaves, &mut out).map_err(|e| {
@@ -402,18 +404,20 @@ impl Stream {
     }
 
     /// The finished JSON text: every object closed.
-    fn finish(mut self) -> Vec<u8> {
+    /// The text, every object still open closed.
+    fn close(&mut self) -> Vec<u8> {
+        let mut out = std::mem::take(&mut self.out);
         for _ in 0..=self.depth {
-            self.out.push(b'}');
+            out.push(b'}');
         }
-        self.out
+        out
     }
 
     /// The same fields as a tree, each key where it was, for what a stream cannot take.
-    fn into_tree(self) -> Result<(BodyObject, Vec<u8>), Error> {
+    fn into_tree(mut self) -> Result<(BodyObject, Vec<u8>), Error> {
         let keys = self.keys;
         let count = self.count;
-        let text = self.finish();
+        let text = self.close();
         let parsed = crate::json::Json::parse_bytes(&text)
             .map_err(|e| Error::invalid(format!("the body cannot be read back as JSON ({e})")))?;
         let mut root = BodyObject::default();

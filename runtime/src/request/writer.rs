@@ -329,7 +329,7 @@ impl RequestWriter {
     }
 
     /// Fills the path template and finishes the request, its URL under `base_url`.
-    pub(crate) fn finish_at(self, base_url: &str) -> Result<PreparedRequest, Error> {
+    pub(crate) fn finish_at(mut self, base_url: &str) -> Result<PreparedRequest, Error> {
         let template = self.route.path;
         let url = if self.path_values.is_empty() && self.query.is_empty() && !template.contains('{') {
             None
