@@ -193,7 +193,7 @@ impl Body {
             Body::Stream(stream) if stream.count > 0 => Some(stream.close()),
             Body::Tree { root, leaves } if !root.entries.is_empty() => {
                 let mut out = Vec::with_capacity(root.written_len(leaves.len()));
-                root.write(&leaves, &mut out).map_err(|e| {
+                root.write(leaves, &mut out).map_err(|e| {
                     Error::invalid(format!("the body cannot be written as JSON ({:?})", e.classify()))
                 })?;
                 Some(out)
@@ -407,9 +407,7 @@ impl Stream {
     /// The text, every object still open closed.
     fn close(&mut self) -> Vec<u8> {
         let mut out = std::mem::take(&mut self.out);
-        for _ in 0..=self.depth {
-            out.push(b'}');
-        }
+        out.extend(std::iter::repeat_n(b'}', self.depth + 1));
         out
     }
 
