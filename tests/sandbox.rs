@@ -1121,6 +1121,71 @@ async fn a_failed_delivery_is_sent_again_on_the_services_schedule_and_on_demand(
     Ok(())
 }
 
+/// Proving every payment was made once, as the page shows it: a transfer sent twice under
+/// one reference arrives twice and is applied once; a lookup by either key is counted
+/// against it; the control API lists it with those counts and settles it alone by its id.
+#[tokio::test]
+async fn each_payment_counts_its_reference_received_and_applied_and_its_lookups() -> TestResult {
+    let sandbox = Sandbox::builder().start().await?;
+    let client = client(&sandbox)?;
+    // Every transfer answered as still in flight (a fault is played per request arrived).
+    sandbox.inject("bank_transfer", Fault::Pending, 3)?;
+    client.transfers().bank_transfer(transfer("count-1", "30.00")?).await?;
+    // The same request again (a retry after a timeout, say): the first answer, nothing applied.
+    client.transfers().bank_transfer(transfer("count-1", "30.00")?).await?;
+    client.transfers().bank_transfer(transfer("count-2", "31.00")?).await?;
+    let first = sandbox.payment("count-1").ok_or("the first payment")?;
+    client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::merchant_tx_ref("count-1")))
+        .await?;
+    client
+        .transactions()
+        .fetch_transaction(FetchTransaction::new(FetchTransactionKey::transaction_id(first.id.as_str())))
+        .await?;
+
+    let counted = sandbox.payment("count-1").ok_or("the first payment")?;
+    assert_eq!((counted.received, counted.applied, counted.lookups), (2, 1, 2));
+    assert_eq!(sandbox.received("bank_transfer"), 3, "counted at the sandbox's door too");
+    let other = sandbox.payment("count-2").ok_or("the second payment")?;
+    assert_eq!((other.received, other.applied, other.lookups), (1, 1, 0));
+
+    let http = reqwest::Client::new();
+    let listed: Value = http.get(format!("{}payments", sandbox.page_url())).send().await?.json().await?;
+    let rows: Vec<(String, u64, u64, u64)> = listed["payments"]
+        .as_array()
+        .ok_or("a list")?
+        .iter()
+        .map(|p| {
+            let count = |key: &str| p[key].as_u64().unwrap_or(u64::MAX);
+            (
+                p["reference"].as_str().unwrap_or_default().to_owned(),
+                count("received"),
+                count("applied"),
+                count("lookups"),
+            )
+        })
+        .collect();
+    assert_eq!(rows, [("count-2".to_owned(), 1, 1, 0), ("count-1".to_owned(), 2, 1, 2)], "the newest first");
+
+    // Settled by its id alone: the other pending payment stays pending.
+    let settled: Value = http
+        .post(format!("{}settle", sandbox.page_url()))
+        .json(&json!({"to": "success", "id": first.id}))
+        .send()
+        .await?
+        .json()
+        .await?;
+    assert_eq!(settled["settled"], 1);
+    assert_eq!(sandbox.payment("count-1").map(|p| p.state), Some("SUCCESS".to_owned()));
+    assert!(sandbox.payment("count-2").is_some_and(|p| p.state.contains("PENDING")));
+    // The page itself: one file, served as HTML, linked from the start-up line.
+    let page = http.get(sandbox.page_url()).send().await?;
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    assert!(page.text().await?.contains("<table id=\"payments\">"));
+    Ok(())
+}
+
 /// A merchant rotates its webhook key: the sandbox signs with the new one from then on, a
 /// delivery queued before the switch included; a receiver verifying with both takes every
 /// delivery, one with the old key alone refuses what the new key signed. Counted at the

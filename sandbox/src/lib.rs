@@ -355,6 +355,14 @@ impl Sandbox {
         SandboxBuilder::default()
     }
 
+    /// The page the sandbox serves (`/__sandbox/`): the payments made, each with its state,
+    /// how many times its reference was received and applied, and its lookups; each
+    /// delivery with its attempts and body; buttons to settle a pending payment, resend or
+    /// trigger a delivery and queue a fault. It updates itself while open.
+    pub fn page_url(&self) -> String {
+        format!("{}/__sandbox/", self.base_url().trim_end_matches('/'))
+    }
+
     /// `http://127.0.0.1:<port>`, for `Environment::Custom`.
     pub fn base_url(&self) -> &str {
         &self.base_url
@@ -446,7 +454,8 @@ impl Sandbox {
     /// Settles every transfer answered as pending to `to`, with the webhook the service
     /// sends for it; returns how many.
     pub fn settle_pending_to(&self, to: SettleTo) -> usize {
-        let (settled, webhooks) = handlers::settle_pending(&self.shared.spec, &mut self.shared.state(), to);
+        let (settled, webhooks) =
+            handlers::settle_pending(&self.shared.spec, &mut self.shared.state(), to, None);
         webhooks::deliver(&self.shared, webhooks);
         settled
     }
@@ -457,7 +466,7 @@ impl Sandbox {
         let shared = std::sync::Arc::clone(&self.shared);
         self.shared.runtime.spawn(async move {
             tokio::time::sleep(after).await;
-            let (_, webhooks) = handlers::settle_pending(&shared.spec, &mut shared.state(), to);
+            let (_, webhooks) = handlers::settle_pending(&shared.spec, &mut shared.state(), to, None);
             webhooks::deliver(&shared, webhooks);
         });
     }

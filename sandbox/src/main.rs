@@ -149,6 +149,7 @@ fn main() -> ExitCode {
         let mut out = std::io::stdout();
         let _ = writeln!(out, "payspec-sandbox listening on {}", sandbox.base_url());
         let _ = writeln!(out, "{}", sandbox.credentials_line());
+        let _ = writeln!(out, "see its payments and deliveries: {}", sandbox.page_url());
         let _ = out.flush();
         std::future::pending::<()>().await;
         ExitCode::SUCCESS

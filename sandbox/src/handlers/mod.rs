@@ -45,10 +45,11 @@ pub(crate) fn settle_pending(
     spec: &Spec,
     state: &mut State,
     to: crate::state::SettleTo,
+    only: Option<&str>,
 ) -> (usize, Vec<crate::webhooks::Notification>) {
     use crate::state::SettleTo;
     use payspec_codegen::model::FinalState;
-    let (transfers, mut webhooks) = transfers::settle_pending(state, to);
+    let (transfers, mut webhooks) = transfers::settle_pending(state, to, only);
     let refund = |spec: &Spec| {
         let named =
             spec.operations.iter().filter_map(|op| op.settle.as_ref()).any(|s| !s.refunded.is_empty());
@@ -59,7 +60,7 @@ pub(crate) fn settle_pending(
         SettleTo::Failed => FinalState::Failed,
         SettleTo::Refund => refund(spec),
     };
-    let (records, more) = roles::settle_records(state, spec, state_to);
+    let (records, more) = roles::settle_records(state, spec, state_to, only);
     webhooks.extend(more);
     (transfers + records, webhooks)
 }
@@ -191,6 +192,12 @@ impl Table {
             .and_then(|name| op.param(name))
             .and_then(|p| checked.text(&p.wire))
             .map(str::to_owned);
+        if op.effect == Effect::Money
+            && let Some(reference) = &reference
+        {
+            state.ledger.received(reference);
+        }
+        count_lookups(spec, op, checked, state);
         if let Some(key) = idempotency_key
             && let Some(replay) = state.replays.by_key(key, &fingerprint)
         {
@@ -224,6 +231,9 @@ impl Table {
             outcome
         };
         if op.effect == Effect::Money && outcome.status < 300 {
+            if let Some(reference) = &reference {
+                ctx.state.ledger.applied(reference);
+            }
             ctx.state.replays.remember(
                 idempotency_key,
                 reference,
@@ -233,6 +243,27 @@ impl Table {
             );
         }
         Ok(outcome)
+    }
+}
+
+/// Counts a request of a read that looks payments up (a lookup of some money operation's
+/// `settle`) against each key it asked by.
+fn count_lookups(spec: &Spec, op: &Operation, checked: &Checked, state: &mut State) {
+    let asked = spec
+        .operations
+        .iter()
+        .filter_map(|money| money.settle.as_ref())
+        .flat_map(|settle| &settle.lookups)
+        .filter(|lookup| lookup.operation == op.name)
+        .flat_map(|lookup| &lookup.params)
+        .filter_map(|(name, _)| op.param(name))
+        .filter_map(|param| checked.text(&param.wire));
+    let mut counted: Vec<&str> = Vec::new();
+    for key in asked {
+        if !counted.contains(&key) {
+            counted.push(key);
+            state.ledger.looked_up(key);
+        }
     }
 }
 

@@ -328,8 +328,14 @@ pub(crate) fn settle_record(state: &mut State, spec: &Spec, id: &str, to: FinalS
 }
 
 /// Settles every pending record to `to`: how many, and their deliveries.
-pub(crate) fn settle_records(state: &mut State, spec: &Spec, to: FinalState) -> (usize, Vec<Notification>) {
-    let pending = state.records.pending();
+pub(crate) fn settle_records(
+    state: &mut State,
+    spec: &Spec,
+    to: FinalState,
+    only: Option<&str>,
+) -> (usize, Vec<Notification>) {
+    let mut pending = state.records.pending();
+    pending.retain(|id| only.is_none_or(|only| only == id));
     let webhooks = pending.iter().flat_map(|id| settle_record(state, spec, id, to)).collect();
     (pending.len(), webhooks)
 }

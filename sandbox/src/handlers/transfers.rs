@@ -152,9 +152,14 @@ fn transaction_answer(ctx: &Ctx<'_>, tx: &Transaction) -> Data {
 /// Settles every pending transfer to `to`, with the webhook the service sends for it; a
 /// failed or refunded transfer's amount goes back to its account. Returns how many, and
 /// the webhooks.
-pub(crate) fn settle_pending(state: &mut State, to: SettleTo) -> (usize, Vec<Notification>) {
+pub(crate) fn settle_pending(
+    state: &mut State,
+    to: SettleTo,
+    only: Option<&str>,
+) -> (usize, Vec<Notification>) {
     let now = now_text();
-    let pending = state.transactions.pending();
+    let mut pending = state.transactions.pending();
+    pending.retain(|id| only.is_none_or(|only| only == id));
     let mut webhooks = Vec::new();
     for id in &pending {
         webhooks.extend(finish(state, id, to, &now));

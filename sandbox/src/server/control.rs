@@ -1,16 +1,24 @@
-//! The control API under `/__sandbox/`: faults, paying an order, settling pending
-//! transfers, reversing one, the webhook receiver, a reset, and a snapshot of the state.
+//! The control API under `/__sandbox/`: the page, faults, paying an order, settling
+//! pending payments (or one), reversing one, the webhook receiver and its key, a reset,
+//! the payments with their counts, and a snapshot of the state.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::shared::{Answer, Shared, json_response, refusal};
+use super::shared::{Answer, Shared, html_response, json_response, refusal};
 use crate::check::Refusal;
 use crate::handlers::{pay_order, reverse, settle_pending, trigger, trigger_events};
 use crate::state::{Fault, Payment, SettleTo};
 use crate::webhooks::{deliver, resend, rotate_key};
+
+/// The page at `/__sandbox/`: one file, its script and style inside, nothing fetched but
+/// the control calls below.
+const PAGE: &str = include_str!("page.html");
+
+/// The most payments `GET payments` lists, the newest first.
+const MAX_LISTED: usize = 500;
 
 /// The control API: faults, paying an order, settling pending transfers, the webhook
 /// receiver, and a snapshot of the state.
@@ -19,7 +27,15 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
         if body.is_empty() { json!({}) } else { serde_json::from_slice(body).unwrap_or(Value::Null) };
     let bad = |message: String| refusal(&shared.spec, &Refusal::invalid(message));
     match (method, rest.split('/').collect::<Vec<_>>().as_slice()) {
-        ("GET", ["state"]) => json_response(200, &shared.state().snapshot(&shared.spec)),
+        // The page: what the sandbox holds, and buttons for the calls below.
+        ("GET", [""]) => html_response(PAGE),
+        ("GET", ["state"]) => {
+            let mut snapshot = shared.state().snapshot(&shared.spec);
+            snapshot["events"] = json!(trigger_events(&shared.spec));
+            snapshot["operations"] =
+                json!(shared.spec.operations.iter().map(|op| &op.name).collect::<Vec<_>>());
+            json_response(200, &snapshot)
+        }
         ("GET", ["faults"]) => json_response(200, &shared.state().traffic.faults_json()),
         ("DELETE", ["faults"]) => {
             let cleared = shared.state().traffic.clear_faults();
@@ -79,7 +95,9 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
                     );
                 }
             };
-            let (settled, webhooks) = settle_pending(&shared.spec, &mut shared.state(), to);
+            // One payment by its id, else every pending one.
+            let only = request.get("id").and_then(Value::as_str);
+            let (settled, webhooks) = settle_pending(&shared.spec, &mut shared.state(), to, only);
             deliver(shared, webhooks);
             json_response(200, &json!({"settled": settled, "to": to.name()}))
         }
@@ -116,6 +134,13 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
                 Err(refused) => refusal(&shared.spec, &refused),
             }
         }
+        ("GET", ["payments"]) => {
+            let payments = Payment::all(&shared.state(), &shared.spec, MAX_LISTED);
+            json_response(
+                200,
+                &json!({"payments": payments.iter().map(Payment::to_json).collect::<Vec<_>>()}),
+            )
+        }
         ("GET", ["payments", key]) => {
             let payment = Payment::of(&shared.state(), &shared.spec, key);
             match payment {
@@ -145,7 +170,7 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
         _ => refusal(
             &shared.spec,
             &Refusal::not_found(format!(
-                "no control call {method} /__sandbox/{rest}: GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, GET payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger {{\"event\": one of {}}}, PUT webhook, PUT webhook/key",
+                "no control call {method} /__sandbox/{rest}: GET (the page), GET state, GET faults, POST faults, DELETE faults, POST reset, POST orders/<reference>/pay, POST settle, POST reverse/<id>, GET payments, GET payments/<id or reference>, GET deliveries, POST deliveries/<id>/resend, POST trigger {{\"event\": one of {}}}, PUT webhook, PUT webhook/key",
                 trigger_events(&shared.spec).join(", ")
             )),
         ),

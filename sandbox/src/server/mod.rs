@@ -22,6 +22,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Re
     let method = request.method().as_str().to_owned();
     let path = request.uri().path().to_owned();
     let query = request.uri().query().map(str::to_owned);
+    if path == "/__sandbox" {
+        return Ok(control::control(&shared, &method, "", &[]));
+    }
     if let Some(rest) = path.strip_prefix("/__sandbox/") {
         let body = match read_body(request).await {
             Ok(body) => body,

@@ -82,6 +82,15 @@ pub(crate) fn json_response(status: u16, body: &Value) -> Answer {
     response
 }
 
+/// A page: HTML, never cached (it is the sandbox's state as it stands).
+pub(crate) fn html_response(page: &'static str) -> Answer {
+    let mut response = Response::new(Full::new(Bytes::from_static(page.as_bytes())));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
 /// A refusal in the service's error envelope, under the spec's envelope keys.
 /// The code a refusal carries, in the spec's words: a kind's code (`01`, `02`, `05`, `06`)
 /// where the spec documents it (`service.codes`), else the spec's first code that proves a

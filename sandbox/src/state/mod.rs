@@ -6,6 +6,7 @@
 
 mod accounts;
 mod cross_border;
+mod ledger;
 mod mandates;
 mod orders;
 mod records;
@@ -16,6 +17,7 @@ mod transactions;
 
 pub(crate) use accounts::{Account, Accounts, VirtualAccounts, money};
 pub(crate) use cross_border::{Collection, CrossBorder, Payout};
+pub(crate) use ledger::Ledger;
 pub(crate) use mandates::Mandates;
 pub(crate) use orders::{Order, Orders};
 pub(crate) use records::{Record, Records, Source};
@@ -163,6 +165,13 @@ pub struct Payment {
     pub kind: String,
     /// The webhooks about it, each with its attempts.
     pub deliveries: Vec<Delivery>,
+    /// How many money requests carrying its reference arrived (each send and resend).
+    pub received: usize,
+    /// How many of those the sandbox applied: one for a payment made once; a replay or a
+    /// refused reference applies nothing.
+    pub applied: usize,
+    /// How many lookups asked for it, by its id, its reference or its answer's id.
+    pub lookups: usize,
 }
 
 impl Payment {
@@ -170,23 +179,9 @@ impl Payment {
     /// of the spec's by the sandbox's id of it, the id its answer gave, its idempotency
     /// reference, or a key its lookups find it by.
     pub(crate) fn of(state: &State, spec: &Spec, key: &str) -> Option<Payment> {
-        let deliveries =
-            |id: &str| state.deliveries.iter().filter(|d| d.transaction_id == id).cloned().collect();
         if let Some(tx) = state.transactions.lookup(key) {
-            return Some(Payment {
-                id: tx.id.clone(),
-                reference: tx.merchant_tx_ref.clone(),
-                amount: tx.amount,
-                state: tx.status.clone(),
-                kind: tx.kind.to_owned(),
-                deliveries: deliveries(&tx.id),
-            });
+            return Some(Payment::of_transaction(state, tx));
         }
-        let text = |value: &Value| match value {
-            Value::String(text) => Some(text.clone()),
-            Value::Number(number) => Some(number.to_string()),
-            _ => None,
-        };
         let named = |value: Option<&Value>| value.and_then(text).is_some_and(|t| t == key);
         // By the keys that name it: the sandbox's id, its answer's id, its idempotency
         // reference, and each key its lookups find it by (never any value it was sent, an
@@ -208,19 +203,66 @@ impl Payment {
                 || by_lookup
         };
         let record = state.records.newest_first().find(|record| names(record))?;
+        Payment::of_record(state, spec, record)
+    }
+
+    /// Every payment, the newest first, at most `most`: the transactions, then the money
+    /// requests of a spec of one's own.
+    pub(crate) fn all(state: &State, spec: &Spec, most: usize) -> Vec<Payment> {
+        let transactions =
+            state.transactions.newest_first().map(|tx| Some(Payment::of_transaction(state, tx)));
+        let records = state.records.newest_first().map(|record| Payment::of_record(state, spec, record));
+        transactions.chain(records).flatten().take(most).collect()
+    }
+
+    fn of_transaction(state: &State, tx: &Transaction) -> Payment {
+        let reference = tx.merchant_tx_ref.clone();
+        let (received, applied) = state.ledger.reference(reference.as_deref());
+        let lookups = state.ledger.lookups(&[tx.id.as_str(), reference.as_deref().unwrap_or_default()]);
+        Payment {
+            id: tx.id.clone(),
+            reference,
+            amount: tx.amount,
+            state: tx.status.clone(),
+            kind: tx.kind.to_owned(),
+            deliveries: deliveries_of(state, &tx.id),
+            received,
+            applied,
+            lookups,
+        }
+    }
+
+    fn of_record(state: &State, spec: &Spec, record: &Record) -> Option<Payment> {
         let op = spec.operation(&record.operation)?;
         let param = |name: Option<&str>| name.and_then(|name| record.request.get(name)).and_then(text);
         let amount = param(op.settle.as_ref().and_then(|s| s.amount.as_deref()))
             .and_then(|amount| Decimal::from_str_exact(amount.trim()).ok())
             .unwrap_or_default();
         let answered = record.data.get(&op.answers.reading.status_field).and_then(text);
+        let reference = param(op.idempotency.as_deref());
+        let (received, applied) = state.ledger.reference(reference.as_deref());
+        // The keys its lookups find it by, as they were answered or sent.
+        let mut keys: Vec<String> = vec![record.id.clone()];
+        keys.extend(record.data.get("id").and_then(text));
+        keys.extend(reference.clone());
+        for (_, source) in op.settle.iter().flat_map(|s| &s.lookups).flat_map(|l| &l.params) {
+            let value = match source {
+                KeySource::Request(param) => record.request.get(param),
+                KeySource::Answer(path) => path.iter().try_fold(&record.data, |node, k| node.get(k)),
+            };
+            keys.extend(value.and_then(text));
+        }
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         Some(Payment {
             id: record.id.clone(),
-            reference: param(op.idempotency.as_deref()),
+            reference,
             amount,
             state: answered.unwrap_or_else(|| record.state.map_or("pending", |s| s.as_str()).to_owned()),
             kind: record.operation.clone(),
-            deliveries: deliveries(&record.id),
+            deliveries: deliveries_of(state, &record.id),
+            received,
+            applied,
+            lookups: state.ledger.lookups(&keys),
         })
     }
 
@@ -232,13 +274,16 @@ impl Payment {
             "amount": money(self.amount),
             "state": self.state,
             "type": self.kind,
+            "received": self.received,
+            "applied": self.applied,
+            "lookups": self.lookups,
             "deliveries": self.deliveries.iter().map(Delivery::to_json).collect::<Vec<_>>(),
         })
     }
 }
 
 impl Delivery {
-    /// As the control API answers it: the entry and each attempt, without the body.
+    /// As the control API answers it: the entry, each attempt, and the body as sent.
     pub(crate) fn to_json(&self) -> Value {
         json!({
             "id": self.id,
@@ -247,6 +292,7 @@ impl Delivery {
             "url": self.url,
             "taken": self.taken(),
             "attempts": self.attempts.iter().map(|a| json!({"at": a.at, "status": a.status, "why": a.why})).collect::<Vec<_>>(),
+            "body": String::from_utf8_lossy(&self.body),
         })
     }
 }
@@ -299,6 +345,8 @@ pub(crate) struct State {
     pub replays: Replays,
     /// The money requests of a spec of any vendor, as the role model answered them.
     pub records: Records,
+    /// Each reference's requests and those applied, and each looked-up key's lookups.
+    pub ledger: Ledger,
     pub traffic: Traffic,
     pub deliveries: Vec<Delivery>,
 }
@@ -316,6 +364,7 @@ impl State {
             cross_border: CrossBorder::default(),
             replays: Replays::default(),
             records: Records::default(),
+            ledger: Ledger::default(),
             traffic: Traffic::new(config.rate_limit),
             deliveries: Vec::new(),
             config,
@@ -368,6 +417,20 @@ impl State {
         }
         snapshot
     }
+}
+
+/// A key's text: a string as it is, a number as written.
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// The deliveries about the payment `id`, each with its attempts.
+fn deliveries_of(state: &State, id: &str) -> Vec<Delivery> {
+    state.deliveries.iter().filter(|d| d.transaction_id == id).cloned().collect()
 }
 
 /// The current instant as RFC 3339 text, to the second, in UTC.

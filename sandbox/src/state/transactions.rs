@@ -98,6 +98,10 @@ impl Transactions {
         self.list.len()
     }
 
+    pub(crate) fn newest_first(&self) -> impl Iterator<Item = &Transaction> {
+        self.list.iter().rev()
+    }
+
     /// The transaction every key names by its documented meaning (an account's only, when
     /// `account` is given); none when no key is given.
     pub(crate) fn find(&self, account: Option<&str>, keys: &[(&str, &str)]) -> Result<&Transaction, Refusal> {
