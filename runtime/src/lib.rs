@@ -41,6 +41,8 @@ mod headers;
 pub mod hooks;
 mod json;
 mod meta;
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub mod metrics;
 mod orchestrate;
 mod pace;
 mod pages;

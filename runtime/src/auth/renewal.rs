@@ -74,6 +74,7 @@ fn start_renewal<S: SendsTokenRequests>(sender: &Arc<S>, from: RenewFrom) {
     tokio::spawn(
         async move {
             let outcome = renew(&sender, from).await;
+            crate::metrics::renewal(outcome.as_ref().map_or_else(|error| error.kind().as_str(), |_| "ok"));
             guard.finish(outcome);
         }
         .instrument(tracing::debug_span!("payspec.token_renewal")),

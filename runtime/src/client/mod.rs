@@ -544,6 +544,7 @@ impl<C: From<Session>> ClientBuilder<C> {
             request_id,
             fresh_connections: self.fresh_connections,
             host: host.to_owned(),
+            server: crate::metrics::Server::new(host),
             port: parsed.port_or_known_default().unwrap_or_default(),
         };
         Ok(C::from(Session::new(orchestrator)))

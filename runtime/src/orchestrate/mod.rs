@@ -28,6 +28,7 @@ use crate::error::{Error, ErrorDetail, TimeoutPhase};
 use crate::hooks::{AfterAttempt, AttemptOutcome, Hooks};
 use crate::json::FromJson;
 use crate::meta::{Attempt, Meta, RequestId};
+use crate::metrics;
 use crate::pace::{HeldSlot, Pace};
 use crate::request::{Operation, PreparedRequest, RequestWriter};
 use crate::retry::RetryPolicy;
@@ -54,6 +55,8 @@ pub(crate) struct Orchestrator {
     /// The base URL's host and port, which traces name (`server.address`, `server.port`).
     pub(crate) host: String,
     pub(crate) port: u16,
+    /// The host again, as the metrics' `server.address` holds it (shared, never copied).
+    pub(crate) server: metrics::Server,
 }
 
 /// What one kind of request does: a call of the caller's, or a token request.
@@ -280,7 +283,13 @@ impl Orchestrator {
         loop {
             tracing::debug!(attempt = call.attempt, "sending");
             let key = route_auth.as_ref().ok().and_then(|auth| auth.key).map(|(name, _)| name);
-            let added = self.begin(route, &mut call, key)?;
+            let added = match self.begin(route, &mut call, key) {
+                Ok(added) => added,
+                Err(error) => {
+                    metrics::call(route, error.kind().as_str(), error.status(), call.started.elapsed());
+                    return Err(error);
+                }
+            };
             let number = call.number();
             let at = SystemTime::now();
             // The call's start is the first attempt's too, unless hooks ran in between.
@@ -332,8 +341,14 @@ impl Orchestrator {
                 self.conclude(route, policy, &mut call, Sent { sent, generation, span: &span, at, from })
             };
             match step {
-                Step::Answered(answer) => return Ok(answer),
-                Step::Ended(error) => return Err(error),
+                Step::Answered(answer) => {
+                    metrics::call(route, "ok", Some(answer.status), call.started.elapsed());
+                    return Ok(answer);
+                }
+                Step::Ended(error) => {
+                    metrics::call(route, error.kind().as_str(), error.status(), call.started.elapsed());
+                    return Err(error);
+                }
                 Step::Renewed => {}
                 Step::Retry(delay) => {
                     tokio::time::sleep(delay).await;
@@ -383,6 +398,13 @@ impl Orchestrator {
         // One reading of the clock for the attempt's time and the call's.
         let ended = Instant::now();
         let took = ended.saturating_duration_since(from);
+        let (status, error_type) = match &sent {
+            Ok(answer) => (Some(answer.status), None),
+            Err(failure) => {
+                (failure.answer.as_deref().map(|answer| answer.0), Some(failure.error.kind().as_str()))
+            }
+        };
+        metrics::attempt(route, &self.server, status, error_type, took);
         if !span.is_disabled() {
             match &sent {
                 Ok(answer) => {
@@ -435,6 +457,7 @@ impl Orchestrator {
                     delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                     "retrying"
                 );
+                metrics::retry(route, failure.error.kind().as_str());
                 // Kept for a hook that stops the next attempt: the call then ends with it.
                 call.applied_before |= failure.error.may_have_been_applied();
                 call.last = Some(Box::new(failure.error));
@@ -518,8 +541,13 @@ impl Orchestrator {
         }
         let deadline = now + timeout;
         // The wait for the rate limit is part of the attempt's time.
-        let mut slot =
-            if self.pace.is_paced() { self.pace.slot(deadline, timeout).await? } else { HeldSlot::NONE };
+        let mut slot = if self.pace.is_paced() {
+            let slot = self.pace.slot(deadline, timeout).await?;
+            metrics::paced(route, now.elapsed());
+            slot
+        } else {
+            HeldSlot::NONE
+        };
         slot.sending();
         let sent =
             self.exchange.send(request, adds, deadline, timeout, self.pace.names(), &self.identity).await;

@@ -479,6 +479,18 @@ impl Run<'_> {
             }
             counts.summary
         };
+        crate::metrics::payout(match (event, moved) {
+            (Some(PayoutEvent::Sending { again: true, .. }), _) => "resending",
+            (Some(PayoutEvent::Sending { again: false, .. }), _) => "sending",
+            (Some(PayoutEvent::TakenUp { .. }), _) => "taken_up",
+            (Some(PayoutEvent::Later { .. }), _) | (_, Move::Later) => "later",
+            (_, Move::End(end)) if end.is_paid() => "paid",
+            (_, Move::End(_)) => "failed",
+            (_, Move::Found(end)) if end.is_paid() => "found_paid",
+            (_, Move::Found(_)) => "found_failed",
+            (_, Move::Begin) => "claimed",
+            (_, Move::Stay) => "later",
+        });
         if let (Some(progress), Some(event)) = (&self.batch.progress, event) {
             progress(event, &summary);
         }

@@ -109,8 +109,29 @@ pub(crate) enum Woken {
     Webhook(FinalState),
 }
 
-/// What [`Session::settle`](crate::Session::settle) does.
+/// What [`Session::settle`](crate::Session::settle) does, counted by where it ended.
 pub(crate) async fn follow<O: Operation>(
+    orchestrator: &Arc<Orchestrator>,
+    settlement: &'static Settlement,
+    lookup: &O,
+    keys: Vec<String>,
+    start: SettleStart,
+    options: SettleOptions,
+) -> Result<Settled<O::Data>, Error> {
+    let began = Instant::now();
+    let settled = follow_to_end(orchestrator, settlement, lookup, keys, start, options).await;
+    let result = match &settled {
+        Ok(Settled::Final { state, .. } | Settled::Answered { state }) => state.as_str(),
+        Ok(Settled::StillPending(_)) => "still_pending",
+        Ok(Settled::Disagreement { .. }) => "disagreement",
+        Err(_) => "error",
+    };
+    crate::metrics::settle(settlement.operation, result, began.elapsed());
+    settled
+}
+
+/// Follows a payment to its end, or to the deadline.
+async fn follow_to_end<O: Operation>(
     orchestrator: &Arc<Orchestrator>,
     settlement: &'static Settlement,
     lookup: &O,

@@ -98,6 +98,27 @@ impl std::fmt::Display for WebhookError {
 }
 
 impl WebhookError {
+    /// Its name, as metrics carry it in `error.type`: `signature_mismatch`, `replayed`, ...
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            WebhookError::EmptyKey => "empty_key",
+            WebhookError::TooManyKeys(_) => "too_many_keys",
+            WebhookError::MissingHeader(_) => "missing_header",
+            WebhookError::MissingField(_) => "missing_field",
+            WebhookError::KeyNotText => "key_not_text",
+            WebhookError::UnsupportedAlgorithm => "unsupported_algorithm",
+            WebhookError::SignatureEncoding => "signature_encoding",
+            WebhookError::MalformedBody(_) => "malformed_body",
+            WebhookError::SignatureMismatch => "signature_mismatch",
+            WebhookError::InvalidTimestamp => "invalid_timestamp",
+            WebhookError::OutsideTolerance { .. } => "outside_tolerance",
+            WebhookError::AmbiguousValue(_) => "ambiguous_value",
+            WebhookError::Replayed => "replayed",
+            WebhookError::InProgress => "in_progress",
+            WebhookError::Store(_) => "store_error",
+        }
+    }
+
     /// The HTTP status to answer the delivery with:
     /// - `200` for a replay (it was handled: the service may stop sending it);
     /// - `401` when the signature does not hold (missing, not base64, another algorithm, not

@@ -232,7 +232,8 @@ impl<E: From<WebhookEvent>> Verifier<E> {
     /// down, `401`/`400` for one that is not the service's. The header map is
     /// `http::HeaderMap`: what axum, hyper and tower hand a handler.
     pub async fn receive(&self, headers: &HeaderMap, body: &[u8]) -> Result<Delivery<E>, WebhookError> {
-        let event = self.read(&SignedHeaders::from_map(self.scheme, headers)?, body, SystemTime::now())?;
+        let signed = SignedHeaders::from_map(self.scheme, headers).inspect_err(counted)?;
+        let event = self.read(&signed, body, SystemTime::now())?;
         Ok(self.claim_event(event).await?.map(E::from))
     }
 
@@ -267,11 +268,12 @@ impl<E: From<WebhookEvent>> Verifier<E> {
                 format!("no answer within the claim's lease ({} ms)", self.lease.as_millis()),
             ))),
         }
+        .inspect_err(|refused| crate::metrics::delivery(refused.as_str(), None))
     }
 
     /// Verifies a notification from a request's header map and body, and reads it.
     pub fn verify_headers(&self, headers: &HeaderMap, body: &[u8]) -> Result<E, WebhookError> {
-        self.verify(&SignedHeaders::from_map(self.scheme, headers)?, body)
+        self.verify(&SignedHeaders::from_map(self.scheme, headers).inspect_err(counted)?, body)
     }
 
     /// Verifies a notification against the current time.
@@ -294,8 +296,24 @@ impl<E: From<WebhookEvent>> Verifier<E> {
         self.read(headers, body, now).map(E::from)
     }
 
-    /// The notification verified and read as the runtime's event.
+    /// The notification verified and read as the runtime's event, counted `verified` or
+    /// `refused`.
     fn read(
+        &self,
+        headers: &SignedHeaders<'_>,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<WebhookEvent, WebhookError> {
+        let read = self.verified(headers, body, now);
+        match &read {
+            Ok(_) => crate::metrics::delivery("verified", None),
+            Err(refused) => counted(refused),
+        }
+        read
+    }
+
+    /// The notification verified and read, uncounted.
+    fn verified(
         &self,
         headers: &SignedHeaders<'_>,
         body: &[u8],
@@ -345,4 +363,9 @@ impl<E: From<WebhookEvent>> Verifier<E> {
             unsigned: UnsignedData::new(raw),
         })
     }
+}
+
+/// Counts a delivery refused before it was read.
+fn counted(refused: &WebhookError) {
+    crate::metrics::delivery("refused", Some(refused.as_str()));
 }
