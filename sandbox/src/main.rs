@@ -1,7 +1,7 @@
 //! `payspec-sandbox`: the sandbox as a program, for tools and tests in other languages.
 //!
 //! ```text
-//! payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY] [--webhook-time-scale N]
+//! payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY] [--webhook-time-scale N] [--fault OPERATION=FAULT[*TIMES] ...]
 //! payspec-sandbox trigger EVENT --url URL
 //! payspec-sandbox resend DELIVERY_ID --url URL
 //! payspec-sandbox payment ID_OR_REFERENCE --url URL
@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY] [--webhook-time-scale N]
+    "usage: payspec-sandbox [--port N] [--spec FILE] [--strict] [--token TOKEN] [--rate-limit N/WINDOW] [--webhook URL --signing-key KEY] [--webhook-time-scale N] [--fault OPERATION=FAULT[*TIMES] ...]
        payspec-sandbox trigger EVENT --url URL
        payspec-sandbox resend DELIVERY_ID --url URL
        payspec-sandbox payment ID_OR_REFERENCE --url URL
@@ -31,11 +31,17 @@ without issuing it (for contract testers); --rate-limit 40/1s answers at most 40
 a second (429 beyond; every answer carries the X-Rate-Limit-* headers); --webhook sends payment and payout
 notifications, signed with KEY, to URL, and sends a delivery not answered 2xx again about 2,
 5, 11, 24 and 53 minutes after its first failure, as the service does (--webhook-time-scale
-600 makes that 0.2 to 5.3 seconds). The control API is under /__sandbox/: GET state, GET
-faults, POST faults, DELETE faults, POST reset, POST orders/<ref>/pay, POST settle (pending
-transfers to {\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>, GET
+600 makes that 0.2 to 5.3 seconds). --fault bank_transfer=pending*2 plays a fault on the
+operation's next requests (once unless *TIMES says): too_many_requests, server_error,
+delay, drop, pending or declined; give it once per fault. Its page is at /__sandbox/ (the
+payments with the times each reference was received and applied and looked up, the
+deliveries with their attempts, buttons to settle, resend, trigger and queue a fault). The
+control API is under /__sandbox/: GET state, GET faults, POST faults, DELETE faults, POST
+reset, POST orders/<ref>/pay, POST settle (pending payments, or the one {\"id\"} names, to
+{\"to\": \"success\" | \"failed\" | \"refund\"}), POST reverse/<id>, GET payments, GET
 payments/<id, reference or key>, GET deliveries, POST deliveries/<id>/resend, POST trigger
-({\"event\": one of the spec's events}), PUT webhook. Under --spec, each operation is
+({\"event\": one of the spec's events}), PUT webhook, PUT webhook/key ({\"signing_key\"}:
+signs every attempt from then on with the new key). Under --spec, each operation is
 answered by what its spec says of it (a money operation that settles, its lookups, a
 listing, the balance, the token operations) or by the role its spec names (`role:`).
 
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
     let mut builder = payspec_sandbox::Sandbox::builder();
     let mut args = all.into_iter();
     let mut webhook: (Option<String>, Option<String>) = (None, None);
+    let mut faults: Vec<(String, payspec_sandbox::Fault, usize)> = Vec::new();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         let step = match arg.as_str() {
@@ -110,6 +117,7 @@ fn main() -> ExitCode {
                 Ok(())
             }),
             "--signing-key" => value("--signing-key").map(|key| webhook.1 = Some(key)),
+            "--fault" => value("--fault").and_then(|v| fault(&v).map(|f| faults.push(f))),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -147,6 +155,12 @@ fn main() -> ExitCode {
         // A reader that stops reading (closed its end of a pipe) does not stop the sandbox.
         use std::io::Write as _;
         let mut out = std::io::stdout();
+        for (operation, fault, times) in faults {
+            if let Err(error) = sandbox.inject(&operation, fault, times) {
+                eprintln!("payspec-sandbox: --fault {operation}: {error}");
+                return ExitCode::from(2);
+            }
+        }
         let _ = writeln!(out, "payspec-sandbox listening on {}", sandbox.base_url());
         let _ = writeln!(out, "{}", sandbox.credentials_line());
         let _ = writeln!(out, "see its payments and deliveries: {}", sandbox.page_url());
@@ -154,6 +168,29 @@ fn main() -> ExitCode {
         std::future::pending::<()>().await;
         ExitCode::SUCCESS
     })
+}
+
+/// A `--fault` value: `OPERATION=FAULT`, played once, or `OPERATION=FAULT*TIMES`.
+fn fault(value: &str) -> Result<(String, payspec_sandbox::Fault, usize), String> {
+    let names = payspec_sandbox::Fault::NAMES.join(", ");
+    let (operation, rest) = value
+        .split_once('=')
+        .filter(|(operation, _)| !operation.is_empty())
+        .ok_or_else(|| format!("--fault: `{value}` is not OPERATION=FAULT, such as bank_transfer=pending"))?;
+    let (name, times) = match rest.split_once('*') {
+        Some((name, times)) => {
+            let times = times
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=10_000).contains(n))
+                .ok_or_else(|| format!("--fault: `{times}` is not a number of times from 1 to 10000"))?;
+            (name, times)
+        }
+        None => (rest, 1),
+    };
+    let fault = payspec_sandbox::Fault::named(name)
+        .ok_or_else(|| format!("--fault: unknown fault `{name}`: {names}"))?;
+    Ok((operation.to_owned(), fault, times))
 }
 
 /// One of the [`COMMANDS`]: one call of the control API of the sandbox at `--url`, its

@@ -71,17 +71,13 @@ impl Drop for Running {
 }
 
 fn start(webhook: &str) -> Running {
+    start_with(&["--webhook", webhook, "--signing-key", "cli-key", "--webhook-time-scale", "600"])
+}
+
+fn start_with(args: &[&str]) -> Running {
     let mut child = Command::new(PROGRAM)
-        .args([
-            "--port",
-            "0",
-            "--webhook",
-            webhook,
-            "--signing-key",
-            "cli-key",
-            "--webhook-time-scale",
-            "600",
-        ])
+        .args(["--port", "0"])
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -222,4 +218,38 @@ fn usage_reads_as_sentences_the_port_in_use_is_named_and_the_version_is_printed(
     assert_eq!(code, Some(1));
     assert!(err.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{err}");
     assert!(err.contains("choose another port"), "{err}");
+}
+
+#[test]
+fn faults_given_on_the_command_line_are_queued_before_the_first_request() {
+    let running = start_with(&[
+        "--fault",
+        "fetch_parent_account_balance=server_error*2",
+        "--fault",
+        "bank_transfer=pending",
+    ]);
+    let state = command(&["state"], &running.1);
+    assert_eq!(
+        state["faults"],
+        serde_json::json!({
+            "bank_transfer": ["pending"],
+            "fetch_parent_account_balance": ["server_error", "server_error"],
+        }),
+        "{state}"
+    );
+    drop(running);
+
+    for (fault, said) in [
+        ("bank_transfer", "is not OPERATION=FAULT, such as bank_transfer=pending"),
+        ("bank_transfer=gremlins", "unknown fault `gremlins`: too_many_requests, server_error, delay"),
+        ("bank_transfer=pending*0", "`0` is not a number of times from 1 to 10000"),
+    ] {
+        let (code, _, err) = run(&["--port", "0", "--fault", fault]);
+        assert_eq!(code, Some(2), "{fault}");
+        assert!(err.contains(said), "{fault}: {err}");
+    }
+    // An operation the spec does not have is refused once the spec is loaded.
+    let (code, _, err) = run(&["--port", "0", "--fault", "no_such_operation=drop"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--fault no_such_operation"), "{err}");
 }

@@ -53,20 +53,16 @@ pub(super) fn control(shared: &Arc<Shared>, method: &str, rest: &str, body: &[u8
             let times = request.get("times").and_then(Value::as_u64).unwrap_or(1).min(10_000) as usize;
             let seconds =
                 |key: &str, default: u64| request.get(key).and_then(Value::as_u64).unwrap_or(default);
-            let fault = match request.get("fault").and_then(Value::as_str).unwrap_or_default() {
-                "too_many_requests" => Fault::TooManyRequests {
+            let name = request.get("fault").and_then(Value::as_str).unwrap_or_default();
+            let fault = match Fault::named(name) {
+                Some(Fault::TooManyRequests { .. }) => Fault::TooManyRequests {
                     retry_after: Duration::from_secs(seconds("retry_after_seconds", 1)),
                 },
-                "server_error" => Fault::ServerError,
-                "delay" => Fault::Delay(Duration::from_millis(seconds("delay_ms", 1000).min(600_000))),
-                "drop" => Fault::Drop,
-                "pending" => Fault::Pending,
-                "declined" => Fault::Declined,
-                other => {
-                    return bad(format!(
-                        "unknown fault `{other}`: too_many_requests, server_error, delay, drop, pending or declined"
-                    ));
+                Some(Fault::Delay(_)) => {
+                    Fault::Delay(Duration::from_millis(seconds("delay_ms", 1000).min(600_000)))
                 }
+                Some(fault) => fault,
+                None => return bad(format!("unknown fault `{name}`: {}", Fault::NAMES.join(", "))),
             };
             let queued = shared.state().traffic.queue(operation, fault, times);
             json_response(200, &json!({"operation": operation, "queued": queued}))

@@ -42,6 +42,24 @@ pub(crate) enum Play {
 }
 
 impl Fault {
+    /// Every fault's word, as the control API and the command line take them.
+    pub const NAMES: [&'static str; 6] =
+        ["too_many_requests", "server_error", "delay", "drop", "pending", "declined"];
+
+    /// The fault `name` names, with its defaults: a 429 asks for a wait of 1 s, a delay is
+    /// of 1 s.
+    pub fn named(name: &str) -> Option<Fault> {
+        Some(match name {
+            "too_many_requests" => Fault::TooManyRequests { retry_after: Duration::from_secs(1) },
+            "server_error" => Fault::ServerError,
+            "delay" => Fault::Delay(Duration::from_secs(1)),
+            "drop" => Fault::Drop,
+            "pending" => Fault::Pending,
+            "declined" => Fault::Declined,
+            _ => return None,
+        })
+    }
+
     /// The control API's word for it.
     pub fn name(&self) -> &'static str {
         match self {
