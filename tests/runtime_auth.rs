@@ -402,12 +402,13 @@ async fn a_transfer_sent_once_then_stopped_by_its_token_may_have_been_applied()
     let text = error.to_string();
     assert!(
         text.contains(
-            "it may have been applied: settle it by its reference (`settle_bank_transfer_by_reference`)"
+            "it may have been applied (it was sent 2 times, each time the same request): settle it by its reference (`settle_bank_transfer_by_reference`)"
         ),
         "{text}"
     );
     assert!(!text.contains("nothing to look up"), "{text}");
-    // Counted at the server: sent twice under one key, the second refused.
+    // Counted at the server: sent twice under one key, the second refused, as the message
+    // says; the attempt its token stopped never left, and is not counted.
     let sent = server.requests_to("POST", "/v2/transfers/bank");
     assert_eq!(sent.len(), 2);
     assert_eq!(sent[0].header("x-idempotent-key"), sent[1].header("x-idempotent-key"));

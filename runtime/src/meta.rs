@@ -35,6 +35,9 @@ pub struct Attempt {
     /// The HTTP status it was answered with; `None` when no answer came (a connection
     /// failure, a timeout).
     pub status: Option<u16>,
+    /// Whether the request may have reached the service on this attempt: false for one
+    /// that never left (no connection, no token, the pace's wait).
+    pub reached: bool,
 }
 
 /// What one call's exchanges were ([`Outcome::meta`](crate::Outcome::meta),
@@ -248,8 +251,12 @@ mod tests {
         headers.insert("set-cookie", HeaderValue::from_static("sid=s3cr3t"));
         headers.insert("x-request-id", HeaderValue::from_static("svc-1"));
         let mut meta = Meta::new("op", Some(RequestId::new()));
-        let attempt =
-            Attempt { started: SystemTime::now(), took: Duration::from_millis(3), status: Some(200) };
+        let attempt = Attempt {
+            started: SystemTime::now(),
+            took: Duration::from_millis(3),
+            status: Some(200),
+            reached: true,
+        };
         meta.attempted(attempt, Some(headers));
         meta.finish(Duration::from_millis(4), Some(&HeaderName::from_static("x-request-id")));
         assert_eq!((meta.request_id(), meta.request_id_is_the_services()), (Some("svc-1"), true));

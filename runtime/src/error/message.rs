@@ -148,13 +148,21 @@ impl Error {
         if !steps || !self.may_have_been_applied() {
             return Ok(());
         }
+        // How many times it may have reached the service, where the call's record says.
+        let sent =
+            self.meta.as_deref().map_or(0, |meta| meta.attempts().iter().filter(|a| a.reached).count());
+        match sent {
+            0 => f.write_str("; it may have been applied")?,
+            1 => f.write_str("; it may have been applied (it was sent once)")?,
+            n => write!(f, "; it may have been applied (it was sent {n} times, each time the same request)")?,
+        }
         match self.settle {
             Some(method) => write!(
                 f,
-                "; it may have been applied: settle it by its reference (`{method}`) before sending it again, and never send it under a new reference"
+                ": settle it by its reference (`{method}`) before sending it again, and never send it under a new reference"
             ),
             None => f.write_str(
-                "; it may have been applied: look it up by its reference before sending it again, and never send it under a new reference",
+                ": look it up by its reference before sending it again, and never send it under a new reference",
             ),
         }
     }

@@ -426,7 +426,10 @@ impl Orchestrator {
             Ok(mut answer) => {
                 tracing::debug!(attempt, status = answer.status, pending = answer.pending, "answered");
                 let headers = answer.headers.take();
-                call.meta.attempted(Attempt { started: at, took, status: Some(answer.status) }, headers);
+                call.meta.attempted(
+                    Attempt { started: at, took, status: Some(answer.status), reached: true },
+                    headers,
+                );
                 call.meta.finish(ended.saturating_duration_since(call.started), self.request_id.as_ref());
                 answer.meta = Some(call.take_meta(route));
                 return Step::Answered(answer);
@@ -437,7 +440,8 @@ impl Orchestrator {
             Some((status, headers)) => (Some(status), Some(headers)),
             None => (None, None),
         };
-        call.meta.attempted(Attempt { started: at, took, status }, headers);
+        let reached = status.is_some() || failure.error.may_have_reached_server();
+        call.meta.attempted(Attempt { started: at, took, status, reached }, headers);
         let renews = matches!(policy.bearer, BearerFrom::Held) && route.auth.sends_bearer();
         if failure.unauthorized && renews && !call.renewed_after_401 {
             // The token was refused: nothing was applied, so one more try is safe.
