@@ -36,7 +36,9 @@ async fn a_batch_pays_each_item_once_and_reports_as_it_goes() -> TestResult {
         .on_progress(move |event, summary| {
             let what = match event {
                 PayoutEvent::Sending { reference, again } => format!("sending {reference} again={again}"),
-                PayoutEvent::Ended { reference, end } => format!("ended {reference} {end}"),
+                PayoutEvent::Ended { reference, end, found, .. } => {
+                    format!("ended {reference} {end} found={found}")
+                }
                 PayoutEvent::Later { reference, why } => format!("later {reference}: {why}"),
                 _ => "other".to_owned(),
             };
@@ -56,6 +58,13 @@ async fn a_batch_pays_each_item_once_and_reports_as_it_goes() -> TestResult {
     let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
     assert_eq!(seen.iter().filter(|(what, _)| what.starts_with("sending")).count(), 12);
     assert_eq!(seen.iter().filter(|(what, _)| what.starts_with("ended")).count(), 12);
+    // Each made by this run: none found made already.
+    assert!(
+        seen.iter()
+            .filter(|(what, _)| what.starts_with("ended"))
+            .all(|(what, _)| what.ends_with("found=false"))
+    );
+    assert!(report.found.is_empty(), "{report:?}");
     // The running counts rise to the end, never past the batch.
     assert!(seen.iter().all(|(_, s)| s.paid + s.failed + s.in_flight + s.unknown == 12), "{seen:?}");
     assert!(seen.iter().any(|(_, s)| s.in_flight > 1), "never more than one at a time");
@@ -68,6 +77,11 @@ async fn a_batch_pays_each_item_once_and_reports_as_it_goes() -> TestResult {
         .run(&client, transfers("once", 12)?)
         .await?;
     assert_eq!((again.sent, again.resent, paid(&again.items)), (0, 0, 12), "{again:?}");
+    // The report says so of each: found made, by reference, in the batch's order.
+    let references: Vec<String> = (0..12).map(|n| format!("once-{n}")).collect();
+    let mut found = again.found.clone();
+    found.sort_by_key(|r| r.trim_start_matches("once-").parse::<u32>().unwrap_or(u32::MAX));
+    assert_eq!(found, references);
     assert_eq!(sandbox.received("bank_transfer"), 12);
     Ok(())
 }

@@ -18,7 +18,7 @@
 //! | `payspec.client.settles` | counter | `payspec.operation` (the money operation), `payspec.settle.result` (`succeeded`, `failed`, `refunded`, `reversed`, `still_pending`, `disagreement`, or `error`) |
 //! | `payspec.client.settle.duration` | histogram, s | `payspec.operation`, `payspec.settle.result` |
 //! | `payspec.webhook.deliveries` | counter | `payspec.webhook.result`: `verified` or `refused` (with `error.type`, why) for each delivery read; a verified one the replay guard turns away is counted again as `replayed`, `in_progress` or `store_error` |
-//! | `payspec.payout.items` | counter | `payspec.payout.step` (`claimed`, `taken_up` (an earlier run's claim), `sending`, `resending`, `later`, `paid`, `failed`, `found_paid`, `found_failed` (ended by another run)) |
+//! | `payspec.payout.items` | counter | `payspec.payout.step` (`claimed`, `taken_up` (an earlier run's claim), `sending`, `resending`, `later`, `paid`, `failed`, `found_paid`, `found_failed` (found ended, by an earlier run or another runner: this run sent nothing)) |
 
 #[cfg(feature = "metrics")]
 use ::metrics::{Label, SharedString, Unit, counter, describe_counter, describe_histogram, histogram};

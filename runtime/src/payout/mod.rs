@@ -88,11 +88,15 @@ pub enum PayoutEvent<'a> {
         reference: &'a str,
     },
     /// The item ended (in this run, or found ended by another).
+    #[non_exhaustive]
     Ended {
         /// The item's reference.
         reference: &'a str,
         /// How.
         end: ItemEnd,
+        /// Whether it was found already ended, by an earlier run or another runner: this
+        /// run sent nothing for it. `false`: this run sent it, or followed it to its end.
+        found: bool,
     },
     /// The item is not known to have ended yet: it is asked for again later in the run.
     Later {
@@ -144,6 +148,9 @@ pub struct PayoutReport {
     /// Requests this run sent again, under their reference, because the service did not
     /// know them after an earlier run claimed them.
     pub resent: usize,
+    /// Items found already ended, by an earlier run or another runner, by reference: this
+    /// run sent nothing for them.
+    pub found: Vec<String>,
     /// The last reason each item still unknown gave, by reference.
     pub unknown: Vec<(String, String)>,
     /// The run's own deadline ([`PayoutBatch::within`]): no item was taken up after it.
@@ -324,6 +331,7 @@ impl PayoutBatch {
                 },
                 sent: 0,
                 resent: 0,
+                found: Vec::new(),
             }),
         };
         let started = Instant::now();
@@ -385,7 +393,7 @@ impl PayoutBatch {
             }
         }
         drop(working);
-        let counts = run.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut counts = run.counts.lock().unwrap_or_else(|p| p.into_inner());
         let open: Vec<usize> = waiting.iter().map(|&(_, i)| i).collect::<BTreeSet<_>>().into_iter().collect();
         Ok(PayoutReport {
             unknown: open.iter().map(|&i| (references[i].clone(), std::mem::take(&mut why[i]))).collect(),
@@ -393,6 +401,7 @@ impl PayoutBatch {
             summary: counts.summary,
             sent: counts.sent,
             resent: counts.resent,
+            found: std::mem::take(&mut counts.found),
             within: self.within,
             followed_within: self.settle.deadline(),
             took: started.elapsed(),
@@ -410,6 +419,8 @@ struct Counts {
     summary: PayoutSummary,
     sent: usize,
     resent: usize,
+    /// The items found already ended, by reference.
+    found: Vec<String>,
 }
 
 /// One run of a batch.
@@ -475,6 +486,9 @@ impl Run<'_> {
             match event {
                 Some(PayoutEvent::Sending { again: true, .. }) => counts.resent += 1,
                 Some(PayoutEvent::Sending { again: false, .. }) => counts.sent += 1,
+                Some(PayoutEvent::Ended { reference, found: true, .. }) => {
+                    counts.found.push((*reference).to_owned())
+                }
                 _ => {}
             }
             counts.summary
@@ -484,12 +498,12 @@ impl Run<'_> {
             (Some(PayoutEvent::Sending { again: false, .. }), _) => "sending",
             (Some(PayoutEvent::TakenUp { .. }), _) => "taken_up",
             (Some(PayoutEvent::Later { .. }), _) | (_, Move::Later) => "later",
-            (_, Move::End(end)) if end.is_paid() => "paid",
-            (_, Move::End(_)) => "failed",
-            (_, Move::Found(end)) if end.is_paid() => "found_paid",
-            (_, Move::Found(_)) => "found_failed",
+            (Some(PayoutEvent::Ended { end, found: false, .. }), _) if end.is_paid() => "paid",
+            (Some(PayoutEvent::Ended { found: false, .. }), _) => "failed",
+            (Some(PayoutEvent::Ended { end, found: true, .. }), _) if end.is_paid() => "found_paid",
+            (Some(PayoutEvent::Ended { found: true, .. }), _) => "found_failed",
             (_, Move::Begin) => "claimed",
-            (_, Move::Stay) => "later",
+            (_, Move::Stay | Move::End(_) | Move::Found(_)) => "later",
         });
         if let (Some(progress), Some(event)) = (&self.batch.progress, event) {
             progress(event, &summary);
@@ -523,7 +537,7 @@ impl Run<'_> {
         // Whether to ask the service first, and whether a send would be a resend.
         let (look_first, again) = match claim {
             Ok(ItemClaim::Ended(end)) => {
-                self.tell(Some(&PayoutEvent::Ended { reference, end }), Move::Found(end));
+                self.tell(Some(&PayoutEvent::Ended { reference, end, found: true }), Move::Found(end));
                 return Step::Ended(end);
             }
             Ok(ItemClaim::Held(left)) => {
@@ -543,7 +557,7 @@ impl Run<'_> {
         self.held.lock().unwrap_or_else(|p| p.into_inner()).insert(reference.to_owned());
         let taken_up = again.then_some(PayoutEvent::TakenUp { reference });
         self.tell(taken_up.as_ref(), Move::Begin);
-        let step = self.work(client, item, reference, (look_first, again), deadline).await;
+        let (step, sent) = self.work(client, item, reference, (look_first, again), deadline).await;
         self.held.lock().unwrap_or_else(|p| p.into_inner()).remove(reference);
         match &step {
             Step::Ended(end) => {
@@ -551,7 +565,7 @@ impl Run<'_> {
                     // The end is known here; a later run finds it from the service.
                     tracing::warn!(%error, reference, "the payout batch could not record an item's end");
                 }
-                self.tell(Some(&PayoutEvent::Ended { reference, end: *end }), Move::End(*end));
+                self.tell(Some(&PayoutEvent::Ended { reference, end: *end, found: !sent }), Move::End(*end));
             }
             Step::Later { reason, .. } => {
                 if let Err(error) = self.store().release(&self.batch.id, reference, &self.holder).await {
@@ -565,7 +579,8 @@ impl Run<'_> {
 
     /// The claimed item: asked for by its reference first when an earlier run may have
     /// sent it (or `check_first` says so: `look_first`), sent when the service does not know
-    /// it (`again` when an earlier run claimed it), and followed to its final state.
+    /// it (`again` when an earlier run claimed it), and followed to its final state; and
+    /// whether this run sent it.
     async fn work<C, P>(
         &self,
         client: &C,
@@ -573,7 +588,7 @@ impl Run<'_> {
         reference: &str,
         (look_first, again): (bool, bool),
         deadline: Instant,
-    ) -> Step
+    ) -> (Step, bool)
     where
         C: Sync + ?Sized,
         P: Payment<C>,
@@ -583,13 +598,29 @@ impl Run<'_> {
             let options = self.batch.lookup.clone().capped(left);
             match P::settle_by_reference(client, reference, options).await {
                 Ok(settled) => match reading(&settled) {
-                    Reading::Ended(end) => return Step::Ended(end),
-                    Reading::Later(reason) => return later(reason),
+                    Reading::Ended(end) => return (Step::Ended(end), false),
+                    Reading::Later(reason) => return (later(reason), false),
                     Reading::NotKnown => {}
                 },
-                Err(error) => return later(format!("the lookup failed: {error}")),
+                Err(error) => return (later(format!("the lookup failed: {error}")), false),
             }
         }
+        (self.send_and_follow(client, item, reference, again, left).await, true)
+    }
+
+    /// The item sent (again, under its reference, when `again`) and followed to its end.
+    async fn send_and_follow<C, P>(
+        &self,
+        client: &C,
+        item: &P,
+        reference: &str,
+        again: bool,
+        left: Duration,
+    ) -> Step
+    where
+        C: Sync + ?Sized,
+        P: Payment<C>,
+    {
         self.tell(Some(&PayoutEvent::Sending { reference, again }), Move::Stay);
         let options = self.batch.settle.clone().capped(left);
         match item.pay(client, options).await {
