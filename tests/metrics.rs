@@ -135,7 +135,7 @@ fn recorder() -> &'static Kept {
         let kept = Kept::default();
         metrics::set_global_recorder(kept.clone())
             .unwrap_or_else(|_| panic!("a recorder was installed before"));
-        payspec_client::runtime::metrics::describe();
+        payspec_client::runtime::metrics::enable();
         kept
     })
 }
@@ -284,7 +284,7 @@ fn the_prometheus_example_renders_the_calls_in_prometheus_text() -> TestResult {
     let handle = recorder.handle();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let text = metrics::with_local_recorder(&recorder, || {
-        payspec_client::runtime::metrics::describe();
+        payspec_client::runtime::metrics::enable();
         runtime.block_on(async {
             let sandbox = Sandbox::start().await?;
             let client = client(&sandbox)?;

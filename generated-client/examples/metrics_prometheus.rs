@@ -22,7 +22,7 @@ use payspec_client::requests::FetchParentAccountBalance;
 /// (units and help texts). Call once, before the first call.
 pub fn install() -> Result<PrometheusHandle, Box<dyn std::error::Error>> {
     let handle = PrometheusBuilder::new().install_recorder()?;
-    payspec_client::runtime::metrics::describe();
+    payspec_client::runtime::metrics::enable();
     Ok(handle)
 }
 

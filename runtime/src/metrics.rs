@@ -2,8 +2,9 @@
 //! exporter reads (Prometheus, OpenTelemetry, StatsD, ...), under the `metrics` feature. A
 //! name is OpenTelemetry's where its semantic conventions have one
 //! (`http.client.request.duration`), else payspec's own under `payspec.`; units are
-//! seconds. Nothing is recorded until the application installs a recorder, and without
-//! the feature every function here is empty. Labels are the spec's words, the route's
+//! seconds. Nothing is recorded until the application installs a recorder and calls
+//! [`enable`] (until then each place that would record reads one flag), and without the
+//! feature every function here is empty. Labels are the spec's words, the route's
 //! template and the host: never a value of a request.
 //!
 //! | name | kind, unit | labels |
@@ -52,13 +53,25 @@ pub mod names {
     pub const PAYOUT_ITEMS: &str = "payspec.payout.items";
 }
 
-/// Describes every name with its unit and meaning to the recorder installed now: call it
-/// once after installing one, so that an exporter shows units and help texts. Recording
-/// needs no description.
-pub fn describe() {
+/// Whether [`enable`] was called: until then nothing is built or recorded.
+#[cfg(feature = "metrics")]
+static ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(feature = "metrics")]
+#[inline]
+fn enabled() -> bool {
+    ENABLED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Turns the client's metrics on, for the whole process, and describes every name with its
+/// unit and meaning to the recorder installed now (so that an exporter shows units and help
+/// texts). Call it once, after installing a recorder. Until it is called nothing is
+/// recorded, and a call costs one more read of a flag.
+pub fn enable() {
     #[cfg(feature = "metrics")]
     {
         use names::*;
+        ENABLED.store(true, std::sync::atomic::Ordering::Relaxed);
         describe_histogram!(REQUEST_DURATION, Unit::Seconds, "One attempt of a request, to its answer's end");
         describe_counter!(CALLS, "Calls, by operation and outcome");
         describe_histogram!(CALL_DURATION, Unit::Seconds, "A call, all its attempts and waits included");
@@ -129,7 +142,7 @@ pub(crate) fn attempt(
     took: Duration,
 ) {
     #[cfg(feature = "metrics")]
-    {
+    if enabled() {
         let mut labels = Vec::with_capacity(6);
         labels.push(Label::from_static_parts("http.request.method", route.method.as_str()));
         labels.push(Label::new("server.address", server.address.clone()));
@@ -153,7 +166,10 @@ pub(crate) fn attempt(
 /// An attempt that met `error_type` is sent again.
 pub(crate) fn retry(route: &'static Route, error_type: &'static str) {
     #[cfg(feature = "metrics")]
-    counter!(names::RETRIES, "payspec.operation" => route.operation, "error.type" => error_type).increment(1);
+    if enabled() {
+        counter!(names::RETRIES, "payspec.operation" => route.operation, "error.type" => error_type)
+            .increment(1);
+    }
     #[cfg(not(feature = "metrics"))]
     let _ = (route, error_type);
 }
@@ -161,7 +177,7 @@ pub(crate) fn retry(route: &'static Route, error_type: &'static str) {
 /// A call ended: `outcome` is `ok` or its error's kind; `status` its last answer's.
 pub(crate) fn call(route: &'static Route, outcome: &'static str, status: Option<u16>, took: Duration) {
     #[cfg(feature = "metrics")]
-    {
+    if enabled() {
         let mut labels = vec![
             Label::from_static_parts("payspec.operation", route.operation),
             Label::from_static_parts("payspec.outcome", outcome),
@@ -179,7 +195,9 @@ pub(crate) fn call(route: &'static Route, outcome: &'static str, status: Option<
 /// An attempt waited `waited` for the pace.
 pub(crate) fn paced(route: &'static Route, waited: Duration) {
     #[cfg(feature = "metrics")]
-    histogram!(names::PACE_WAIT, "payspec.operation" => route.operation).record(waited.as_secs_f64());
+    if enabled() {
+        histogram!(names::PACE_WAIT, "payspec.operation" => route.operation).record(waited.as_secs_f64());
+    }
     #[cfg(not(feature = "metrics"))]
     let _ = (route, waited);
 }
@@ -187,7 +205,9 @@ pub(crate) fn paced(route: &'static Route, waited: Duration) {
 /// A token renewal ended: `ok`, or its error's kind.
 pub(crate) fn renewal(outcome: &'static str) {
     #[cfg(feature = "metrics")]
-    counter!(names::TOKEN_RENEWALS, "payspec.outcome" => outcome).increment(1);
+    if enabled() {
+        counter!(names::TOKEN_RENEWALS, "payspec.outcome" => outcome).increment(1);
+    }
     #[cfg(not(feature = "metrics"))]
     let _ = outcome;
 }
@@ -195,7 +215,7 @@ pub(crate) fn renewal(outcome: &'static str) {
 /// A settle of the money operation `operation` ended with `result`, after `took`.
 pub(crate) fn settle(operation: &'static str, result: &'static str, took: Duration) {
     #[cfg(feature = "metrics")]
-    {
+    if enabled() {
         let labels = [
             Label::from_static_parts("payspec.operation", operation),
             Label::from_static_parts("payspec.settle.result", result),
@@ -210,14 +230,16 @@ pub(crate) fn settle(operation: &'static str, result: &'static str, took: Durati
 /// A webhook delivery came to `result`; `error_type` says why one was refused.
 pub(crate) fn delivery(result: &'static str, error_type: Option<&'static str>) {
     #[cfg(feature = "metrics")]
-    match error_type {
-        Some(error_type) => counter!(
-            names::WEBHOOK_DELIVERIES,
-            "payspec.webhook.result" => result,
-            "error.type" => error_type
-        )
-        .increment(1),
-        None => counter!(names::WEBHOOK_DELIVERIES, "payspec.webhook.result" => result).increment(1),
+    if enabled() {
+        match error_type {
+            Some(error_type) => counter!(
+                names::WEBHOOK_DELIVERIES,
+                "payspec.webhook.result" => result,
+                "error.type" => error_type
+            )
+            .increment(1),
+            None => counter!(names::WEBHOOK_DELIVERIES, "payspec.webhook.result" => result).increment(1),
+        }
     }
     #[cfg(not(feature = "metrics"))]
     let _ = (result, error_type);
@@ -226,7 +248,9 @@ pub(crate) fn delivery(result: &'static str, error_type: Option<&'static str>) {
 /// A payout item took `step`.
 pub(crate) fn payout(step: &'static str) {
     #[cfg(feature = "metrics")]
-    counter!(names::PAYOUT_ITEMS, "payspec.payout.step" => step).increment(1);
+    if enabled() {
+        counter!(names::PAYOUT_ITEMS, "payspec.payout.step" => step).increment(1);
+    }
     #[cfg(not(feature = "metrics"))]
     let _ = step;
 }
