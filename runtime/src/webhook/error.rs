@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use payspec_store::StoreError;
+use payspec_vocabulary::SignatureEncoding;
 
 /// Why a notification was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +23,9 @@ pub enum WebhookError {
     KeyNotText,
     /// The algorithm header names another algorithm than the scheme's.
     UnsupportedAlgorithm,
-    /// The signature is not base64.
-    SignatureEncoding,
+    /// The signature is not written as the scheme writes it (the encoding it is not in:
+    /// base64, hex).
+    SignatureEncoding(SignatureEncoding),
     /// The body is not the JSON object a notification is.
     MalformedBody(String),
     /// The signature does not match: the notification is not from the service, or was
@@ -70,7 +72,9 @@ impl std::fmt::Display for WebhookError {
             WebhookError::UnsupportedAlgorithm => {
                 f.write_str("the webhook is signed with an unsupported algorithm")
             }
-            WebhookError::SignatureEncoding => f.write_str("the webhook signature is not valid base64"),
+            WebhookError::SignatureEncoding(encoding) => {
+                write!(f, "the webhook signature is not valid {}, as the service's scheme writes it", encoding.as_str())
+            }
             WebhookError::MalformedBody(why) => write!(f, "the webhook body is not a notification: {why}"),
             WebhookError::SignatureMismatch => f.write_str("the webhook signature does not match"),
             WebhookError::InvalidTimestamp => f.write_str(
@@ -107,7 +111,7 @@ impl WebhookError {
             WebhookError::MissingField(_) => "missing_field",
             WebhookError::KeyNotText => "key_not_text",
             WebhookError::UnsupportedAlgorithm => "unsupported_algorithm",
-            WebhookError::SignatureEncoding => "signature_encoding",
+            WebhookError::SignatureEncoding(_) => "signature_encoding",
             WebhookError::MalformedBody(_) => "malformed_body",
             WebhookError::SignatureMismatch => "signature_mismatch",
             WebhookError::InvalidTimestamp => "invalid_timestamp",
@@ -137,7 +141,7 @@ impl WebhookError {
             WebhookError::MissingHeader(_)
             | WebhookError::MissingField(_)
             | WebhookError::UnsupportedAlgorithm
-            | WebhookError::SignatureEncoding
+            | WebhookError::SignatureEncoding(_)
             | WebhookError::SignatureMismatch => 401,
             WebhookError::MalformedBody(_)
             | WebhookError::InvalidTimestamp

@@ -231,7 +231,7 @@ impl Signer {
             SignatureEncoding::Base64 => base64::Engine::decode(&BASE64, signature).ok(),
             SignatureEncoding::Hex => from_hex(signature),
         }
-        .ok_or(WebhookError::SignatureEncoding)?;
+        .ok_or(WebhookError::SignatureEncoding(encoding))?;
         let checked = match self {
             Signer::Sha256(mac) => mac.verify_slice(&bytes),
             Signer::Sha512(mac) => mac.verify_slice(&bytes),
@@ -248,20 +248,20 @@ pub(super) fn check_any<'a>(
     signatures: impl Iterator<Item = &'a str>,
     encoding: SignatureEncoding,
 ) -> Result<(), WebhookError> {
-    let mut error = WebhookError::SignatureEncoding;
+    let mut error = WebhookError::SignatureEncoding(encoding);
     let mut signatures = signatures.peekable();
     while let Some(signature) = signatures.next() {
         let checked = if signatures.peek().is_some() {
             signer.clone().check(signature, encoding)
         } else {
             return match signer.check(signature, encoding) {
-                Err(WebhookError::SignatureEncoding) => Err(error),
+                Err(WebhookError::SignatureEncoding(_)) => Err(error),
                 other => other,
             };
         };
         match checked {
             Ok(()) => return Ok(()),
-            Err(WebhookError::SignatureEncoding) => {}
+            Err(WebhookError::SignatureEncoding(_)) => {}
             Err(other) => error = other,
         }
     }

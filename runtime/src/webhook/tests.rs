@@ -137,7 +137,10 @@ fn refuses_tampering_and_wrong_keys() {
         other_key.verify_at(&headers(SIGNATURE, TIMESTAMP), BODY.as_bytes(), at(now)).err(),
         Some(WebhookError::SignatureMismatch)
     );
-    assert_eq!(verify_at(BODY, "not base64!!", TIMESTAMP, now).err(), Some(WebhookError::SignatureEncoding));
+    assert_eq!(
+        verify_at(BODY, "not base64!!", TIMESTAMP, now).err(),
+        Some(WebhookError::SignatureEncoding(SignatureEncoding::Base64))
+    );
     assert_eq!(verify_at(BODY, "", TIMESTAMP, now).err(), Some(WebhookError::SignatureMismatch));
     assert!(matches!(verify_at("{not json", SIGNATURE, TIMESTAMP, now), Err(WebhookError::MalformedBody(_))));
     // A key given twice, even deep in what the signature does not cover, leaves the body
@@ -325,7 +328,14 @@ fn an_hmac_sha512_in_hex_matches_the_published_vector_and_verifies_a_notificatio
     );
     assert_eq!(
         verifier.verify_at(&headers("not hex!"), BODY.as_bytes(), at(TIMESTAMP)).err(),
-        Some(WebhookError::SignatureEncoding)
+        Some(WebhookError::SignatureEncoding(SignatureEncoding::Hex))
+    );
+    // The message names the scheme's encoding, not another's.
+    let said =
+        verifier.verify_at(&headers("not hex!"), BODY.as_bytes(), at(TIMESTAMP)).err().map(|e| e.to_string());
+    assert_eq!(
+        said.as_deref(),
+        Some("the webhook signature is not valid hex, as the service's scheme writes it")
     );
     // The SHA-256 base64 scheme does not take it.
     let other = Verifier::with_scheme(&SCHEME, KEY).unwrap_or_else(|e| panic!("{e}"));
@@ -500,7 +510,7 @@ fn a_header_of_pairs_signs_the_time_and_the_body_and_any_of_its_signatures_may_m
     );
     assert_eq!(
         verify(&format!("t=1700000000,v1=zz{}", &hex[2..]), PAIRS_BODY, 1_700_000_030).err(),
-        Some(WebhookError::SignatureEncoding)
+        Some(WebhookError::SignatureEncoding(SignatureEncoding::Hex))
     );
     assert_eq!(WebhookError::MissingField("v1").http_status(), 401);
     // A header of many signatures is checked no further than the first few: the right one
@@ -611,7 +621,7 @@ fn a_rotating_verifier_takes_the_new_key_and_the_old_and_nothing_else() {
     );
     assert_eq!(
         rotating.verify_at(&headers("not base64!!", TIMESTAMP), BODY.as_bytes(), at(now)).err(),
-        Some(WebhookError::SignatureEncoding)
+        Some(WebhookError::SignatureEncoding(SignatureEncoding::Base64))
     );
     assert!(format!("{rotating:?}").contains("keys: 2"), "{rotating:?}");
     assert!(!format!("{rotating:?}").contains(KEY), "{rotating:?}");
