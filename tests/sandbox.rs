@@ -21,6 +21,10 @@ use std::time::Duration;
 #[path = "../generated-client/examples/checkout.rs"]
 mod checkout_example;
 
+// The sandbox's page in a headless browser: in this binary, which links what it needs already.
+#[path = "sandbox/page.rs"]
+mod page;
+
 // The bulk payout's run, against a rate-limited sandbox (its `main` is not called).
 #[allow(dead_code, reason = "the example's `main` and `paced_client` are not used here")]
 #[path = "../generated-client/examples/bulk_payout.rs"]

@@ -9,6 +9,7 @@
 //! PNG (the guide's picture).
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,7 +20,7 @@ use payspec_tests::mock::{MockServer, Reply};
 use payspec_tests::sandboxed::{client, transfer};
 use serde_json::{Value, json};
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+use super::TestResult;
 
 /// The WebDriver key an element's reference comes under.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -27,7 +28,8 @@ const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 /// How long the page may take to show a change (it refreshes every second).
 const WITHIN: Duration = Duration::from_secs(15);
 
-/// A chromedriver on a port of its own, stopped when dropped.
+/// A chromedriver on a port of its own, in a process group of its own: stopped with the
+/// browsers it started when dropped, whatever the test came to.
 struct Driver {
     process: Child,
     url: String,
@@ -35,6 +37,8 @@ struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // The group's id is the driver's: every chromium it started is in it.
+        let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.process.id())]).status();
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
@@ -53,6 +57,7 @@ fn free_port() -> std::io::Result<u16> {
 async fn start_driver(path: &str, http: &reqwest::Client) -> Result<Driver, Box<dyn std::error::Error>> {
     let port = free_port()?;
     let process = Command::new(path)
+        .process_group(0)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -224,25 +229,10 @@ async fn a_payment_appears_on_the_page_a_click_settles_it_and_its_delivery_appea
     let http = reqwest::Client::new();
     let driver = start_driver(&driver_path, &http).await?;
     let page = browser(&driver, &http, &chromium).await?;
-    page.open(&sandbox.page_url()).await?;
-    let row = "#payments tr[data-reference='page-1']";
-    let state = page.text_when(&format!("{row} [data-field='state']"), |t| t.contains("PENDING")).await?;
-    let received = page.text_when(&format!("{row} [data-field='received']"), |t| !t.is_empty()).await?;
-    let applied = page.text_when(&format!("{row} [data-field='applied']"), |t| !t.is_empty()).await?;
-    assert_eq!((received.as_str(), applied.as_str()), ("1", "1"), "{state}");
-    page.text_when(&format!("{row} [data-field='lookups']"), |t| t == "2").await?;
-
-    page.click(&format!("{row} button[data-action='settle']")).await?;
-    page.text_when(&format!("{row} [data-field='state']"), |t| t == "SUCCESS").await?;
-    let delivery = format!("#deliveries tr[data-payment='{}'] [data-field='attempts']", made.id);
-    let attempts = page.text_when(&delivery, |t| t.contains("200")).await?;
-    assert!(attempts.contains("first"), "{attempts}");
-    page.text_when(&format!("{row} [data-field='deliveries']"), |t| t == "1").await?;
-
-    if let Some(file) = std::env::var_os("PAYSPEC_PAGE_SCREENSHOT") {
-        std::fs::write(file, page.screenshot().await?)?;
-    }
+    // Closed whatever the steps came to: the browser quits with its session.
+    let seen = on_the_page(&page, &sandbox, &made.id).await;
     page.close().await;
+    seen?;
 
     // Counted at the sandbox and the receiver: the click settled this payment alone, once,
     // and its one delivery was received once.
@@ -255,5 +245,28 @@ async fn a_payment_appears_on_the_page_a_click_settles_it_and_its_delivery_appea
     assert_eq!(settled.deliveries.len(), 1);
     assert_eq!(hooks.count("POST", "/hooks"), 1);
     assert_eq!(sandbox.received("bank_transfer"), 1);
+    Ok(())
+}
+
+/// What the page shows of the payment `page-1` (id `id`), and a click on its Settle.
+async fn on_the_page(page: &Browser<'_>, sandbox: &Sandbox, id: &str) -> TestResult {
+    page.open(&sandbox.page_url()).await?;
+    let row = "#payments tr[data-reference='page-1']";
+    let state = page.text_when(&format!("{row} [data-field='state']"), |t| t.contains("PENDING")).await?;
+    let received = page.text_when(&format!("{row} [data-field='received']"), |t| !t.is_empty()).await?;
+    let applied = page.text_when(&format!("{row} [data-field='applied']"), |t| !t.is_empty()).await?;
+    assert_eq!((received.as_str(), applied.as_str()), ("1", "1"), "{state}");
+    page.text_when(&format!("{row} [data-field='lookups']"), |t| t == "2").await?;
+
+    page.click(&format!("{row} button[data-action='settle']")).await?;
+    page.text_when(&format!("{row} [data-field='state']"), |t| t == "SUCCESS").await?;
+    let delivery = format!("#deliveries tr[data-payment='{}'] [data-field='attempts']", id);
+    let attempts = page.text_when(&delivery, |t| t.contains("200")).await?;
+    assert!(attempts.contains("first"), "{attempts}");
+    page.text_when(&format!("{row} [data-field='deliveries']"), |t| t == "1").await?;
+
+    if let Some(file) = std::env::var_os("PAYSPEC_PAGE_SCREENSHOT") {
+        std::fs::write(file, page.screenshot().await?)?;
+    }
     Ok(())
 }
