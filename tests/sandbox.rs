@@ -1150,6 +1150,7 @@ async fn each_payment_counts_its_reference_received_and_applied_and_its_lookups(
 
     let counted = sandbox.payment("count-1").ok_or("the first payment")?;
     assert_eq!((counted.received, counted.applied, counted.lookups), (2, 1, 2));
+    assert!(counted.pending, "answered pending, not settled yet");
     assert_eq!(sandbox.received("bank_transfer"), 3, "counted at the sandbox's door too");
     let other = sandbox.payment("count-2").ok_or("the second payment")?;
     assert_eq!((other.received, other.applied, other.lookups), (1, 1, 0));
@@ -1181,7 +1182,7 @@ async fn each_payment_counts_its_reference_received_and_applied_and_its_lookups(
         .json()
         .await?;
     assert_eq!(settled["settled"], 1);
-    assert_eq!(sandbox.payment("count-1").map(|p| p.state), Some("SUCCESS".to_owned()));
+    assert_eq!(sandbox.payment("count-1").map(|p| (p.state, p.pending)), Some(("SUCCESS".to_owned(), false)));
     assert!(sandbox.payment("count-2").is_some_and(|p| p.state.contains("PENDING")));
     // The page itself: one file, served as HTML, linked from the start-up line.
     let page = http.get(sandbox.page_url()).send().await?;

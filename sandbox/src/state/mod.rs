@@ -172,6 +172,8 @@ pub struct Payment {
     pub applied: usize,
     /// How many lookups asked for it, by its id, its reference or its answer's id.
     pub lookups: usize,
+    /// Whether it is still pending: what a settle ends (the page's Settle button).
+    pub pending: bool,
 }
 
 impl Payment {
@@ -229,6 +231,7 @@ impl Payment {
             received,
             applied,
             lookups,
+            pending: tx.status == PENDING,
         }
     }
 
@@ -263,6 +266,7 @@ impl Payment {
             received,
             applied,
             lookups: state.ledger.lookups(&keys),
+            pending: record.state.is_none(),
         })
     }
 
@@ -277,6 +281,7 @@ impl Payment {
             "received": self.received,
             "applied": self.applied,
             "lookups": self.lookups,
+            "pending": self.pending,
             "deliveries": self.deliveries.iter().map(Delivery::to_json).collect::<Vec<_>>(),
         })
     }
