@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 // The axum receiver example, served on loopback (its `main` is not called).
-#[allow(dead_code, reason = "the example's `main` is not used here")]
+#[allow(dead_code, reason = "the example's `main` and its handler are not used here")]
 #[path = "../generated-client/examples/webhook_axum.rs"]
 mod webhook_axum_example;
 
@@ -586,16 +586,16 @@ async fn an_endless_retry_after_and_deadline_end_in_time_without_a_panic() -> Te
     Ok(())
 }
 
-/// Serves the axum receiver example on loopback with `handler`; its URL and the watch it feeds.
-async fn axum_receiver(
-    handler: std::sync::Arc<webhook_axum_example::Handler>,
-) -> Result<(String, SettlementWatch), Box<dyn std::error::Error>> {
+/// Serves the axum receiver example's router on loopback with `handler`; its URL and the
+/// watch it feeds.
+async fn axum_receiver<F, Fut>(handler: F) -> Result<(String, SettlementWatch), Box<dyn std::error::Error>>
+where
+    F: Fn(payspec_client::webhook::WebhookEvent) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<(), String>> + Send + 'static,
+{
     let watch = SettlementWatch::new();
-    let receiver = webhook_axum_example::Receiver {
-        verifier: std::sync::Arc::new(Verifier::new(SIGNING_KEY)?),
-        watch: watch.clone(),
-        handler,
-    };
+    let receiver = payspec_client::webhook::Receiver::new(Verifier::new(SIGNING_KEY)?, handler)
+        .settlement_watch(watch.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/webhooks", listener.local_addr()?);
     let app = webhook_axum_example::router(receiver);
@@ -608,9 +608,10 @@ async fn the_axum_receiver_feeds_the_watch_and_a_waiting_settle_ends_at_once() -
     use std::sync::atomic::{AtomicUsize, Ordering};
     let handled = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = std::sync::Arc::clone(&handled);
-    let (url, watch) = axum_receiver(webhook_axum_example::handler(move |_, payload| {
+    let (url, watch) = axum_receiver(move |event| {
         let counted = std::sync::Arc::clone(&counted);
         async move {
+            let (payload, _unread) = event.payload();
             // Awaits, as a handler writing to a database does.
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             // The payout's payload, typed: the sandbox's delivery carries the narration.
@@ -624,7 +625,7 @@ async fn the_axum_receiver_feeds_the_watch_and_a_waiting_settle_ends_at_once() -
             counted.fetch_add(1, Ordering::SeqCst);
             Ok(())
         }
-    }))
+    })
     .await?;
     let sandbox = Sandbox::builder().webhook(url, SIGNING_KEY).start().await?;
     let client = client(&sandbox)?;
@@ -665,11 +666,11 @@ async fn a_delivery_whose_handler_failed_is_accepted_again_and_a_handled_one_is_
     use std::sync::atomic::{AtomicUsize, Ordering};
     let calls = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = std::sync::Arc::clone(&calls);
-    let (url, _watch) = axum_receiver(webhook_axum_example::handler(move |_, _| {
+    let (url, _watch) = axum_receiver(move |_| {
         // The first attempt fails (a database down, say); the next succeeds.
         let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
         async move { if first { Err("not now".to_owned()) } else { Ok(()) } }
-    }))
+    })
     .await?;
     let body = br#"{"event_type":"payout_success","requestId":"req-axum-1","data":{"merchant":{"userId":"u-1","walletId":"w-1","walletBalance":10.5},"terminal":{},"transaction":{"transactionId":"t-axum-1","type":"transfer","transactionAmount":40,"fee":0,"responseCode":"","time":"2026-01-01T00:00:00Z"},"customer":{"bankCode":"058"}}}"#;
     let signed = payspec_client::webhook::sign(body, std::time::SystemTime::now(), SIGNING_KEY)?;

@@ -16,8 +16,8 @@ pub(super) fn webhook_module(out: &mut Code, webhooks: &Webhooks) {
 pub mod webhook {
     use ::payspec_runtime::__private as rt;
     pub use rt::webhook::{
-        DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, SignedHeaders, SignedNotification,
-        SignedValues, UnsignedData, WebhookError,
+        DEFAULT_CLAIM_LEASE, DEFAULT_KEEP_HANDLED, DEFAULT_TOLERANCE, HandlerError, Received, SignedHeaders,
+        SignedNotification, SignedValues, UnsignedData, WebhookError,
     };
     /// A verified delivery claimed for this receiver: its typed event, and how its handling
     /// ended ([`handled`](rt::webhook::Delivery::handled), [`failed`](rt::webhook::Delivery::failed)).
@@ -247,9 +247,25 @@ fn event(out: &mut Code, webhooks: &Webhooks) {
         out.push("    }\n");
     }
     settlement(out, webhooks);
-    let verifier = "    impl rt::webhook::TypedEvent for WebhookEvent {
+    out.push(
+        "    impl rt::webhook::TypedEvent for WebhookEvent {
         const SCHEME: &'static rt::WebhookScheme = &SCHEME;
+",
+    );
+    if webhooks.settles.is_some() {
+        out.push(
+            "        fn settlement(&self) -> Option<(&str, rt::FinalState)> {
+            WebhookEvent::settlement(self)
+        }
+",
+        );
     }
+    out.push("    }\n");
+    let verifier = "    /// A whole webhook endpoint: verifies and claims each delivery, feeds a settlement
+    /// watch, awaits your handler with the [`WebhookEvent`], and says what to answer
+    /// ([`Receiver::new`](rt::webhook::Receiver::new), and with the runtime's `axum` feature
+    /// `axum_route`).
+    pub type Receiver = rt::webhook::Receiver<WebhookEvent>;
     /// Verifies the service's notifications with one signing key (the signature, and
     /// where the scheme signs a timestamp, its distance from now), reads each into a
     /// [`WebhookEvent`], and claims each delivery from a replay guard so that it is handled

@@ -65,14 +65,19 @@
 //! # }).unwrap();
 //! ```
 //!
+//! [`Receiver`] is a whole endpoint over a verifier, in any framework: it receives, feeds
+//! the settlement watch, awaits the merchant's handler, marks or releases the delivery, and
+//! says what to answer; with the `axum` feature, [`Receiver::axum_route`] mounts it.
+//!
 //! Its rooms: `signed` (what a signature covers), `verify` ([`Verifier`]), `event` (a
-//! verified [`WebhookEvent`]), `delivery` (a claimed [`Delivery`]), `sign` ([`sign`]), and
-//! `error` ([`WebhookError`]). The scheme itself is the spec's
+//! verified [`WebhookEvent`]), `delivery` (a claimed [`Delivery`]), `receiver` (a whole
+//! endpoint, [`Receiver`]), `sign` ([`sign`]), and `error` ([`WebhookError`]). The scheme itself is the spec's
 //! ([`WebhookScheme`](payspec_vocabulary::WebhookScheme)).
 
 mod delivery;
 mod error;
 mod event;
+mod receiver;
 mod sign;
 mod signed;
 mod verify;
@@ -83,6 +88,7 @@ mod tests;
 pub use delivery::Delivery;
 pub use error::WebhookError;
 pub use event::{UnsignedData, WebhookEvent};
+pub use receiver::{HandlerError, Received, Receiver};
 pub use sign::{SignedNotification, sign};
 pub use signed::{SignedHeaders, SignedValues};
 pub use verify::{

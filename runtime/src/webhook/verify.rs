@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use http::HeaderMap;
-use payspec_vocabulary::{SignedOver, WebhookScheme};
+use payspec_vocabulary::{FinalState, SignedOver, WebhookScheme};
 
 use super::delivery::{Delivery, HeldClaim};
 use super::error::WebhookError;
@@ -36,6 +36,14 @@ pub const DEFAULT_KEEP_HANDLED: Duration = Duration::from_secs(3 * 3_600);
 pub trait TypedEvent: From<WebhookEvent> + Send + 'static {
     /// How the service signs its notifications.
     const SCHEME: &'static WebhookScheme;
+
+    /// The payment this event settles, by its key (a signed value), and the final state it
+    /// names: what a [`Receiver`](super::Receiver) hands its
+    /// [`SettlementWatch`](crate::SettlementWatch). `None` (the default) for an event that
+    /// settles nothing, or a service whose spec says no event settles a payment.
+    fn settlement(&self) -> Option<(&str, FinalState)> {
+        None
+    }
 }
 
 /// The most signing keys one verifier accepts: a service rotates from one key to the next,
