@@ -114,9 +114,14 @@ fn samples(op: &Operation, choice: usize) -> String {
     Value::Object(samples).to_string()
 }
 
-/// The generated lines that build `op`'s request from the test's samples: positionally,
-/// or by naming every field where the client asks for that; each set by its chosen key.
+/// The generated lines that build `op`'s request from the test's samples: positionally
+/// where the request has `new`, else by naming every field; each set by its chosen key.
 fn request_code(spec: &Spec, op: &Operation, choice: usize) -> String {
+    request_code_by(op, choice, payspec_codegen::emit::uses_builder(spec, op))
+}
+
+/// The generated lines that build `op`'s request: by its builder, or by `new`.
+fn request_code_by(op: &Operation, choice: usize, by_builder: bool) -> String {
     let settable: Vec<&Param> = sent(op, choice).filter(|p| op.one_of_with(&p.name).is_none()).collect();
     let ty = op.name.to_upper_camel_case();
     let setter = |p: &&Param| format!("\n        .{}({})", ident(&p.name), argument(p));
@@ -129,7 +134,7 @@ fn request_code(spec: &Spec, op: &Operation, choice: usize) -> String {
             (ident(&set.name), format!("requests::{ty}::{}(samples.text({member:?})?)", ident(member)))
         })
         .collect();
-    if payspec_codegen::emit::uses_builder(spec, op) {
+    if by_builder {
         let mut setters: String = settable.iter().map(setter).collect();
         for (field, value) in &sets {
             setters.push_str(&format!("\n        .{field}({value})"));
@@ -349,6 +354,15 @@ fn test_case(spec: &Spec, op: &Operation, choice: usize, out: &mut String) {
             format!("{name}_by_{}", members.join("_")),
         )
     };
+    // A request that has `new` has a builder too, which builds the same request.
+    let built = if payspec_codegen::emit::uses_builder(spec, op) {
+        String::new()
+    } else {
+        format!(
+            "\n    let built = {};\n    assert_eq!(format!(\"{{built:?}}\"), format!(\"{{request:?}}\"), \"its builder builds what `new` does\");",
+            request_code_by(op, choice, true)
+        )
+    };
     let _ = write!(
         out,
         r#"
@@ -359,7 +373,7 @@ async fn {test}() -> CaseResult {{
     let server = wire_check::server_for({name:?}).await?;
     let client = wire_check::client(&server)?;
     let request = {request};
-    wire_check::check_debug({name:?}, &samples, &format!("{{request:?}}"))?;
+    wire_check::check_debug({name:?}, &samples, &format!("{{request:?}}"))?;{built}
     let outcome = client.{group}().{method_ident}(request).await?;
     wire_check::check({name:?}, &samples, &outcome, &server.requests())?;
     Ok(())
@@ -368,6 +382,7 @@ async fn {test}() -> CaseResult {{
         method = op.method,
         path = op.path,
         request = request_code(spec, op, choice),
+        built = built,
         group = ident(&op.group),
         method_ident = ident(name),
     );

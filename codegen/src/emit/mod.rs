@@ -175,9 +175,10 @@ fn header(spec: &Spec) -> String {
     )
 }
 
-/// Whether the request type of `op` is built with `builder()` ... `build()?`, naming each
-/// field, rather than with `new(..)`: so it is when two of its required fields accept the
-/// same argument and could be swapped without the compiler noticing.
+/// Whether the request type of `op` is built only with `builder()` ... `build()?`, naming
+/// each field, and has no `new(..)`: so it is when two of its required fields accept the
+/// same argument and could be swapped without the compiler noticing. Every request type has
+/// a builder; one that is not built only so has `new` beside it.
 pub fn uses_builder(spec: &Spec, op: &Operation) -> bool {
     !requests::positional(op, &Names::new(spec))
 }

@@ -228,12 +228,12 @@ fn request_items(out: &mut Code, spec: &Spec, op: &Operation, names: &Names) {
     }}
 "
     );
-    let builder = !positional(op, names);
-    if builder {
-        builder_items(out, op, names);
-    } else {
+    // Every request has a builder; one whose required fields cannot be swapped has `new` too.
+    let positional = positional(op, names);
+    if positional {
         constructor(out, op, names);
     }
+    builder_items(out, op, names, positional);
     writeln!(out, "    impl {ty} {{");
     for param in settable(op).filter(|p| !p.required) {
         setter(out, param, names);
@@ -469,20 +469,28 @@ fn constructor(out: &mut Code, op: &Operation, names: &Names) {
     out.push("                extra: Default::default(),\n            }\n        }\n    }\n");
 }
 
-/// `builder()`: a request whose required fields could be swapped if taken positionally
-/// (two strings, two amounts) is built by naming each one; `build` refuses a missing one
-/// before anything is sent.
-fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
+/// `builder()`, on every request: each field set by name, and `build` refuses a missing
+/// required one before anything is sent. A request whose required fields could be swapped if
+/// taken positionally (two strings, two amounts) has no `new` beside it.
+fn builder_items(out: &mut Code, op: &Operation, names: &Names, has_new: bool) {
     let ty = request_type(op);
     let builder = format!("{ty}Builder");
     let required: Vec<&Param> = settable(op).filter(|p| p.required).collect();
+    let (why, alias) = if has_new {
+        ("", "")
+    } else {
+        (
+            "
+        /// This request has no `new`: two of its required fields take the same kind of value
+        /// and could be swapped, so each is named.",
+            "
+        #[doc(alias = \"new\")]",
+        )
+    };
     write!(
         out,
         "    impl {ty} {{
-        /// Starts a request: set each required field by name, then `build()`. This request
-        /// has no `new`: two of its required fields take the same kind of value and could be
-        /// swapped, so each is named.
-        #[doc(alias = \"new\")]
+        /// Starts a request: set each required field by name, then `build()`.{why}{alias}
         #[inline]
         pub fn builder() -> {builder} {{
             {builder}::default()
@@ -517,9 +525,11 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     let labels: Vec<&str> =
         required.iter().map(|p| p.name.as_str()).chain(op.one_of.iter().map(|s| s.name.as_str())).collect();
     let idents: Vec<String> = labels.iter().map(|name| field_ident(name)).collect();
-    let fields = join(&idents, ", ", |f, ident| write!(f, "self.{ident}"));
-    let somes = join(&idents, ", ", |f, ident| write!(f, "Some({ident})"));
-    let plain = join(&idents, ", ", |f, ident| f.write_str(ident));
+    // A tuple of several, a plain value of one.
+    let tuple = |inner: String| if idents.len() == 1 { inner } else { format!("({inner})") };
+    let fields = tuple(join(&idents, ", ", |f, ident| write!(f, "self.{ident}")).to_string());
+    let somes = tuple(join(&idents, ", ", |f, ident| write!(f, "Some({ident})")).to_string());
+    let plain = tuple(join(&idents, ", ", |f, ident| f.write_str(ident)).to_string());
     let mut take = join(settable(op), " ", |f, param| {
         let ident = field_ident(&param.name);
         if param.required { write!(f, "{ident},") } else { write!(f, "{ident}: self.{ident},") }
@@ -531,26 +541,33 @@ fn builder_items(out: &mut Code, op: &Operation, names: &Names) {
     let missing = join(labels.iter().zip(&idents), ", ", |f, (label, ident)| {
         write!(f, "({}, {ident}.is_none())", Lit(label))
     });
-    // One required field makes a plain value, not a tuple, on each side of the match.
+    // With no required field, nothing can be missing.
+    let body = if idents.is_empty() {
+        format!("Ok({ty} {{ {take} extra: self.extra }})")
+    } else {
+        format!(
+            "match {fields} {{
+                {somes} => Ok({ty} {{ {take} extra: self.extra }}),
+                {plain} => Err(rt::Error::missing_fields(
+                    {label},
+                    &[{missing}],
+                )),
+            }}",
+            label = Lit(&ty),
+        )
+    };
     write!(
         out,
         "        /// The request, or `ErrorDetail::InvalidRequest` naming every required field not set.
         #[inline]
         pub fn build(self) -> Result<{ty}, rt::Error> {{
-            match ({fields}) {{
-                ({somes}) => Ok({ty} {{ {take} extra: self.extra }}),
-                ({plain}) => Err(rt::Error::missing_fields(
-                    {label},
-                    &[{missing}],
-                )),
-            }}
+            {body}
         }}
     }}
     impl fmt::Debug for {builder} {{
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{
             f.debug_struct({builder_label})
 ",
-        label = Lit(&ty),
         builder_label = Lit(&builder),
     );
     for param in settable(op) {

@@ -25,6 +25,10 @@ pub(crate) struct RawFile {
 pub(super) const UNUSABLE_NAMES: [&str; 8] =
     ["self", "Self", "super", "crate", "_", "new", "extra", "extra_field"];
 
+/// Words a request's field (a parameter, a `one_of` set) may not be called besides: every
+/// request type has `builder()`, and its builder `build()`.
+pub(super) const REQUEST_METHODS: [&str; 2] = ["builder", "build"];
+
 /// Words Rust does not accept even as a raw identifier (`r#self`).
 pub(super) const PATH_WORDS: [&str; 4] = ["self", "Self", "super", "crate"];
 
@@ -106,6 +110,19 @@ pub(super) fn check_param_name(name: &str, path: &str, sink: &mut Sink) {
         sink.error_at_key(
             path,
             format!("`{name}` cannot name a Rust field"),
+            format!("rename it, e.g. `{name}_value`, and keep the wire key with `wire:`"),
+        );
+    }
+}
+
+/// A request field's name: a parameter's or a `one_of` set's, which neither
+/// [`check_param_name`] nor the request's own methods ([`REQUEST_METHODS`]) refuse.
+pub(super) fn check_request_field_name(name: &str, path: &str, sink: &mut Sink) {
+    check_param_name(name, path, sink);
+    if REQUEST_METHODS.contains(&name) {
+        sink.error_at_key(
+            path,
+            format!("`{name}` is already a method of every request or its builder"),
             format!("rename it, e.g. `{name}_value`, and keep the wire key with `wire:`"),
         );
     }

@@ -5,7 +5,8 @@ use super::super::raw::{RawAlsoAuth, RawBalance};
 use super::super::raw::{RawIdempotencyHeader, RawOperation, Word};
 use super::auth::{auth_of, check_credential_headers, check_token_auth, operation_auth};
 use super::common::{
-    MAX_ALIASES, MAX_MEMBERS, PATH_WORDS, check_count, check_param_name, hidden_type, is_snake_case, lines,
+    MAX_ALIASES, MAX_MEMBERS, PATH_WORDS, check_count, check_request_field_name, hidden_type, is_snake_case,
+    lines,
 };
 use super::disagreements::{check_service_evidence, disagreements};
 use super::evidence::service_fact;
@@ -377,7 +378,7 @@ pub(super) fn one_of(raw: &RawOperation, params: &[Param], base: &str, sink: &mu
     let mut sets: Vec<OneOf> = Vec::new();
     for (name, set) in &raw.one_of.0 {
         let at = format!("{base}.one_of.{name}");
-        check_param_name(name, &at, sink);
+        check_request_field_name(name, &at, sink);
         if params.iter().any(|p| &p.name == name) {
             sink.error(
                 &at,

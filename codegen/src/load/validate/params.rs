@@ -4,7 +4,7 @@
 
 use super::super::diagnostics::Sink;
 use super::super::raw::{RawOperation, RawParam, Word};
-use super::common::{check_param_name, lines};
+use super::common::{check_request_field_name, lines};
 use super::types::TypeNames;
 use crate::model::{Alias, DateLayout, Method, Param, ParamLocation, PathTemplate, Type, WireCase};
 use heck::ToLowerCamelCase;
@@ -22,7 +22,7 @@ pub(super) fn params(
     let mut wires: HashMap<(ParamLocation, String), String> = HashMap::new();
     for (name, param) in &raw.params.0 {
         let at = format!("{base}.params.{name}");
-        check_param_name(name, &at, sink);
+        check_request_field_name(name, &at, sink);
         let location = param.location.0;
         let ty = types.resolve(&param.ty, &at, sink);
         let wire = param.wire.clone().unwrap_or_else(|| case.of(name));
@@ -318,5 +318,27 @@ pub(super) fn check_body_allowed(
             format!("`{}` travels in the body of a {method} request", param.name),
             format!("move it to the query, or write `allows_body: true` on the operation if the reference sends a body with {method}"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{assert_refused, small};
+
+    #[test]
+    fn a_parameter_named_as_a_request_s_own_method_is_refused_with_the_fix() {
+        for (word, error) in [
+            ("new", "`new` cannot name a Rust field"),
+            ("extra", "`extra` cannot name a Rust field"),
+            ("builder", "`builder` is already a method of every request or its builder"),
+            ("build", "`build` is already a method of every request or its builder"),
+        ] {
+            let text = small().replacen("      client_id:\n", &format!("      {word}:\n"), 1);
+            assert_refused(&text, error);
+            assert_refused(
+                &text,
+                &format!("rename it, e.g. `{word}_value`, and keep the wire key with `wire:`"),
+            );
+        }
     }
 }

@@ -9,17 +9,53 @@ use std::collections::{HashMap, HashSet};
 /// Operation names must be unique, also once turned into Rust type names, and no other
 /// listing may reuse them.
 pub(super) fn check_names(operations: &[Operation], sink: &mut Sink) {
-    let mut types: HashMap<String, &str> = HashMap::new();
+    // The types each operation's request brings to the `requests` module: its own, its
+    // builder's, and one per `one_of` set; the first to take a name, and what it is of it.
+    let mut types: HashMap<String, (&str, String)> = HashMap::new();
     for op in operations {
         let ty = op.name.to_upper_camel_case();
-        if let Some(first) = types.insert(ty.clone(), &op.name)
-            && first != op.name
-        {
-            sink.error(
-                &format!("operations.{}", op.name),
-                format!("`{}` and `{first}` both become the Rust type `{ty}`", op.name),
-                "rename one of them",
-            );
+        let sets = op.one_of.iter().map(|set| {
+            (
+                format!("{ty}{}", set.name.to_upper_camel_case()),
+                format!("the `{}` set of its request", set.name),
+            )
+        });
+        let own = [
+            (ty.clone(), "its request".to_owned()),
+            (format!("{ty}Builder"), "its request's builder".to_owned()),
+        ];
+        let mut seen = HashSet::new();
+        for (name, what) in own.into_iter().chain(sets) {
+            if !seen.insert(name.clone()) {
+                sink.error(
+                    &format!("operations.{}", op.name),
+                    format!("two types of `{}`'s request are both the Rust type `{name}`", op.name),
+                    "rename its `one_of` set",
+                );
+                continue;
+            }
+            match types.get(&name) {
+                // Two requests of one type: said once, not again for their builders.
+                Some((first, first_what)) if name == ty && first_what == "its request" => {
+                    sink.error(
+                        &format!("operations.{}", op.name),
+                        format!("`{}` and `{first}` both become the Rust type `{ty}`", op.name),
+                        "rename one of them",
+                    );
+                    break;
+                }
+                Some((first, first_what)) => sink.error(
+                    &format!("operations.{}", op.name),
+                    format!(
+                        "`{}` ({what}) and `{first}` ({first_what}) both become the Rust type `{name}`",
+                        op.name
+                    ),
+                    "rename one of them",
+                ),
+                None => {
+                    types.insert(name, (&op.name, what));
+                }
+            }
         }
     }
     let names: HashSet<&str> = operations.iter().map(|o| o.name.as_str()).collect();
@@ -196,5 +232,22 @@ mod tests {
         );
         let text = format!("{spec}{copy}\n");
         assert_refused(&text, "issue_token_again");
+    }
+
+    #[test]
+    fn an_operation_named_as_another_s_builder_is_refused() {
+        let spec = small();
+        let first = spec.find("\n  revoke_token:\n").expect("the small spec revokes tokens");
+        let copy = spec[first..]
+            .split("\n  bank_transfer_from_sub_account:\n")
+            .next()
+            .unwrap_or_default()
+            .replacen("revoke_token:", "issue_token_builder:", 1)
+            .replacen("/v1/auth/token/revoke", "/v1/auth/token/builder", 1);
+        let text = format!("{spec}{copy}\n");
+        assert_refused(
+            &text,
+            "`issue_token_builder` (its request) and `issue_token` (its request's builder) both become the Rust type `IssueTokenBuilder`",
+        );
     }
 }
