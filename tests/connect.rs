@@ -287,6 +287,9 @@ fn tower_over_tls(ca_pem: &str) -> impl payspec_client::runtime::transport::Tran
     for certificate in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
         roots.add(certificate.unwrap_or_else(|e| panic!("{e}"))).unwrap_or_else(|e| panic!("{e}"));
     }
+    // ring's provider (deprecated by rustls 0.23.48 for lacking post-quantum key exchange),
+    // which a loopback test's TLS needs no more than.
+    #[allow(deprecated, reason = "a test server's provider; see above")]
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -198,7 +198,12 @@ fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, StoreError
 /// The TLS of the redis crate asks for the process's rustls provider: the one installed
 /// already (the client's, when its build has one), else ring, which this feature brings, so
 /// that a client built for plain HTTP does not panic on a `rediss://` store's first command.
+///
+/// rustls 0.23.48 deprecates ring's provider (no post-quantum key exchange): a client built
+/// with `rustls-aws-lc-rs` installs that one first, and this is the fallback of a build
+/// without one.
 #[cfg(feature = "tls")]
+#[allow(deprecated, reason = "ring's provider is the fallback this feature brings; see the doc above")]
 fn install_tls_provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Another thread may install one between the check and here; either is fine.

@@ -78,6 +78,9 @@ struct Counted {
 
 /// A TLS server on loopback answering every request `{"ok":true}`; its port and counts.
 async fn server(certificate: (CertificateDer<'static>, PrivateKeyDer<'static>)) -> (u16, Arc<Counted>) {
+    // ring's provider (deprecated by rustls 0.23.48 for lacking post-quantum key exchange),
+    // which a loopback test's TLS needs no more than.
+    #[allow(deprecated, reason = "a test server's provider; see above")]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

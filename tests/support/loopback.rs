@@ -122,6 +122,9 @@ impl Counted {
 /// A server on loopback, TLS with `certificate` when given; its port and what it counts.
 pub async fn server(certificate: Option<Certificate>, behaviour: Behaviour) -> (u16, Arc<Counted>) {
     let acceptor = certificate.map(|(certificate, key)| {
+        // ring's provider (deprecated by rustls 0.23.48 for lacking post-quantum key exchange),
+        // which a loopback test's TLS needs no more than.
+        #[allow(deprecated, reason = "a test server's provider; see above")]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

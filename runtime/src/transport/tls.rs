@@ -32,8 +32,18 @@ pub fn install_tls_provider() {
     #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc-rs")))]
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Another thread may install one between the check and here; either is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _ = ring_provider().install_default();
     }
+}
+
+/// ring's rustls provider. rustls 0.23.48 deprecates it because ring has no post-quantum
+/// key exchange; it stays the `rustls-ring` feature's, the build without a C toolchain's
+/// cmake, and `rustls-aws-lc-rs` is the feature for post-quantum key exchange
+/// (`X25519MLKEM768`). The deprecation is ours to read, not our users' builds' to print.
+#[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc-rs")))]
+#[allow(deprecated, reason = "ring's provider is this feature's choice; see the doc above")]
+fn ring_provider() -> rustls::crypto::CryptoProvider {
+    rustls::crypto::ring::default_provider()
 }
 
 /// A `reqwest::ClientBuilder` ready for [`ClientBuilder::reqwest_client`](crate::ClientBuilder::reqwest_client) or
@@ -105,7 +115,7 @@ pub(crate) fn https<H>(http: H, extra_roots: &[Vec<u8>]) -> Result<Https<H>, Str
         #[cfg(feature = "rustls-aws-lc-rs")]
         None => Arc::new(rustls::crypto::aws_lc_rs::default_provider()),
         #[cfg(not(feature = "rustls-aws-lc-rs"))]
-        None => Arc::new(rustls::crypto::ring::default_provider()),
+        None => Arc::new(ring_provider()),
     };
     let mut roots: Vec<CertificateDer<'static>> = Vec::new();
     for pem in extra_roots {
