@@ -48,6 +48,18 @@ async fn receiver() -> std::io::Result<MockServer> {
 }
 
 #[tokio::test]
+async fn its_start_up_line_names_the_built_in_spec_s_credentials_as_a_client_gives_them() -> TestResult {
+    let sandbox = Sandbox::start().await?;
+    // A key credential without a prefix takes any value, and says so without an empty quote.
+    assert_eq!(
+        sandbox.credentials_line(),
+        "client id sandbox-client, client secret sandbox-secret, accountId sandbox-parent-account, \
+         public_key in public_key (any value)"
+    );
+    Ok(())
+}
+
+#[tokio::test]
 async fn the_checkout_example_runs_against_the_sandbox_and_the_payment_is_signed() -> TestResult {
     let hooks = receiver().await?;
     let sandbox = Sandbox::builder().webhook(format!("{}/hooks", hooks.url()), SIGNING_KEY).start().await?;

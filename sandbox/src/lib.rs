@@ -399,10 +399,12 @@ impl Sandbox {
             }
         }
         for credential in &spec.credentials {
-            parts.push(format!(
-                "{} in {} (any value after `{}`)",
-                credential.name, credential.header, credential.prefix
-            ));
+            let value = if credential.prefix.is_empty() {
+                "any value".to_owned()
+            } else {
+                format!("any value after `{}`", credential.prefix)
+            };
+            parts.push(format!("{} in {} ({value})", credential.name, credential.header));
         }
         if parts.is_empty() { "no credentials: the spec declares none".to_owned() } else { parts.join(", ") }
     }
