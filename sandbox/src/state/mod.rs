@@ -28,7 +28,7 @@ pub(crate) use traffic::{Play, RateCount, Traffic};
 pub use transactions::SettleTo;
 pub(crate) use transactions::{PENDING, Transaction, Transactions};
 
-use payspec_codegen::model::{KeySource, Spec};
+use payspec_codegen::model::{KeySource, Operation, Spec};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 use std::time::{Duration, SystemTime};
@@ -184,27 +184,9 @@ impl Payment {
         if let Some(tx) = state.transactions.lookup(key) {
             return Some(Payment::of_transaction(state, tx));
         }
-        let named = |value: Option<&Value>| value.and_then(text).is_some_and(|t| t == key);
-        // By the keys that name it: the sandbox's id, its answer's id, its idempotency
-        // reference, and each key its lookups find it by (never any value it was sent, an
-        // amount or a currency).
-        let names = |record: &Record| {
-            let Some(op) = spec.operation(&record.operation) else { return false };
-            let by_lookup =
-                op.settle.iter().flat_map(|s| &s.lookups).flat_map(|l| &l.params).any(|(_, source)| {
-                    match source {
-                        KeySource::Request(param) => named(record.request.get(param)),
-                        KeySource::Answer(path) => {
-                            named(path.iter().try_fold(&record.data, |node, k| node.get(k)))
-                        }
-                    }
-                });
-            record.id == key
-                || named(record.data.get("id"))
-                || op.idempotency.as_deref().is_some_and(|name| named(record.request.get(name)))
-                || by_lookup
-        };
-        let record = state.records.newest_first().find(|record| names(record))?;
+        let record = state.records.newest_first().find(|record| {
+            spec.operation(&record.operation).is_some_and(|op| record_keys(op, record).iter().any(|k| k == key))
+        })?;
         Payment::of_record(state, spec, record)
     }
 
@@ -244,17 +226,7 @@ impl Payment {
         let answered = record.data.get(&op.answers.reading.status_field).and_then(text);
         let reference = param(op.idempotency.as_deref());
         let (received, applied) = state.ledger.reference(reference.as_deref());
-        // The keys its lookups find it by, as they were answered or sent.
-        let mut keys: Vec<String> = vec![record.id.clone()];
-        keys.extend(record.data.get("id").and_then(text));
-        keys.extend(reference.clone());
-        for (_, source) in op.settle.iter().flat_map(|s| &s.lookups).flat_map(|l| &l.params) {
-            let value = match source {
-                KeySource::Request(param) => record.request.get(param),
-                KeySource::Answer(path) => path.iter().try_fold(&record.data, |node, k| node.get(k)),
-            };
-            keys.extend(value.and_then(text));
-        }
+        let keys = record_keys(op, record);
         let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
         Some(Payment {
             id: record.id.clone(),
@@ -285,6 +257,23 @@ impl Payment {
             "deliveries": self.deliveries.iter().map(Delivery::to_json).collect::<Vec<_>>(),
         })
     }
+}
+
+/// The keys that name a money request of the spec's: the sandbox's id of it, the id its
+/// answer gave, its idempotency reference, and each key its lookups find it by, as they were
+/// answered or sent (never any other value it was sent, an amount or a currency).
+fn record_keys(op: &Operation, record: &Record) -> Vec<String> {
+    let mut keys: Vec<String> = vec![record.id.clone()];
+    keys.extend(record.data.get("id").and_then(text));
+    keys.extend(op.idempotency.as_deref().and_then(|name| record.request.get(name)).and_then(text));
+    for (_, source) in op.settle.iter().flat_map(|s| &s.lookups).flat_map(|l| &l.params) {
+        let value = match source {
+            KeySource::Request(param) => record.request.get(param),
+            KeySource::Answer(path) => path.iter().try_fold(&record.data, |node, k| node.get(k)),
+        };
+        keys.extend(value.and_then(text));
+    }
+    keys
 }
 
 impl Delivery {
