@@ -493,17 +493,17 @@ impl Run<'_> {
             }
             counts.summary
         };
-        crate::metrics::payout(match (event, moved) {
-            (Some(PayoutEvent::Sending { again: true, .. }), _) => "resending",
-            (Some(PayoutEvent::Sending { again: false, .. }), _) => "sending",
-            (Some(PayoutEvent::TakenUp { .. }), _) => "taken_up",
-            (Some(PayoutEvent::Later { .. }), _) | (_, Move::Later) => "later",
-            (Some(PayoutEvent::Ended { end, found: false, .. }), _) if end.is_paid() => "paid",
-            (Some(PayoutEvent::Ended { found: false, .. }), _) => "failed",
-            (Some(PayoutEvent::Ended { end, found: true, .. }), _) if end.is_paid() => "found_paid",
-            (Some(PayoutEvent::Ended { found: true, .. }), _) => "found_failed",
-            (_, Move::Begin) => "claimed",
-            (_, Move::Stay | Move::End(_) | Move::Found(_)) => "later",
+        // The step is the event's; a move told without one is this run's claim of an item.
+        crate::metrics::payout(match event {
+            Some(PayoutEvent::Sending { again: true, .. }) => "resending",
+            Some(PayoutEvent::Sending { again: false, .. }) => "sending",
+            Some(PayoutEvent::TakenUp { .. }) => "taken_up",
+            Some(PayoutEvent::Later { .. }) => "later",
+            Some(PayoutEvent::Ended { end, found: false, .. }) if end.is_paid() => "paid",
+            Some(PayoutEvent::Ended { found: false, .. }) => "failed",
+            Some(PayoutEvent::Ended { end, found: true, .. }) if end.is_paid() => "found_paid",
+            Some(PayoutEvent::Ended { found: true, .. }) => "found_failed",
+            None => "claimed",
         });
         if let (Some(progress), Some(event)) = (&self.batch.progress, event) {
             progress(event, &summary);
