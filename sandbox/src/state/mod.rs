@@ -185,7 +185,8 @@ impl Payment {
             return Some(Payment::of_transaction(state, tx));
         }
         let record = state.records.newest_first().find(|record| {
-            spec.operation(&record.operation).is_some_and(|op| record_keys(op, record).iter().any(|k| k == key))
+            spec.operation(&record.operation)
+                .is_some_and(|op| record_keys(op, record).iter().any(|k| k == key))
         })?;
         Payment::of_record(state, spec, record)
     }
