@@ -67,7 +67,7 @@
 //!
 //! [`Receiver`] is a whole endpoint over a verifier, in any framework: it receives, feeds
 //! the settlement watch, awaits the merchant's handler, marks or releases the delivery, and
-//! says what to answer; with the `axum` feature, [`Receiver::axum_route`] mounts it.
+//! says what to answer; with the `axum` feature, `Receiver::axum_route` mounts it.
 //!
 //! Its rooms: `signed` (what a signature covers), `verify` ([`Verifier`]), `event` (a
 //! verified [`WebhookEvent`]), `delivery` (a claimed [`Delivery`]), `receiver` (a whole

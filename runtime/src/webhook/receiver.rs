@@ -1,7 +1,7 @@
 //! A whole webhook endpoint in any framework ([`Receiver`]): each delivery verified and
 //! claimed, the settlement watch fed, the merchant's handler awaited, the delivery marked
 //! handled or released, and the status to answer said ([`Received::http_status`]). With the
-//! `axum` feature, [`Receiver::axum_route`] mounts it on an axum router.
+//! `axum` feature, `Receiver::axum_route` mounts it on an axum router.
 
 use std::fmt;
 use std::future::Future;
