@@ -55,6 +55,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Drafts a spec from a vendor's OpenAPI 3.0 or 3.1 document (JSON or YAML): every
+    /// operation, its parameters, body and answer, the schemas as shapes, the security
+    /// schemes as credentials, the servers as environments. What the spec needs and the
+    /// document does not say is drafted where the document shows it, else left as a
+    /// `# CHOICE` comment; what cannot be imported is listed with its place. The draft is
+    /// checked as `payspec check` would, and the command fails when it would not pass.
+    Import {
+        /// The OpenAPI document to draft from.
+        #[arg(value_name = "DOCUMENT")]
+        document: PathBuf,
+        /// The spec file to write; standard output when absent.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Writes the generated client code (the same code the build step and the macro produce).
     Generate {
         /// The file to write; standard output when absent.
@@ -65,6 +79,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A draft needs no spec: it makes one.
+    if let Command::Import { document, out } = &cli.command {
+        return import(document, out.as_deref());
+    }
     // Without `--spec`, the repository's own spec when run from its root (so an edit on
     // disk is what gets checked), else the copy built into this program.
     let on_disk = Path::new(BUILTIN_SPEC_NAME);
@@ -150,6 +168,7 @@ fn write_output(command: &Command, spec: &Spec, source: &str) -> io::Result<Exit
             }
         }
         Command::Diff { openapi, json } => return diff(spec, openapi, *json, &mut out),
+        Command::Import { .. } => {}
         Command::Routes { json: true } => {
             for op in &spec.operations {
                 writeln!(out, "{}", report::operation_json(op))?;
@@ -250,6 +269,75 @@ fn diff(spec: &Spec, file: &Path, json: bool, out: &mut impl Write) -> io::Resul
         },
     );
     Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `payspec import`: the draft written, what was inferred and what was not imported said
+/// on standard error, and the draft checked as `payspec check` reads it.
+fn import(file: &Path, out: Option<&Path>) -> ExitCode {
+    use payspec_codegen::openapi;
+    let name = file.display().to_string();
+    let text = match read_limited(file, openapi::MAX_DOCUMENT_BYTES) {
+        Ok(text) => text,
+        Err(error) => {
+            eprintln!("payspec: cannot read {name}: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let draft = match openapi::import(&name, &text) {
+        Ok(draft) => draft,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let written = match out {
+        Some(path) => {
+            std::fs::write(path, &draft.yaml).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            let mut stdout = io::stdout().lock();
+            match stdout.write_all(draft.yaml.as_bytes()).and_then(|()| stdout.flush()) {
+                Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the output: {error}"))
+                }
+                _ => Ok(()),
+            }
+        }
+    };
+    if let Err(error) = written {
+        eprintln!("payspec: {error}");
+        return ExitCode::FAILURE;
+    }
+    for line in &draft.inferred {
+        eprintln!("inferred: {line}");
+    }
+    for unimported in &draft.unimported {
+        eprintln!("{unimported}");
+    }
+    let spec_name = out.map_or_else(|| "<draft>".to_owned(), |p| p.display().to_string());
+    let checked = load_str(&spec_name, &draft.yaml);
+    eprintln!(
+        "payspec: drafted {} operations and {} shapes from {name}; {} conventions inferred, {} constructs not imported",
+        draft.operations,
+        draft.shapes,
+        draft.inferred.len(),
+        draft.unimported.len(),
+    );
+    match checked {
+        Ok(_) => {
+            eprintln!(
+                "payspec: the draft passes `payspec check`; its `# CHOICE` comments are yours to settle"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(errors) => {
+            eprintln!("{errors}");
+            eprintln!(
+                "payspec: the draft does not pass `payspec check` (a fault of the importer's: please report it)"
+            );
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// A file's text, refused past `limit` bytes or when it is not UTF-8.

@@ -12,6 +12,7 @@ pub use diagnostics::{Diagnostic, Diagnostics, MAX_ERRORS};
 pub use prescan::{COLLECTION_BYTES, FREE_BYTES, MAX_NESTING, MAX_SPEC_BYTES, SCALAR_BYTES};
 
 pub use span::{Location, SpanIndex};
+pub use validate::{MAX_ALIASES, MAX_MEMBERS, MAX_OPERATIONS};
 
 use crate::model::Spec;
 use std::path::Path;

@@ -6,11 +6,14 @@ mod diff;
 mod difference;
 mod document;
 mod export;
+mod import;
 mod read;
+mod refs;
 mod text;
 
 pub use diff::diff;
 pub use difference::{DiffReport, Difference, DifferenceKind, Stale};
 pub use document::{ApiDocument, ApiField, ApiOperation, ApiParam, DocumentError, Quirk, WireType};
 pub use export::{OPENAPI_VERSION, export, export_json};
+pub use import::{Draft, Unimported, import};
 pub use read::{MAX_DOCUMENT_BYTES, read_document};

@@ -11,6 +11,7 @@
 use super::document::{
     ApiDocument, ApiField, ApiOperation, ApiParam, DocumentError, Quirk, WireType, wire_type,
 };
+use super::refs::{MAX_REF_HOPS, resolve};
 use super::text::{escape, locate, parse};
 use crate::model::{Location, Method, ParamLocation, PathTemplate};
 use serde_json::Value;
@@ -18,8 +19,6 @@ use std::collections::{HashMap, HashSet};
 
 /// The largest document read, in bytes.
 pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
-/// How many `$ref` hops one reference may take before it is called a loop.
-const MAX_REF_HOPS: usize = 64;
 /// How deep a schema is followed (nested objects and list items); deeper levels are cut,
 /// on both sides of a diff alike, so a schema that holds itself is read in bounded time.
 pub const MAX_SCHEMA_DEPTH: usize = 12;
@@ -30,8 +29,9 @@ const MAX_FIELDS: usize = 200_000;
 /// past this they are reported without one, so a huge document is not searched over and over.
 const MAX_LOCATED: usize = 256;
 
-/// Reads a document from its text. `file` names it in errors.
-pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentError> {
+/// A document's text, parsed: its top level, and the `openapi` version it declares; or why it
+/// is no OpenAPI 3.x document (too large, not JSON or YAML, not a mapping, another version).
+pub(super) fn open_document(file: &str, text: &str) -> Result<(Value, String), DocumentError> {
     let error = |location: Option<Location>, pointer: &str, message: String| DocumentError {
         file: file.to_owned(),
         location,
@@ -77,6 +77,19 @@ pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentErro
             ));
         }
     };
+    Ok((root, version))
+}
+
+/// Reads a document from its text. `file` names it in errors.
+pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentError> {
+    let error = |location: Option<Location>, pointer: &str, message: String| DocumentError {
+        file: file.to_owned(),
+        location,
+        pointer: pointer.to_owned(),
+        message,
+    };
+    // A mapping: `open_document` refuses anything else.
+    let (root, version) = open_document(file, text)?;
     let reader = Reader {
         file,
         text,
@@ -89,9 +102,9 @@ pub fn read_document(file: &str, text: &str) -> Result<ApiDocument, DocumentErro
         version,
         operations: Vec::new(),
         quirks: Vec::new(),
-        payspec_export: top.contains_key("x-payspec"),
+        payspec_export: root.get("x-payspec").is_some(),
     };
-    let paths = match top.get("paths") {
+    let paths = match root.get("paths") {
         None => return Ok(document),
         Some(Value::Object(paths)) => paths,
         Some(_) => return Err(error(locate(text, "paths"), "/paths", "`paths` is not a mapping".to_owned())),
@@ -122,12 +135,14 @@ struct Reader<'a> {
 }
 
 /// A path key split into its path and the query parameters written inside it.
-struct PathKey {
-    path: String,
-    query: Vec<(String, bool)>,
+pub(super) struct PathKey {
+    /// The path, without the query string.
+    pub path: String,
+    /// Each query parameter written in the key, and whether its value is a `{variable}`.
+    pub query: Vec<(String, bool)>,
 }
 
-fn split_path_key(key: &str) -> PathKey {
+pub(super) fn split_path_key(key: &str) -> PathKey {
     let Some((path, query)) = key.split_once('?') else {
         return PathKey { path: key.to_owned(), query: Vec::new() };
     };
@@ -176,32 +191,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Follows `$ref` until a value that is not a reference.
-    fn resolve(&self, mut value: &'a Value, pointer: &str) -> Result<&'a Value, DocumentError> {
-        for _ in 0..MAX_REF_HOPS {
-            let Some(reference) = value.get("$ref") else { return Ok(value) };
-            let Some(reference) = reference.as_str() else {
-                return Err(self.error(pointer, "$ref", "`$ref` is not a string".to_owned()));
-            };
-            let Some(target) = reference.strip_prefix('#') else {
-                return Err(self.error(
-                    pointer,
-                    reference,
-                    format!("`$ref: {reference}` points outside the document; only local references (`#/...`) are read"),
-                ));
-            };
-            let target = percent_decode(target);
-            value = match self.root.pointer(&target) {
-                Some(found) => found,
-                None => {
-                    return Err(self.error(
-                        pointer,
-                        reference,
-                        format!("broken `$ref: {reference}`: the document has nothing there"),
-                    ));
-                }
-            };
-        }
-        Err(self.error(pointer, "$ref", format!("`$ref` chain longer than {MAX_REF_HOPS} hops (a loop?)")))
+    fn resolve(&self, value: &'a Value, pointer: &str) -> Result<&'a Value, DocumentError> {
+        resolve(self.root, value).map_err(|e| self.error(pointer, &e.needle, e.message))
     }
 
     fn read_path(&self, key: &str, item: &'a Value, document: &mut ApiDocument) -> Result<(), DocumentError> {
@@ -578,36 +569,13 @@ impl RawParameter {
 
 /// The JSON schema of a request body or an answer, with its pointer below `at`: its
 /// `application/json` content, or any JSON-like content when that is absent.
-fn json_schema<'v>(value: &'v Value, at: &str) -> Option<(&'v Value, String)> {
+pub(super) fn json_schema<'v>(value: &'v Value, at: &str) -> Option<(&'v Value, String)> {
     let content = value.get("content")?.as_object()?;
     let (kind, media) = content
         .get_key_value("application/json")
         .or_else(|| content.iter().find(|(kind, _)| kind.contains("json")))?;
     let schema = media.get("schema")?;
     Some((schema, format!("{at}/content/{}/schema", escape(kind))))
-}
-
-/// `%7B` and the like in a reference, decoded.
-fn percent_decode(text: &str) -> String {
-    if !text.contains('%') {
-        return text.to_owned();
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// One route listed twice (same method, same shape, other variable names): both are kept,
