@@ -432,3 +432,100 @@ fn an_import_of_the_vendor_document_differs_from_the_spec_only_where_the_spec_re
         only_vendor.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"),
     );
 }
+
+/// A document of thousands of operations, schemas that hold themselves, compositions and a
+/// reference that leads nowhere: imported within seconds, every construct it cannot take
+/// listed with its place, and what it drafts accepted by the loader.
+#[test]
+fn a_large_and_awkward_document_imports_in_bounded_time_and_says_what_it_left_out() {
+    let mut paths = serde_json::Map::new();
+    for i in 0..2_100 {
+        paths.insert(
+            format!("/v1/items{i}/{{id}}"),
+            json!({
+                "get": {
+                    "operationId": format!("getItem{i}"),
+                    "tags": [format!("Group {}", i % 7)],
+                    "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                                   {"name": "session", "in": "cookie", "schema": {"type": "string"}}],
+                    "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}}
+                },
+                "post": {
+                    "operationId": format!("updateItem{i}"),
+                    "requestBody": {"content": {"application/json": {"schema": {
+                        "allOf": [{"$ref": "#/components/schemas/Node"}, {"type": "object", "required": ["note"], "properties": {"note": {"type": ["string", "null"]}, "at": {"type": "string", "format": "date-time"}}}]
+                    }}}},
+                    "responses": {"201": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Missing"}}}}}
+                }
+            }),
+        );
+    }
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Large", "version": "1"},
+        "servers": [{"url": "https://{region}.example.com", "variables": {"region": {"default": "eu"}}}, {"url": "/relative"}],
+        "components": {
+            "securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "key"}},
+            "schemas": {
+                "Node": {"type": "object", "properties": {
+                    "name": {"type": "string", "enum": ["a", "b", null]},
+                    "amount": {"type": ["number", "string"]},
+                    "parent": {"$ref": "#/components/schemas/Node"},
+                    "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
+                    "either": {"oneOf": [{"type": "object", "properties": {"x": {"type": "integer"}}}, {"type": "object", "properties": {"y": {"type": "boolean"}}}]}
+                }}
+            }
+        },
+        "paths": paths,
+    });
+    let text = document.to_string();
+    let started = std::time::Instant::now();
+    let draft = openapi::import("large.json", &text).unwrap_or_else(|e| panic!("{e}"));
+    let took = started.elapsed();
+    // Bounded: a debug build drafts 4,200 operations in well under this.
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}");
+    // Within the format's limits: 2,000 operations, and 4 MiB of text.
+    assert!(
+        draft.operations <= payspec_codegen::load::MAX_OPERATIONS && draft.operations > 500,
+        "{}",
+        draft.operations
+    );
+    assert!(draft.yaml.len() <= payspec_codegen::load::MAX_SPEC_BYTES);
+    let said: Vec<String> = draft.unimported.iter().map(ToString::to_string).collect();
+    let has = |needle: &str| said.iter().any(|line| line.contains(needle));
+    assert!(has("holds at most 2000 operations"), "{said:#?}");
+    assert!(has("larger than the 4194304 bytes a spec may have"), "{said:#?}");
+    assert!(has("travels in `cookie`"), "{said:#?}");
+    assert!(has("broken `$ref: #/components/schemas/Missing`"), "{said:#?}");
+    assert!(has("`Node.parent` would make the shape hold itself"), "{said:#?}");
+    assert!(has("the server `/relative` is not an absolute http(s) URL"), "{said:#?}");
+    assert!(has("does not travel in a header"), "{said:#?}");
+    // Each with its place: a pointer, and a line and column where it was looked up.
+    assert!(draft.unimported.iter().all(|u| !u.pointer.is_empty()), "{said:#?}");
+    assert!(draft.unimported.iter().any(|u| u.location.is_some()), "{said:#?}");
+    // The server's variable is written in; the self-holding field is exact JSON, the list of
+    // itself a list; the nullable string a string, the number-or-string an amount.
+    assert!(
+        draft.yaml.contains("server_1: \"https://eu.example.com\"")
+            || draft.yaml.contains("eu: \"https://eu.example.com\""),
+        "{}",
+        &draft.yaml[..2000]
+    );
+    assert!(draft.yaml.contains("parent: { type: json, wire: parent"), "{}", &draft.yaml[..3000]);
+    assert!(
+        draft.yaml.contains("children: { type: Node, wire: children, list: true"),
+        "{}",
+        &draft.yaml[..3000]
+    );
+    assert!(draft.yaml.contains("amount: { type: decimal"), "{}", &draft.yaml[..3000]);
+    let spec = payspec_codegen::load_str("large.yaml", &draft.yaml).unwrap_or_else(|e| panic!("{e}"));
+    let update = spec.operations.iter().find(|op| op.name == "update_item0").expect("update_item0");
+    let note = update.params.iter().find(|p| p.name == "note").expect("note");
+    assert!(note.required && note.wire == "note");
+    let at = update.params.iter().find(|p| p.name == "at").expect("at");
+    assert_eq!(at.ty, payspec_codegen::model::Type::DateTime);
+    // What the loader accepts generates (the vendors' drafts compile: tests/imported.rs).
+    let source =
+        payspec_codegen::generate(&spec, &payspec_codegen::Options::new()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(source.contains("pub struct UpdateItem0"));
+}

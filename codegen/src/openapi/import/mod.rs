@@ -58,12 +58,22 @@ pub fn import(file: &str, text: &str) -> Result<Draft, DocumentError> {
         importer.unimported(&pointer, "", what);
     }
     spec.shapes = std::mem::take(&mut importer.schemas.shapes);
-    let yaml = write::spec(&spec, file, &version);
+    let (yaml, left_out) = write::spec(&spec, file, &version);
+    for &i in &left_out {
+        let op = &spec.operations[i];
+        let what = format!(
+            "{} {}: the draft would be larger than the {} bytes a spec may have; import the document by parts (its tags)",
+            op.method,
+            op.path,
+            crate::load::MAX_SPEC_BYTES
+        );
+        importer.unimported(&op.pointer, "", what);
+    }
     Ok(Draft {
         yaml,
         unimported: importer.unimported,
         inferred: importer.inferred,
-        operations: spec.operations.len(),
+        operations: spec.operations.len() - left_out.len(),
         shapes: spec.shapes.len(),
     })
 }

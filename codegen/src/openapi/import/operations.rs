@@ -399,7 +399,9 @@ impl<'a> Importer<'a> {
         let at = format!("{}/requestBody", op.pointer);
         let body = self.schemas.resolve(body, &at);
         let Some(content) = body.get("content").and_then(Value::as_object) else { return };
-        let required = body.get("required").and_then(Value::as_bool).unwrap_or(false);
+        // A field the body's schema requires is required, as the diff reads a document:
+        // a body sent at all carries it.
+        let required = true;
         let json = content.iter().find(|(kind, _)| kind.contains("json"));
         let form = content.iter().find(|(kind, _)| kind.as_str() == "application/x-www-form-urlencoded");
         let Some((kind, media)) = json.or(form) else {

@@ -7,18 +7,28 @@ use super::draft::{Operation, Param};
 use crate::model::ParamLocation;
 use std::fmt::Write;
 
-/// The spec's text.
-pub(super) fn spec(spec: &Spec, file: &str, version: &str) -> String {
+/// The spec's text, within the size a spec may have: the operations that would take it
+/// past that are left out, and their indices answered beside it.
+pub(super) fn spec(spec: &Spec, file: &str, version: &str) -> (String, Vec<usize>) {
+    let most = crate::load::MAX_SPEC_BYTES;
     let mut out = String::with_capacity(1024 + spec.operations.len() * 1024);
     head(&mut out, spec, file, version);
     service(&mut out, spec);
     groups(&mut out, spec);
     shapes(&mut out, spec);
     out.push_str("operations:\n");
-    for op in &spec.operations {
-        operation(&mut out, op);
+    let mut left_out = Vec::new();
+    let mut one = String::new();
+    for (i, op) in spec.operations.iter().enumerate() {
+        one.clear();
+        operation(&mut one, op);
+        if out.len() + one.len() > most {
+            left_out.push(i);
+        } else {
+            out.push_str(&one);
+        }
     }
-    out
+    (out, left_out)
 }
 
 fn head(out: &mut String, spec: &Spec, file: &str, version: &str) {
