@@ -150,12 +150,32 @@ pub(super) fn is_idempotency_header(wire: &str) -> bool {
 }
 
 /// Whether an operation's name or path says it moves money (a transfer, a payout, a
-/// charge, a payment, a refund): such an operation gets the choice of `effect: money`.
+/// charge, a payment, a refund) and not that it reads something about one (`get`, `list`,
+/// `methods`, `verify`): such an operation gets the choice of `effect: money`.
 pub(super) fn may_move_money(name: &str, path: &str) -> bool {
-    let text = format!("{name} {}", path.to_ascii_lowercase());
-    ["transfer", "payout", "charge", "payment", "refund", "withdraw", "disburse", "debit"]
-        .iter()
-        .any(|word| text.contains(word))
+    const MOVES: [&str; 14] = [
+        "transfer",
+        "transfers",
+        "payout",
+        "payouts",
+        "charge",
+        "charges",
+        "payment",
+        "payments",
+        "refund",
+        "refunds",
+        "withdraw",
+        "withdrawal",
+        "disburse",
+        "disbursement",
+    ];
+    const READS: [&str; 13] = [
+        "get", "list", "fetch", "retrieve", "verify", "check", "methods", "status", "search", "export",
+        "lookup", "validate", "resolve",
+    ];
+    let path = super::names::snake(path, "");
+    let words: Vec<&str> = name.split('_').chain(path.split('_')).collect();
+    words.iter().any(|w| MOVES.contains(w)) && !name.split('_').any(|w| READS.contains(&w))
 }
 
 #[cfg(test)]
@@ -183,5 +203,9 @@ mod tests {
         assert_eq!((cursor.as_str(), keys.cursor.as_deref()), ("cursor", Some("cursor")));
         assert!(is_idempotency_header("Idempotency-Key") && is_idempotency_header("X-Idempotent-key"));
         assert!(!is_idempotency_header("X-Request-Id"));
+        assert!(may_move_money("perform_bank_transfer", "/v2/transfers/bank"));
+        assert!(may_move_money("create", "/v1/payouts"));
+        assert!(!may_move_money("post_payment_methods", "/paymentMethods"));
+        assert!(!may_move_money("fetch_transfer", "/transfer/{id}"));
     }
 }

@@ -434,7 +434,7 @@ impl<'a> Importer<'a> {
                     &at,
                     "",
                     format!(
-                        "`{}`'s body is a {} value, not an object of fields; the spec sends fields",
+                        "`{}`'s body is a JSON {}, not an object of fields; the spec sends fields",
                         drafted.name,
                         kind.as_str()
                     ),
@@ -473,9 +473,18 @@ impl<'a> Importer<'a> {
             }
             return;
         };
-        let Some(first) = requirements.iter().filter_map(Value::as_object).find(|r| !r.is_empty()) else {
-            return;
+        // Of alternatives, the first whose credentials are sent as they are given (a key, a
+        // bearer token) rather than HTTP Basic, which the caller would have to encode.
+        let usable: Vec<&serde_json::Map<String, Value>> =
+            requirements.iter().filter_map(Value::as_object).filter(|r| !r.is_empty()).collect();
+        let plain = |r: &&&serde_json::Map<String, Value>| {
+            r.keys().all(|scheme| {
+                spec.service.schemes.iter().find(|(s, _)| s == scheme).is_some_and(|(_, credential)| {
+                    spec.service.credentials.iter().any(|c| &c.name == credential && c.prefix != "Basic ")
+                })
+            })
         };
+        let Some(first) = usable.iter().find(plain).or(usable.first()).copied() else { return };
         let credentials: Vec<&String> = first
             .keys()
             .filter_map(|scheme| spec.service.schemes.iter().find(|(s, _)| s == scheme).map(|(_, c)| c))

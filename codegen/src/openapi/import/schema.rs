@@ -250,8 +250,10 @@ impl<'a> Schemas<'a> {
         let name = self.names.take_with(upper_camel(hint), "");
         self.by_key.insert(key.to_owned(), name.clone());
         let index = self.shapes.len();
+        // Where it stands in the document: its component, else its place.
+        let place = if key.starts_with("#/") { key } else { pointer };
         let doc = one_line(schema.get("description").and_then(Value::as_str))
-            .unwrap_or_else(|| format!("`{pointer}` of the document."));
+            .unwrap_or_else(|| format!("`{place}` of the document."));
         self.shapes.push(Shape { name: name.clone(), doc, fields: Vec::new() });
         let members = self.members(schema, pointer);
         let mut taken = Taken::default();

@@ -19,9 +19,10 @@ pub(super) fn spec(spec: &Spec, file: &str, version: &str) -> (String, Vec<usize
     out.push_str("operations:\n");
     let mut left_out = Vec::new();
     let mut one = String::new();
+    let code_success = spec.envelope.as_ref().is_none_or(|e| success_by(e) == "code");
     for (i, op) in spec.operations.iter().enumerate() {
         one.clear();
-        operation(&mut one, op);
+        operation(&mut one, op, code_success);
         if out.len() + one.len() > most {
             left_out.push(i);
         } else {
@@ -82,13 +83,7 @@ fn service(out: &mut String, spec: &Spec) {
     match &spec.envelope {
         Some(envelope) => {
             out.push_str("  envelope:\n");
-            let success = if !envelope.success_codes.is_empty() && !envelope.code.is_empty() {
-                "code"
-            } else if envelope.flag.is_some() {
-                "flag"
-            } else {
-                "status"
-            };
+            let success = success_by(envelope);
             let _ = writeln!(out, "    success: {success}");
             if !envelope.code.is_empty() {
                 let _ = writeln!(out, "    code: {}", list(&envelope.code));
@@ -162,6 +157,18 @@ fn service(out: &mut String, spec: &Spec) {
     }
 }
 
+/// What says an enveloped answer is a success: its code where the examples show success
+/// codes, else its flag, else its HTTP status.
+fn success_by(envelope: &super::draft::Envelope) -> &'static str {
+    if !envelope.success_codes.is_empty() && !envelope.code.is_empty() {
+        "code"
+    } else if envelope.flag.is_some() {
+        "flag"
+    } else {
+        "status"
+    }
+}
+
 fn groups(out: &mut String, spec: &Spec) {
     out.push_str("groups:\n");
     for group in &spec.groups {
@@ -204,7 +211,7 @@ fn shapes(out: &mut String, spec: &Spec) {
     }
 }
 
-fn operation(out: &mut String, op: &Operation) {
+fn operation(out: &mut String, op: &Operation, code_success: bool) {
     let _ = writeln!(out, "  {}:", op.name);
     let _ = writeln!(out, "    # {}", one_comment(&op.pointer));
     for choice in &op.choices {
@@ -239,7 +246,13 @@ fn operation(out: &mut String, op: &Operation) {
         );
     }
     if op.unwrapped {
-        out.push_str("    answers:\n      envelope: unwrapped\n      source: inference\n");
+        out.push_str("    answers:\n      envelope: unwrapped\n");
+        // An answer without an envelope has no code: where the service's codes do not say
+        // success (its flag or status does), its `Envelope::code` is its HTTP status's.
+        if !code_success {
+            out.push_str("      success_codes: [\"200\"]\n");
+        }
+        out.push_str("      source: inference\n");
         let _ = writeln!(
             out,
             "      note: {}",
