@@ -248,8 +248,18 @@ impl<'a> Importer<'a> {
         self.body(op, &mut drafted, &mut taken);
         self.auth(op, spec, &mut drafted);
         if drafted.method != Method::Get && infer::may_move_money(&drafted.name, &drafted.path) {
-            let reference =
-                drafted.idempotency.as_ref().map_or("<the caller's unique reference>", |(p, _)| p.as_str());
+            // The caller's reference, where a parameter's name says it is one.
+            let named = drafted.params.iter().find(|p| {
+                p.ty == "string"
+                    && matches!(p.location, ParamLocation::Body | ParamLocation::Header)
+                    && (p.name.contains("reference") || p.name.ends_with("_ref"))
+            });
+            let reference = drafted
+                .idempotency
+                .as_ref()
+                .map(|(p, _)| p.as_str())
+                .or(named.map(|p| p.name.as_str()))
+                .unwrap_or("<the caller's unique reference>");
             drafted.choices.push(format!(
                 "CHOICE money: if this moves money, write `effect: money` and `idempotency: {reference}`, \
                  then `settle:` with the read that answers its final state (`lookups`, `succeeded`, `failed`; \
