@@ -9,8 +9,9 @@
 //!
 //! Its rooms: `draft` (the spec before it is written), `names` (the spec's names),
 //! `schema` (types and shapes), `infer` (the conventions), `operations` (each operation),
-//! and `write` (the YAML).
+//! `answers` (its answer and paging), and `write` (the YAML).
 
+mod answers;
 mod draft;
 mod infer;
 mod names;
