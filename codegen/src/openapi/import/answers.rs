@@ -2,9 +2,10 @@
 //! JSON; and a listing's paging, where its parameters and its page show one the spec can
 //! follow.
 
+use super::Importer;
+use super::draft::Spec;
 use super::draft::{Operation, PageKeys};
 use super::infer::{self, Paging};
-use super::{Importer, Spec};
 use crate::model::{Method, ParamLocation};
 use crate::openapi::text::escape;
 use heck::ToUpperCamelCase;

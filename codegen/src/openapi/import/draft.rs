@@ -145,3 +145,26 @@ pub(super) struct Operation {
     /// Its place in the document, for the comment above it.
     pub pointer: String,
 }
+
+/// What the service section says.
+pub(super) struct Service {
+    pub title: String,
+    pub environments: Vec<(String, String)>,
+    /// Said above the environments when the document names no server.
+    pub environment_choice: Option<String>,
+    pub credentials: Vec<Credential>,
+    /// The security scheme's name -> the credential it became.
+    pub schemes: Vec<(String, String)>,
+}
+
+/// The spec drafted, before it is written.
+pub(super) struct Spec {
+    pub service: Service,
+    pub envelope: Option<Envelope>,
+    pub pages: PageKeys,
+    /// Choices of the service section, one comment each.
+    pub choices: Vec<String>,
+    pub groups: Vec<Group>,
+    pub shapes: Vec<Shape>,
+    pub operations: Vec<Operation>,
+}

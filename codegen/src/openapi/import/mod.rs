@@ -25,7 +25,7 @@ use super::document::DocumentError;
 use super::read::open_document;
 use super::text::locate;
 use crate::model::Location;
-use draft::{Credential, Envelope, Group, Operation, PageKeys};
+use draft::{Credential, Envelope, Service};
 use names::Taken;
 use schema::{Schemas, one_line};
 use serde_json::Value;
@@ -77,29 +77,6 @@ pub fn import(file: &str, text: &str) -> Result<Draft, DocumentError> {
         operations: spec.operations.len() - left_out.len(),
         shapes: spec.shapes.len(),
     })
-}
-
-/// What the service section says.
-struct Service {
-    title: String,
-    environments: Vec<(String, String)>,
-    /// Said above the environments when the document names no server.
-    environment_choice: Option<String>,
-    credentials: Vec<Credential>,
-    /// The security scheme's name -> the credential it became.
-    schemes: Vec<(String, String)>,
-}
-
-/// The spec drafted, before it is written.
-struct Spec {
-    service: Service,
-    envelope: Option<Envelope>,
-    pages: PageKeys,
-    /// Choices of the service section, one comment each.
-    choices: Vec<String>,
-    groups: Vec<Group>,
-    shapes: Vec<draft::Shape>,
-    operations: Vec<Operation>,
 }
 
 /// One operation of the document, as found: its path key, method, and its object.

@@ -2,10 +2,11 @@
 //! authentication, answer, and the conventions inferred for it or left to choose.
 
 use super::draft::{Envelope, Group, Operation, PageKeys, Param};
+use super::draft::{Service, Spec};
 use super::infer;
 use super::names::{self, Taken};
 use super::schema::{BodyField, MAX_MEMBERS, ParamType, one_line};
-use super::{Found, Importer, Service, Spec};
+use super::{Found, Importer};
 use crate::model::{Method, ParamLocation, PathTemplate};
 use crate::openapi::read::{json_schema, split_path_key};
 use crate::openapi::text::escape;

@@ -2,7 +2,7 @@
 //! where YAML would read it otherwise, each choice left to the author a `# CHOICE` comment
 //! where its keys belong.
 
-use super::Spec;
+use super::draft::Spec;
 use super::draft::{Operation, Param};
 use crate::model::ParamLocation;
 use std::fmt::Write;
