@@ -117,3 +117,18 @@ fn audit_776_operations(bencher: divan::Bencher) {
     let spec = eight_times();
     bencher.bench(|| payspec_codegen::audit::audit(divan::black_box(&spec)));
 }
+
+/// Draft a spec from the vendor's OpenAPI document (`payspec import`, 0.6 MB of JSON, 96
+/// operations).
+#[divan::bench]
+fn openapi_import_vendor_document(bencher: divan::Bencher) {
+    let text = include_str!("../../spec/facts/vendor-openapi.json");
+    bencher.bench(|| payspec_codegen::openapi::import("vendor-openapi.json", divan::black_box(text)));
+}
+
+/// Draft a spec from Adyen's Checkout document (0.9 MB of JSON, large schemas).
+#[divan::bench]
+fn openapi_import_adyen_checkout(bencher: divan::Bencher) {
+    let text = include_str!("../../tests/fixtures/vendors/adyen-checkout-openapi.json");
+    bencher.bench(|| payspec_codegen::openapi::import("adyen-checkout-openapi.json", divan::black_box(text)));
+}
