@@ -456,3 +456,25 @@ fn diff_refuses_what_is_not_an_openapi_document_with_its_place() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("cannot read no/such/file.json"), "{}", stderr(&output));
 }
+
+#[test]
+fn import_writes_a_draft_that_check_accepts_and_says_what_it_inferred_and_left_out() {
+    let out = std::env::temp_dir().join(format!("payspec-cli-{}-draft.yaml", std::process::id()));
+    let out_path = out.to_str().expect("a UTF-8 temp path");
+    let output = payspec(&["import", "spec/facts/vendor-openapi.json", "--out", out_path]);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert!(err.contains("inferred: an envelope most answers share: data `data`, code `code`"), "{err}");
+    assert!(err.contains("not imported: GET /v1/accounts/"), "{err}");
+    assert!(err.contains("payspec: drafted 96 operations"), "{err}");
+    assert!(err.contains("the draft passes `payspec check`"), "{err}");
+    let checked = payspec(&["--spec", out_path, "check"]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(stdout(&checked).contains("ok: 96 operations"), "{}", stdout(&checked));
+    let _ = std::fs::remove_file(&out);
+    // What is no OpenAPI 3.x document is refused with its place.
+    let swagger = TempSpec::new("swagger", "swagger: '2.0'\ninfo: {title: t}\n");
+    let output = payspec(&["import", swagger.path()]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains(":1:1: error: a Swagger 2.0 document"), "{}", stderr(&output));
+}
