@@ -473,7 +473,7 @@ fn import_writes_a_draft_that_check_accepts_and_says_what_it_inferred_and_left_o
     assert!(stdout(&checked).contains("ok: 96 operations"), "{}", stdout(&checked));
     let _ = std::fs::remove_file(&out);
     // What is no OpenAPI 3.x document is refused with its place.
-    let swagger = TempSpec::new("swagger", "swagger: '2.0'\ninfo: {title: t}\n");
+    let swagger = TempSpec::new("import-swagger", "swagger: '2.0'\ninfo: {title: t}\n");
     let output = payspec(&["import", swagger.path()]);
     assert!(!output.status.success());
     assert!(stderr(&output).contains(":1:1: error: a Swagger 2.0 document"), "{}", stderr(&output));
