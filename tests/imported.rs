@@ -222,3 +222,32 @@ async fn adyen_s_draft_lists_payment_methods_from_the_document_s_own_example_ans
     assert_eq!(sent[0].json(), Some(json!({"merchantAccount": "TestMerchantAccount"})));
     Ok(())
 }
+
+#[tokio::test]
+async fn paystack_s_draft_follows_a_listing_to_its_last_page_by_the_page_count_it_inferred() -> TestResult {
+    // The document's schema gives no example of a customer: one with its required keys.
+    let server = MockServer::start(move |request: &Recorded, _| {
+        let page: u64 = request.query_value("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+        let record = json!({"id": page, "email": format!("customer{page}@example.com"), "customer_code": format!("CUS_{page}"), "domain": "test", "createdAt": "2026-01-01T00:00:00.000Z"});
+        // Two pages, as the document's `meta` says them.
+        Reply::json(
+            200,
+            json!({"status": true, "message": "Customers retrieved", "data": [record], "meta": {"page": page, "pageCount": 2, "perPage": 1, "total": 2}}),
+        )
+    })
+    .await?;
+    let client = paystack_client(&server, SECRET_KEY)?;
+    let customers = client
+        .customer()
+        .customer_list_items(paystack::requests::CustomerList::new().page_size("1"))
+        .all()
+        .await?;
+    let emails: Vec<&str> = customers.iter().filter_map(|c| c.email.as_deref()).collect();
+    assert_eq!(emails, ["customer1@example.com", "customer2@example.com"]);
+    // Counted at the server: one request a page, the second asking for page 2, none more.
+    let sent = server.requests_to("GET", "/customer");
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[1].query_value("page"), Some("2"));
+    assert_eq!(sent[1].query_value("perPage"), Some("1"));
+    Ok(())
+}

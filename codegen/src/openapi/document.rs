@@ -153,15 +153,28 @@ pub struct DocumentError {
 
 impl fmt::Display for DocumentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.location {
-            Some(at) => write!(f, "{}:{}:{}: error: {}", self.file, at.line, at.column, self.message)?,
-            None => write!(f, "{}: error: {}", self.file, self.message)?,
-        }
-        if !self.pointer.is_empty() {
-            write!(f, " (at {})", self.pointer)?;
-        }
-        Ok(())
+        write_located(f, &self.file, self.location, "error", &self.message, &self.pointer)
     }
+}
+
+/// `file:line:col: <label>: <message> (at <pointer>)`, the line and column and the pointer
+/// where there are some: how a place in a document is said.
+pub(super) fn write_located(
+    f: &mut fmt::Formatter<'_>,
+    file: &str,
+    location: Option<Location>,
+    label: &str,
+    message: &str,
+    pointer: &str,
+) -> fmt::Result {
+    match location {
+        Some(at) => write!(f, "{file}:{}:{}: {label}: {message}", at.line, at.column)?,
+        None => write!(f, "{file}: {label}: {message}")?,
+    }
+    if !pointer.is_empty() {
+        write!(f, " (at {pointer})")?;
+    }
+    Ok(())
 }
 
 impl std::error::Error for DocumentError {}

@@ -2,6 +2,7 @@
 //! words, with the choices it leaves to its author.
 
 use crate::model::{Location, Method, ParamLocation};
+use crate::openapi::document::write_located;
 use std::fmt;
 
 /// What `payspec import` made of a document.
@@ -37,14 +38,7 @@ pub struct Unimported {
 
 impl fmt::Display for Unimported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.location {
-            Some(at) => write!(f, "{}:{}:{}: not imported: {}", self.file, at.line, at.column, self.what)?,
-            None => write!(f, "{}: not imported: {}", self.file, self.what)?,
-        }
-        if !self.pointer.is_empty() {
-            write!(f, " (at {})", self.pointer)?;
-        }
-        Ok(())
+        write_located(f, &self.file, self.location, "not imported", &self.what, &self.pointer)
     }
 }
 

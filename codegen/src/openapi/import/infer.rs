@@ -23,8 +23,8 @@ const PAGE_NUMBER_KEYS: [&str; 6] = ["page", "pageNumber", "page_number", "pageN
 const PAGE_SIZE_KEYS: [&str; 8] =
     ["perPage", "per_page", "pageSize", "page_size", "limit", "size", "pageLimit", "count"];
 /// A page's count of pages, its flag of more pages, and its number.
-const TOTAL_PAGES_KEYS: [&str; 6] =
-    ["totalPages", "total_pages", "pageCount", "page_count", "lastPage", "last_page"];
+const TOTAL_PAGES_KEYS: [&str; 7] =
+    ["totalPages", "total_pages", "pageCount", "page_count", "pagesTotal", "lastPage", "last_page"];
 const HAS_MORE_KEYS: [&str; 5] = ["hasMore", "has_more", "hasNext", "has_next", "hasNextPage"];
 const CURRENT_PAGE_KEYS: [&str; 5] = ["page", "currentPage", "current_page", "pageNumber", "page_number"];
 /// A listing's cursor parameter, and where its page says the next one.
