@@ -256,10 +256,16 @@ impl<'a> Importer<'a> {
                 .map(|(p, _)| p.as_str())
                 .or(named.map(|p| p.name.as_str()))
                 .unwrap_or("<the caller's unique reference>");
+            // Its idempotency key is written already where the document shows one.
+            let key = if drafted.idempotency.is_some() {
+                "(its `idempotency` is drafted below)".to_owned()
+            } else {
+                format!("and `idempotency: {reference}`")
+            };
             drafted.choices.push(format!(
-                "CHOICE money: if this moves money, write `effect: money` and `idempotency: {reference}`, \
-                 then `settle:` with the read that answers its final state (`lookups`, `succeeded`, `failed`; \
-                 spec/FORMAT.md, \"settle\"), or `unsettled:` with why none does"
+                "CHOICE money: if this moves money, write `effect: money` {key}, then `settle:` with the \
+                 read that answers its final state (`lookups`, `succeeded`, `failed`; spec/FORMAT.md, \
+                 \"settle\"), or `unsettled:` with why none does"
             ));
         }
         drafted
