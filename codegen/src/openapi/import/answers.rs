@@ -63,11 +63,19 @@ impl<'a> Importer<'a> {
             .map(|p| p.wire.as_str())
             .collect();
         let fields = self.page_fields(drafted);
-        let Some(paging) = infer::paging(&query, &fields) else { return };
         let records = drafted.response_list || self.one_list_field(drafted);
         if !records {
             return;
         }
+        let Some(paging) = infer::paging(&query, &fields) else {
+            // A parameter that leads on, with a page that does not say where it leads.
+            if let Some(wire) = infer::leads_on(&query) {
+                drafted.choices.push(format!(
+                    "CHOICE pagination: `{wire}` looks like it leads on to the next page, but the page says neither how many pages there are, whether more follow, nor the next cursor; where the vendor's guide shows where it does, write `pagination:` (`page_size`, `page`, `cursor` or `after`), name the parameter `page` or `cursor`, and give `service.pagination` its keys"
+                ));
+            }
+            return;
+        };
         let (style, leads, wire, keys, size) = match paging {
             Paging::PageSize { page, size, keys } => ("page_size", PAGE, page, keys, size),
             Paging::Cursor { cursor, keys } => ("cursor", CURSOR, cursor, keys, None),

@@ -143,6 +143,12 @@ pub(super) fn paging(query: &[&str], page_fields: &[String]) -> Option<Paging> {
     None
 }
 
+/// A query parameter that looks like it leads a listing on (a page number or a cursor),
+/// whether or not its page says where.
+pub(super) fn leads_on(query: &[&str]) -> Option<String> {
+    PAGE_NUMBER_KEYS.iter().chain(&CURSOR_KEYS).find(|key| query.contains(key)).map(|key| (*key).to_owned())
+}
+
 /// Whether a header parameter is an idempotency key, by its name.
 pub(super) fn is_idempotency_header(wire: &str) -> bool {
     let lower = wire.to_ascii_lowercase();

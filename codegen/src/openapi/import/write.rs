@@ -117,6 +117,14 @@ fn service(out: &mut String, spec: &Spec) {
             );
         }
         None => {
+            comment(
+                out,
+                "  ",
+                "CHOICE envelope: the document's answers share no envelope, so each is read as its data \
+                 and any 2xx is a success. Where the service wraps its answers (a code or a flag beside \
+                 its data), write `envelope:` with their keys and `answers.success_codes` (spec/FORMAT.md, \
+                 \"Top level\").",
+            );
             out.push_str("  answers:\n    envelope: unwrapped\n    source: inference\n");
             let _ = writeln!(
                 out,
