@@ -62,6 +62,20 @@ fn each_vendor_s_draft_is_what_the_importer_makes_of_its_document_and_passes_the
     let draft =
         payspec_codegen::openapi::import("adyen-checkout-openapi.json", ADYEN_DOCUMENT).expect("drafts");
     assert!(draft.inferred.iter().any(|line| line.contains("Idempotency-Key")), "{:?}", draft.inferred);
+    // What neither document shows is left to the author, one choice a convention, each
+    // naming its keys.
+    for (draft, choices) in [
+        (
+            PAYSTACK_DRAFT,
+            &["# CHOICE tokens", "# CHOICE webhooks", "# CHOICE money", "# CHOICE pagination"][..],
+        ),
+        (ADYEN_DRAFT, &["# CHOICE envelope", "# CHOICE webhooks", "# CHOICE money"][..]),
+    ] {
+        for choice in choices {
+            assert!(draft.contains(choice), "no {choice}");
+        }
+    }
+    assert_eq!(PAYSTACK_DRAFT.matches("# CHOICE webhooks").count(), 1);
 }
 
 /// A document's example of a schema: its `example` where it gives one, else an object of
