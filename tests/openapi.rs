@@ -460,6 +460,18 @@ fn a_large_and_awkward_document_imports_in_bounded_time_and_says_what_it_left_ou
             }),
         );
     }
+    // A schema that holds itself every way: by each of ten properties, and twice in its own
+    // `allOf`. Flattened as a body and read as an answer, it must end.
+    let properties: serde_json::Map<String, Value> =
+        (0..10).map(|i| (format!("p{i}"), json!({"$ref": "#/components/schemas/Loop"}))).collect();
+    paths.insert(
+        "/loop".to_owned(),
+        json!({"post": {
+            "operationId": "loop",
+            "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Loop"}}}},
+            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Loop"}}}}}
+        }}),
+    );
     let document = json!({
         "openapi": "3.1.0",
         "info": {"title": "Large", "version": "1"},
@@ -467,6 +479,7 @@ fn a_large_and_awkward_document_imports_in_bounded_time_and_says_what_it_left_ou
         "components": {
             "securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "key"}},
             "schemas": {
+                "Loop": {"type": "object", "properties": properties, "allOf": [{"$ref": "#/components/schemas/Loop"}, {"$ref": "#/components/schemas/Loop"}]},
                 "Node": {"type": "object", "properties": {
                     "name": {"type": "string", "enum": ["a", "b", null]},
                     "amount": {"type": ["number", "string"]},
@@ -500,6 +513,7 @@ fn a_large_and_awkward_document_imports_in_bounded_time_and_says_what_it_left_ou
     assert!(has("`Node.parent` would make the shape hold itself"), "{said:#?}");
     assert!(has("the server `/relative` is not an absolute http(s) URL"), "{said:#?}");
     assert!(has("does not travel in a header"), "{said:#?}");
+    assert!(has("`loop` has more than 500 parameters"), "{said:#?}");
     // Each with its place: a pointer, and a line and column where it was looked up.
     assert!(draft.unimported.iter().all(|u| !u.pointer.is_empty()), "{said:#?}");
     assert!(draft.unimported.iter().any(|u| u.location.is_some()), "{said:#?}");

@@ -377,7 +377,10 @@ impl<'a> Importer<'a> {
             self.unimported(
                 pointer,
                 wire,
-                format!("`{}` has more than {MAX_MEMBERS} parameters; `{wire}` is left out", drafted.name),
+                format!(
+                    "`{}` has more than {MAX_MEMBERS} parameters; `{wire}` and any after it are left out",
+                    drafted.name
+                ),
             );
             return;
         }

@@ -132,10 +132,16 @@ impl<'a> Schemas<'a> {
     pub(super) fn members(&mut self, schema: &'a Value, pointer: &str) -> Members<'a> {
         let mut found = Members::default();
         let mut names: HashSet<&'a str> = HashSet::new();
+        // Each schema merged once: one that names itself (`allOf: [A, A]` in `A`) adds nothing
+        // and is not followed again, so a level holds at most the document's schemas.
+        let mut merged: HashSet<*const Value> = HashSet::new();
         let mut level = vec![(schema, true)];
         for _ in 0..MAX_MERGE {
             let mut next = Vec::new();
             for (schema, all) in level {
+                if !merged.insert(std::ptr::from_ref(schema)) {
+                    continue;
+                }
                 if let Some(Value::Object(properties)) = schema.get("properties") {
                     for (name, sub) in properties {
                         if names.insert(name.as_str()) {
@@ -349,6 +355,11 @@ impl<'a> Schemas<'a> {
         depth: usize,
         out: &mut Vec<BodyField>,
     ) {
+        // Each object and field walked spends the budget, and an operation holds at most one
+        // field past its limit (which is said): a schema whose objects hold themselves ends.
+        if out.len() > MAX_MEMBERS || !self.spend(pointer) {
+            return;
+        }
         let schema = self.resolve(schema, pointer);
         let doc = one_line(schema.get("description").and_then(Value::as_str));
         if self.kind(schema, pointer) == WireType::Object && depth < MAX_DEPTH {
@@ -363,7 +374,7 @@ impl<'a> Schemas<'a> {
                 return;
             }
         }
-        if key.is_empty() || !self.spend(pointer) {
+        if key.is_empty() {
             return;
         }
         let ty = self.param_type(schema, pointer);
