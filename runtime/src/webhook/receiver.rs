@@ -172,10 +172,18 @@ impl<E: TypedEvent + Clone> Receiver<E> {
             Err(refused) => return Received::Refused(refused),
         };
         let event = delivery.event().clone();
-        if let (Some(watch), Some((key, state))) = (&self.watch, event.settlement())
-            && let Err(error) = watch.notify(key, state).await
-        {
-            tracing::warn!(%error, "the settlement watch's store failed: other replicas' settles poll instead");
+        if let (Some(watch), Some((key, state))) = (&self.watch, event.settlement()) {
+            // A store that does not answer within the claim's lease holds the delivery no
+            // longer: the settles that did not hear of it poll the service instead.
+            match tokio::time::timeout(self.verifier.lease(), watch.notify(key, state)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, "the settlement watch's store failed: other replicas' settles poll instead");
+                }
+                Err(_) => tracing::warn!(
+                    "the settlement watch's store did not answer within the claim's lease: settles poll instead"
+                ),
+            }
         }
         match (self.handler)(event).await {
             Ok(()) => match delivery.handled().await {
@@ -343,5 +351,43 @@ mod tests {
         let other = send(&receiver, br#"{"type":"refund","id":"d-8","payment":"p-9"}"#).await;
         assert!(matches!(other, Received::Handled), "{other:?}");
         assert_eq!(store.heard(&["p-9".to_owned()]).await.expect("memory"), None);
+    }
+
+    /// A watch store that never answers.
+    struct Silent;
+
+    impl WatchStore for Silent {
+        fn record<'a>(
+            &'a self,
+            _: &'a str,
+            _: FinalState,
+        ) -> payspec_store::StoreFuture<'a, Result<(), payspec_store::StoreError>> {
+            payspec_store::StoreFuture::new(std::future::pending())
+        }
+
+        fn heard<'a>(
+            &'a self,
+            _: &'a [String],
+        ) -> payspec_store::StoreFuture<'a, Result<Option<FinalState>, payspec_store::StoreError>> {
+            payspec_store::StoreFuture::new(std::future::pending())
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_store_that_never_answers_holds_a_delivery_no_longer_than_the_claim_s_lease() {
+        let handled = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&handled);
+        let verifier =
+            Verifier::<Event>::new(KEY).expect("key").claim_lease(std::time::Duration::from_secs(2));
+        let receiver = Receiver::new(verifier, move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { Ok::<(), &str>(()) }
+        })
+        .settlement_watch(SettlementWatch::with_store(Silent));
+        let started = tokio::time::Instant::now();
+        let received = send(&receiver, br#"{"type":"paid","id":"d-9","payment":"p-9"}"#).await;
+        assert!(matches!(received, Received::Handled), "{received:?}");
+        assert_eq!(handled.load(Ordering::SeqCst), 1);
+        assert_eq!(started.elapsed(), std::time::Duration::from_secs(2));
     }
 }

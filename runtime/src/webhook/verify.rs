@@ -225,6 +225,11 @@ impl<E: From<WebhookEvent>> Verifier<E> {
         self
     }
 
+    /// The claim's lease: what bounds each answer of a store the delivery waits on.
+    pub(super) fn lease(&self) -> Duration {
+        self.lease
+    }
+
     /// How long a handled delivery is remembered ([`DEFAULT_KEEP_HANDLED`]): at least as
     /// long as the service delivers an event again.
     pub fn keep_handled(mut self, keep: Duration) -> Self {
