@@ -50,7 +50,7 @@ pub fn import(file: &str, text: &str) -> Result<Draft, DocumentError> {
         located: 0,
     };
     let service = importer.service();
-    let mut operations = importer.operations(&service);
+    let mut operations = importer.operations();
     let envelope = importer.envelope(&operations);
     let mut spec = importer.draft(service, &mut operations, envelope);
     importer.schemas.break_cycles();

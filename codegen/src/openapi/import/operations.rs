@@ -20,7 +20,7 @@ const MAX_OPERATIONS: usize = crate::load::MAX_OPERATIONS;
 impl<'a> Importer<'a> {
     /// Every operation of the document, with its successful answer's schema (the first
     /// `2xx` with JSON, `200` first), if it has one.
-    pub(super) fn operations(&mut self, _service: &Service) -> Vec<(Found<'a>, Option<(&'a Value, String)>)> {
+    pub(super) fn operations(&mut self) -> Vec<(Found<'a>, Option<(&'a Value, String)>)> {
         let found = self.found();
         found
             .into_iter()
